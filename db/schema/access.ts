@@ -1,0 +1,21 @@
+import { sqliteTable, integer, text } from 'drizzle-orm/sqlite-core'
+
+/** A named set of servers; narrowing a scope, never widening it. */
+export const profiles = sqliteTable('profiles', {
+  name: text('name').primaryKey(),
+  servers: text('servers', { mode: 'json' }).$type<string[]>().notNull(),
+})
+
+export const agentTokens = sqliteTable('agent_tokens', {
+  name: text('name').primaryKey(),
+  // sha256 hex of the secret; the secret itself is never stored
+  tokenHash: text('token_hash').notNull().unique(),
+  // ["*"] = all servers; [] = none
+  allowedServers: text('allowed_servers', { mode: 'json' }).$type<string[]>().notNull(),
+  // may name a profile that no longer exists: that means deny-all
+  profilePin: text('profile_pin'),
+  createdAt: integer('created_at').notNull(),
+})
+
+export type Profile = typeof profiles.$inferSelect
+export type AgentToken = typeof agentTokens.$inferSelect

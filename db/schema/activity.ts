@@ -1,0 +1,29 @@
+import { sqliteTable, integer, text, index } from 'drizzle-orm/sqlite-core'
+
+/** The activity log: every check on every surface and every operator action. */
+export const activity = sqliteTable(
+  'activity',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    requestId: text('request_id').notNull(),
+    at: integer('at').notNull(), // epoch ms
+    type: text('type').notNull(), // closed vocabulary: lib/activity/vocabulary.ts
+    surface: text('surface'),
+    actor: text('actor').notNull(), // "operator", "token:<name>", "cli:<user>", "runtime"
+    tier: text('tier'),
+    verdict: text('verdict'),
+    server: text('server'),
+    // type-specific body: per-tool verdicts, before/after, ...
+    data: text('data', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+  },
+  (t) => [
+    index('activity_request_id').on(t.requestId, t.id),
+    index('activity_type').on(t.type, t.id),
+    index('activity_verdict').on(t.verdict, t.id),
+    index('activity_server').on(t.server, t.id),
+    index('activity_at').on(t.at),
+  ],
+)
+
+export type ActivityRow = typeof activity.$inferSelect
+export type NewActivityRow = typeof activity.$inferInsert

@@ -1,0 +1,5 @@
+export * from './settings'
+export * from './servers'
+export * from './tools'
+export * from './access'
+export * from './activity'

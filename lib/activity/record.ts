@@ -1,0 +1,33 @@
+import type { DbLike } from '../../db/client'
+import { activity, type ActivityRow } from '../../db/schema'
+import type { ActivityType, Surface } from './vocabulary'
+
+export interface ActivityInput {
+  requestId: string
+  type: ActivityType
+  actor: string
+  surface?: Surface
+  tier?: 'operator' | 'agent'
+  verdict?: string
+  server?: string
+  data: Record<string, unknown>
+  at?: number
+}
+
+/**
+ * Append one record, synchronously and durably (synchronous=FULL): callers answer only after
+ * this returns, so a verdict never exists without its record. Throws if the write fails.
+ */
+export function recordActivity(db: DbLike, input: ActivityInput): ActivityRow {
+  return db.insert(activity).values({
+    requestId: input.requestId,
+    at: input.at ?? Date.now(),
+    type: input.type,
+    surface: input.surface ?? null,
+    actor: input.actor,
+    tier: input.tier ?? null,
+    verdict: input.verdict ?? null,
+    server: input.server ?? null,
+    data: input.data,
+  }).returning().get()
+}

@@ -1,0 +1,48 @@
+import { and, eq } from 'drizzle-orm'
+import type { Db, Tx } from '../../db/client'
+import { toolApprovals, tools, type ToolApproval } from '../../db/schema'
+import { recordActivity } from '../activity/record'
+import { mintRequestId } from '../activity/request-id'
+import type { ActivityType } from '../activity/vocabulary'
+import { badRequest, notFoundError } from '../errors'
+import { parseToolId } from '../preflight/ids'
+
+type ApprovalState = { status: ToolApproval['status'] | 'none'; disabled: boolean }
+
+export interface ActionContext { actor: string; requestId?: string }
+
+const actionsByType = {
+  'tool.approved': (a: ApprovalState) => ({ status: 'approved' as const, disabled: a.disabled }),
+  'tool.blocked': (a: ApprovalState) => ({ status: a.status === 'none' ? ('approved' as const) : a.status, disabled: true }),
+  'tool.enabled': (a: ApprovalState) => ({ status: a.status === 'none' ? ('approved' as const) : a.status, disabled: false }),
+} satisfies Partial<Record<ActivityType, (a: ApprovalState) => { status: ToolApproval['status']; disabled: boolean }>>
+
+function changeTool(db: Db, id: string, type: keyof typeof actionsByType, ctx: ActionContext) {
+  const parsed = parseToolId(id)
+  if ('malformed' in parsed) throw badRequest(`"${id}" is not a tool id: expected <server>:<tool>`)
+  const { server, tool } = parsed
+  return db.transaction((tx: Tx) => {
+    const known = tx.select({ n: tools.name }).from(tools).where(and(eq(tools.serverName, server), eq(tools.name, tool))).get()
+    if (!known) throw notFoundError(`no tool "${parsed.id}" is known to toolgate`)
+    const where = and(eq(toolApprovals.serverName, server), eq(toolApprovals.toolName, tool))
+    const row = tx.select().from(toolApprovals).where(where).get()
+    const before: ApprovalState = row ? { status: row.status, disabled: row.disabled } : { status: 'none', disabled: false }
+    const after = actionsByType[type](before)
+    const now = Date.now()
+    // approving accepts the current definition, so the kept "previous" definition goes
+    const previous = type === 'tool.approved' ? null : row?.previous ?? null
+    tx.insert(toolApprovals)
+      .values({ serverName: server, toolName: tool, ...after, previous, decidedBy: ctx.actor, decidedAt: now })
+      .onConflictDoUpdate({ target: [toolApprovals.serverName, toolApprovals.toolName], set: { ...after, previous, decidedBy: ctx.actor, decidedAt: now } })
+      .run()
+    const record = recordActivity(tx, {
+      requestId: ctx.requestId ?? mintRequestId(now), type, actor: ctx.actor, server, at: now,
+      data: { target: parsed.id, before, after },
+    })
+    return { id: parsed.id, before, after, activityId: record.id, requestId: record.requestId }
+  }, { behavior: 'immediate' })
+}
+
+export const approveTool = (db: Db, id: string, ctx: ActionContext) => changeTool(db, id, 'tool.approved', ctx)
+export const blockTool = (db: Db, id: string, ctx: ActionContext) => changeTool(db, id, 'tool.blocked', ctx)
+export const enableTool = (db: Db, id: string, ctx: ActionContext) => changeTool(db, id, 'tool.enabled', ctx)

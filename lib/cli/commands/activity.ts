@@ -1,0 +1,42 @@
+import { one, openCliDb, outputFormat, parse, UsageError } from '../args'
+import { table } from '../output'
+import { getActivity, listActivity } from '../../activity/query'
+import type { ActivityRow } from '../../../db/schema'
+
+/** The record as users see it: snake_case, time as ISO. */
+export function presentActivity(r: ActivityRow) {
+  return {
+    id: r.id, request_id: r.requestId, at: new Date(r.at).toISOString(), type: r.type,
+    ...(r.surface ? { surface: r.surface } : {}), actor: r.actor, ...(r.tier ? { tier: r.tier } : {}),
+    ...(r.verdict ? { verdict: r.verdict } : {}), ...(r.server ? { server: r.server } : {}), data: r.data,
+  }
+}
+
+function summary(r: ActivityRow): string {
+  const d = r.data as { tools?: { id: string; status: string; reason?: string }[]; target?: string }
+  if (d.tools) return d.tools.map((t) => `${t.id}=${t.reason ?? t.status}`).join(' ')
+  return d.target ?? ''
+}
+
+export function activityCommand(sub: string | undefined, argv: string[]): number {
+  if (sub === 'list') {
+    const { values } = parse(argv, { 'request-id': { type: 'string' }, type: { type: 'string' }, limit: { type: 'string' } })
+    const limit = values.limit === undefined ? 50 : Number(values.limit)
+    if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new UsageError(`--limit must be an integer 1..10000, not "${values.limit}"`)
+    const rows = listActivity(openCliDb(values.db), { requestId: values['request-id'], type: values.type, limit })
+    if (outputFormat(values.output) === 'json') console.log(JSON.stringify(rows.map(presentActivity), null, 2))
+    else console.log(table(['ID', 'TIME', 'REQUEST_ID', 'TYPE', 'SURFACE', 'ACTOR', 'VERDICT', 'SUMMARY'],
+      rows.map((r) => [String(r.id), new Date(r.at).toISOString(), r.requestId, r.type, r.surface ?? '-', r.actor, r.verdict ?? '-', summary(r)])))
+    return 0
+  }
+  if (sub === 'show') {
+    const { values, positionals } = parse(argv, {})
+    const id = Number(one(positionals, 'activity id'))
+    if (!Number.isInteger(id)) throw new UsageError(`activity id must be an integer, not "${positionals[0]}"`)
+    const row = getActivity(openCliDb(values.db), id)
+    if (!row) throw new UsageError(`no activity record ${id}`)
+    console.log(JSON.stringify(presentActivity(row), null, 2))
+    return 0
+  }
+  throw new UsageError('usage: toolgate activity list [--request-id ID] [--type T] [--limit N] [-o json] | activity show <id>')
+}

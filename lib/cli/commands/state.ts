@@ -1,0 +1,25 @@
+import { readFileSync } from 'node:fs'
+import { cliActor, one, openCliDb, parse, UsageError } from '../args'
+import { loadState } from '../../state/load'
+import { dumpState } from '../../state/dump'
+
+export function stateCommand(sub: string | undefined, argv: string[]): number {
+  const { values, positionals } = parse(argv, {})
+  if (sub === 'load') {
+    const file = one(positionals, 'state file')
+    let doc: unknown
+    try {
+      doc = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8'))
+    } catch (e) {
+      throw new UsageError(`cannot read ${file} as JSON: ${(e as Error).message}`)
+    }
+    const r = loadState(openCliDb(values.db), doc, cliActor())
+    console.log(`loaded ${file}: ${r.servers} servers, ${r.tools} tools`)
+    return 0
+  }
+  if (sub === 'dump') {
+    console.log(JSON.stringify(dumpState(openCliDb(values.db)), null, 2))
+    return 0
+  }
+  throw new UsageError('usage: toolgate state load <file> | state dump')
+}

@@ -1,0 +1,21 @@
+/**
+ * Typed failures every surface maps the same way: REST status, JSON-RPC code, CLI exit 1.
+ * A verdict is never an error; these are for requests that could not be judged honestly.
+ */
+export type FailureKind = 'bad_request' | 'unauthorized' | 'not_found' | 'unavailable'
+
+export class ToolgateError extends Error {
+  constructor(readonly kind: FailureKind, message: string) {
+    super(message)
+    this.name = 'ToolgateError'
+  }
+}
+
+export const badRequest = (msg: string) => new ToolgateError('bad_request', msg)
+export const unauthorized = (msg: string) => new ToolgateError('unauthorized', msg)
+export const notFoundError = (msg: string) => new ToolgateError('not_found', msg)
+export const unavailableError = (msg: string) => new ToolgateError('unavailable', msg)
+
+export function describeError(e: unknown): string {
+  return e instanceof Error ? e.message : String(e)
+}

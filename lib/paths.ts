@@ -1,0 +1,12 @@
+import path from 'node:path'
+
+/** The project root: set by bin/toolgate.mjs for the CLI; the cwd under `next start`. */
+export function projectRoot(): string {
+  return process.env.TOOLGATE_ROOT ?? process.cwd()
+}
+
+/** TOOLGATE_DB (relative to the cwd), else ./data/toolgate.db in the project. */
+export function defaultDbFile(): string {
+  const fromEnv = process.env.TOOLGATE_DB
+  return fromEnv ? path.resolve(fromEnv) : path.join(projectRoot(), 'data', 'toolgate.db')
+}

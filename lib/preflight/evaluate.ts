@@ -1,0 +1,236 @@
+import { checkPin } from './hash'
+import { classifyServer, classifyTool } from './classifier'
+import type { ConnectionAction } from '../../db/schema/servers'
+import { parseToolId } from './ids'
+import type { ConnectionView, PreflightState, ServerView, ToolView } from './state'
+import { reasonSpec, taxonomy, worstVerdict, type Action, type Reason, type Verdict } from './taxonomy'
+import { didYouMean } from './suggest'
+
+export type Tier = 'operator' | 'agent'
+
+export interface Policy {
+  read_only_only?: boolean
+  exclude_destructive?: boolean
+  exclude_open_world?: boolean
+}
+
+/** Who is asking, already authenticated. Scope is resolved against the snapshot. */
+export type Caller =
+  | { tier: 'operator'; name: string }
+  | { tier: 'agent'; name: string; allowedServers: readonly string[]; profilePin: string | null }
+
+export interface EvaluationInput {
+  ids: readonly string[] // raw, as requested
+  pins?: ReadonlyMap<string, string> // trimmed id → pin
+  profile?: string // requested (REST/CLI) or session (MCP) profile; must exist
+  policy?: Policy
+}
+
+export interface ReadyResult { id: string; status: 'ready'; hash?: string }
+export interface UnavailableResult {
+  id: string
+  status: 'unavailable'
+  reason: Reason
+  retryable: boolean
+  action?: Action
+  detail: string
+  remediation: string
+  did_you_mean?: string[]
+}
+export type ToolResult = ReadyResult | UnavailableResult
+
+export interface Evaluation { verdict: Verdict; tools: ToolResult[] }
+
+/** Build every unavailable result here, so field order and omission rules hold everywhere. */
+function unavailable(
+  id: string, reason: Reason, detail: string,
+  ctx: { server: string; tool: string }, action: Action | undefined = reasonSpec[reason].action,
+  remediation?: string,
+): UnavailableResult {
+  const spec = reasonSpec[reason]
+  return {
+    id, status: 'unavailable', reason, retryable: spec.retryable,
+    ...(action ? { action } : {}),
+    detail,
+    remediation: remediation ?? spec.remediation({ id, ...ctx }),
+  }
+}
+
+/**
+ * The single not_found constructor. At the agent tier an out-of-scope or unconfigured server
+ * is reported through this same function with the same arguments, which is what makes the
+ * three cases byte-identical (contract §5).
+ */
+function notFound(id: string): UnavailableResult {
+  return unavailable(id, 'not_found', `no tool "${id}" is available`, { server: '', tool: '' })
+}
+
+const connectionReasons: Record<ConnectionView['state'], Reason | null> = {
+  ready: null,
+  connecting: 'server_initializing',
+  discovering: 'server_initializing',
+  authenticating: 'server_initializing',
+  pending_auth: 'oauth_required',
+  error: 'server_unhealthy',
+  disconnected: 'server_unhealthy',
+}
+
+/** Remediation when diagnostics override server_unhealthy's default action. */
+const unhealthyRemediation: Record<ConnectionAction, (server: string) => string> = {
+  view_logs: (s) => taxonomy.server_unhealthy.remediation({ id: '', server: s, tool: '' }),
+  restart: (s) => `Restart the server: toolgate upstream restart ${s}`,
+  login: (s) => taxonomy.oauth_required.remediation({ id: '', server: s, tool: '' }),
+  set_secret: (s) => `Provide the server's missing secret: toolgate upstream set-secret ${s} <NAME>`,
+}
+
+/** The connection verdict for a server, or null when it is ready. No published state = initializing. */
+function connectionFailure(id: string, server: string, tool: string, conn: ConnectionView | undefined): UnavailableResult | null {
+  const ctx = { server, tool }
+  if (!conn) return unavailable(id, 'server_initializing', `server "${server}" has not published a connection state yet`, ctx)
+  const reason = connectionReasons[conn.state]
+  if (!reason) return null
+  const note = conn.detail ? `: ${conn.detail}` : ''
+  if (reason === 'server_unhealthy') {
+    const action = conn.action ?? 'view_logs'
+    return unavailable(id, reason, `upstream connection is in state ${conn.state}${note}`, ctx, action, unhealthyRemediation[action](server))
+  }
+  if (reason === 'oauth_required') return unavailable(id, reason, `upstream connection is in pending_auth: login required${note}`, ctx)
+  return unavailable(id, reason, `upstream connection is in state ${conn.state}${note}`, ctx)
+}
+
+function policyFailure(id: string, ctx: { server: string; tool: string }, tool: ToolView, policy: Policy | undefined): UnavailableResult | null {
+  if (!policy) return null
+  const a = tool.annotations ?? {}
+  if (policy.read_only_only) {
+    if (a.readOnlyHint === undefined) return unavailable(id, 'missing_annotation', 'tool does not declare readOnlyHint (required by read_only_only)', ctx)
+    if (a.readOnlyHint !== true) return unavailable(id, 'policy_filtered', 'readOnlyHint is false: excluded by read_only_only', ctx)
+  }
+  if (policy.exclude_destructive && a.readOnlyHint !== true) {
+    if (a.destructiveHint === undefined) return unavailable(id, 'missing_annotation', 'tool does not declare destructiveHint (required by exclude_destructive)', ctx)
+    if (a.destructiveHint !== false) return unavailable(id, 'policy_filtered', 'destructiveHint is true: excluded by exclude_destructive', ctx)
+  }
+  if (policy.exclude_open_world) {
+    if (a.openWorldHint === undefined) return unavailable(id, 'missing_annotation', 'tool does not declare openWorldHint (required by exclude_open_world)', ctx)
+    if (a.openWorldHint !== false) return unavailable(id, 'policy_filtered', 'openWorldHint is true: excluded by exclude_open_world', ctx)
+  }
+  return null
+}
+
+const pinDetail = {
+  unparseable: () => 'pin is not of the form sha256/v<N>:<64 hex digits>',
+  version: (v?: number) => `pin uses hash schema v${v}; this proxy computes v1`,
+  no_hash: () => 'the proxy has no stored hash for this tool, so the pin cannot be verified',
+}
+
+/**
+ * Scope = token allowed_servers ∩ token profile pin ∩ requested profile (contract §5).
+ * Naming a profile can only narrow. A pin naming a deleted profile denies everything.
+ */
+export function scopeOf(state: PreflightState, caller: Caller, profile?: string): (server: string) => boolean {
+  const sets: (readonly string[])[] = []
+  if (caller.tier === 'agent') {
+    if (!caller.allowedServers.includes('*')) sets.push(caller.allowedServers)
+    if (caller.profilePin !== null) sets.push(state.profileServers(caller.profilePin) ?? [])
+  }
+  if (profile !== undefined) sets.push(state.profileServers(profile) ?? [])
+  if (sets.length === 0) return () => true
+  const lookups = sets.map((s) => new Set(s))
+  return (server) => lookups.every((s) => s.has(server))
+}
+
+/**
+ * The evaluator: a pure function of one state snapshot and one request. Per id it returns
+ * ready or exactly one reason, first match in the precedence chain (contract §3):
+ *
+ *   server_not_configured → server_not_in_scope → server_quarantined → server_disabled
+ *   → not_found → tool_denied_by_config → tool_blocked_by_user → tool_changed
+ *   → tool_pending_approval → hash_mismatch → oauth_required → server_unhealthy
+ *   → server_initializing → missing_annotation | policy_filtered → ready
+ */
+export function evaluate(state: PreflightState, caller: Caller, input: EvaluationInput): Evaluation {
+  const agent = caller.tier === 'agent'
+  const inScope = scopeOf(state, caller, input.profile)
+  const quarantineEnabled = state.quarantineEnabled()
+  const seen = new Set<string>()
+  const results: ToolResult[] = []
+
+  for (const raw of input.ids) {
+    const parsed = parseToolId(raw)
+    if (seen.has(parsed.id)) continue
+    seen.add(parsed.id)
+    if ('malformed' in parsed) {
+      results.push(unavailable(parsed.id, 'not_found', `"${parsed.id}" is not a tool id: expected <server>:<tool>`, { server: '', tool: '' }))
+      continue
+    }
+    const r = judge(state, parsed, agent, inScope, quarantineEnabled, input)
+    if (r.status === 'unavailable' && r.reason === 'not_found') {
+      const suggestions = didYouMean(state, parsed.id, inScope, quarantineEnabled)
+      if (suggestions.length) r.did_you_mean = suggestions
+    }
+    results.push(r)
+  }
+  return { verdict: worstVerdict(results.map((r) => (r.status === 'ready' ? 'ready' : taxonomy[r.reason].verdict))), tools: results }
+}
+
+function judge(
+  state: PreflightState, { id, server: serverName, tool: toolName }: { id: string; server: string; tool: string },
+  agent: boolean, inScope: (s: string) => boolean, quarantineEnabled: boolean, input: EvaluationInput,
+): ToolResult {
+  const ctx = { server: serverName, tool: toolName }
+  const server: ServerView | undefined = state.server(serverName)
+
+  // Agent tier: unconfigured and out-of-scope collapse into the absent tool's not_found.
+  if (!server) return agent ? notFound(id) : unavailable(id, 'server_not_configured', `server "${serverName}" is not configured`, ctx)
+  if (!inScope(serverName)) {
+    return agent ? notFound(id) : unavailable(id, 'server_not_in_scope', `server "${serverName}" is outside the requested scope`, ctx)
+  }
+  const serverGate = classifyServer(server)
+  if (serverGate === 'server_quarantined') {
+    return unavailable(id, serverGate, `server "${serverName}" is quarantined: its tools are withheld until an operator reviews it`, ctx)
+  }
+  if (serverGate === 'server_disabled') return unavailable(id, serverGate, `server "${serverName}" is disabled`, ctx)
+
+  const conn = state.connection(serverName)
+  const tool = state.tool(serverName, toolName)
+  if (!tool) {
+    // Existence is only knowable on a Ready server; otherwise report the connection verdict.
+    return connectionFailure(id, serverName, toolName, conn) ?? notFound(id)
+  }
+
+  const toolGate = classifyTool(server, toolName, tool, quarantineEnabled)
+  switch (toolGate) {
+    case 'tool_denied_by_config':
+      return unavailable(id, toolGate, server.disabledTools.includes(toolName)
+        ? `tool "${toolName}" is listed in server "${serverName}"'s disabled_tools`
+        : `tool "${toolName}" is not in server "${serverName}"'s enabled_tools allowlist`, ctx)
+    case 'tool_blocked_by_user':
+      return unavailable(id, toolGate, 'tool is blocked by an operator', ctx)
+    case 'tool_changed':
+      return unavailable(id, toolGate, 'tool definition changed after approval (rug-pull guard)', ctx)
+    case 'tool_pending_approval':
+      return unavailable(id, toolGate, 'tool discovered after the approved baseline; awaiting review', ctx)
+    case 'callable':
+      break
+  }
+
+  const pin = input.pins?.get(id)
+  if (pin !== undefined) {
+    const check = checkPin(pin, tool.hash)
+    if (!check.ok) {
+      const detail = check.why === 'mismatch'
+        ? agent
+          ? 'pin does not match the tool\'s current definition'
+          : `pin does not match the tool's current definition (current pin: ${tool.hash})`
+        : pinDetail[check.why](check.pinVersion)
+      return unavailable(id, 'hash_mismatch', detail, ctx)
+    }
+  }
+
+  const connFailure = connectionFailure(id, serverName, toolName, conn)
+  if (connFailure) return connFailure
+
+  const filtered = policyFailure(id, ctx, tool, input.policy)
+  if (filtered) return filtered
+
+  return !agent && tool.hash ? { id, status: 'ready', hash: tool.hash } : { id, status: 'ready' }
+}

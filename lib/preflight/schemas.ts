@@ -1,0 +1,56 @@
+import { z } from 'zod'
+import { badRequest } from '../errors'
+import type { EvaluationInput } from './evaluate'
+
+export const MAX_REST_IDS = 100
+export const MAX_WAIT_MS = 10_000
+
+export const policySchema = z.strictObject({
+  read_only_only: z.boolean().optional(),
+  exclude_destructive: z.boolean().optional(),
+  exclude_open_world: z.boolean().optional(),
+})
+
+/** POST /api/v1/preflight body (contract §9). Unknown fields are rejected at every level. */
+export const preflightBodySchema = z.strictObject({
+  tools: z.array(z.strictObject({ id: z.string(), pin_hash: z.string().optional() }))
+    .min(1, 'tools must not be empty')
+    .max(MAX_REST_IDS, `too many tools: at most ${MAX_REST_IDS} entries`),
+  profile: z.string().optional(),
+  policy: policySchema.optional(),
+  wait_ms: z.number().int('wait_ms must be an integer').min(0, 'wait_ms must be ≥ 0').max(MAX_WAIT_MS, `wait_ms must be ≤ ${MAX_WAIT_MS}`).optional(),
+})
+export type PreflightBody = z.infer<typeof preflightBodySchema>
+
+/** "tools[3].id: expected string" — every issue, each named by its JSON path. */
+export function formatIssues(error: z.ZodError): string {
+  return error.issues.map((i) => {
+    const at = i.path.reduce<string>((acc, k) => (typeof k === 'number' ? `${acc}[${k}]` : acc ? `${acc}.${String(k)}` : String(k)), '')
+    return at ? `${at}: ${i.message}` : i.message
+  }).join('; ')
+}
+
+/** Validate a parsed body into an evaluation input; throws bad_request naming the fault. */
+export function parsePreflightBody(body: unknown): { input: EvaluationInput; waitMs?: number } {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('request body must be one JSON object')
+  const parsed = preflightBodySchema.safeParse(body)
+  if (!parsed.success) {
+    const tooMany = Array.isArray((body as { tools?: unknown }).tools) && (body as { tools: unknown[] }).tools.length > MAX_REST_IDS
+    throw badRequest(tooMany ? `too many tools: ${(body as { tools: unknown[] }).tools.length} (max ${MAX_REST_IDS})` : formatIssues(parsed.error))
+  }
+  const { tools, profile, policy, wait_ms } = parsed.data
+  return { input: { ids: tools.map((t) => t.id), pins: pinsOf(tools), profile, policy }, waitMs: wait_ms }
+}
+
+/** Pins keyed by trimmed id; the same id with different pins (absent vs present too) is a 400. */
+export function pinsOf(tools: readonly { id: string; pin_hash?: string }[]): Map<string, string> {
+  const seen = new Map<string, string | undefined>()
+  for (const { id, pin_hash } of tools) {
+    const key = id.trim()
+    if (seen.has(key) && seen.get(key) !== pin_hash) throw badRequest(`conflicting pin_hash values for "${key}"`)
+    seen.set(key, pin_hash)
+  }
+  const pins = new Map<string, string>()
+  for (const [k, v] of seen) if (v !== undefined) pins.set(k, v)
+  return pins
+}

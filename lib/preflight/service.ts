@@ -1,0 +1,120 @@
+import type { Db } from '../../db/client'
+import { readSnapshot } from '../../db/queries/preflight-state'
+import { recordActivity } from '../activity/record'
+import type { Surface } from '../activity/vocabulary'
+import { badRequest, describeError, ToolgateError, unavailableError } from '../errors'
+import { evaluate, type Caller, type Evaluation, type EvaluationInput, type ToolResult } from './evaluate'
+import { uniqueIds } from './ids'
+import type { Verdict } from './taxonomy'
+
+export interface PreflightData {
+  verdict: Verdict
+  checked_at: string
+  request_id: string
+  waited_ms?: number
+  tools: ToolResult[]
+}
+
+export interface CheckRequest {
+  caller: Caller
+  surface: Surface
+  requestId: string
+  input: EvaluationInput
+  waitMs?: number
+}
+
+export const WAIT_POLL_MS = 250
+export const WAITER_POOL_SIZE = 4
+let activeWaiters = 0
+
+/** Evaluate once against one snapshot. A failed read is an error, never a reason (§8.2). */
+export function evaluateNow(db: Db, caller: Caller, input: EvaluationInput): Evaluation {
+  try {
+    return readSnapshot(db, (state) => {
+      if (input.profile !== undefined && state.profileServers(input.profile) === undefined) {
+        throw badRequest(`unknown profile "${input.profile}"`)
+      }
+      return evaluate(state, caller, input)
+    })
+  } catch (e) {
+    if (e instanceof ToolgateError) throw e
+    throw unavailableError(`proxy state could not be read: ${describeError(e)}`)
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** Only a degraded_retryable verdict is worth waiting on; any non-retryable failure stops at once. */
+function settled(e: Evaluation): boolean {
+  return e.verdict !== 'degraded_retryable' || e.tools.some((t) => t.status === 'unavailable' && !t.retryable)
+}
+
+async function waitForReady(db: Db, caller: Caller, input: EvaluationInput, first: Evaluation, waitMs: number, started: number) {
+  let current = first
+  if (settled(current) || waitMs === 0 || activeWaiters >= WAITER_POOL_SIZE) return { evaluation: current, waited: 0 }
+  activeWaiters++
+  try {
+    const deadline = started + waitMs
+    while (!settled(current) && Date.now() < deadline) {
+      await sleep(Math.min(WAIT_POLL_MS, deadline - Date.now()))
+      current = evaluateNow(db, caller, input)
+    }
+  } finally {
+    activeWaiters--
+  }
+  return { evaluation: current, waited: Date.now() - started }
+}
+
+/**
+ * The one evaluation seam every surface calls: evaluate (optionally waiting), write the
+ * activity record durably, then — and only then — return the verdict (§8.4).
+ */
+export async function runCheck(db: Db, req: CheckRequest): Promise<PreflightData> {
+  const started = Date.now()
+  const first = evaluateNow(db, req.caller, req.input)
+  const { evaluation, waited } = req.waitMs === undefined
+    ? { evaluation: first, waited: undefined }
+    : await waitForReady(db, req.caller, req.input, first, req.waitMs, started)
+  return finishCheck(db, req, evaluation, started, waited)
+}
+
+/** The synchronous form, for surfaces that never wait (CLI direct, MCP, dashboard). */
+export function runCheckSync(db: Db, req: Omit<CheckRequest, 'waitMs'>): PreflightData {
+  const started = Date.now()
+  return finishCheck(db, req, evaluateNow(db, req.caller, req.input), started, undefined)
+}
+
+function finishCheck(db: Db, req: Omit<CheckRequest, 'waitMs'>, evaluation: Evaluation, started: number, waited: number | undefined): PreflightData {
+  const checkedAt = new Date()
+  const { input } = req
+  try {
+    recordActivity(db, {
+      requestId: req.requestId,
+      type: 'preflight',
+      surface: req.surface,
+      tier: req.caller.tier,
+      actor: req.caller.name,
+      verdict: evaluation.verdict,
+      at: checkedAt.getTime(),
+      data: {
+        ids_raw: input.ids.length,
+        ids_unique: uniqueIds(input.ids).length,
+        tools: evaluation.tools.map((t) => (t.status === 'ready' ? { id: t.id, status: t.status } : { id: t.id, status: t.status, reason: t.reason })),
+        ...(input.profile !== undefined ? { profile: input.profile } : {}),
+        ...(input.policy ? { policy: input.policy } : {}),
+        ...(input.pins?.size ? { pinned: input.pins.size } : {}),
+        ...(waited !== undefined ? { waited_ms: waited } : {}),
+        duration_ms: checkedAt.getTime() - started,
+      },
+    })
+  } catch (e) {
+    throw unavailableError(`activity record not persisted, so no verdict is given: ${describeError(e)}`)
+  }
+  return {
+    verdict: evaluation.verdict,
+    checked_at: checkedAt.toISOString(),
+    request_id: req.requestId,
+    ...(waited !== undefined ? { waited_ms: waited } : {}),
+    tools: evaluation.tools,
+  }
+}

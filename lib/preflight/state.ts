@@ -1,0 +1,45 @@
+import type { ConnectionAction, ConnectionState } from '../../db/schema/servers'
+import type { ToolAnnotations } from '../../db/schema/tools'
+
+/**
+ * The narrow, read-only view of proxy state the evaluator may consult. Nothing reachable
+ * from here can connect, write or re-index: "zero upstream I/O" is structural.
+ * One instance lives for one request, inside one read transaction (one snapshot).
+ */
+export interface ServerView {
+  name: string
+  enabled: boolean
+  quarantined: boolean
+  trust: 'manual' | 'auto'
+  disabledTools: readonly string[]
+  enabledTools: readonly string[] | null
+}
+
+export interface ConnectionView {
+  state: ConnectionState
+  detail: string | null
+  action: ConnectionAction | null
+}
+
+export interface ApprovalView {
+  status: 'approved' | 'pending' | 'changed'
+  disabled: boolean
+}
+
+export interface ToolView {
+  name: string
+  annotations: ToolAnnotations | null
+  hash: string | null
+  approval: ApprovalView | null
+}
+
+export interface PreflightState {
+  quarantineEnabled(): boolean
+  server(name: string): ServerView | undefined
+  connection(server: string): ConnectionView | undefined
+  tool(server: string, name: string): ToolView | undefined
+  /** servers of a profile; undefined when no such profile exists */
+  profileServers(name: string): readonly string[] | undefined
+  /** known tool ids whose full id is a prefix of `id`, has `id` as prefix, or differs in length by ≤ 2 */
+  nearbyToolIds(id: string): readonly { server: string; tool: string }[]
+}

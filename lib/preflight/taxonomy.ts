@@ -1,0 +1,106 @@
+/**
+ * The reason taxonomy: ONE literal table, the single source of truth that every surface,
+ * the docs and the tests read (contract §2). Remediation text is built here so every
+ * surface words the fix the same way.
+ */
+export const actions = ['login', 'restart', 'enable', 'approve', 'view_logs', 'set_secret', 'configure'] as const
+export type Action = (typeof actions)[number]
+
+export const verdicts = ['ready', 'degraded_retryable', 'blocked', 'unknown_ids'] as const
+export type Verdict = (typeof verdicts)[number]
+
+export type ReasonClass = 'retryable' | 'fix-state' | 'permanent'
+
+interface Ctx { id: string; server: string; tool: string }
+
+interface ReasonSpec {
+  class: ReasonClass
+  retryable: boolean
+  /** default action; undefined = no action (the field is omitted on the wire) */
+  action?: Action
+  verdict: Exclude<Verdict, 'ready'>
+  remediation: (c: Ctx) => string
+}
+
+export const taxonomy = {
+  server_initializing: {
+    class: 'retryable', retryable: true, verdict: 'degraded_retryable',
+    remediation: (c) => `Wait and retry: server "${c.server}" is still connecting (or use wait_ms / --wait).`,
+  },
+  server_unhealthy: {
+    class: 'retryable', retryable: true, action: 'view_logs', verdict: 'degraded_retryable',
+    remediation: (c) => `Inspect the server's logs: toolgate upstream logs ${c.server}`,
+  },
+  server_disabled: {
+    class: 'fix-state', retryable: false, action: 'enable', verdict: 'blocked',
+    remediation: (c) => `Enable the server: toolgate upstream enable ${c.server}`,
+  },
+  server_quarantined: {
+    class: 'fix-state', retryable: false, action: 'approve', verdict: 'blocked',
+    remediation: (c) => `Review the server's tools, then release it: toolgate upstream unquarantine ${c.server}`,
+  },
+  tool_pending_approval: {
+    class: 'fix-state', retryable: false, action: 'approve', verdict: 'blocked',
+    remediation: (c) => `Review and approve: toolgate tools approve ${c.id}`,
+  },
+  tool_changed: {
+    class: 'fix-state', retryable: false, action: 'approve', verdict: 'blocked',
+    remediation: (c) => `Review the change and re-approve: toolgate tools approve ${c.id}`,
+  },
+  tool_blocked_by_user: {
+    class: 'fix-state', retryable: false, action: 'enable', verdict: 'blocked',
+    remediation: (c) => `Unblock the tool: toolgate tools enable ${c.id}`,
+  },
+  oauth_required: {
+    class: 'fix-state', retryable: false, action: 'login', verdict: 'blocked',
+    remediation: (c) => `Complete login: toolgate upstream login ${c.server}`,
+  },
+  hash_mismatch: {
+    class: 'fix-state', retryable: false, action: 'configure', verdict: 'blocked',
+    remediation: (c) => `Review the tool's current definition and update the pin for ${c.id} (operator: toolgate tools list -o json shows current pins).`,
+  },
+  server_not_in_scope: {
+    class: 'permanent', retryable: false, action: 'configure', verdict: 'blocked',
+    remediation: (c) => `Use a token or profile whose scope includes server "${c.server}".`,
+  },
+  tool_denied_by_config: {
+    class: 'permanent', retryable: false, action: 'configure', verdict: 'blocked',
+    remediation: (c) => `Allow the tool in server "${c.server}"'s configuration (disabled_tools / enabled_tools).`,
+  },
+  missing_annotation: {
+    class: 'permanent', retryable: false, action: 'configure', verdict: 'blocked',
+    remediation: () => 'The tool does not declare the annotation this policy needs: relax the policy filter or use a tool that declares it.',
+  },
+  policy_filtered: {
+    class: 'permanent', retryable: false, verdict: 'blocked',
+    remediation: () => 'Excluded by the requested policy filter: drop the filter or choose another tool.',
+  },
+  not_found: {
+    class: 'permanent', retryable: false, action: 'configure', verdict: 'unknown_ids',
+    remediation: () => 'Check the id against the tools you can see (tools/list, or toolgate tools list); ids are <server>:<tool>.',
+  },
+  server_not_configured: {
+    class: 'permanent', retryable: false, action: 'configure', verdict: 'unknown_ids',
+    remediation: (c) => `Add server "${c.server}" to toolgate (toolgate upstream add ${c.server} ...), or fix the id.`,
+  },
+} as const satisfies Record<string, ReasonSpec>
+
+export type Reason = keyof typeof taxonomy
+/** The table viewed through its row type, for lookups by a reason variable. */
+export const reasonSpec: Record<Reason, ReasonSpec> = taxonomy
+export const reasons = Object.keys(taxonomy) as Reason[]
+
+/** Worst class wins: unknown_ids > blocked > degraded_retryable > ready. */
+const verdictRank: Record<Verdict, number> = { ready: 0, degraded_retryable: 1, blocked: 2, unknown_ids: 3 }
+export const exitCodes: Record<Verdict, number> = { ready: 0, degraded_retryable: 10, blocked: 11, unknown_ids: 12 }
+
+export function worstVerdict(vs: Iterable<Verdict>): Verdict {
+  let worst: Verdict = 'ready'
+  for (const v of vs) if (verdictRank[v] > verdictRank[worst]) worst = v
+  return worst
+}
+
+/** Consumers treat a code they do not know as non-retryable and blocking, never as success. */
+export function verdictOfReason(reason: string): Exclude<Verdict, 'ready'> {
+  return reason in taxonomy ? taxonomy[reason as Reason].verdict : 'blocked'
+}

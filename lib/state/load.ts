@@ -1,0 +1,78 @@
+import type { Db } from '../../db/client'
+import { agentTokens, profiles, serverConnections, servers, settings, toolApprovals, tools } from '../../db/schema'
+import { eq } from 'drizzle-orm'
+import { recordActivity } from '../activity/record'
+import { mintRequestId } from '../activity/request-id'
+import { hashSecret } from '../auth/secrets'
+import { badRequest } from '../errors'
+import { formatIssues } from '../preflight/schemas'
+import { toolPin } from '../preflight/hash'
+import { stateFileSchema, type StateFile } from './schema'
+
+/** Validate a parsed state file; throws bad_request listing every problem by JSON path. */
+export function parseStateFile(doc: unknown): StateFile {
+  const parsed = stateFileSchema.safeParse(doc)
+  if (!parsed.success) throw badRequest(formatIssues(parsed.error).split('; ').join('\n'))
+  return parsed.data
+}
+
+/**
+ * Replace the proxy state with the file's, in one transaction (activity is kept).
+ * Validation happens first; a bad file changes nothing.
+ */
+export function loadState(db: Db, doc: unknown, actor: string): { servers: number; tools: number } {
+  const state = parseStateFile(doc)
+  const now = Date.now()
+  let toolCount = 0
+  db.transaction((tx) => {
+    tx.delete(servers).run() // cascades to connections, tools and approvals
+    tx.delete(profiles).run()
+    tx.delete(agentTokens).run()
+    tx.update(settings).set({ quarantineEnabled: state.settings.quarantine_enabled }).where(eq(settings.id, 1)).run()
+    for (const s of state.servers) {
+      tx.insert(servers).values({
+        name: s.name, enabled: s.enabled, quarantined: s.quarantined, trust: s.trust,
+        disabledTools: s.disabled_tools, enabledTools: s.enabled_tools, transport: s.transport ?? null,
+        createdAt: now, updatedAt: now,
+      }).run()
+      if (s.connection) {
+        tx.insert(serverConnections).values({
+          serverName: s.name, state: s.connection.state, detail: s.connection.detail ?? null,
+          action: s.connection.action ?? null, updatedAt: now,
+        }).run()
+      }
+      for (const t of s.tools) {
+        toolCount++
+        tx.insert(tools).values({
+          serverName: s.name, name: t.name, description: t.description ?? null,
+          inputSchema: t.input_schema, outputSchema: t.output_schema ?? null, annotations: t.annotations ?? null,
+          hash: toolPin({ name: t.name, description: t.description, inputSchema: t.input_schema, outputSchema: t.output_schema }),
+          firstSeen: now, lastSeen: now,
+        }).run()
+        if (t.approval) {
+          tx.insert(toolApprovals).values({
+            serverName: s.name, toolName: t.name, status: t.approval.status, disabled: t.approval.disabled,
+            previous: t.approval.previous ?? null, decidedBy: actor, decidedAt: now,
+          }).run()
+        }
+      }
+    }
+    for (const p of state.profiles) tx.insert(profiles).values({ name: p.name, servers: p.servers }).run()
+    for (const t of state.agent_tokens) {
+      tx.insert(agentTokens).values({
+        name: t.name, tokenHash: t.token !== undefined ? hashSecret(t.token) : t.token_hash!.slice('sha256:'.length),
+        allowedServers: t.allowed_servers, profilePin: t.profile_pin, createdAt: now,
+      }).run()
+    }
+    recordActivity(tx, {
+      requestId: mintRequestId(now), type: 'state.loaded', actor,
+      data: { after: { servers: state.servers.length, tools: toolCount, profiles: state.profiles.length, agent_tokens: state.agent_tokens.length } },
+    })
+  }, { behavior: 'immediate' })
+  return { servers: state.servers.length, tools: toolCount }
+}
+
+/** Whether the database holds no proxy state yet (first start). */
+export function isEmptyState(db: Db): boolean {
+  return !db.select({ n: servers.name }).from(servers).limit(1).get()
+}
