@@ -1,0 +1,70 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import net from 'node:net'
+import path from 'node:path'
+
+const root = path.resolve(__dirname, '..', '..')
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer()
+    srv.on('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+export interface RunningServer {
+  url: string
+  port: number
+  log: () => string
+  stop: () => Promise<void>
+}
+
+/**
+ * Start the real app with `next start` on a loopback port, in its own process group so
+ * stopping it also stops the next-server child. Needs a build: `npm test` makes one.
+ */
+export async function startServer(env: Record<string, string>): Promise<RunningServer> {
+  if (!existsSync(path.join(root, '.next', 'BUILD_ID'))) {
+    throw new Error('no Next.js build found: run `npm run build` (npm test does it) before the integration tests')
+  }
+  const port = await freePort()
+  let output = ''
+  const child: ChildProcess = spawn(process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'start', '-H', '127.0.0.1', '-p', String(port)], {
+    cwd: root,
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...env },
+    detached: true, // own process group
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  child.stdout!.on('data', (d) => (output += d))
+  child.stderr!.on('data', (d) => (output += d))
+  const url = `http://127.0.0.1:${port}`
+  const stop = async () => {
+    if (child.exitCode !== null || child.pid === undefined) return
+    const exited = new Promise((r) => child.once('exit', r))
+    try {
+      process.kill(-child.pid, 'SIGTERM')
+    } catch {
+      return
+    }
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))])
+    if (child.exitCode === null) try { process.kill(-child.pid, 'SIGKILL') } catch { /* gone */ }
+  }
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`next start exited with ${child.exitCode}:\n${output}`)
+    try {
+      const res = await fetch(`${url}/`, { signal: AbortSignal.timeout(2000) })
+      if (res.status < 500) break
+    } catch { /* not up yet */ }
+    if (Date.now() > deadline) {
+      await stop()
+      throw new Error(`next start did not answer within 60 s:\n${output}`)
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  return { url, port, log: () => output, stop }
+}
