@@ -22,13 +22,13 @@ export const preflightBodySchema = z.strictObject({
 })
 export type PreflightBody = z.infer<typeof preflightBodySchema>
 
-/** "tools[3].id: expected string" — every issue, each named by its JSON path. */
-export function formatIssues(error: z.ZodError): string {
-  return error.issues.map((i) => {
-    const at = i.path.reduce<string>((acc, k) => (typeof k === 'number' ? `${acc}[${k}]` : acc ? `${acc}.${String(k)}` : String(k)), '')
-    return at ? `${at}: ${i.message}` : i.message
-  }).join('; ')
+/** "tools[3].id: expected string": an issue named by its JSON path. */
+export function formatIssue(i: { path: readonly PropertyKey[]; message: string }): string {
+  const at = i.path.reduce<string>((acc, k) => (typeof k === 'number' ? `${acc}[${k}]` : acc ? `${acc}.${String(k)}` : String(k)), '')
+  return at ? `${at}: ${i.message}` : i.message
 }
+
+export const formatIssues = (error: z.ZodError): string => error.issues.map(formatIssue).join('; ')
 
 /** Validate a parsed body into an evaluation input; throws bad_request naming the fault. */
 export function parsePreflightBody(body: unknown): { input: EvaluationInput; waitMs?: number } {

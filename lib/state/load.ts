@@ -5,15 +5,16 @@ import { recordActivity } from '../activity/record'
 import { mintRequestId } from '../activity/request-id'
 import { hashSecret } from '../auth/secrets'
 import { badRequest } from '../errors'
-import { formatIssues } from '../preflight/schemas'
+import { formatIssue } from '../preflight/schemas'
 import { toolPin } from '../preflight/hash'
-import { stateFileSchema, type StateFile } from './schema'
+import { crossEntryIssues, stateFileSchema, type StateFile } from './schema'
 
 /** Validate a parsed state file; throws bad_request listing every problem by JSON path. */
 export function parseStateFile(doc: unknown): StateFile {
   const parsed = stateFileSchema.safeParse(doc)
-  if (!parsed.success) throw badRequest(formatIssues(parsed.error).split('; ').join('\n'))
-  return parsed.data
+  const issues = [...(parsed.success ? [] : parsed.error.issues), ...crossEntryIssues(doc)]
+  if (issues.length) throw badRequest(issues.map(formatIssue).join('\n'))
+  return parsed.data!
 }
 
 /**

@@ -57,26 +57,40 @@ export const stateFileSchema = z.strictObject({
   servers: z.array(serverSchema).default([]),
   profiles: z.array(z.strictObject({ name: z.string().min(1), servers: z.array(z.string()) })).default([]),
   agent_tokens: z.array(tokenSchema).default([]),
-}).superRefine((s, ctx) => {
-  const dup = <T>(items: T[], key: (t: T) => string, path: (i: number) => (string | number)[], what: string) => {
-    const seen = new Set<string>()
+})
+
+type Issue = { path: (string | number)[]; message: string }
+const asArray = (v: unknown): Record<string, unknown>[] =>
+  Array.isArray(v) ? v.filter((x): x is Record<string, unknown> => typeof x === 'object' && x !== null) : []
+
+/**
+ * Cross-entry rules (uniqueness, one of token/token_hash). They read the raw document so they
+ * are reported together with the field errors, not only once those are fixed.
+ */
+export function crossEntryIssues(doc: unknown): Issue[] {
+  const issues: Issue[] = []
+  const root = (typeof doc === 'object' && doc !== null ? doc : {}) as Record<string, unknown>
+  const unique = (items: Record<string, unknown>[], key: string, path: (i: number) => Issue['path'], what: string) => {
+    const seen = new Set<unknown>()
     items.forEach((it, i) => {
-      const k = key(it)
-      if (seen.has(k)) ctx.addIssue({ code: 'custom', path: path(i), message: `duplicate ${what} "${k}"` })
+      const k = it[key]
+      if (typeof k !== 'string') return
+      if (seen.has(k)) issues.push({ path: path(i), message: `duplicate ${what} "${k}"` })
       seen.add(k)
     })
   }
-  dup(s.servers, (x) => x.name, (i) => ['servers', i, 'name'], 'server name')
-  s.servers.forEach((srv, si) => dup(srv.tools, (t) => t.name, (i) => ['servers', si, 'tools', i, 'name'], 'tool name'))
-  dup(s.profiles, (x) => x.name, (i) => ['profiles', i, 'name'], 'profile name')
-  dup(s.agent_tokens, (x) => x.name, (i) => ['agent_tokens', i, 'name'], 'token name')
-  dup(s.agent_tokens.filter((t) => t.token), (x) => x.token!, () => ['agent_tokens'], 'token secret')
-  s.agent_tokens.forEach((t, i) => {
-    if ((t.token === undefined) === (t.token_hash === undefined)) {
-      ctx.addIssue({ code: 'custom', path: ['agent_tokens', i], message: 'give exactly one of token or token_hash' })
-    }
+  const servers = asArray(root.servers)
+  unique(servers, 'name', (i) => ['servers', i, 'name'], 'server name')
+  servers.forEach((srv, si) => unique(asArray(srv.tools), 'name', (i) => ['servers', si, 'tools', i, 'name'], 'tool name'))
+  unique(asArray(root.profiles), 'name', (i) => ['profiles', i, 'name'], 'profile name')
+  const tokens = asArray(root.agent_tokens)
+  unique(tokens, 'name', (i) => ['agent_tokens', i, 'name'], 'token name')
+  unique(tokens, 'token', (i) => ['agent_tokens', i, 'token'], 'token secret')
+  tokens.forEach((t, i) => {
+    if ((t.token === undefined) === (t.token_hash === undefined)) issues.push({ path: ['agent_tokens', i], message: 'give exactly one of token or token_hash' })
   })
-})
+  return issues
+}
 
 export type StateFile = z.infer<typeof stateFileSchema>
 export type StateFileInput = z.input<typeof stateFileSchema>

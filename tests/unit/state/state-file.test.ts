@@ -1,0 +1,88 @@
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { openDb } from '../../../db/client'
+import { activity } from '../../../db/schema'
+import { dumpState } from '../../../lib/state/dump'
+import { loadState } from '../../../lib/state/load'
+import { demoStateFile } from '../../../lib/state/demo'
+import { reasons } from '../../../lib/preflight/taxonomy'
+import { hashSecret } from '../../../lib/auth/secrets'
+import { agentTokens } from '../../../db/schema'
+import { check, operator } from '../../helpers/evaluate'
+import { agentCaller } from '../../../lib/auth/caller'
+
+const demo = () => JSON.parse(readFileSync(demoStateFile(), 'utf8'))
+
+describe('state load', () => {
+  it('rejects a bad file listing every problem by JSON path, and changes nothing', () => {
+    const db = openDb(':memory:')
+    loadState(db, demo(), 'test')
+    const before = JSON.stringify(dumpState(db))
+    const activityBefore = db.select().from(activity).all().length
+    const bad = demo()
+    bad.servers[2].connection.state = 'sleeping'
+    bad.servers[0].tools[1].name = bad.servers[0].tools[0].name
+    bad.servers[1].name = 'has:colon'
+    bad.agent_tokens[0].surprise = true
+    bad.profiles.push({ name: 'ops', servers: [] })
+    let message = ''
+    try {
+      loadState(db, bad, 'test')
+    } catch (e) {
+      message = (e as Error).message
+    }
+    expect(message).toContain('servers[2].connection.state')
+    expect(message).toMatch(/expected one of .*"ready"/)
+    expect(message).toContain('servers[0].tools[1].name: duplicate tool name "read_note"')
+    expect(message).toContain('servers[1].name: server name must not contain ":"')
+    expect(message).toContain('agent_tokens[0]: Unrecognized key: "surprise"')
+    expect(message).toContain('profiles[1].name: duplicate profile name "ops"')
+    expect(JSON.stringify(dumpState(db))).toBe(before)
+    expect(db.select().from(activity).all().length).toBe(activityBefore)
+  })
+
+  it('rejects a missing or wrong version', () => {
+    const db = openDb(':memory:')
+    expect(() => loadState(db, { servers: [] }, 'test')).toThrow(/version/)
+    expect(() => loadState(db, { version: 2 }, 'test')).toThrow(/version/)
+  })
+
+  it('stores token secrets only as hashes', () => {
+    const db = openDb(':memory:')
+    loadState(db, demo(), 'test')
+    const rows = db.select().from(agentTokens).all()
+    expect(rows.map((r) => r.tokenHash)).toContain(hashSecret('tg_at_demo_nightly_0000'))
+    expect(JSON.stringify(rows)).not.toContain('tg_at_demo_nightly_0000')
+    expect(JSON.stringify(dumpState(db))).not.toContain('tg_at_demo_nightly_0000')
+  })
+})
+
+describe('state dump', () => {
+  it('round-trips with load, tokens included', () => {
+    const a = openDb(':memory:')
+    loadState(a, demo(), 'test')
+    const first = dumpState(a)
+    const b = openDb(':memory:')
+    loadState(b, JSON.parse(JSON.stringify(first)), 'test')
+    expect(dumpState(b)).toEqual(first)
+    // the dumped token still authenticates
+    expect(agentCaller(b, 'tg_at_demo_nightly_0000')).toMatchObject({ tier: 'agent', name: 'token:nightly' })
+  })
+})
+
+describe('the demo state', () => {
+  it('produces every one of the 15 reason codes, and ready tools', () => {
+    const db = openDb(':memory:')
+    loadState(db, demo(), 'test')
+    const seen = new Set<string>()
+    const collect = (r: ReturnType<typeof check>) => r.tools.forEach((t) => seen.add(t.status === 'ready' ? 'ready' : t.reason))
+    collect(check(db, operator, [
+      'notes:read_note', 'notes:reed_note', 'notes:export_notes', 'notes:share_note', 'notes:purge_notes', 'notes:rebuild_index',
+      'github:list_issues', 'legacy-ci:run_job', 'jira:create_ticket', 'slack:post_message', 'search:web_search', 'wiki:page',
+    ]))
+    collect(check(db, operator, ['billing:get_invoice'], { profile: 'ops' }))
+    collect(check(db, operator, ['notes:read_note'], { pins: new Map([['notes:read_note', 'sha256/v1:' + '0'.repeat(64)]]) }))
+    collect(check(db, operator, ['notes:write_note', 'notes:tag_note'], { policy: { read_only_only: true } }))
+    expect([...seen].sort()).toEqual([...reasons, 'ready'].sort())
+  })
+})
