@@ -28,8 +28,9 @@ export interface RunningServer {
  * stopping it also stops the next-server child. Needs a build: `npm test` makes one.
  */
 export async function startServer(env: Record<string, string>): Promise<RunningServer> {
-  if (!existsSync(path.join(root, '.next', 'BUILD_ID'))) {
-    throw new Error('no Next.js build found: run `npm run build` (npm test does it) before the integration tests')
+  const distDir = process.env.NEXT_DIST_DIR || '.next'
+  if (!existsSync(path.join(root, distDir, 'BUILD_ID'))) {
+    throw new Error(`no Next.js build in ${distDir}: run \`npm run build\` (npm test does it) before the integration tests`)
   }
   const port = await freePort()
   let output = ''
