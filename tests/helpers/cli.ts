@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import path from 'node:path'
 
-const bin = path.resolve(__dirname, '..', '..', 'bin', 'toolgate.mjs')
+const bin = path.resolve(import.meta.dirname, '..', '..', 'bin', 'toolgate.mjs')
 
 export interface CliResult { code: number | null; stdout: string; stderr: string }
 

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
 
-const root = path.resolve(__dirname, '..', '..')
+const root = path.resolve(import.meta.dirname, '..', '..')
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -1,0 +1,65 @@
+import type Database from 'better-sqlite3'
+import type { Db } from '../db/client'
+import { evaluateNow } from '../lib/preflight/service'
+import type { Caller } from '../lib/preflight/evaluate'
+import { parseToolId } from '../lib/preflight/ids'
+import { printTable, timeAsync, timeInterleaved, timeSync, type Row } from './stats'
+import { recordActivity } from '../lib/activity/record'
+import { readyIds } from './state'
+
+const operator: Caller = { tier: 'operator', name: 'bench' }
+
+/**
+ * The baseline: the bare SQLite reads one evaluation needs (settings, each distinct server and
+ * its connection, each tool with its approval), with raw prepared statements in one transaction.
+ */
+function bareReads(sqlite: Database.Database) {
+  const settings = sqlite.prepare('select quarantine_enabled from settings where id = 1')
+  const server = sqlite.prepare('select name, enabled, quarantined, trust, disabled_tools, enabled_tools from servers where name = ?')
+  const conn = sqlite.prepare('select state, detail, action from server_connections where server_name = ?')
+  const tool = sqlite.prepare(`select t.name, t.annotations, t.hash, a.status, a.disabled from tools t
+    left join tool_approvals a on a.server_name = t.server_name and a.tool_name = t.name where t.server_name = ? and t.name = ?`)
+  return sqlite.transaction((ids: string[]) => {
+    settings.get()
+    const seen = new Set<string>()
+    for (const raw of ids) {
+      const p = parseToolId(raw)
+      if ('malformed' in p) continue
+      if (!seen.has(p.server)) {
+        seen.add(p.server)
+        server.get(p.server)
+        conn.get(p.server)
+      }
+      tool.get(p.server, p.tool)
+    }
+  })
+}
+
+export async function benchCore(db: Db, restUrl: string, apiKey: string): Promise<Row[]> {
+  const ten = (i: number) => readyIds(10, i)
+  const fifty = (i: number) => readyIds(50, i)
+  const reads = bareReads(db.$client)
+  const [baseline10, eval10] = timeInterleaved(5000, {
+    'baseline: bare SQLite reads, 10 ids': (i) => reads(ten(i)),
+    'evaluator (one read tx + evaluate), 10 ids': (i) => evaluateNow(db, operator, { ids: ten(i) }),
+  })
+  const [baseline50, eval50] = timeInterleaved(2000, {
+    'baseline: bare SQLite reads, 50 ids': (i) => reads(fifty(i)),
+    'evaluator (one read tx + evaluate), 50 ids': (i) => evaluateNow(db, operator, { ids: fifty(i) }),
+  })
+  // the floor under every answered check: one durable (fsync'd) activity insert
+  const durable = timeSync('baseline: one durable activity insert (synchronous=FULL)', 500, () =>
+    recordActivity(db, { requestId: 'bench', type: 'preflight', actor: 'bench', data: {} }), 20)
+  const rest10 = await timeAsync('REST POST /api/v1/preflight, 10 ids (incl. durable record)', 1000, async (i) => {
+    const res = await fetch(`${restUrl}/api/v1/preflight`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+      body: JSON.stringify({ tools: ten(i).map((id) => ({ id })) }),
+    })
+    if (res.status !== 200) throw new Error(`REST answered ${res.status}`)
+    await res.json()
+  })
+  printTable('Evaluator (1,000 servers × 20 tools), 10 ids', [baseline10, eval10], baseline10)
+  printTable('Evaluator (1,000 servers × 20 tools), 50 ids', [baseline50, eval50], baseline50)
+  printTable('REST round trip on loopback', [durable, rest10], durable)
+  return [baseline10, eval10, baseline50, eval50, durable, rest10]
+}

@@ -1,0 +1,39 @@
+// npm run bench: builds a large state, starts the real server on it, and prints p50/p95 with
+// ratios against baselines measured in the same run. Timings are reported, never asserted.
+import { spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import path from 'node:path'
+import { openDb } from '../db/client'
+import { loadState } from '../lib/state/load'
+import { tempDbFile } from '../tests/helpers/db'
+import { startServer } from '../tests/helpers/server'
+import { benchmarkState } from './state'
+import { benchCore } from './core'
+
+const API_KEY = 'tg_op_bench_key_0000000000000000'
+
+async function main() {
+  const root = path.resolve(import.meta.dirname, '..')
+  const distDir = process.env.NEXT_DIST_DIR || '.next'
+  if (!existsSync(path.join(root, distDir, 'BUILD_ID'))) {
+    console.log('building the app first…')
+    const b = spawnSync(process.execPath, ['node_modules/next/dist/bin/next', 'build'], { cwd: root, stdio: 'inherit' })
+    if (b.status !== 0) throw new Error('next build failed')
+  }
+  const file = tempDbFile('bench.db')
+  const db = openDb(file)
+  const t = performance.now()
+  const loaded = loadState(db, benchmarkState(), 'bench')
+  console.log(`benchmark state: ${loaded.servers} servers, ${loaded.tools} tools, loaded in ${(performance.now() - t).toFixed(0)} ms (${file})`)
+  const server = await startServer({ TOOLGATE_DB: file, TOOLGATE_API_KEY: API_KEY })
+  try {
+    await benchCore(db, server.url, API_KEY)
+  } finally {
+    await server.stop()
+  }
+}
+
+main().catch((e) => {
+  console.error(e)
+  process.exit(1)
+})
