@@ -1,0 +1,16 @@
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
+import { describeError, ToolgateError } from '../errors'
+
+export const invalidParams = (message: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, message)
+
+/**
+ * Map a failure inside a handler to its JSON-RPC error. Anything that is not a request fault
+ * is -32603: a check that could not be judged or recorded honestly is never answered with a
+ * reduced verdict (seed invariant 1, contract §8.2 and §8.4).
+ */
+export function toProtocolError(e: unknown): ProtocolError {
+  if (e instanceof ProtocolError) return e
+  if (e instanceof ToolgateError && (e.kind === 'bad_request' || e.kind === 'not_found')) return invalidParams(e.message)
+  const message = e instanceof ToolgateError ? e.message : `toolgate could not answer honestly: ${describeError(e)}`
+  return new ProtocolError(ProtocolErrorCode.InternalError, message)
+}

@@ -1,0 +1,131 @@
+import { z } from 'zod'
+import { actions, verdicts, type Reason } from '../preflight/taxonomy'
+
+/**
+ * The app.mcpproxy/required-tools extension, v1: toolgate's own copy of the wire rules it
+ * accepts and emits (seed 000, companion schema required-tools-extension.schema.json).
+ * Riders are parsed with these schemas at the boundary; the tests hold every facet the
+ * server emits to both these schemas and the shared JSON Schema, so the two cannot drift.
+ */
+export const EXTENSION_ID = 'app.mcpproxy/required-tools'
+/** Fixed in v1 and informational in the settings object (seed: "not a negotiable value"). */
+export const MAX_RIDER_TOOLS = 50
+
+export const settingsSchema = z.strictObject({ version: z.literal(1), max_tools: z.literal(MAX_RIDER_TOOLS).optional() })
+export const serverSettings = { version: 1, max_tools: MAX_RIDER_TOOLS } as const satisfies z.infer<typeof settingsSchema>
+export const legacySettings = { version: 1 } as const satisfies z.infer<typeof settingsSchema>
+
+/**
+ * The 12 codes the extension can emit. The extension always evaluates at the agent-token
+ * tier, so server_not_in_scope and server_not_configured collapse into not_found, and
+ * hash_mismatch cannot fire because pins are reserved in v1.
+ */
+export const wireReasons = [
+  'server_initializing', 'server_unhealthy', 'server_disabled', 'server_quarantined',
+  'tool_pending_approval', 'tool_changed', 'tool_blocked_by_user', 'oauth_required',
+  'tool_denied_by_config', 'missing_annotation', 'policy_filtered', 'not_found',
+] as const satisfies readonly Reason[]
+const retryableReasons: ReadonlySet<string> = new Set<Reason>(['server_initializing', 'server_unhealthy'])
+
+/** Fields a v1 sender must not include; their presence is a malformed rider. */
+export const reservedRiderFields = ['pin_hash', 'expect_hashes', 'wait_ms', 'profile'] as const
+export const reservedEntryFields = ['pin_hash', 'expect_hashes'] as const
+
+// ---- the request rider -------------------------------------------------------------------
+
+const objectError = (what: string) => (iss: { code: string; keys?: string[] }) =>
+  iss.code === 'unrecognized_keys' ? `has unknown ${what} ${(iss.keys ?? []).map((k) => `"${k}"`).join(', ')}` : 'must be an object'
+const mustBeBoolean = { error: 'must be a boolean' }
+
+export const policySchema = z.strictObject({
+  read_only_only: z.boolean(mustBeBoolean).optional(),
+  exclude_destructive: z.boolean(mustBeBoolean).optional(),
+  exclude_open_world: z.boolean(mustBeBoolean).optional(),
+}, { error: objectError('member') })
+
+export const riderSchema = z.strictObject({
+  tools: z.array(
+    z.strictObject({
+      // The companion schema asks for a non-empty id; a blank one would be echoed trimmed
+      // as "" and so could never form a valid result, hence the trim.
+      id: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
+        .refine((s) => s.trim() !== '', 'must be a non-empty string'),
+    }, { error: objectError('field') }),
+    { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an array') },
+  ).min(1, 'must not be empty'),
+  policy: policySchema.optional(),
+}, { error: objectError('field') })
+export type Rider = z.infer<typeof riderSchema>
+
+/** `rider.tools[3].id` for an issue path under `root`. */
+export function pathOf(root: string, path: readonly PropertyKey[]): string {
+  return path.reduce<string>((acc, k) => (typeof k === 'number' ? `${acc}[${k}]` : `${acc}.${String(k)}`), root)
+}
+
+export class RiderError extends Error {}
+
+/**
+ * Parse a negotiated rider or throw a RiderError naming every fault. Checks run in the
+ * order a reader needs them: reserved fields and the raw 50-entry cap (counted before any
+ * de-duplication) first, then shape.
+ */
+export function parseRider(raw: unknown): Rider {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new RiderError('rider must be an object')
+  const faults: string[] = []
+  const obj = raw as Record<string, unknown>
+  for (const f of reservedRiderFields) if (f in obj) faults.push(`rider.${f} is reserved in v1 and must not be sent`)
+  if (Array.isArray(obj.tools)) {
+    if (obj.tools.length > MAX_RIDER_TOOLS) faults.push(`rider.tools has ${obj.tools.length} entries (max ${MAX_RIDER_TOOLS})`)
+    obj.tools.forEach((entry, i) => {
+      if (entry === null || typeof entry !== 'object') return
+      for (const f of reservedEntryFields) if (f in entry) faults.push(`rider.tools[${i}].${f} is reserved in v1 and must not be sent`)
+    })
+  }
+  if (faults.length) throw new RiderError(faults.join('; '))
+  const parsed = riderSchema.safeParse(raw)
+  if (!parsed.success) throw new RiderError(parsed.error.issues.map((i) => `${pathOf('rider', i.path)} ${i.message}`).join('; '))
+  return parsed.data
+}
+
+// ---- the response facets (what toolgate emits) -------------------------------------------
+
+const perToolFields = {
+  status: z.enum(['ready', 'unavailable']),
+  reason: z.enum(wireReasons).optional(),
+  retryable: z.boolean().optional(),
+  action: z.enum(actions).optional(),
+  detail: z.string().optional(),
+  remediation: z.string().optional(),
+  did_you_mean: z.array(z.string()).max(3).optional(),
+}
+
+type PerTool = z.infer<z.ZodObject<typeof perToolFields>>
+
+/** The companion schema's conditional rules on a per-tool verdict. */
+function perToolRules(t: PerTool, ctx: z.RefinementCtx) {
+  const fail = (message: string) => ctx.addIssue({ code: 'custom', message })
+  if (t.status === 'ready') {
+    for (const k of ['reason', 'retryable', 'action', 'detail', 'remediation', 'did_you_mean'] as const) {
+      if (t[k] !== undefined) fail(`a ready result carries no ${k}`)
+    }
+    return
+  }
+  if (t.reason === undefined || t.retryable === undefined) return fail('an unavailable result needs reason and retryable')
+  if (t.retryable !== retryableReasons.has(t.reason)) fail(`${t.reason} must have retryable ${retryableReasons.has(t.reason)}`)
+  if (t.did_you_mean !== undefined && t.reason !== 'not_found') fail('did_you_mean only rides not_found')
+}
+
+/** Shape A: one entry of the batch facet (id required). */
+export const facetToolSchema = z.strictObject({ id: z.string().min(1), ...perToolFields }).superRefine(perToolRules)
+/** Shape B: the single verdict on a resolved tool (no id: the tool names itself). */
+export const resolveFacetSchema = z.strictObject(perToolFields).superRefine(perToolRules)
+
+export const facetSchema = z.strictObject({
+  verdict: z.enum(verdicts),
+  checked_at: z.iso.datetime({ offset: true }),
+  request_id: z.string().optional(),
+  tools: z.array(facetToolSchema).min(1),
+})
+export type Facet = z.infer<typeof facetSchema>
+export type FacetTool = z.infer<typeof facetToolSchema>
+export type ResolveFacet = z.infer<typeof resolveFacetSchema>

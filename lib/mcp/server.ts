@@ -1,0 +1,117 @@
+import { CLIENT_CAPABILITIES_META_KEY, ProtocolErrorCode, Server, type ServerCapabilities } from '@modelcontextprotocol/server'
+import { z } from 'zod'
+import pkg from '../../package.json'
+import { runCheckSync } from '../preflight/service'
+import { describeTool } from './describe-tool'
+import { DESCRIBE_TOOL, describeToolDefinition } from './describe-tool-definition'
+import { invalidParams, toProtocolError } from './errors'
+import { EXTENSION_ID, legacySettings, parseRider, RiderError, serverSettings, type Rider } from './extension-schema'
+import { listPage, servedTool, toMcpTool } from './listing'
+import type { McpSession } from './session'
+import { shapeAFacet, shapeBFacet } from './wire'
+
+export type Era = 'modern' | 'legacy'
+
+const INSTRUCTIONS = `toolgate serves its callable tools as server:tool. To check that the tools a job needs are ready, `
+  + `send the ${EXTENSION_ID} rider in tools/list params._meta (declare the extension in your client capabilities), `
+  + `resolve one tool with tools/resolve, or call describe_tool with check: true.`
+
+/**
+ * Advertisement. 2026-07-28: the extension in capabilities.extensions (server/discover).
+ * 2025-11-25: the mcpproxy convention, capabilities.experimental (initialize). Both eras serve
+ * SEP-1862 tools/resolve. This endpoint is stateless, so it never sends list_changed.
+ */
+function capabilities(era: Era): ServerCapabilities {
+  // `resolve` is a SEP-1862 draft member the SDK's types do not know yet; it passes to the wire.
+  const tools = { listChanged: false, resolve: true }
+  return era === 'modern'
+    ? { tools, extensions: { [EXTENSION_ID]: serverSettings } }
+    : { tools, experimental: { [EXTENSION_ID]: legacySettings } }
+}
+
+const envelopeSchema = z.object({
+  [CLIENT_CAPABILITIES_META_KEY]: z.object({ extensions: z.record(z.string(), z.unknown()).optional() }).optional(),
+})
+
+/**
+ * Whether this request's rider is to be honoured. 2026-07-28: only when the request declares
+ * the extension in its per-request client capabilities (SEP-2133); otherwise the unknown _meta
+ * key is ignored per core spec. 2025-11-25: a stateless server never sees the client's
+ * initialize, so the rider's own presence is the signal (seed "Legacy carriage").
+ */
+function negotiated(era: Era, envelope: unknown): boolean {
+  if (era === 'legacy') return true
+  const parsed = envelopeSchema.safeParse(envelope ?? {})
+  return parsed.success && parsed.data[CLIENT_CAPABILITIES_META_KEY]?.extensions?.[EXTENSION_ID] !== undefined
+}
+
+/** A negotiated rider, parsed; malformed fails the whole carrier with -32602 (no partial evaluation). */
+function riderOf(era: Era, meta: Record<string, unknown> | undefined, envelope: unknown): Rider | undefined {
+  const raw = meta?.[EXTENSION_ID]
+  if (raw === undefined || !negotiated(era, envelope)) return undefined
+  try {
+    return parseRider(raw)
+  } catch (e) {
+    if (e instanceof RiderError) throw invalidParams(`malformed ${EXTENSION_ID} rider: ${e.message}`)
+    throw e
+  }
+}
+
+/** Run a handler body; failures become JSON-RPC errors, and infrastructure ones are logged. */
+async function guard<T>(session: McpSession, fn: () => T): Promise<T> {
+  try {
+    return fn()
+  } catch (e) {
+    const err = toProtocolError(e)
+    if (err.code === ProtocolErrorCode.InternalError) console.error(`toolgate: mcp request ${session.requestId} failed: ${err.message}`)
+    throw err
+  }
+}
+
+const resolveParams = z.object({ name: z.string(), arguments: z.record(z.string(), z.unknown()).optional() })
+
+/**
+ * One MCP server instance for one HTTP exchange (the endpoint is stateless). Every verdict it
+ * gives comes from runCheckSync — the seam REST and the CLI use — at the agent tier, so the
+ * in-band surface cannot drift from them, and each check is on the record before it answers.
+ */
+export function buildMcpServer(session: McpSession, era: Era): Server {
+  const { db, caller, profile, requestId } = session
+  const server = new Server({ name: 'toolgate', version: pkg.version }, { capabilities: capabilities(era), instructions: INSTRUCTIONS })
+
+  server.setRequestHandler('tools/list', (request, ctx) => guard(session, () => {
+    const rider = riderOf(era, request.params?._meta, ctx.mcpReq.envelope)
+    const page = listPage(session, request.params?.cursor)
+    if (!rider) return page
+    // Shape A: the carrier's tools are exactly the riderless page; the verdict rides in _meta.
+    const data = runCheckSync(db, {
+      caller, surface: 'mcp-shape-a', requestId,
+      input: { ids: rider.tools.map((t) => t.id), policy: rider.policy, profile },
+    })
+    // ttlMs: 0 so a 2026-07-28 client cache never answers a later rider with this facet.
+    return { ...page, _meta: { [EXTENSION_ID]: shapeAFacet(data) }, ...(era === 'modern' ? { ttlMs: 0 } : {}) }
+  }))
+
+  server.setRequestHandler('tools/resolve', { params: resolveParams }, (params) => guard(session, () => {
+    // The built-in is always available and is not an upstream tool: no facet to compute.
+    if (params.name === DESCRIBE_TOOL) return { tool: describeToolDefinition }
+    const tool = servedTool(session, params.name)
+    // SEP-1862: an unknown tool is -32602, so withheld, out-of-scope and absent tools all end
+    // here, and only codes that can hold for a served tool reach the facet (see README).
+    if (!tool) throw invalidParams(`unknown tool "${params.name}": no such tool is served to this session`)
+    const data = runCheckSync(db, { caller, surface: 'mcp-shape-b', requestId, input: { ids: [params.name], profile } })
+    return { tool: { ...toMcpTool(tool), _meta: { [EXTENSION_ID]: shapeBFacet(data.tools[0]) } } }
+  }))
+
+  server.setRequestHandler('tools/call', (request) => guard(session, () => {
+    const { name } = request.params
+    if (name === DESCRIBE_TOOL) return describeTool(session, request.params.arguments)
+    if (!servedTool(session, name)) throw invalidParams(`unknown tool "${name}": no such tool is served to this session`)
+    return {
+      content: [{ type: 'text', text: `toolgate does not forward calls to upstream servers yet; "${name}" is listed for preflight only (use describe_tool with check: true, or the ${EXTENSION_ID} rider).` }],
+      isError: true,
+    }
+  }))
+
+  return server
+}

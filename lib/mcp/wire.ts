@@ -1,0 +1,39 @@
+import type { ToolResult } from '../preflight/evaluate'
+import type { PreflightData } from '../preflight/service'
+import type { Facet, FacetTool, ResolveFacet } from './extension-schema'
+import { wireReasons } from './extension-schema'
+
+const onWire: ReadonlySet<string> = new Set(wireReasons)
+
+/**
+ * One evaluator result as the MCP surface carries it. Fields are copied by name, never
+ * spread, so nothing the evaluator may add later (a hash above all: the in-band surface
+ * never carries one, seed "Verdict Payload") can leak onto the wire.
+ */
+export function wireResult(t: ToolResult): FacetTool {
+  if (t.status === 'ready') return { id: t.id, status: 'ready' }
+  // Agent-tier evaluation never yields the three off-wire codes; refusing here keeps the
+  // facet honest if a caller ever passes an operator-tier result by mistake.
+  if (!onWire.has(t.reason)) throw new Error(`reason ${t.reason} cannot appear on the MCP surface`)
+  return {
+    id: t.id,
+    status: 'unavailable',
+    reason: t.reason as FacetTool['reason'],
+    retryable: t.retryable,
+    ...(t.action ? { action: t.action } : {}),
+    detail: t.detail,
+    remediation: t.remediation,
+    ...(t.did_you_mean?.length ? { did_you_mean: t.did_you_mean } : {}),
+  }
+}
+
+/** Shape A: the batch facet; its request_id is the activity record's. */
+export function shapeAFacet(data: PreflightData): Facet {
+  return { verdict: data.verdict, checked_at: data.checked_at, request_id: data.request_id, tools: data.tools.map(wireResult) }
+}
+
+/** Shape B: the single verdict without id (the resolved tool names itself). */
+export function shapeBFacet(t: ToolResult): ResolveFacet {
+  const { id: _id, ...facet } = wireResult(t)
+  return facet
+}
