@@ -50,6 +50,11 @@ export async function benchCore(db: Db, restUrl: string, apiKey: string): Promis
   // the floor under every answered check: one durable (fsync'd) activity insert
   const durable = timeSync('baseline: one durable activity insert (synchronous=FULL)', 500, () =>
     recordActivity(db, { requestId: 'bench', type: 'preflight', actor: 'bench', data: {} }), 20)
+  const whoami = await timeAsync('baseline: GET /api/v1/whoami (authenticated, no evaluation)', 1000, async () => {
+    const res = await fetch(`${restUrl}/api/v1/whoami`, { headers: { 'x-api-key': apiKey } })
+    if (res.status !== 200) throw new Error(`whoami answered ${res.status}`)
+    await res.json()
+  })
   const rest10 = await timeAsync('REST POST /api/v1/preflight, 10 ids (incl. durable record)', 1000, async (i) => {
     const res = await fetch(`${restUrl}/api/v1/preflight`, {
       method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
@@ -60,6 +65,6 @@ export async function benchCore(db: Db, restUrl: string, apiKey: string): Promis
   })
   printTable('Evaluator (1,000 servers × 20 tools), 10 ids', [baseline10, eval10], baseline10)
   printTable('Evaluator (1,000 servers × 20 tools), 50 ids', [baseline50, eval50], baseline50)
-  printTable('REST round trip on loopback', [durable, rest10], durable)
-  return [baseline10, eval10, baseline50, eval50, durable, rest10]
+  printTable('REST round trip on loopback', [durable, whoami, rest10], whoami)
+  return [baseline10, eval10, baseline50, eval50, durable, whoami, rest10]
 }

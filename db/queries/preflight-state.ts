@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../client'
 import { agentTokens, profiles, serverConnections, servers, settings, toolApprovals, tools } from '../schema'
 import type { ConnectionView, PreflightState, ServerView, ToolView } from '../../lib/preflight/state'
@@ -20,12 +20,12 @@ function prepare(db: Db) {
       status: toolApprovals.status, disabled: toolApprovals.disabled,
     }).from(tools)
       .leftJoin(toolApprovals, and(eq(toolApprovals.serverName, tools.serverName), eq(toolApprovals.toolName, tools.name)))
-      .where(and(eq(tools.serverName, p('server')), eq(tools.name, p('tool')))).prepare(),
+      .where(and(eq(tools.serverName, p('server')), eq(tools.name, p('tool')), isNull(tools.goneAt))).prepare(),
     profile: db.select({ servers: profiles.servers }).from(profiles).where(eq(profiles.name, p('name'))).prepare(),
-    nearby: db.select({ server: tools.serverName, tool: tools.name }).from(tools).where(sql`
+    nearby: db.select({ server: tools.serverName, tool: tools.name }).from(tools).where(sql`${tools.goneAt} is null and (
       abs(length(${tools.serverName}) + 1 + length(${tools.name}) - ${p('len')}) <= 2
       or instr(${p('id')}, ${tools.serverName} || ':' || ${tools.name}) = 1
-      or substr(${tools.serverName} || ':' || ${tools.name}, 1, ${p('len')}) = ${p('id')}`).prepare(),
+      or substr(${tools.serverName} || ':' || ${tools.name}, 1, ${p('len')}) = ${p('id')})`).prepare(),
     tokenByHash: db.select().from(agentTokens).where(eq(agentTokens.tokenHash, p('hash'))).prepare(),
   }
 }

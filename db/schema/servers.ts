@@ -1,8 +1,12 @@
-import { sqliteTable, integer, text } from 'drizzle-orm/sqlite-core'
+import { sqliteTable, integer, text, primaryKey, index } from 'drizzle-orm/sqlite-core'
 
+/**
+ * How the runtime reaches an upstream. `secrets` names env vars (stdio) or headers (HTTP)
+ * whose values come from `toolgate upstream set-secret`, never from the config itself.
+ */
 export type Transport =
-  | { command: string; args?: string[]; env?: Record<string, string> }
-  | { url: string; headers?: Record<string, string> }
+  | { command: string; args?: string[]; env?: Record<string, string>; secrets?: string[] }
+  | { url: string; headers?: Record<string, string>; secrets?: string[] }
 
 /** Desired (admin) state of an upstream server, as the operator configured it. */
 export const servers = sqliteTable('servers', {
@@ -14,6 +18,10 @@ export const servers = sqliteTable('servers', {
   // null = every tool allowed; an array = allowlist
   enabledTools: text('enabled_tools', { mode: 'json' }).$type<string[] | null>(),
   transport: text('transport', { mode: 'json' }).$type<Transport | null>(),
+  // set once the runtime's first discovery approved the server's tools as the baseline
+  baselineAt: integer('baseline_at'),
+  // bumped by "restart"; the supervisor reconnects when it changes
+  restartRequestedAt: integer('restart_requested_at'),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
 })
@@ -37,3 +45,35 @@ export const serverConnections = sqliteTable('server_connections', {
 
 export type Server = typeof servers.$inferSelect
 export type ServerConnection = typeof serverConnections.$inferSelect
+
+/** Secret values for a server's transport (env vars or headers). Stored locally, never printed. */
+export const serverSecrets = sqliteTable('server_secrets', {
+  serverName: text('server_name').notNull().references(() => servers.name, { onDelete: 'cascade' }),
+  name: text('name').notNull(),
+  value: text('value').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+}, (t) => [primaryKey({ columns: [t.serverName, t.name] })])
+
+/** OAuth state of an HTTP upstream: registered client, tokens, and the login in flight. */
+export const serverOauth = sqliteTable('server_oauth', {
+  serverName: text('server_name').primaryKey().references(() => servers.name, { onDelete: 'cascade' }),
+  clientInformation: text('client_information', { mode: 'json' }).$type<Record<string, unknown> | null>(),
+  tokens: text('tokens', { mode: 'json' }).$type<Record<string, unknown> | null>(),
+  tokensSavedAt: integer('tokens_saved_at'),
+  codeVerifier: text('code_verifier'),
+  state: text('state'), // the pending login's OAuth state parameter
+  redirectUrl: text('redirect_url'),
+  returnTo: text('return_to'), // where the callback sends the browser afterwards
+  updatedAt: integer('updated_at').notNull(),
+})
+
+/** The last lines of each server's stderr and connection log (bounded by the runtime). */
+export const serverLogs = sqliteTable('server_logs', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  serverName: text('server_name').notNull(),
+  at: integer('at').notNull(),
+  stream: text('stream', { enum: ['stderr', 'event'] }).notNull(),
+  line: text('line').notNull(),
+}, (t) => [index('server_logs_server').on(t.serverName, t.id)])
+
+export type ServerOauth = typeof serverOauth.$inferSelect

@@ -25,6 +25,8 @@ export const tools = sqliteTable(
     hash: text('hash'),
     firstSeen: integer('first_seen').notNull(),
     lastSeen: integer('last_seen').notNull(),
+    // set when the upstream stopped listing the tool; kept for history and diffs
+    goneAt: integer('gone_at'),
   },
   (t) => [primaryKey({ columns: [t.serverName, t.name] })],
 )
@@ -46,6 +48,8 @@ export const toolApprovals = sqliteTable(
     disabled: integer('disabled', { mode: 'boolean' }).notNull().default(false),
     // the approved definition, kept for the diff when status = changed
     previous: text('previous', { mode: 'json' }).$type<ApprovedDefinition | null>(),
+    // pin of the approved definition: discovery compares the current hash with it
+    approvedHash: text('approved_hash'),
     decidedBy: text('decided_by'),
     decidedAt: integer('decided_at'),
   },

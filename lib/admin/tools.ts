@@ -22,18 +22,22 @@ function changeTool(db: Db, id: string, type: keyof typeof actionsByType, ctx: A
   if ('malformed' in parsed) throw badRequest(`"${id}" is not a tool id: expected <server>:<tool>`)
   const { server, tool } = parsed
   return db.transaction((tx: Tx) => {
-    const known = tx.select({ n: tools.name }).from(tools).where(and(eq(tools.serverName, server), eq(tools.name, tool))).get()
+    const known = tx.select({ hash: tools.hash }).from(tools).where(and(eq(tools.serverName, server), eq(tools.name, tool))).get()
     if (!known) throw notFoundError(`no tool "${parsed.id}" is known to toolgate`)
     const where = and(eq(toolApprovals.serverName, server), eq(toolApprovals.toolName, tool))
     const row = tx.select().from(toolApprovals).where(where).get()
     const before: ApprovalState = row ? { status: row.status, disabled: row.disabled } : { status: 'none', disabled: false }
     const after = actionsByType[type](before)
     const now = Date.now()
-    // approving accepts the current definition, so the kept "previous" definition goes
-    const previous = type === 'tool.approved' ? null : row?.previous ?? null
+    // approving accepts the current definition: its pin becomes the approved one and the
+    // kept "previous" definition goes
+    const approving = type === 'tool.approved'
+    const previous = approving ? null : row?.previous ?? null
+    const approvedHash = approving ? known.hash : row ? row.approvedHash : known.hash
+    const values = { ...after, previous, approvedHash, decidedBy: ctx.actor, decidedAt: now }
     tx.insert(toolApprovals)
-      .values({ serverName: server, toolName: tool, ...after, previous, decidedBy: ctx.actor, decidedAt: now })
-      .onConflictDoUpdate({ target: [toolApprovals.serverName, toolApprovals.toolName], set: { ...after, previous, decidedBy: ctx.actor, decidedAt: now } })
+      .values({ serverName: server, toolName: tool, ...values })
+      .onConflictDoUpdate({ target: [toolApprovals.serverName, toolApprovals.toolName], set: values })
       .run()
     const record = recordActivity(tx, {
       requestId: ctx.requestId ?? mintRequestId(now), type, actor: ctx.actor, server, at: now,

@@ -34,6 +34,7 @@ export function loadState(db: Db, doc: unknown, actor: string): { servers: numbe
       tx.insert(servers).values({
         name: s.name, enabled: s.enabled, quarantined: s.quarantined, trust: s.trust,
         disabledTools: s.disabled_tools, enabledTools: s.enabled_tools, transport: s.transport ?? null,
+        baselineAt: s.tools.length ? now : null, // a file's tools are the approved baseline
         createdAt: now, updatedAt: now,
       }).run()
       if (s.connection) {
@@ -44,16 +45,20 @@ export function loadState(db: Db, doc: unknown, actor: string): { servers: numbe
       }
       for (const t of s.tools) {
         toolCount++
+        const hash = toolPin({ name: t.name, description: t.description, inputSchema: t.input_schema, outputSchema: t.output_schema })
         tx.insert(tools).values({
           serverName: s.name, name: t.name, description: t.description ?? null,
           inputSchema: t.input_schema, outputSchema: t.output_schema ?? null, annotations: t.annotations ?? null,
-          hash: toolPin({ name: t.name, description: t.description, inputSchema: t.input_schema, outputSchema: t.output_schema }),
-          firstSeen: now, lastSeen: now,
+          hash, firstSeen: now, lastSeen: now,
         }).run()
         if (t.approval) {
+          const prev = t.approval.previous
+          const approvedHash = t.approval.status === 'approved' ? hash
+            : t.approval.status === 'changed' && prev ? toolPin({ name: t.name, description: prev.description, inputSchema: prev.input_schema, outputSchema: prev.output_schema })
+              : null
           tx.insert(toolApprovals).values({
             serverName: s.name, toolName: t.name, status: t.approval.status, disabled: t.approval.disabled,
-            previous: t.approval.previous ?? null, decidedBy: actor, decidedAt: now,
+            previous: prev ?? null, approvedHash, decidedBy: actor, decidedAt: now,
           }).run()
         }
       }

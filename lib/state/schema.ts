@@ -4,9 +4,16 @@ import { connectionActions, connectionStates } from '../../db/schema/servers'
 /** The state file, version 1 (see docs/state-file.md). Strict: unknown fields are errors. */
 const json = z.record(z.string(), z.unknown())
 
-const transportSchema = z.union([
-  z.strictObject({ command: z.string().min(1), args: z.array(z.string()).optional(), env: z.record(z.string(), z.string()).optional() }),
-  z.strictObject({ url: z.url(), headers: z.record(z.string(), z.string()).optional() }),
+/** A transport; `secrets` names env vars / headers whose values come from set-secret. */
+export const transportSchema = z.union([
+  z.strictObject({
+    command: z.string().min(1), args: z.array(z.string()).optional(), env: z.record(z.string(), z.string()).optional(),
+    secrets: z.array(z.string().min(1)).optional(),
+  }),
+  z.strictObject({
+    url: z.url({ protocol: /^https?$/ }), headers: z.record(z.string(), z.string()).optional(),
+    secrets: z.array(z.string().min(1)).optional(),
+  }),
 ])
 
 const toolSchema = z.strictObject({

@@ -265,3 +265,13 @@ describe('wait_ms', () => {
     expect(done.map((d) => d.body.data.verdict)).toEqual(['ready', 'ready', 'ready', 'ready'])
   })
 })
+
+describe('GET /api/v1/whoami', () => {
+  it('names the tier the credentials reach, and refuses without them', async () => {
+    const op = await fetch(`${server.url}/api/v1/whoami`, { headers: { 'x-api-key': OPERATOR_KEY } })
+    expect(await op.json()).toMatchObject({ success: true, data: { tier: 'operator' } })
+    const ag = await fetch(`${server.url}/api/v1/whoami`, { headers: asAgent })
+    expect(await ag.json()).toMatchObject({ success: true, data: { tier: 'agent', name: 'token:nightly' } })
+    expect((await fetch(`${server.url}/api/v1/whoami`)).status).toBe(401)
+  })
+})
