@@ -89,36 +89,34 @@ export function parseRider(raw: unknown): Rider {
 
 // ---- the response facets (what toolgate emits) -------------------------------------------
 
-const perToolFields = {
-  status: z.enum(['ready', 'unavailable']),
-  reason: z.enum(wireReasons).optional(),
-  retryable: z.boolean().optional(),
+const unavailableFields = {
+  status: z.literal('unavailable'),
+  reason: z.enum(wireReasons),
+  retryable: z.boolean(),
   action: z.enum(actions).optional(),
   detail: z.string().optional(),
   remediation: z.string().optional(),
   did_you_mean: z.array(z.string()).max(3).optional(),
 }
+const readyFields = { status: z.literal('ready') }
+const readySchema = z.strictObject(readyFields)
+const unavailableSchema = z.strictObject(unavailableFields)
+const id = z.string().min(1)
 
-type PerTool = z.infer<z.ZodObject<typeof perToolFields>>
-
-/** The companion schema's conditional rules on a per-tool verdict. */
-function perToolRules(t: PerTool, ctx: z.RefinementCtx) {
-  const fail = (message: string) => ctx.addIssue({ code: 'custom', message })
-  if (t.status === 'ready') {
-    for (const k of ['reason', 'retryable', 'action', 'detail', 'remediation', 'did_you_mean'] as const) {
-      if (t[k] !== undefined) fail(`a ready result carries no ${k}`)
-    }
-    return
-  }
-  if (t.reason === undefined || t.retryable === undefined) return fail('an unavailable result needs reason and retryable')
-  if (t.retryable !== retryableReasons.has(t.reason)) fail(`${t.reason} must have retryable ${retryableReasons.has(t.reason)}`)
-  if (t.did_you_mean !== undefined && t.reason !== 'not_found') fail('did_you_mean only rides not_found')
+/** The companion schema's conditional rules: retryable follows the reason; suggestions only on not_found. */
+function verdictRules(t: z.infer<typeof readySchema> | z.infer<typeof unavailableSchema>, ctx: z.RefinementCtx) {
+  if (t.status === 'ready') return
+  const retryable = retryableReasons.has(t.reason)
+  if (t.retryable !== retryable) ctx.addIssue({ code: 'custom', message: `${t.reason} must have retryable ${retryable}` })
+  if (t.did_you_mean !== undefined && t.reason !== 'not_found') ctx.addIssue({ code: 'custom', message: 'did_you_mean only rides not_found' })
 }
 
-/** Shape A: one entry of the batch facet (id required). */
-export const facetToolSchema = z.strictObject({ id: z.string().min(1), ...perToolFields }).superRefine(perToolRules)
+/** Shape A: one entry of the batch facet (id required; a ready entry is id and status only). */
+export const facetToolSchema = z.discriminatedUnion('status', [
+  z.strictObject({ id, ...readyFields }), z.strictObject({ id, ...unavailableFields }),
+]).superRefine(verdictRules)
 /** Shape B: the single verdict on a resolved tool (no id: the tool names itself). */
-export const resolveFacetSchema = z.strictObject(perToolFields).superRefine(perToolRules)
+export const resolveFacetSchema = z.discriminatedUnion('status', [readySchema, unavailableSchema]).superRefine(verdictRules)
 
 export const facetSchema = z.strictObject({
   verdict: z.enum(verdicts),

@@ -3,7 +3,9 @@ import type { PreflightData } from '../preflight/service'
 import type { Facet, FacetTool, ResolveFacet } from './extension-schema'
 import { wireReasons } from './extension-schema'
 
+type WireReason = (typeof wireReasons)[number]
 const onWire: ReadonlySet<string> = new Set(wireReasons)
+const isWireReason = (r: string): r is WireReason => onWire.has(r)
 
 /**
  * One evaluator result as the MCP surface carries it. Fields are copied by name, never
@@ -14,11 +16,11 @@ export function wireResult(t: ToolResult): FacetTool {
   if (t.status === 'ready') return { id: t.id, status: 'ready' }
   // Agent-tier evaluation never yields the three off-wire codes; refusing here keeps the
   // facet honest if a caller ever passes an operator-tier result by mistake.
-  if (!onWire.has(t.reason)) throw new Error(`reason ${t.reason} cannot appear on the MCP surface`)
+  if (!isWireReason(t.reason)) throw new Error(`reason ${t.reason} cannot appear on the MCP surface`)
   return {
     id: t.id,
     status: 'unavailable',
-    reason: t.reason as FacetTool['reason'],
+    reason: t.reason,
     retryable: t.retryable,
     ...(t.action ? { action: t.action } : {}),
     detail: t.detail,
@@ -34,6 +36,8 @@ export function shapeAFacet(data: PreflightData): Facet {
 
 /** Shape B: the single verdict without id (the resolved tool names itself). */
 export function shapeBFacet(t: ToolResult): ResolveFacet {
-  const { id: _id, ...facet } = wireResult(t)
+  const w = wireResult(t)
+  if (w.status === 'ready') return { status: 'ready' }
+  const { id: _id, ...facet } = w
   return facet
 }

@@ -7,6 +7,7 @@ import { exitCodes } from '../../preflight/taxonomy'
 import { MAX_WAIT_MS, pinsOf, type PreflightBody } from '../../preflight/schemas'
 import type { Caller, Policy } from '../../preflight/evaluate'
 import { unauthorized } from '../../errors'
+import { preflightInBand } from './preflight-in-band'
 
 export function parseDuration(v: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(v.trim())
@@ -42,7 +43,9 @@ export async function preflightCommand(argv: string[]): Promise<number> {
     token: { type: 'string' },
     url: { type: 'string' },
     'api-key': { type: 'string' },
+    'in-band': { type: 'boolean' },
   })
+  if (values['in-band']) return preflightInBand(values, positionals)
   const format = outputFormat(values.output)
   if (positionals.length === 0) throw new UsageError('give at least one tool id (<server>:<tool>)')
   if (positionals.length > 100) throw new UsageError(`too many tool ids: ${positionals.length} (max 100)`)

@@ -1,0 +1,84 @@
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+import pkg from '../../../package.json'
+import { outputFormat, UsageError } from '../args'
+import { preflightTable } from '../output'
+import type { Policy, ToolResult } from '../../preflight/evaluate'
+import { exitCodes } from '../../preflight/taxonomy'
+import { EXTENSION_ID, facetSchema, legacySettings, MAX_RIDER_TOOLS, type Facet, type FacetTool, type Rider } from '../../mcp/extension-schema'
+
+/** The flags `tools preflight` parsed; in band only a subset applies. */
+export interface InBandFlags {
+  url?: string
+  token?: string
+  output?: string
+  db?: string
+  profile?: string
+  pin?: string[]
+  wait?: string
+  'api-key'?: string
+  'read-only-only'?: boolean
+  'exclude-destructive'?: boolean
+  'exclude-open-world'?: boolean
+}
+
+/** Flags with no in-band meaning: the rider has no profile, pins or wait (seed "Reserved fields"). */
+const notInBand: [keyof InBandFlags, string][] = [
+  ['profile', '--profile: scope is the session\'s; use --url <base>/mcp/p/<profile>'],
+  ['pin', '--pin: hash pins are reserved in band (use the REST surface)'],
+  ['wait', '--wait: the rider has no wait budget'],
+  ['api-key', '--api-key: the MCP surface is always the agent tier; use --token'],
+  ['db', '--db: --in-band asks a running server (--url)'],
+]
+
+/** A facet entry as the CLI's table and JSON output show a result. */
+function toResult(t: FacetTool): ToolResult {
+  if (t.status === 'ready') return { id: t.id, status: 'ready' }
+  return {
+    id: t.id, status: 'unavailable', reason: t.reason, retryable: t.retryable,
+    ...(t.action ? { action: t.action } : {}),
+    detail: t.detail ?? '', remediation: t.remediation ?? '',
+    ...(t.did_you_mean ? { did_you_mean: t.did_you_mean } : {}),
+  }
+}
+
+/**
+ * Send the Shape A rider on tools/list with the official MCP client: 2026-07-28 when the
+ * server offers it (the extension declared per request), else the 2025-11-25 convention.
+ */
+export async function sendRider(url: string, rider: Rider, token: string | undefined): Promise<Facet> {
+  const client = new Client({ name: 'toolgate-cli', version: pkg.version }, {
+    capabilities: { extensions: { [EXTENSION_ID]: legacySettings }, experimental: { [EXTENSION_ID]: legacySettings } },
+    versionNegotiation: { mode: 'auto' },
+  })
+  const headers: Record<string, string> = token !== undefined ? { authorization: `Bearer ${token}` } : {}
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }))
+  try {
+    // One page is enough: the facet rides on whichever page carries the rider.
+    const result = await client.request({ method: 'tools/list', params: { _meta: { [EXTENSION_ID]: rider } } })
+    const raw = result._meta?.[EXTENSION_ID]
+    if (raw === undefined) throw new Error(`${url} answered tools/list without the ${EXTENSION_ID} facet: the server does not support the extension`)
+    const facet = facetSchema.safeParse(raw)
+    if (!facet.success) throw new Error(`${url} answered with a facet toolgate cannot read: ${facet.error.issues.map((i) => i.message).join('; ')}`)
+    return facet.data
+  } finally {
+    await client.close()
+  }
+}
+
+/** `toolgate tools preflight --in-band --url <base>/mcp [--token T] <ids…>`: exit 0/10/11/12 like out of band. */
+export async function preflightInBand(values: InBandFlags, ids: string[]): Promise<number> {
+  const format = outputFormat(values.output)
+  for (const [flag, why] of notInBand) if (values[flag] !== undefined) throw new UsageError(`${why} (not available with --in-band)`)
+  if (!values.url) throw new UsageError('--in-band needs --url <base>/mcp (the MCP endpoint)')
+  if (ids.length === 0) throw new UsageError('give at least one tool id (<server>:<tool>)')
+  if (ids.length > MAX_RIDER_TOOLS) throw new UsageError(`too many tool ids: ${ids.length} (max ${MAX_RIDER_TOOLS} in band)`)
+  const policy: Policy = {
+    ...(values['read-only-only'] ? { read_only_only: true } : {}),
+    ...(values['exclude-destructive'] ? { exclude_destructive: true } : {}),
+    ...(values['exclude-open-world'] ? { exclude_open_world: true } : {}),
+  }
+  const facet = await sendRider(values.url, { tools: ids.map((id) => ({ id })), ...(Object.keys(policy).length ? { policy } : {}) }, values.token)
+  if (format === 'json') console.log(JSON.stringify(facet, null, 2))
+  else console.log(preflightTable({ verdict: facet.verdict, checked_at: facet.checked_at, request_id: facet.request_id ?? '', tools: facet.tools.map(toResult) }))
+  return exitCodes[facet.verdict]
+}
