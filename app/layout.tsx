@@ -1,12 +1,12 @@
 import type { Metadata } from 'next'
 import './globals.css'
 
-export const metadata: Metadata = { title: 'toolgate', description: 'MCP tool availability, before a token is spent.' }
+export const metadata: Metadata = { title: { default: 'toolgate', template: '%s · toolgate' }, description: 'MCP tool availability, before a token is spent.' }
 
 export default function RootLayout({ children }: { children: React.ReactNode }) {
   return (
     <html lang="en">
-      <body className="min-h-screen bg-white text-slate-900 antialiased dark:bg-slate-950 dark:text-slate-100">{children}</body>
+      <body className="min-h-screen bg-slate-50 text-slate-900 antialiased dark:bg-slate-950 dark:text-slate-100">{children}</body>
     </html>
   )
 }

@@ -1,0 +1,82 @@
+import type { Metadata } from 'next'
+import Link from 'next/link'
+import { ActivityLine } from '../../../../components/activity/activity-item'
+import { Card, Empty, PageHeader, Pill } from '../../../../components/ui'
+import { VerdictBadge } from '../../../../components/verdict'
+import { requestStory, type ActivityItem } from '../../../../lib/dashboard/activity'
+import { requireOperator } from '../../../../lib/dashboard/operator'
+import { requestIdSchema } from '../../../../lib/dashboard/schemas'
+import { exitCodes, type Verdict } from '../../../../lib/preflight/taxonomy'
+import { serverDb } from '../../../../lib/http/server-db'
+
+export const metadata: Metadata = { title: 'Request' }
+
+interface CheckData {
+  tools: { id: string; status: string; reason?: string }[]
+  ids_raw?: number; ids_unique?: number; profile?: string; policy?: Record<string, boolean>; duration_ms?: number
+}
+
+/** `/activity/<request_id>`: one request's story — the check, its verdicts, the fixes, what followed. */
+export default async function RequestPage({ params }: { params: Promise<{ requestId: string }> }) {
+  const { requestId } = await params
+  await requireOperator(`/activity/${encodeURIComponent(requestId)}`)
+  const valid = requestIdSchema.safeParse(requestId)
+  const { items, followed } = valid.success ? requestStory(serverDb(), requestId) : { items: [], followed: [] }
+  const lastCheck = items.filter((i) => i.type === 'preflight').at(-1)
+  return (
+    <>
+      <PageHeader title="Request story">
+        <span className="font-mono">{requestId}</span> · <Link className="text-sky-700 underline dark:text-sky-300" href={`/activity?request_id=${encodeURIComponent(requestId)}`}>in the timeline</Link>
+      </PageHeader>
+      {items.length === 0 ? (
+        <Empty>{valid.success ? 'No activity was recorded under this request id. Check the id (it is in X-Request-Id, the CLI output and every MCP facet).' : `"${requestId}" is not a request id: they are 1–256 letters, digits, "_" or "-".`}</Empty>
+      ) : (
+        <div className="space-y-4">
+          {lastCheck && <CheckCard check={lastCheck} requestId={requestId} />}
+          <Card title="What happened, in order">
+            <ol className="divide-y divide-slate-100 dark:divide-slate-800">
+              {items.map((it) => <ActivityLine key={it.id} item={it} />)}
+            </ol>
+          </Card>
+          <Card title="What followed on these servers">
+            {followed.length === 0 ? <Empty>Nothing else has happened on these servers since.</Empty> : (
+              <ol className="divide-y divide-slate-100 dark:divide-slate-800">
+                {followed.map((it) => <ActivityLine key={it.id} item={it} />)}
+              </ol>
+            )}
+          </Card>
+        </div>
+      )}
+    </>
+  )
+}
+
+function CheckCard({ check, requestId }: { check: ActivityItem; requestId: string }) {
+  const d = check.data as unknown as CheckData
+  const verdict = check.verdict as Verdict
+  const rerun = new URLSearchParams(d.tools.map((t) => ['id', t.id]))
+  if (check.actor.startsWith('token:')) rerun.set('token', check.actor.slice('token:'.length))
+  if (d.profile) rerun.set('profile', d.profile)
+  for (const [k, v] of Object.entries(d.policy ?? {})) if (v) rerun.set(k, '1')
+  return (
+    <Card title={<span className="flex flex-wrap items-center gap-3">Latest check <VerdictBadge verdict={verdict} exitCode={exitCodes[verdict] ?? 1} /></span>}>
+      <p className="mb-3 text-xs text-slate-600 dark:text-slate-400">
+        via {check.surface} · {check.tier} tier as {check.actor} · {d.ids_unique ?? d.tools.length} unique of {d.ids_raw ?? d.tools.length} requested ids
+        {d.profile && <> · profile {d.profile}</>}{d.duration_ms !== undefined && <> · {d.duration_ms} ms</>}
+      </p>
+      <table className="w-full text-sm" aria-label={`Verdicts of ${requestId}`}>
+        <thead className="text-left text-xs text-slate-500"><tr><th scope="col">Id</th><th scope="col">Status</th><th scope="col">Reason</th></tr></thead>
+        <tbody>
+          {d.tools.map((t) => (
+            <tr key={t.id} className="border-t border-slate-100 dark:border-slate-800">
+              <th scope="row" className="py-1 text-left font-mono text-xs font-normal">{t.id}</th>
+              <td><Pill tone={t.status === 'ready' ? 'good' : 'bad'}>{t.status}</Pill></td>
+              <td className="font-mono text-xs">{t.reason ?? '—'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p className="mt-3"><Link className="text-sm text-sky-700 underline dark:text-sky-300" href={`/preflight?${rerun}`}>Open this check in Preflight to fix it →</Link></p>
+    </Card>
+  )
+}

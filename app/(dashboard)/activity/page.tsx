@@ -1,0 +1,35 @@
+import type { Metadata } from 'next'
+import Link from 'next/link'
+import { ActivityFilters } from '../../../components/activity/filters'
+import { Timeline } from '../../../components/activity/timeline'
+import { ErrorNote } from '../../../components/error-note'
+import { buttonClass, PageHeader } from '../../../components/ui'
+import { activityFilterFromSearch, activityPage, filterKeys } from '../../../lib/dashboard/activity'
+import { requireOperator } from '../../../lib/dashboard/operator'
+import { searchValue, type SearchParams } from '../../../lib/dashboard/search-params'
+import { serverDb } from '../../../lib/http/server-db'
+
+export const metadata: Metadata = { title: 'Activity' }
+
+export default async function ActivityPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  const sp = await searchParams
+  // the filters as written in the URL (kept verbatim for the form and the links)
+  const raw = Object.fromEntries(filterKeys.map((k) => [k, searchValue(sp[k])]).filter(([, v]) => v)) as Record<string, string>
+  const query = new URLSearchParams(raw).toString()
+  await requireOperator(`/activity${query ? `?${query}` : ''}`)
+  const { filter, problems } = activityFilterFromSearch(sp)
+  const { items, nextBefore } = activityPage(serverDb(), filter)
+  const newer = filter.before !== undefined
+  return (
+    <>
+      <PageHeader title="Activity">Every check on every surface, every operator action, every call — grouped by request id, newest first.</PageHeader>
+      <ActivityFilters values={raw} />
+      {problems.length > 0 && <div className="mb-4"><ErrorNote error={`Ignored filter: ${problems.join('; ')}`} fix="Correct the filter or clear it." /></div>}
+      <Timeline key={`${query}|${filter.before ?? ''}`} initial={items} query={query ? `?${query}` : ''} live={!newer} />
+      <nav aria-label="Pages" className="mt-4 flex gap-2">
+        {newer && <Link className={buttonClass()} href={`/activity${query ? `?${query}` : ''}`}>Newest</Link>}
+        {nextBefore !== null && <Link className={buttonClass()} href={`/activity?${new URLSearchParams({ ...raw, before: String(nextBefore) })}`}>Older →</Link>}
+      </nav>
+    </>
+  )
+}

@@ -1,0 +1,20 @@
+import type { Metadata } from 'next'
+import { PreflightWorkbench } from '../../../components/preflight/workbench'
+import { PageHeader } from '../../../components/ui'
+import { preflightOptions } from '../../../lib/dashboard/catalog'
+import { requireOperator } from '../../../lib/dashboard/operator'
+import { preflightFormFromSearch, preflightSearch, type SearchParams } from '../../../lib/dashboard/search-params'
+import { serverDb } from '../../../lib/http/server-db'
+
+export const metadata: Metadata = { title: 'Preflight' }
+
+export default async function PreflightPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  const initial = preflightFormFromSearch(await searchParams)
+  await requireOperator(`/preflight${preflightSearch(initial)}`)
+  return (
+    <>
+      <PageHeader title="Preflight">Is every tool this job needs ready — and if not, why, and what fixes it?</PageHeader>
+      <PreflightWorkbench initial={initial} options={preflightOptions(serverDb())} />
+    </>
+  )
+}

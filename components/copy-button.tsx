@@ -1,0 +1,22 @@
+'use client'
+
+import { useState } from 'react'
+import { Button } from './ui'
+
+/** Copy text to the clipboard; says so for a moment (announced to screen readers). */
+export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+  const [done, setDone] = useState<'copied' | 'failed' | null>(null)
+  return (
+    <Button className="px-2 py-0.5 text-xs" onClick={async () => {
+      try {
+        await navigator.clipboard.writeText(text)
+        setDone('copied')
+      } catch {
+        setDone('failed') // e.g. a non-secure context: the text stays selectable on the page
+      }
+      setTimeout(() => setDone(null), 1500)
+    }}>
+      <span aria-live="polite">{done === 'copied' ? 'Copied' : done === 'failed' ? 'Copy failed' : label}</span>
+    </Button>
+  )
+}

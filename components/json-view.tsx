@@ -1,0 +1,32 @@
+import { CopyButton } from './copy-button'
+
+const TOKEN = /("(?:\\.|[^"\\])*")(\s*:)?|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|\b(true|false|null)\b/g
+
+/** Syntax-highlight already-serialized JSON text without changing a single character of it. */
+function highlight(text: string): React.ReactNode[] {
+  const out: React.ReactNode[] = []
+  let last = 0
+  for (const m of text.matchAll(TOKEN)) {
+    const at = m.index
+    if (at > last) out.push(text.slice(last, at))
+    const cls = m[1] ? (m[2] ? 'json-key' : 'json-string') : m[3] ? 'json-number' : 'json-literal'
+    out.push(<span key={at} className={cls}>{m[1] ?? m[0]}</span>)
+    if (m[2]) out.push(m[2])
+    last = at + m[0].length
+  }
+  out.push(text.slice(last))
+  return out
+}
+
+/** Pretty JSON with a copy button; `text` is shown (and copied) exactly as given. */
+export function JsonView({ text, label }: { text: string; label: string }) {
+  return (
+    <figure className="relative">
+      <figcaption className="mb-1 flex items-center justify-between text-xs font-medium text-slate-500 dark:text-slate-400">
+        <span>{label}</span>
+        <CopyButton text={text} label="Copy JSON" />
+      </figcaption>
+      <pre aria-label={label} className="max-h-[28rem] overflow-auto rounded border border-slate-200 bg-slate-50 p-3 text-xs leading-relaxed dark:border-slate-800 dark:bg-slate-950"><code>{highlight(text)}</code></pre>
+    </figure>
+  )
+}

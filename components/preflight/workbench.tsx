@@ -1,0 +1,133 @@
+'use client'
+
+import Link from 'next/link'
+import { useState, useTransition } from 'react'
+import { remediate, runPreflight } from '../../lib/actions/preflight'
+import type { PreflightOptions } from '../../lib/dashboard/catalog'
+import type { DashboardCheck } from '../../lib/dashboard/preflight'
+import type { Fix, PreflightForm } from '../../lib/dashboard/schemas'
+import { preflightSearch } from '../../lib/dashboard/search-params'
+import { ErrorNote } from '../error-note'
+import { Button, Card, inputClass } from '../ui'
+import { VerdictBadge } from '../verdict'
+import { IdPicker } from './id-picker'
+import { ResultRow } from './result-row'
+
+type Failure = { error: string; fix: string }
+const policyLabels = {
+  read_only_only: 'Read-only tools only',
+  exclude_destructive: 'Exclude destructive tools',
+  exclude_open_world: 'Exclude open-world tools',
+} as const
+
+/** The preflight page's interactive part: the form, the verdict and the rows with their fixes. */
+export function PreflightWorkbench({ initial, options, preview }: { initial: PreflightForm; options: PreflightOptions; preview?: React.ReactNode }) {
+  const [form, setForm] = useState(initial)
+  const [check, setCheck] = useState<{ result: DashboardCheck; form: PreflightForm } | null>(null)
+  const [failure, setFailure] = useState<Failure | null>(null)
+  const [notice, setNotice] = useState<string | null>(null)
+  const [pending, start] = useTransition()
+
+  const update = (patch: Partial<PreflightForm>) => setForm((f) => ({ ...f, ...patch }))
+  const run = (f: PreflightForm) => start(async () => {
+    setNotice(null)
+    // filters live in the URL, so the check can be linked to and reloaded
+    window.history.replaceState(null, '', `/preflight${preflightSearch(f)}`)
+    const r = await runPreflight(f)
+    if (r.ok) { setCheck({ result: r.data, form: f }); setFailure(null) } else setFailure(r)
+  })
+  const fix = (what: Fix) => check && start(async () => {
+    const r = await remediate({ fix: what, check: check.form, requestId: check.result.request_id })
+    if (r.ok) {
+      setCheck({ result: r.data, form: check.form })
+      setFailure(null)
+      setNotice(`Done: ${describeFix(what)}. Recorded under request ${check.result.request_id}; the set was checked again.`)
+    } else setFailure(r)
+  })
+
+  return (
+    <div className="grid gap-6 xl:grid-cols-[minmax(0,1fr)_minmax(0,26rem)]">
+      <div className="min-w-0 space-y-6">
+        <Card>
+          <form aria-label="Preflight" className="space-y-4" onSubmit={(e) => { e.preventDefault(); run(form) }}>
+            <IdPicker ids={form.ids} known={options.ids} onChange={(ids) => update({ ids })} />
+            <div className="grid gap-4 sm:grid-cols-2">
+              <div>
+                <label htmlFor="tier" className="block text-sm font-medium">Evaluate as</label>
+                <select id="tier" value={form.token ?? ''} onChange={(e) => update({ token: e.target.value || null })} className={`mt-1 w-full ${inputClass}`}>
+                  <option value="">Operator (full disclosure)</option>
+                  {options.tokens.map((t) => <option key={t.name} value={t.name}>Agent token “{t.name}”</option>)}
+                </select>
+              </div>
+              <div>
+                <label htmlFor="profile" className="block text-sm font-medium">Profile</label>
+                <select id="profile" value={form.profile ?? ''} onChange={(e) => update({ profile: e.target.value || null })} className={`mt-1 w-full ${inputClass}`}>
+                  <option value="">None (no narrowing)</option>
+                  {options.profiles.map((p) => <option key={p} value={p}>{p}</option>)}
+                </select>
+              </div>
+            </div>
+            <fieldset>
+              <legend className="text-sm font-medium">Policy filters</legend>
+              <div className="mt-1 flex flex-wrap gap-x-5 gap-y-1">
+                {(Object.keys(policyLabels) as (keyof typeof policyLabels)[]).map((k) => (
+                  <label key={k} className="inline-flex items-center gap-2 text-sm">
+                    <input type="checkbox" name={k} checked={!!form.policy[k]} onChange={(e) => update({ policy: { ...form.policy, [k]: e.target.checked } })} />
+                    {policyLabels[k]} <code className="text-xs text-slate-500">{k}</code>
+                  </label>
+                ))}
+              </div>
+            </fieldset>
+            <div className="flex items-center gap-3">
+              <Button type="submit" variant="primary" disabled={pending}>{pending ? 'Checking…' : 'Run preflight'}</Button>
+              <span className="text-xs text-slate-500 dark:text-slate-400">Recorded on the activity log (surface <code>dashboard</code>).</span>
+            </div>
+            {failure && <ErrorNote error={failure.error} fix={failure.fix} />}
+          </form>
+        </Card>
+
+        {notice && <p role="status" className="rounded border border-emerald-300 bg-emerald-50 px-3 py-2 text-sm text-emerald-900 dark:border-emerald-800 dark:bg-emerald-950 dark:text-emerald-100">{notice}</p>}
+
+        {check ? (
+          <Card title={<span className="flex flex-wrap items-center gap-3">Result <VerdictBadge verdict={check.result.verdict} exitCode={check.result.exit_code} /></span>}>
+            <p className="mb-3 text-xs text-slate-600 dark:text-slate-400">
+              {check.result.tier === 'operator' ? 'Operator tier' : `Agent tier, as ${check.result.caller}`} · checked {new Date(check.result.checked_at).toLocaleString()} · request{' '}
+              <Link className="font-mono text-sky-700 underline dark:text-sky-300" href={`/activity/${check.result.request_id}`}>{check.result.request_id}</Link>
+            </p>
+            <div className="overflow-x-auto">
+              <table className="w-full min-w-[48rem] text-sm" aria-label="Per-tool verdicts">
+                <thead className="text-left text-xs text-slate-500 dark:text-slate-400">
+                  <tr><th scope="col" className="pb-2">Id</th><th scope="col">Status</th><th scope="col">Reason</th><th scope="col">Retryable</th><th scope="col">Detail and remediation</th><th scope="col">Action</th><th scope="col">Activity</th></tr>
+                </thead>
+                <tbody>
+                  {check.result.tools.map((t) => (
+                    <ResultRow key={t.id} result={t} detail={check.result.details[t.id]} requestId={check.result.request_id} token={check.form.token}
+                      busy={pending} onFix={fix} onRecheck={() => run(check.form)}
+                      onReplaceId={(from, to) => {
+                        const next = { ...check.form, ids: check.form.ids.map((i) => (i.trim() === from ? to : i)) }
+                        setForm(next)
+                        run(next)
+                      }} />
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </Card>
+        ) : (
+          <Card><p className="text-sm text-slate-600 dark:text-slate-400">Pick the tools a job needs and run a preflight: each id comes back ready, or with the reason it is not and the button that fixes it.</p></Card>
+        )}
+      </div>
+      {preview && <aside aria-label="Live _meta preview" className="min-w-0">{preview}</aside>}
+    </div>
+  )
+}
+
+function describeFix(f: Fix): string {
+  switch (f.kind) {
+    case 'approve_tool': return `approved ${f.id}`
+    case 'enable_tool': return `unblocked ${f.id}`
+    case 'allow_tool': return `allowed ${f.id} in its server's configuration`
+    case 'enable_server': return `enabled server ${f.server}`
+    case 'release_server': return `released server ${f.server} from quarantine`
+  }
+}

@@ -1,0 +1,41 @@
+import 'server-only'
+import type { z } from 'zod'
+import type { Db } from '../../db/client'
+import { describeError, ToolgateError, type FailureKind } from '../errors'
+import { serverDb } from '../http/server-db'
+import { formatIssues } from '../preflight/schemas'
+import { isSignedIn, OPERATOR_ACTOR } from '../dashboard/operator'
+
+/** What every dashboard action returns: data, or an error that says why and what to do. */
+export type ActionResult<T> = { ok: true; data: T } | { ok: false; error: string; fix: string }
+
+export interface OperatorContext { db: Db; actor: string }
+
+const fixes: Record<FailureKind, string> = {
+  bad_request: 'Correct the highlighted input and try again.',
+  unauthorized: 'Sign in again with the operator API key.',
+  not_found: 'Reload the page: the state changed since it was shown.',
+  unavailable: 'Check that the state database is reachable, then retry.',
+}
+
+export const signedOut = { ok: false, error: 'You are not signed in (or your session expired).', fix: fixes.unauthorized } as const
+
+/**
+ * The one wrapper every server action goes through. Server actions are public POST
+ * endpoints, so the session is checked before anything else — even before the input is
+ * looked at — then the input is parsed with zod, then ONE lib/ function runs.
+ */
+export function operatorAction<S extends z.ZodType, T>(schema: S, run: (input: z.output<S>, ctx: OperatorContext) => T | Promise<T>) {
+  return async (raw: z.input<S>): Promise<ActionResult<T>> => {
+    if (!(await isSignedIn())) return signedOut
+    const parsed = schema.safeParse(raw)
+    if (!parsed.success) return { ok: false, error: `Invalid input: ${formatIssues(parsed.error)}`, fix: fixes.bad_request }
+    try {
+      return { ok: true, data: await run(parsed.data, { db: serverDb(), actor: OPERATOR_ACTOR }) }
+    } catch (e) {
+      if (e instanceof ToolgateError) return { ok: false, error: e.message, fix: fixes[e.kind] }
+      console.error(`toolgate dashboard: action failed: ${describeError(e)}`)
+      return { ok: false, error: `The action failed: ${describeError(e)}`, fix: fixes.unavailable }
+    }
+  }
+}

@@ -1,0 +1,53 @@
+import { eq } from 'drizzle-orm'
+import type { Db, Tx } from '../../db/client'
+import { agentTokens, profiles } from '../../db/schema'
+import { hashSecret, newSecret } from '../auth/secrets'
+import { badRequest, notFoundError } from '../errors'
+import { recordChange } from './record-change'
+import type { TokenScope } from './schemas'
+import type { ActionContext } from './tools'
+
+const scopeColumns = { allowedServers: agentTokens.allowedServers, profilePin: agentTokens.profilePin }
+
+/** A pin must name a profile that exists now (a later deletion is what makes a pin deny-all). */
+function assertProfile(tx: Tx, pin: string | null) {
+  if (pin !== null && !tx.select({ n: profiles.name }).from(profiles).where(eq(profiles.name, pin)).get()) {
+    throw badRequest(`no profile "${pin}" exists: create it first or choose another pin`)
+  }
+}
+
+/** Create an agent token. The secret is returned once and only its hash is stored. */
+export function createAgentToken(db: Db, name: string, scope: TokenScope, ctx: ActionContext) {
+  return db.transaction((tx: Tx) => {
+    if (tx.select({ n: agentTokens.name }).from(agentTokens).where(eq(agentTokens.name, name)).get()) {
+      throw badRequest(`a token named "${name}" already exists: pick another name or revoke it first`)
+    }
+    assertProfile(tx, scope.profilePin)
+    const token = newSecret('tg_at_')
+    const now = Date.now()
+    tx.insert(agentTokens).values({ name, tokenHash: hashSecret(token), ...scope, createdAt: now }).run()
+    return { name, token, ...recordChange(tx, 'token.created', ctx, { target: name, before: null, after: scope }, now) }
+  }, { behavior: 'immediate' })
+}
+
+/** Change a token's scope: allowed servers and profile pin. */
+export function updateAgentToken(db: Db, name: string, scope: TokenScope, ctx: ActionContext) {
+  return db.transaction((tx: Tx) => {
+    const before = tx.select(scopeColumns).from(agentTokens).where(eq(agentTokens.name, name)).get()
+    if (!before) throw notFoundError(`no token named "${name}"`)
+    assertProfile(tx, scope.profilePin)
+    const now = Date.now()
+    tx.update(agentTokens).set(scope).where(eq(agentTokens.name, name)).run()
+    return { name, before, after: scope, ...recordChange(tx, 'token.updated', ctx, { target: name, before, after: scope }, now) }
+  }, { behavior: 'immediate' })
+}
+
+/** Revoke (delete) a token: its secret stops working at once on every surface. */
+export function revokeAgentToken(db: Db, name: string, ctx: ActionContext) {
+  return db.transaction((tx: Tx) => {
+    const before = tx.select(scopeColumns).from(agentTokens).where(eq(agentTokens.name, name)).get()
+    if (!before) throw notFoundError(`no token named "${name}"`)
+    tx.delete(agentTokens).where(eq(agentTokens.name, name)).run()
+    return { name, ...recordChange(tx, 'token.revoked', ctx, { target: name, before, after: null }) }
+  }, { behavior: 'immediate' })
+}

@@ -1,0 +1,55 @@
+import type { ToolResult } from '../preflight/evaluate'
+import { parseToolId } from '../preflight/ids'
+import type { Fix } from './schemas'
+
+/**
+ * What a row's remediation button does, decided from the verdict's reason and action. Pure, so
+ * the browser renders it and tests can check every reason has an honest answer:
+ *   run    — a shared admin mutation, then a re-check (review first: a diff or what a release exposes)
+ *   link   — a page where the fix is made (or, for upstream actions, where it will be)
+ *   recheck — nothing to change; the state is transient
+ */
+export type RowFix =
+  | { kind: 'run'; fix: Fix; label: string; review?: 'diff' | 'exposure' }
+  | { kind: 'link'; href: string; label: string; note?: string }
+  | { kind: 'recheck'; label: string }
+
+const serverPage = (server: string) => `/servers/${encodeURIComponent(server)}`
+
+export function fixFor(r: ToolResult, token: string | null): RowFix | null {
+  if (r.status === 'ready') return null
+  const p = parseToolId(r.id)
+  const server = 'malformed' in p ? null : p.server
+  if (server === null) return null
+  switch (r.reason) {
+    case 'tool_pending_approval':
+      return { kind: 'run', fix: { kind: 'approve_tool', id: r.id }, label: 'Approve' }
+    case 'tool_changed':
+      return { kind: 'run', fix: { kind: 'approve_tool', id: r.id }, label: 'Review change', review: 'diff' }
+    case 'server_quarantined':
+      return { kind: 'run', fix: { kind: 'release_server', server }, label: 'Review server', review: 'exposure' }
+    case 'server_disabled':
+      return { kind: 'run', fix: { kind: 'enable_server', server }, label: 'Enable server' }
+    case 'tool_blocked_by_user':
+      return { kind: 'run', fix: { kind: 'enable_tool', id: r.id }, label: 'Unblock tool' }
+    case 'tool_denied_by_config':
+      return { kind: 'run', fix: { kind: 'allow_tool', id: r.id }, label: 'Allow in config' }
+    case 'server_initializing':
+      return { kind: 'recheck', label: 'Check again' }
+    case 'server_not_in_scope':
+      return token
+        ? { kind: 'link', href: `/tokens#token-${encodeURIComponent(token)}`, label: 'Edit token scope' }
+        : { kind: 'link', href: '/tokens#profiles', label: 'Edit profile' }
+    case 'missing_annotation':
+    case 'hash_mismatch':
+      return { kind: 'link', href: serverPage(server), label: 'Open server' }
+    // Login, restart, logs and secrets belong to the upstream runtime: its server page is where they live.
+    case 'oauth_required':
+    case 'server_unhealthy':
+      return { kind: 'link', href: serverPage(server), label: actionLabels[r.action ?? 'view_logs'] ?? 'Open server' }
+    default:
+      return null // not_found, server_not_configured, policy_filtered: nothing in state to change
+  }
+}
+
+const actionLabels: Record<string, string> = { login: 'Log in', restart: 'Restart', view_logs: 'View logs', set_secret: 'Set secret' }

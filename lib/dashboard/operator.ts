@@ -1,0 +1,26 @@
+import 'server-only'
+import { cookies } from 'next/headers'
+import { redirect } from 'next/navigation'
+import { isValidSession } from '../auth/session'
+import { SESSION_COOKIE } from './session-cookie'
+import { serverDb } from '../http/server-db'
+
+/** Who the dashboard's operator is on the record (the same name the REST operator tier uses). */
+export const OPERATOR_ACTOR = 'operator'
+
+/** Whether this request carries a valid operator session. Every page, route and action asks. */
+export async function isSignedIn(): Promise<boolean> {
+  const jar = await cookies()
+  return isValidSession(serverDb(), jar.get(SESSION_COOKIE)?.value)
+}
+
+/** Pages call this first; without a session the operator is sent to sign in and brought back. */
+export async function requireOperator(returnTo: string): Promise<void> {
+  if (!(await isSignedIn())) redirect(`/login?next=${encodeURIComponent(returnTo)}`)
+}
+
+/** Route handlers answer 401 instead of redirecting: their callers are scripts and pollers. */
+export async function unauthorizedUnlessSignedIn(): Promise<Response | null> {
+  if (await isSignedIn()) return null
+  return Response.json({ error: 'not signed in', fix: 'Sign in to the dashboard with the operator API key.' }, { status: 401, headers: { 'cache-control': 'no-store' } })
+}

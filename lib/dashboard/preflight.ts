@@ -1,0 +1,65 @@
+import { eq } from 'drizzle-orm'
+import type { Db } from '../../db/client'
+import { agentTokens } from '../../db/schema'
+import { mintRequestId } from '../activity/request-id'
+import { allowToolInConfig } from '../admin/server-settings'
+import { enableServer, unquarantineServer } from '../admin/servers'
+import { approveTool, enableTool, type ActionContext } from '../admin/tools'
+import { badRequest } from '../errors'
+import type { Caller } from '../preflight/evaluate'
+import { runCheckSync, type PreflightData } from '../preflight/service'
+import { exitCodes } from '../preflight/taxonomy'
+import type { Fix, PreflightForm } from './schemas'
+import { rowDetails, type RowDetail } from './row-details'
+
+export interface DashboardCheck extends PreflightData {
+  exit_code: number
+  tier: Caller['tier']
+  caller: string
+  /** what a row's remediation needs shown before it runs: a diff, the tools a release exposes */
+  details: Record<string, RowDetail>
+}
+
+/**
+ * The caller a dashboard check runs as: the signed-in operator, or an agent token's own
+ * identity and scope read from its row (so "preflight as this token" is exactly what the
+ * token itself would be told).
+ */
+export function callerFor(db: Db, token: string | null, operator: string): Caller {
+  if (token === null) return { tier: 'operator', name: operator }
+  const row = db.select().from(agentTokens).where(eq(agentTokens.name, token)).get()
+  if (!row) throw badRequest(`no agent token named "${token}": choose one from the list`)
+  return { tier: 'agent', name: `token:${row.name}`, allowedServers: row.allowedServers, profilePin: row.profilePin }
+}
+
+/** A recorded check (surface `dashboard`) through the one evaluation seam. */
+export function dashboardPreflight(db: Db, form: PreflightForm, operator: string, requestId = mintRequestId()): DashboardCheck {
+  const caller = callerFor(db, form.token, operator)
+  const data = runCheckSync(db, {
+    caller, surface: 'dashboard', requestId,
+    input: { ids: form.ids, ...(form.profile !== null ? { profile: form.profile } : {}), ...(hasPolicy(form) ? { policy: form.policy } : {}) },
+  })
+  return { ...data, exit_code: exitCodes[data.verdict], tier: caller.tier, caller: caller.name, details: rowDetails(db, data.tools) }
+}
+
+const hasPolicy = (form: PreflightForm) => Object.values(form.policy).some(Boolean)
+
+/** Run one remediation through the shared admin mutation (it records who did what). */
+export function applyFix(db: Db, fix: Fix, ctx: ActionContext) {
+  switch (fix.kind) {
+    case 'approve_tool': return approveTool(db, fix.id, ctx)
+    case 'enable_tool': return enableTool(db, fix.id, ctx)
+    case 'allow_tool': return allowToolInConfig(db, fix.id, ctx)
+    case 'enable_server': return enableServer(db, fix.server, ctx)
+    case 'release_server': return unquarantineServer(db, fix.server, ctx)
+  }
+}
+
+/**
+ * Remediate, then check again. Both are recorded under the originating check's request_id,
+ * so /activity/<request_id> reads as one story: blocked → what the operator did → the verdict after.
+ */
+export function remediateAndRecheck(db: Db, fix: Fix, form: PreflightForm, requestId: string, operator: string): DashboardCheck {
+  applyFix(db, fix, { actor: operator, requestId })
+  return dashboardPreflight(db, form, operator, requestId)
+}

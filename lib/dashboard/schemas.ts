@@ -1,0 +1,37 @@
+import { z } from 'zod'
+import { policySchema } from '../preflight/schemas'
+import { profileNameSchema, serverNameSchema, tokenNameSchema } from '../admin/schemas'
+
+/**
+ * The dashboard's boundary schemas: what its forms and URLs may carry. Actions parse their
+ * input with these; pages parse their search params with them too (filters live in the URL).
+ */
+export const MAX_DASHBOARD_IDS = 100
+const requestIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,256}$/, 'request id must be 1–256 letters, digits, "_" or "-"')
+
+export const preflightFormSchema = z.strictObject({
+  ids: z.array(z.string().trim().min(1, 'tool ids must not be blank').max(300, 'a tool id is at most 300 characters'))
+    .min(1, 'enter at least one tool id (<server>:<tool>)')
+    .max(MAX_DASHBOARD_IDS, `at most ${MAX_DASHBOARD_IDS} tool ids per check`),
+  // evaluate at the operator tier (null) or as this agent token
+  token: tokenNameSchema.nullable(),
+  profile: profileNameSchema.nullable(),
+  policy: policySchema,
+})
+export type PreflightForm = z.infer<typeof preflightFormSchema>
+
+const toolIdSchema = z.string().trim().min(3, 'a tool id is <server>:<tool>').max(300)
+
+/** One remediation a row's button can run. Upstream actions are absent until lib/upstream exports them. */
+export const fixSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('approve_tool'), id: toolIdSchema }),
+  z.strictObject({ kind: z.literal('enable_tool'), id: toolIdSchema }),
+  z.strictObject({ kind: z.literal('allow_tool'), id: toolIdSchema }),
+  z.strictObject({ kind: z.literal('enable_server'), server: serverNameSchema }),
+  z.strictObject({ kind: z.literal('release_server'), server: serverNameSchema }),
+])
+export type Fix = z.infer<typeof fixSchema>
+
+export const remediateSchema = z.strictObject({ fix: fixSchema, check: preflightFormSchema, requestId: requestIdSchema })
+
+export { requestIdSchema }

@@ -1,0 +1,19 @@
+import { NextResponse, type NextRequest } from 'next/server'
+import { SESSION_COOKIE } from './lib/dashboard/session-cookie'
+
+/**
+ * A convenience only: a browser with no session cookie at all is sent to sign in before any
+ * page renders. It never decides access — every page, route handler and server action
+ * verifies the signed session itself (an expired or forged cookie passes here and fails there).
+ */
+export function proxy(request: NextRequest) {
+  if (request.cookies.has(SESSION_COOKIE)) return NextResponse.next()
+  const login = new URL('/login', request.url)
+  login.searchParams.set('next', request.nextUrl.pathname + request.nextUrl.search)
+  return NextResponse.redirect(login)
+}
+
+export const config = {
+  // dashboard pages only: not the sign-in page, APIs (they answer 401), /mcp or static assets
+  matcher: ['/', '/preflight/:path*', '/activity/:path*', '/servers/:path*', '/tokens/:path*'],
+}

@@ -1,0 +1,62 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import path from 'node:path'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import type { Db } from '../../db/client'
+import type { StateFileInput } from '../../lib/state/schema'
+import { demoStateFile, freshDb, load } from '../helpers/db'
+import { startServer, type RunningServer } from '../helpers/server'
+
+export const OPERATOR_KEY = 'tg_op_dashboard_test_key_0123456789'
+export const CHROMIUM = '/usr/bin/chromium'
+export const SCREENSHOTS = path.resolve(__dirname, '..', '..', 'test-results', 'screenshots')
+
+export type State = Omit<StateFileInput, 'version'>
+export const demoState = (): State => JSON.parse(readFileSync(demoStateFile(), 'utf8'))
+
+export interface Dashboard { db: Db; file: string; server: RunningServer; browser: Browser; stop: () => Promise<void> }
+
+/**
+ * Debian's Chromium driven by playwright-core. A missing browser is a failure with the fix in
+ * the message — never a skip, never a download.
+ */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium is missing at ${CHROMIUM}: install Debian's package (apt-get install -y chromium). Browser tests never download a browser.`)
+  }
+  // launch() gives every run a fresh temporary profile (user-data-dir)
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  })
+}
+
+/** A temp database with `state`, the real app on loopback (next start) and a browser. */
+export async function startDashboard(state: State = demoState()): Promise<Dashboard> {
+  const { db, file } = freshDb()
+  load(db, state)
+  const server = await startServer({ TOOLGATE_DB: file, TOOLGATE_API_KEY: OPERATOR_KEY })
+  let browser: Browser
+  try {
+    browser = await launchChromium()
+  } catch (e) {
+    await server.stop()
+    throw e
+  }
+  return { db, file, server, browser, stop: async () => { await browser.close(); await server.stop() } }
+}
+
+/** A browser context signed in through the real sign-in form. */
+export async function signedIn(d: Dashboard, viewport = { width: 1280, height: 900 }): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await d.browser.newContext({ viewport, baseURL: d.server.url })
+  const page = await context.newPage()
+  await page.goto('/login')
+  await page.getByLabel('Operator API key').fill(OPERATOR_KEY)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.waitForURL((u) => u.pathname === '/')
+  return { context, page }
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true })
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true })
+}
