@@ -4,6 +4,10 @@ export const activityTypes = [
   'tool.approved', 'tool.blocked', 'tool.enabled',
   'server.enabled', 'server.disabled', 'server.quarantined', 'server.unquarantined',
   'state.loaded',
+  // dashboard operator actions (lib/admin/*): sign-in, server settings, tokens, profiles
+  'operator.signed_in', 'operator.signed_out', 'server.configured',
+  'token.created', 'token.updated', 'token.revoked',
+  'profile.created', 'profile.updated', 'profile.deleted',
 ] as const
 export type ActivityType = (typeof activityTypes)[number]
 
