@@ -52,7 +52,7 @@ export const riderSchema = z.strictObject({
         .refine((s) => s.trim() !== '', 'must be a non-empty string'),
     }, { error: objectError('field') }),
     { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an array') },
-  ).min(1, 'must not be empty'),
+  ).min(1, 'must not be empty').max(MAX_RIDER_TOOLS, `must have at most ${MAX_RIDER_TOOLS} entries`),
   policy: policySchema.optional(),
 }, { error: objectError('field') })
 export type Rider = z.infer<typeof riderSchema>

@@ -1,4 +1,5 @@
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+import { Client, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+import { z } from 'zod'
 import pkg from '../../../package.json'
 import { outputFormat, UsageError } from '../args'
 import { preflightTable } from '../output'
@@ -41,6 +42,19 @@ function toResult(t: FacetTool): ToolResult {
   }
 }
 
+const rpcErrorBody = z.object({ error: z.object({ message: z.string() }) })
+
+/** The server's own words for an HTTP-level refusal (bad token, unknown profile …), found on the error's cause chain. */
+function explain(e: unknown, url: string): Error {
+  for (let c: unknown = e; c instanceof Error; c = c.cause) {
+    if (c instanceof SdkHttpError) {
+      const body = rpcErrorBody.safeParse((() => { try { return JSON.parse(String(c.data.text ?? '')) } catch { return null } })())
+      if (body.success) return new Error(`${url} answered HTTP ${c.status}: ${body.data.error.message}`)
+    }
+  }
+  return e instanceof Error ? e : new Error(String(e))
+}
+
 /**
  * Send the Shape A rider on tools/list with the official MCP client: 2026-07-28 when the
  * server offers it (the extension declared per request), else the 2025-11-25 convention.
@@ -51,7 +65,11 @@ export async function sendRider(url: string, rider: Rider, token: string | undef
     versionNegotiation: { mode: 'auto' },
   })
   const headers: Record<string, string> = token !== undefined ? { authorization: `Bearer ${token}` } : {}
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }))
+  try {
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }))
+  } catch (e) {
+    throw explain(e, url)
+  }
   try {
     // One page is enough: the facet rides on whichever page carries the rider.
     const result = await client.request({ method: 'tools/list', params: { _meta: { [EXTENSION_ID]: rider } } })
