@@ -6,6 +6,7 @@ import type { ToolResult } from '../../lib/preflight/evaluate'
 import type { RowDetail } from '../../lib/dashboard/row-details'
 import type { Fix } from '../../lib/dashboard/schemas'
 import { fixFor } from '../../lib/dashboard/fixes'
+import { Exposure } from '../servers/exposure'
 import { Button, LinkButton, Pill } from '../ui'
 import { DefinitionDiff } from './definition-diff'
 
@@ -73,24 +74,5 @@ export function ResultRow({ result: r, detail, requestId, token, busy, onFix, on
         </tr>
       )}
     </>
-  )
-}
-
-function Exposure({ detail }: { detail: Extract<RowDetail, { kind: 'exposure' }> }) {
-  const served = detail.tools.filter((t) => t.after_release === 'callable').length
-  return (
-    <div>
-      <p className="mb-2 text-sm">Releasing <span className="font-mono">{detail.server}</span> from quarantine would serve {served} of its {detail.tools.length} tools:</p>
-      <ul className="space-y-1 text-xs">
-        {detail.tools.map((t) => (
-          <li key={t.name} className="flex flex-wrap items-baseline gap-2">
-            <span className="font-mono">{t.name}</span>
-            <Pill tone={t.after_release === 'callable' ? 'warn' : 'muted'}>{t.after_release === 'callable' ? 'would be served' : `stays withheld: ${t.after_release}`}</Pill>
-            {t.annotations && <span className="text-slate-500">{Object.entries(t.annotations).map(([k, v]) => `${k}=${String(v)}`).join(' ')}</span>}
-            {t.description && <span className="text-slate-600 dark:text-slate-400">— {t.description}</span>}
-          </li>
-        ))}
-      </ul>
-    </div>
   )
 }

@@ -1,4 +1,5 @@
 import 'server-only'
+import { refresh } from 'next/cache'
 import type { z } from 'zod'
 import type { Db } from '../../db/client'
 import { describeError, ToolgateError, type FailureKind } from '../errors'
@@ -25,13 +26,20 @@ export const signedOut = { ok: false, error: 'You are not signed in (or your ses
  * endpoints, so the session is checked before anything else — even before the input is
  * looked at — then the input is parsed with zod, then ONE lib/ function runs.
  */
-export function operatorAction<S extends z.ZodType, T>(schema: S, run: (input: z.output<S>, ctx: OperatorContext) => T | Promise<T>) {
+export function operatorAction<S extends z.ZodType, T>(
+  schema: S,
+  run: (input: z.output<S>, ctx: OperatorContext) => T | Promise<T>,
+  opts: { refresh?: boolean } = {},
+) {
   return async (raw: z.input<S>): Promise<ActionResult<T>> => {
     if (!(await isSignedIn())) return signedOut
     const parsed = schema.safeParse(raw)
     if (!parsed.success) return { ok: false, error: `Invalid input: ${formatIssues(parsed.error)}`, fix: fixes.bad_request }
     try {
-      return { ok: true, data: await run(parsed.data, { db: serverDb(), actor: OPERATOR_ACTOR }) }
+      const data = await run(parsed.data, { db: serverDb(), actor: OPERATOR_ACTOR })
+      // state shown by server components changed: re-render the current page in the same round trip
+      if (opts.refresh) refresh()
+      return { ok: true, data }
     } catch (e) {
       if (e instanceof ToolgateError) return { ok: false, error: e.message, fix: fixes[e.kind] }
       console.error(`toolgate dashboard: action failed: ${describeError(e)}`)

@@ -1,0 +1,23 @@
+import type { Metadata } from 'next'
+import { ProfilesPanel } from '../../../components/access/profiles-panel'
+import { TokensPanel } from '../../../components/access/tokens-panel'
+import { PageHeader } from '../../../components/ui'
+import { accessOverview } from '../../../lib/dashboard/access'
+import { requireOperator } from '../../../lib/dashboard/operator'
+import { serverDb } from '../../../lib/http/server-db'
+
+export const metadata: Metadata = { title: 'Tokens & profiles' }
+
+export default async function TokensPage() {
+  await requireOperator('/tokens')
+  const data = accessOverview(serverDb())
+  return (
+    <>
+      <PageHeader title="Tokens & profiles">An agent token&apos;s scope is its allowed servers ∩ its profile pin ∩ the profile it asks for.</PageHeader>
+      <div className="grid gap-6 lg:grid-cols-2">
+        <TokensPanel data={data} />
+        <ProfilesPanel data={data} />
+      </div>
+    </>
+  )
+}

@@ -1,0 +1,98 @@
+'use client'
+
+import Link from 'next/link'
+import { useState, useTransition } from 'react'
+import { createTokenAction, revokeTokenAction, updateTokenAction } from '../../lib/actions/access'
+import type { TokenScope } from '../../lib/admin/schemas'
+import type { AccessOverview } from '../../lib/dashboard/access'
+import { ActionButton } from '../action-button'
+import { CopyButton } from '../copy-button'
+import { ErrorNote } from '../error-note'
+import { Button, Card, Empty, inputClass, Pill } from '../ui'
+import { ServerPicker } from './server-picker'
+
+type Failure = { error: string; fix: string }
+
+function ScopeFields({ scope, onChange, data }: { scope: TokenScope; onChange: (s: TokenScope) => void; data: AccessOverview }) {
+  return (
+    <>
+      <ServerPicker legend="Allowed servers" allowAll servers={data.servers} value={scope.allowedServers} onChange={(allowedServers) => onChange({ ...scope, allowedServers })} />
+      <div>
+        <label className="block text-sm font-medium">Profile pin
+          <select value={scope.profilePin ?? ''} onChange={(e) => onChange({ ...scope, profilePin: e.target.value || null })} className={`mt-1 block ${inputClass}`}>
+            <option value="">None</option>
+            {data.profiles.map((p) => <option key={p.name} value={p.name}>{p.name}</option>)}
+          </select>
+        </label>
+      </div>
+    </>
+  )
+}
+
+export function TokensPanel({ data }: { data: AccessOverview }) {
+  const [name, setName] = useState('')
+  const [scope, setScope] = useState<TokenScope>({ allowedServers: [], profilePin: null })
+  const [created, setCreated] = useState<{ name: string; token: string } | null>(null)
+  const [failure, setFailure] = useState<Failure | null>(null)
+  const [pending, start] = useTransition()
+  return (
+    <div className="space-y-4">
+      <Card title="Create an agent token">
+        <form aria-label="Create an agent token" className="space-y-3" onSubmit={(e) => {
+          e.preventDefault()
+          start(async () => {
+            const r = await createTokenAction({ name, scope })
+            if (r.ok) { setCreated(r.data); setFailure(null); setName(''); setScope({ allowedServers: [], profilePin: null }) } else setFailure(r)
+          })
+        }}>
+          <div>
+            <label htmlFor="token-name" className="block text-sm font-medium">Name</label>
+            <input id="token-name" value={name} onChange={(e) => setName(e.target.value)} placeholder="nightly-sync" className={`mt-1 ${inputClass}`} />
+          </div>
+          <ScopeFields scope={scope} onChange={setScope} data={data} />
+          <Button type="submit" variant="primary" disabled={pending}>{pending ? 'Creating…' : 'Create token'}</Button>
+          {failure && <ErrorNote error={failure.error} fix={failure.fix} />}
+        </form>
+        {created && (
+          <div role="status" className="mt-4 rounded border border-amber-300 bg-amber-50 p-3 text-sm dark:border-amber-700 dark:bg-amber-950">
+            <p className="font-medium">Token “{created.name}” created. Copy it now: it is stored only as a hash and will not be shown again.</p>
+            <p className="mt-2 flex flex-wrap items-center gap-2"><code data-testid="new-token" className="break-all rounded bg-white px-2 py-1 dark:bg-slate-900">{created.token}</code><CopyButton text={created.token} label="Copy token" /></p>
+          </div>
+        )}
+      </Card>
+      <Card title="Agent tokens">
+        {data.tokens.length === 0 ? <Empty>No agent tokens yet. Agents without a token reach /mcp anonymously at the agent tier.</Empty> : (
+          <ul className="divide-y divide-slate-200 dark:divide-slate-800">
+            {data.tokens.map((t) => <TokenRow key={t.name} token={t} data={data} />)}
+          </ul>
+        )}
+      </Card>
+    </div>
+  )
+}
+
+function TokenRow({ token: t, data }: { token: AccessOverview['tokens'][number]; data: AccessOverview }) {
+  const [editing, setEditing] = useState(false)
+  const [scope, setScope] = useState<TokenScope>({ allowedServers: t.allowedServers, profilePin: t.profilePin })
+  return (
+    <li id={`token-${t.name}`} data-testid={`token-${t.name}`} className="py-3">
+      <div className="flex flex-wrap items-center gap-3">
+        <span className="font-mono font-medium">{t.name}</span>
+        <span className="text-xs text-slate-600 dark:text-slate-400">servers: {t.allowedServers.length ? t.allowedServers.join(', ') : 'none'}</span>
+        <span className="text-xs text-slate-600 dark:text-slate-400">pin: {t.profilePin ?? 'none'}</span>
+        {t.pinDangling && <Pill tone="bad" title="the pinned profile was deleted: this token is denied everything">pinned profile missing</Pill>}
+        <span className="ml-auto flex flex-wrap gap-2">
+          <Link className="text-sm text-sky-700 underline dark:text-sky-300" href={`/preflight?token=${encodeURIComponent(t.name)}`}>Preflight as this token</Link>
+          <Button aria-expanded={editing} onClick={() => setEditing(!editing)}>{editing ? 'Close' : 'Edit scope'}</Button>
+          <ActionButton action={revokeTokenAction} input={{ name: t.name }} label="Revoke" variant="danger" confirm={`Revoke ${t.name}? Agents using it are refused at once.`} />
+        </span>
+      </div>
+      {editing && (
+        <div className="mt-3 space-y-3 rounded border border-slate-200 p-3 dark:border-slate-800">
+          <ScopeFields scope={scope} onChange={setScope} data={data} />
+          <ActionButton action={updateTokenAction} input={{ name: t.name, scope }} label="Save scope" variant="primary" onDone={() => setEditing(false)} />
+        </div>
+      )}
+    </li>
+  )
+}

@@ -1,0 +1,36 @@
+'use client'
+
+import { useState, useTransition } from 'react'
+import type { ActionResult } from '../lib/actions/safe-action'
+import { ErrorNote } from './error-note'
+import { Button, type ButtonVariant } from './ui'
+
+/**
+ * A button that runs one server action with a fixed input. Shows progress, asks first when the
+ * change is drastic, and explains a failure (why + fix) right under itself.
+ */
+export function ActionButton<I>({ action, input, label, pendingLabel, confirm, variant = 'secondary', onDone }: {
+  action: (input: I) => Promise<ActionResult<unknown>>
+  input: I
+  label: string
+  pendingLabel?: string
+  confirm?: string
+  variant?: ButtonVariant
+  onDone?: () => void
+}) {
+  const [pending, start] = useTransition()
+  const [failure, setFailure] = useState<{ error: string; fix: string } | null>(null)
+  return (
+    <span className="inline-flex flex-col gap-1">
+      <Button variant={variant} disabled={pending} onClick={() => {
+        if (confirm && !window.confirm(confirm)) return
+        start(async () => {
+          const r = await action(input)
+          setFailure(r.ok ? null : r)
+          if (r.ok) onDone?.()
+        })
+      }}>{pending ? (pendingLabel ?? `${label}…`) : label}</Button>
+      {failure && <ErrorNote error={failure.error} fix={failure.fix} />}
+    </span>
+  )
+}

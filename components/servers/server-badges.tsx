@@ -1,0 +1,26 @@
+import type { Health, ServerRow } from '../../lib/dashboard/servers'
+import { Pill, type Tone } from '../ui'
+
+const healthTone: Record<Health, Tone> = { ready: 'good', starting: 'warn', login_needed: 'bad', unhealthy: 'bad', unpublished: 'muted' }
+const healthLabel: Record<Health, string> = { ready: 'connected', starting: 'starting', login_needed: 'login needed', unhealthy: 'unhealthy', unpublished: 'no state yet' }
+
+/** What the operator set: enabled, quarantined, trust. */
+export function AdminState({ s }: { s: Pick<ServerRow, 'enabled' | 'quarantined' | 'trust'> }) {
+  return (
+    <span className="inline-flex flex-wrap gap-1">
+      <Pill tone={s.enabled ? 'good' : 'bad'}>{s.enabled ? 'enabled' : 'disabled'}</Pill>
+      {s.quarantined && <Pill tone="bad">quarantined</Pill>}
+      <Pill tone={s.trust === 'auto' ? 'warn' : 'muted'} title={s.trust === 'auto' ? 'approval gate off for this server' : 'tools need approval'}>trust: {s.trust}</Pill>
+    </span>
+  )
+}
+
+/** What the runtime sees: the connection's health and its note. */
+export function HealthState({ s }: { s: Pick<ServerRow, 'health' | 'connection'> }) {
+  return (
+    <span className="inline-flex flex-col gap-0.5">
+      <Pill tone={healthTone[s.health]} title={s.connection?.state ?? 'the runtime has not published a state'}>{healthLabel[s.health]}</Pill>
+      {s.connection?.detail && <span className="text-xs text-slate-500 dark:text-slate-400">{s.connection.detail}</span>}
+    </span>
+  )
+}

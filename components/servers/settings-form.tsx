@@ -1,0 +1,51 @@
+'use client'
+
+import { useState, useTransition } from 'react'
+import { saveServerSettings } from '../../lib/actions/servers'
+import type { ServerSettings } from '../../lib/admin/schemas'
+import { ErrorNote } from '../error-note'
+import { Button, inputClass } from '../ui'
+
+const lines = (s: string) => s.split(/[\n,]+/).map((x) => x.trim()).filter(Boolean)
+
+/** disabled_tools, the enabled_tools allowlist and trust: the `configure` remediation. */
+export function SettingsForm({ server, settings }: { server: string; settings: ServerSettings }) {
+  const [disabled, setDisabled] = useState(settings.disabledTools.join('\n'))
+  const [useAllowlist, setUseAllowlist] = useState(settings.enabledTools !== null)
+  const [allowed, setAllowed] = useState((settings.enabledTools ?? []).join('\n'))
+  const [trust, setTrust] = useState(settings.trust)
+  const [result, setResult] = useState<{ ok: true } | { ok: false; error: string; fix: string } | null>(null)
+  const [pending, start] = useTransition()
+  return (
+    <form aria-label="Server settings" className="space-y-3" onSubmit={(e) => {
+      e.preventDefault()
+      start(async () => {
+        const r = await saveServerSettings({ server, settings: { disabledTools: lines(disabled), enabledTools: useAllowlist ? lines(allowed) : null, trust } })
+        setResult(r.ok ? { ok: true } : r)
+      })
+    }}>
+      <div>
+        <label htmlFor="trust" className="block text-sm font-medium">Trust</label>
+        <select id="trust" value={trust} onChange={(e) => setTrust(e.target.value as ServerSettings['trust'])} className={`mt-1 ${inputClass}`}>
+          <option value="manual">manual — new and changed tools wait for approval</option>
+          <option value="auto">auto — approval gate off (user blocks still apply)</option>
+        </select>
+      </div>
+      <div>
+        <label htmlFor="disabled-tools" className="block text-sm font-medium">Disabled tools <span className="font-normal text-slate-500">(one per line)</span></label>
+        <textarea id="disabled-tools" rows={3} value={disabled} onChange={(e) => setDisabled(e.target.value)} className={`mt-1 w-full font-mono ${inputClass}`} />
+      </div>
+      <div>
+        <label className="inline-flex items-center gap-2 text-sm font-medium">
+          <input type="checkbox" checked={useAllowlist} onChange={(e) => setUseAllowlist(e.target.checked)} /> Only allow listed tools (enabled_tools)
+        </label>
+        {useAllowlist && (
+          <textarea aria-label="Enabled tools (one per line)" rows={3} value={allowed} onChange={(e) => setAllowed(e.target.value)} className={`mt-1 w-full font-mono ${inputClass}`} />
+        )}
+      </div>
+      <Button type="submit" variant="primary" disabled={pending}>{pending ? 'Saving…' : 'Save settings'}</Button>
+      {result?.ok && <p role="status" className="text-sm text-emerald-700 dark:text-emerald-300">Saved and recorded.</p>}
+      {result && !result.ok && <ErrorNote error={result.error} fix={result.fix} />}
+    </form>
+  )
+}

@@ -1,0 +1,24 @@
+import type { Db } from '../../db/client'
+import { listActivity } from '../activity/query'
+import { listTools } from '../admin/catalog'
+import { presentActivity } from './activity'
+import { toolChange, type RowDetail } from './row-details'
+import { serverRows } from './servers'
+
+const RECENT_BLOCKED = 8
+
+/** Everything that needs an operator now, each item carrying what its fix needs. */
+export function overview(db: Db) {
+  const servers = serverRows(db)
+  const waiting = listTools(db).filter((t) => t.status === 'tool_pending_approval' || t.status === 'tool_changed')
+  // the two verdict indexes, merged: blocked and unknown_ids checks, newest first
+  const blocked = [...listActivity(db, { verdict: 'blocked', limit: RECENT_BLOCKED }), ...listActivity(db, { verdict: 'unknown_ids', limit: RECENT_BLOCKED })]
+    .sort((a, b) => b.id - a.id).slice(0, RECENT_BLOCKED).map(presentActivity)
+  return {
+    tools: waiting.map((t) => ({ ...t, change: t.status === 'tool_changed' ? toolChange(db, t.server, t.name) as Extract<RowDetail, { kind: 'diff' }> | undefined : undefined })),
+    quarantined: servers.filter((s) => s.quarantined),
+    loginNeeded: servers.filter((s) => s.enabled && !s.quarantined && s.health === 'login_needed'),
+    unhealthy: servers.filter((s) => s.enabled && !s.quarantined && s.health === 'unhealthy'),
+    blocked,
+  }
+}

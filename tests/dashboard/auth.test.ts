@@ -1,0 +1,137 @@
+import { eq } from 'drizzle-orm'
+import type { Request as PwRequest } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { agentTokens, toolApprovals } from '../../db/schema'
+import { listActivity } from '../../lib/activity/query'
+import { rotateOperatorKey } from '../../lib/auth/operator-key'
+import { OPERATOR_KEY, signedIn, startDashboard, type Dashboard } from './harness'
+
+let d: Dashboard
+beforeAll(async () => { d = await startDashboard() })
+afterAll(async () => { await d?.stop() })
+
+const pages = ['/', '/preflight', '/activity', '/activity/req_anything', '/servers', '/servers/notes', '/tokens']
+const approval = (tool: string) => d.db.select().from(toolApprovals).where(eq(toolApprovals.toolName, tool)).get()
+
+/** Capture a real server-action call made by the signed-in UI, to replay it over plain HTTP. */
+function captureAction(page: import('playwright-core').Page): Promise<PwRequest> {
+  return page.waitForRequest((r) => r.method() === 'POST' && r.headers()['next-action'] !== undefined)
+}
+
+async function replay(req: PwRequest, opts: { cookie?: string; body?: string }): Promise<{ status: number; text: string }> {
+  const headers: Record<string, string> = { ...req.headers() }
+  // the body may be rewritten: let fetch compute its length; the cookie is ours to choose
+  delete headers['content-length']
+  delete headers.cookie
+  if (opts.cookie) headers.cookie = opts.cookie
+  const res = await fetch(req.url(), { method: 'POST', headers, body: opts.body ?? req.postData() ?? '', redirect: 'manual' })
+  return { status: res.status, text: await res.text() }
+}
+
+describe('sign-in and the session', () => {
+  it('signs in with the operator key, refuses an agent token and a wrong key, and sets a strict HttpOnly cookie', async () => {
+    const context = await d.browser.newContext({ baseURL: d.server.url })
+    const page = await context.newPage()
+    await page.goto('/login')
+    for (const [key, message] of [['tg_at_demo_nightly_0000', 'agent tokens cannot open the dashboard'], ['tg_op_wrong', 'not the operator API key']]) {
+      await page.getByLabel('Operator API key').fill(key)
+      await page.getByRole('button', { name: 'Sign in' }).click()
+      await expect.poll(() => page.getByRole('alert').filter({ hasText: 'Why:' }).textContent()).toContain(message)
+      expect(new URL(page.url()).pathname).toBe('/login')
+    }
+    expect(await context.cookies()).toEqual([])
+    await page.getByLabel('Operator API key').fill(OPERATOR_KEY)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.waitForURL((u) => u.pathname === '/')
+    const [cookie] = await context.cookies()
+    expect(cookie).toMatchObject({ name: 'toolgate_session', httpOnly: true, sameSite: 'Strict', path: '/' })
+    expect(listActivity(d.db, { type: 'operator.signed_in' }).length).toBe(1)
+    await context.close()
+  })
+
+  it('a signed-out browser reaches no page — not even with a forged cookie that gets past the proxy', async () => {
+    const context = await d.browser.newContext({ baseURL: d.server.url })
+    const page = await context.newPage()
+    for (const path of pages) {
+      await page.goto(path)
+      expect(new URL(page.url()).pathname, path).toBe('/login')
+    }
+    await context.addCookies([{ name: 'toolgate_session', value: `${Date.now() + 3_600_000}.${'A'.repeat(43)}`, url: d.server.url }])
+    for (const path of pages) {
+      await page.goto(path)
+      expect(new URL(page.url()).pathname, path).toBe('/login')
+      expect(new URL(page.url()).searchParams.get('next'), path).toBe(path)
+    }
+    const api = await fetch(`${d.server.url}/api/dashboard/activity`)
+    expect(api.status).toBe(401)
+    await context.close()
+  })
+
+  it('server actions refuse a caller without a session and change nothing; the same request with the session works', async () => {
+    const { context, page } = await signedIn(d)
+    await page.goto('/servers/notes')
+    const captured = captureAction(page)
+    await page.getByTestId('tool-notes:export_notes').getByRole('button', { name: 'Approve' }).click()
+    const req = await captured
+    await expect.poll(() => approval('export_notes')?.status).toBe('approved')
+    const session = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ')
+
+    // the same action, now for another pending tool, replayed without the cookie
+    const other = (req.postData() ?? '').replace('notes:export_notes', 'docs:lookup')
+    expect(other).toContain('docs:lookup')
+    const before = listActivity(d.db).length
+    // no cookie at all: the proxy turns it away before any action code runs
+    expect((await replay(req, { body: other })).status).toBe(307)
+    // a forged session gets past the proxy; the action's own check refuses it
+    const forged = await replay(req, { body: other, cookie: `toolgate_session=${Date.now() + 60_000}.${'B'.repeat(43)}` })
+    expect(forged.text).toContain('You are not signed in')
+    expect(approval('lookup')?.status).toBe('pending')
+    expect(listActivity(d.db).length).toBe(before)
+    // proof the replay itself is sound: with the real session it goes through
+    expect((await replay(req, { body: other, cookie: session })).text).toContain('"ok":true')
+    expect(approval('lookup')?.status).toBe('approved')
+    await context.close()
+  })
+
+  it('server actions reject bad input (zod) with a visible message and change nothing', async () => {
+    const { context, page } = await signedIn(d)
+    await page.goto('/tokens')
+    const before = listActivity(d.db).length
+    await page.getByLabel('Name').first().fill('not a valid name!')
+    await page.getByRole('button', { name: 'Create token' }).click()
+    const alert = page.getByRole('alert').filter({ hasText: 'Why:' })
+    await expect.poll(() => alert.textContent()).toContain('Invalid input')
+    expect(await alert.textContent()).toContain('token name may use letters')
+    expect(d.db.select().from(agentTokens).all().map((t) => t.name).sort()).toEqual(['nightly', 'notes-bot'])
+    expect(listActivity(d.db).length).toBe(before)
+
+    // a hand-made payload that breaks the schema is refused the same way
+    await page.goto('/servers/notes')
+    const captured = captureAction(page)
+    await page.getByTestId('tool-notes:read_note').getByRole('button', { name: 'Block' }).click()
+    const req = await captured
+    await expect.poll(() => approval('read_note')?.disabled).toBe(true)
+    const session = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ')
+    const bad = (req.postData() ?? '').replace(/"ids":\[[^\]]*\]/, '"ids":[]')
+    expect(bad).toContain('"ids":[]')
+    const count = listActivity(d.db).length
+    expect((await replay(req, { body: bad, cookie: session })).text).toContain('select at least one tool')
+    expect(listActivity(d.db).length).toBe(count)
+    await context.close()
+  })
+
+  it('signs out, and rotating the operator key ends every session', async () => {
+    const a = await signedIn(d)
+    const b = await signedIn(d)
+    await a.page.getByRole('button', { name: 'Sign out' }).click()
+    await a.page.waitForURL((u) => u.pathname === '/login')
+    expect(await a.context.cookies()).toEqual([])
+    await b.page.goto('/servers')
+    expect(new URL(b.page.url()).pathname).toBe('/servers')
+    rotateOperatorKey(d.db)
+    await b.page.goto('/servers')
+    expect(new URL(b.page.url()).pathname).toBe('/login')
+    await a.context.close()
+    await b.context.close()
+  })
+})
