@@ -4,6 +4,10 @@ export const activityTypes = [
   'tool.approved', 'tool.blocked', 'tool.enabled',
   'server.enabled', 'server.disabled', 'server.quarantined', 'server.unquarantined',
   'state.loaded',
+  // upstream runtime (lib/upstream/*): configuration, discovery transitions, logins, calls
+  'server.added', 'server.removed', 'server.secret_set', 'server.restart_requested',
+  'server.login_started', 'server.login_completed', 'server.baseline',
+  'tool.discovered', 'tool.changed', 'tool.auto_approved', 'tool.gone', 'tool.returned', 'tool.call',
   // dashboard operator actions (lib/admin/*): sign-in, server settings, tokens, profiles
   'operator.signed_in', 'operator.signed_out', 'server.configured',
   'token.created', 'token.updated', 'token.revoked',

@@ -15,7 +15,7 @@ const HELP = `toolgate — is every tool this job needs ready, and if not, why a
       --exclude-open-world  --wait 2s  --token <agent token>  --url <base> [--api-key K]  -o table|json
   toolgate tools list [--server S] [-o json]          every known tool with status and pin
   toolgate tools approve|block|enable <server:tool>
-  toolgate upstream enable|disable|quarantine|unquarantine <server>
+  toolgate upstream list|add|import|remove|enable|disable|quarantine|unquarantine|restart|set-secret|login|logs ...
   toolgate activity list [--request-id ID] [--type T] [--limit N] [-o json]
   toolgate activity show <id>
   toolgate state load <file> | state dump

@@ -36,7 +36,8 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
   let output = ''
   const child: ChildProcess = spawn(process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'start', '-H', '127.0.0.1', '-p', String(port)], {
     cwd: root,
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...env },
+    // the upstream runtime stays off unless a test asks for it (TOOLGATE_RUNTIME: 'on')
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', TOOLGATE_RUNTIME: 'off', PORT: String(port), ...env },
     detached: true, // own process group
     stdio: ['ignore', 'pipe', 'pipe'],
   })

@@ -1,15 +1,119 @@
-import { cliActor, one, openCliDb, parse, UsageError } from '../args'
+import { readFileSync } from 'node:fs'
+import { cliActor, one, openCliDb, outputFormat, parse, UsageError } from '../args'
+import { table } from '../output'
 import { disableServer, enableServer, quarantineServer, unquarantineServer } from '../../admin/servers'
+import { addServer, importServers, listUpstreams, removeServer, requestRestart, setSecret } from '../../upstream/config'
+import { readLogs } from '../../upstream/publish'
+import { startLogin } from '../../upstream/oauth'
 
 const mutations = { enable: enableServer, disable: disableServer, quarantine: quarantineServer, unquarantine: unquarantineServer }
 
-export function upstreamCommand(sub: string | undefined, argv: string[]): number {
+const USAGE = `usage:
+  toolgate upstream list [-o json]
+  toolgate upstream add <name> (--command CMD [--arg A]... [--env K=V]... | --url URL [--header 'K: V']...) [--secret NAME]... [--trusted] [--trust auto]
+  toolgate upstream import <mcpServers.json> [--trusted]
+  toolgate upstream remove <name>
+  toolgate upstream enable|disable|quarantine|unquarantine|restart <name>
+  toolgate upstream set-secret <name> <SECRET_NAME>      (the value is read from stdin)
+  toolgate upstream login <name> [--url <toolgate base URL>]
+  toolgate upstream logs <name> [--lines N]`
+
+function pairs(values: string[] | undefined, sep: string, flag: string): Record<string, string> | undefined {
+  if (!values?.length) return undefined
+  return Object.fromEntries(values.map((v) => {
+    const at = v.indexOf(sep)
+    if (at <= 0) throw new UsageError(`${flag} must look like NAME${sep}VALUE, not "${v}"`)
+    return [v.slice(0, at).trim(), v.slice(at + 1).trim()]
+  }))
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const c of process.stdin) chunks.push(c as Buffer)
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '')
+}
+
+export async function upstreamCommand(sub: string | undefined, argv: string[]): Promise<number> {
+  const actor = { actor: cliActor() }
   if (sub === 'enable' || sub === 'disable' || sub === 'quarantine' || sub === 'unquarantine') {
     const { values, positionals } = parse(argv, {})
-    const r = mutations[sub](openCliDb(values.db), one(positionals, 'server name'), { actor: cliActor() })
+    const r = mutations[sub](openCliDb(values.db), one(positionals, 'server name'), actor)
     const fmt = (s: typeof r.before) => `${s.enabled ? 'enabled' : 'disabled'}${s.quarantined ? ', quarantined' : ''}`
     console.log(`${r.name}: ${fmt(r.before)} → ${fmt(r.after)}  (activity ${r.activityId}, request_id ${r.requestId})`)
     return 0
   }
-  throw new UsageError('usage: toolgate upstream enable|disable|quarantine|unquarantine <server>')
+  if (sub === 'list') {
+    const { values } = parse(argv, {})
+    const rows = listUpstreams(openCliDb(values.db))
+    if (outputFormat(values.output) === 'json') console.log(JSON.stringify(rows, null, 2))
+    else console.log(table(['NAME', 'ADMIN', 'TRUST', 'CONNECTION', 'TRANSPORT', 'DETAIL'], rows.map((r) => [
+      r.name, `${r.enabled ? 'enabled' : 'disabled'}${r.quarantined ? ', quarantined' : ''}`, r.trust, r.connection,
+      r.transport ?? '(state file)', [r.detail, r.missingSecrets.length ? `missing secrets: ${r.missingSecrets.join(', ')}` : ''].filter(Boolean).join('; '),
+    ])))
+    return 0
+  }
+  if (sub === 'add') {
+    const { values, positionals } = parse(argv, {
+      command: { type: 'string' }, arg: { type: 'string', multiple: true }, env: { type: 'string', multiple: true },
+      url: { type: 'string' }, header: { type: 'string', multiple: true }, secret: { type: 'string', multiple: true },
+      trusted: { type: 'boolean' }, trust: { type: 'string' },
+    })
+    const name = one(positionals, 'server name')
+    if (!values.command === !values.url) throw new UsageError('give exactly one of --command (stdio) or --url (Streamable HTTP)')
+    const secrets = values.secret?.length ? { secrets: values.secret } : {}
+    const transport = values.command
+      ? { command: values.command, ...(values.arg ? { args: values.arg } : {}), ...(values.env ? { env: pairs(values.env, '=', '--env') } : {}), ...secrets }
+      : { url: values.url, ...(values.header ? { headers: pairs(values.header, ':', '--header') } : {}), ...secrets }
+    const r = addServer(openCliDb(values.db), { name, transport, trusted: values.trusted ?? false, ...(values.trust ? { trust: values.trust } : {}) }, actor)
+    console.log(r.quarantined
+      ? `added ${name} (quarantined: review it, then toolgate upstream unquarantine ${name})`
+      : `added ${name} (trusted: its first discovery becomes the approved baseline)`)
+    return 0
+  }
+  if (sub === 'import') {
+    const { values, positionals } = parse(argv, { trusted: { type: 'boolean' } })
+    const file = one(positionals, 'mcpServers JSON file')
+    let doc: unknown
+    try {
+      doc = JSON.parse(readFileSync(file, 'utf8'))
+    } catch (e) {
+      throw new UsageError(`cannot read ${file} as JSON: ${(e as Error).message}`)
+    }
+    const names = importServers(openCliDb(values.db), doc, { trusted: values.trusted ?? false }, actor)
+    console.log(`imported ${names.length} server${names.length === 1 ? '' : 's'}: ${names.join(', ')}${values.trusted ? '' : ' (quarantined until reviewed)'}`)
+    return 0
+  }
+  if (sub === 'remove' || sub === 'restart') {
+    const { values, positionals } = parse(argv, {})
+    const name = one(positionals, 'server name')
+    if (sub === 'remove') removeServer(openCliDb(values.db), name, actor)
+    else requestRestart(openCliDb(values.db), name, actor)
+    console.log(sub === 'remove' ? `removed ${name}` : `restart requested for ${name}; the runtime reconnects it within a second`)
+    return 0
+  }
+  if (sub === 'set-secret') {
+    const { values, positionals } = parse(argv, {})
+    if (positionals.length !== 2) throw new UsageError('usage: toolgate upstream set-secret <server> <SECRET_NAME>  (value on stdin)')
+    const value = await readStdin()
+    setSecret(openCliDb(values.db), positionals[0], positionals[1], value, actor)
+    console.log(`stored ${positionals[1]} for ${positionals[0]} (not shown; the runtime reconnects with it)`)
+    return 0
+  }
+  if (sub === 'login') {
+    const { values, positionals } = parse(argv, { url: { type: 'string' } })
+    const baseUrl = values.url ?? process.env.TOOLGATE_URL ?? 'http://127.0.0.1:3000'
+    const r = await startLogin(openCliDb(values.db), one(positionals, 'server name'), { baseUrl }, actor)
+    console.log('url' in r ? `Open this URL to log in (toolgate at ${baseUrl} receives the callback):\n${r.url}` : 'already authorized: the stored token is valid')
+    return 0
+  }
+  if (sub === 'logs') {
+    const { values, positionals } = parse(argv, { lines: { type: 'string' } })
+    const n = values.lines === undefined ? 50 : Number(values.lines)
+    if (!Number.isInteger(n) || n < 1 || n > 1000) throw new UsageError(`--lines must be an integer 1..1000, not "${values.lines}"`)
+    const lines = readLogs(openCliDb(values.db), one(positionals, 'server name'), n)
+    if (outputFormat(values.output) === 'json') console.log(JSON.stringify(lines, null, 2))
+    else console.log(lines.length ? lines.map((l) => `${new Date(l.at).toISOString()} ${l.stream === 'stderr' ? 'stderr' : 'event '} ${l.line}`).join('\n') : '(no log lines yet)')
+    return 0
+  }
+  throw new UsageError(USAGE)
 }

@@ -1,0 +1,215 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
+import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import type { Db } from '../../db/client'
+import type { ConnectionAction, ConnectionState, Transport } from '../../db/schema'
+import { describeError } from '../errors'
+import { projectRoot } from '../paths'
+import { applyDiscovery, type DiscoveredTool } from './discovery'
+import { DbOAuthProvider, CALLBACK_PATH } from './oauth'
+
+export interface ConnectionSpec {
+  name: string
+  transport: Transport
+  secrets: Record<string, string>
+  fingerprint: string
+}
+
+export interface RuntimeOptions {
+  baseUrl: string // toolgate's own URL, for OAuth redirects
+  connectTimeoutMs: number
+  pingIntervalMs: number
+  backoffBaseMs: number
+  backoffMaxMs: number
+}
+
+type Publish = (state: ConnectionState, detail?: string | null, action?: ConnectionAction | null) => void
+type Log = (stream: 'stderr' | 'event', line: string) => void
+
+/** A 401 that the OAuth provider could not fix by refreshing: only a login helps. */
+const isUnauthorized = (e: unknown) => e instanceof UnauthorizedError || (e as { code?: unknown })?.code === 401
+
+const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve) => {
+  const t = setTimeout(resolve, ms)
+  signal.addEventListener('abort', () => { clearTimeout(t); resolve() }, { once: true })
+})
+
+/**
+ * One upstream: connect, discover, stay connected, reconnect with capped exponential backoff.
+ * It waits (and publishes why) rather than retrying when only an operator can help: missing
+ * secrets (set_secret) or a needed login (pending_auth).
+ */
+export class UpstreamConnection {
+  private stopController = new AbortController()
+  private client?: Client
+  private ready = false
+  private discovering: Promise<void> | null = null
+  private rediscoverAgain = false
+
+  constructor(
+    private db: Db, readonly spec: ConnectionSpec, private opts: RuntimeOptions,
+    private publish: Publish, private log: Log,
+  ) {}
+
+  get isReady(): boolean {
+    return this.ready
+  }
+
+  start(): void {
+    void this.run()
+  }
+
+  async stop(): Promise<void> {
+    this.stopController.abort()
+    this.ready = false
+    await this.client?.close().catch(() => undefined)
+  }
+
+  /** Route one tools/call to the upstream. The caller has already checked the gates. */
+  async callTool(tool: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
+    if (!this.client || !this.ready) throw new Error(`server "${this.spec.name}" is not connected`)
+    return (await this.client.callTool({ name: tool, arguments: args ?? {} })) as CallToolResult
+  }
+
+  private get stopped() {
+    return this.stopController.signal.aborted
+  }
+
+  private missingSecrets(): string[] {
+    return (this.spec.transport.secrets ?? []).filter((n) => !(n in this.spec.secrets))
+  }
+
+  private makeTransport(): SdkTransport {
+    const t = this.spec.transport
+    const secretValues = Object.fromEntries((t.secrets ?? []).map((n) => [n, this.spec.secrets[n]]))
+    if ('command' in t) {
+      const transport = new StdioClientTransport({
+        command: t.command, args: t.args ?? [], cwd: projectRoot(), stderr: 'pipe',
+        env: { ...getDefaultEnvironment(), ...(t.env ?? {}), ...secretValues },
+      })
+      let partial = ''
+      transport.stderr?.on('data', (chunk: Buffer) => {
+        const lines = (partial + chunk.toString('utf8')).split('\n')
+        partial = lines.pop() ?? ''
+        for (const l of lines) if (l.trim()) this.log('stderr', l)
+      })
+      return transport
+    }
+    const authProvider = new DbOAuthProvider(this.db, this.spec.name, new URL(CALLBACK_PATH, this.opts.baseUrl).href, false)
+    return new StreamableHTTPClientTransport(new URL(t.url), {
+      authProvider,
+      requestInit: { headers: { ...(t.headers ?? {}), ...secretValues } },
+    })
+  }
+
+  private async run(): Promise<void> {
+    const signal = this.stopController.signal
+    for (let attempt = 0; !this.stopped; attempt++) {
+      const missing = this.missingSecrets()
+      if (missing.length) {
+        const detail = `missing secret${missing.length > 1 ? 's' : ''} ${missing.join(', ')}: set with toolgate upstream set-secret ${this.spec.name} <NAME>`
+        this.publish('error', detail, 'set_secret')
+        this.log('event', detail)
+        return // the supervisor restarts this connection when a secret is set
+      }
+      this.publish('connecting')
+      this.log('event', `connecting (attempt ${attempt + 1})`)
+      const closed = new Promise<string>((resolve) => {
+        void this.connectAndServe(resolve).catch((e: unknown) => resolve(`failed: ${describeError(e)}`))
+      })
+      const outcome = await closed
+      this.ready = false
+      await this.client?.close().catch(() => undefined)
+      this.client = undefined
+      if (this.stopped) return
+      if (outcome === 'unauthorized') {
+        this.publish('pending_auth', `login required: toolgate upstream login ${this.spec.name}`, 'login')
+        this.log('event', 'the server requires an OAuth login')
+        return // the supervisor restarts this connection when tokens are saved
+      }
+      const wasReady = outcome.startsWith('closed')
+      if (wasReady) attempt = 0
+      this.publish(wasReady ? 'disconnected' : 'error', outcome)
+      const backoff = Math.min(this.opts.backoffMaxMs, this.opts.backoffBaseMs * 2 ** attempt)
+      this.log('event', `${outcome}; reconnecting in ${backoff} ms`)
+      await sleep(backoff, signal)
+    }
+  }
+
+  /** Connect, discover, then serve until the connection ends; resolve(reason) exactly once. */
+  private async connectAndServe(done: (reason: string) => void): Promise<void> {
+    const client = new Client({ name: 'toolgate', version: '0.1.0' }, { capabilities: {} })
+    this.client = client
+    let finished = false
+    const finish = (reason: string) => {
+      if (!finished) { finished = true; done(reason) }
+    }
+    client.onclose = () => finish(this.ready ? 'closed: the upstream connection ended' : 'failed: the upstream closed the connection')
+    client.onerror = (e) => this.log('event', `transport error: ${describeError(e)}`)
+    try {
+      await client.connect(this.makeTransport(), { timeout: this.opts.connectTimeoutMs })
+      if (this.stopped) return finish('stopped')
+      this.publish('discovering')
+      await this.discover()
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.rediscover())
+      this.ready = true
+      this.publish('ready')
+      this.log('event', 'ready')
+    } catch (e) {
+      return finish(isUnauthorized(e) ? 'unauthorized' : `failed: ${describeError(e)}`)
+    }
+    // Liveness: a ping notices dropped connections and expired logins between calls.
+    while (!finished && !this.stopped) {
+      await sleep(this.opts.pingIntervalMs, this.stopController.signal)
+      if (finished || this.stopped) break
+      try {
+        await client.ping({ timeout: this.opts.connectTimeoutMs })
+      } catch (e) {
+        finish(isUnauthorized(e) ? 'unauthorized' : `closed: ping failed: ${describeError(e)}`)
+      }
+    }
+    finish('stopped')
+  }
+
+  /** tools/list, following every nextCursor page. */
+  private async discover(): Promise<void> {
+    const client = this.client!
+    const all: DiscoveredTool[] = []
+    let cursor: string | undefined
+    do {
+      const page = await client.listTools(cursor ? { cursor } : {}, { timeout: this.opts.connectTimeoutMs })
+      for (const t of page.tools) {
+        all.push({
+          name: t.name, description: t.description, inputSchema: t.inputSchema as Record<string, unknown>,
+          outputSchema: t.outputSchema as Record<string, unknown> | undefined, annotations: t.annotations,
+        })
+      }
+      cursor = page.nextCursor
+    } while (cursor)
+    const out = applyDiscovery(this.db, this.spec.name, all)
+    this.log('event', `discovered ${all.length} tools${out.baseline ? ' (approved as the baseline)' : ''}` +
+      `${out.added.length && !out.baseline ? `; new: ${out.added.join(', ')}` : ''}${out.changed.length ? `; changed: ${out.changed.join(', ')}` : ''}${out.gone.length ? `; gone: ${out.gone.join(', ')}` : ''}`)
+  }
+
+  /** Re-discover on list_changed; bursts collapse into one extra pass. */
+  private rediscover(): void {
+    if (this.discovering) {
+      this.rediscoverAgain = true
+      return
+    }
+    this.discovering = (async () => {
+      do {
+        this.rediscoverAgain = false
+        try {
+          await this.discover()
+        } catch (e) {
+          this.log('event', `re-discovery failed: ${describeError(e)}`)
+        }
+      } while (this.rediscoverAgain && !this.stopped)
+      this.discovering = null
+    })()
+  }
+}
