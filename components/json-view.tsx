@@ -18,15 +18,19 @@ function highlight(text: string): React.ReactNode[] {
   return out
 }
 
-/** Pretty JSON with a copy button; `text` is shown (and copied) exactly as given. */
-export function JsonView({ text, label }: { text: string; label: string }) {
+/**
+ * Pretty JSON with a copy button. `text` is shown as given; `copy` (default: `text`) is what
+ * the button copies, e.g. the exact wire bytes behind a pretty-printed view; `raw` is kept
+ * on the element for anyone (a test, a devtools user) who needs those bytes.
+ */
+export function JsonView({ text, label, copy = text, raw }: { text: string; label: string; copy?: string; raw?: string }) {
   return (
     <figure className="relative">
       <figcaption className="mb-1 flex items-center justify-between text-xs font-medium text-slate-500 dark:text-slate-400">
         <span>{label}</span>
-        <CopyButton text={text} label="Copy JSON" />
+        <CopyButton text={copy} label="Copy JSON" />
       </figcaption>
-      <pre aria-label={label} className="max-h-[28rem] overflow-auto rounded border border-slate-200 bg-slate-50 p-3 text-xs leading-relaxed dark:border-slate-800 dark:bg-slate-950"><code>{highlight(text)}</code></pre>
+      <pre aria-label={label} data-raw={raw} className="max-h-[28rem] overflow-auto rounded border border-slate-200 bg-slate-50 p-3 text-xs leading-relaxed dark:border-slate-800 dark:bg-slate-950"><code>{highlight(text)}</code></pre>
     </figure>
   )
 }

@@ -11,6 +11,7 @@ import { ErrorNote } from '../error-note'
 import { Button, Card, inputClass } from '../ui'
 import { VerdictBadge } from '../verdict'
 import { IdPicker } from './id-picker'
+import { MetaPreview } from './meta-preview'
 import { ResultRow } from './result-row'
 
 type Failure = { error: string; fix: string }
@@ -21,7 +22,7 @@ const policyLabels = {
 } as const
 
 /** The preflight page's interactive part: the form, the verdict and the rows with their fixes. */
-export function PreflightWorkbench({ initial, options, preview }: { initial: PreflightForm; options: PreflightOptions; preview?: React.ReactNode }) {
+export function PreflightWorkbench({ initial, options }: { initial: PreflightForm; options: PreflightOptions }) {
   const [form, setForm] = useState(initial)
   const [check, setCheck] = useState<{ result: DashboardCheck; form: PreflightForm } | null>(null)
   const [failure, setFailure] = useState<Failure | null>(null)
@@ -117,7 +118,7 @@ export function PreflightWorkbench({ initial, options, preview }: { initial: Pre
           <Card><p className="text-sm text-slate-600 dark:text-slate-400">Pick the tools a job needs and run a preflight: each id comes back ready, or with the reason it is not and the button that fixes it.</p></Card>
         )}
       </div>
-      {preview && <aside aria-label="Live _meta preview" className="min-w-0">{preview}</aside>}
+      <aside aria-label="Live _meta preview" className="min-w-0"><MetaPreview form={form} /></aside>
     </div>
   )
 }

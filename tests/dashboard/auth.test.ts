@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { agentTokens, toolApprovals } from '../../db/schema'
 import { listActivity } from '../../lib/activity/query'
 import { rotateOperatorKey } from '../../lib/auth/operator-key'
-import { OPERATOR_KEY, signedIn, startDashboard, type Dashboard } from './harness'
+import { OPERATOR_KEY, signedIn, startDashboard, type Dashboard, eventually } from './harness'
 
 let d: Dashboard
 beforeAll(async () => { d = await startDashboard() })
@@ -36,7 +36,7 @@ describe('sign-in and the session', () => {
     for (const [key, message] of [['tg_at_demo_nightly_0000', 'agent tokens cannot open the dashboard'], ['tg_op_wrong', 'not the operator API key']]) {
       await page.getByLabel('Operator API key').fill(key)
       await page.getByRole('button', { name: 'Sign in' }).click()
-      await expect.poll(() => page.getByRole('alert').filter({ hasText: 'Why:' }).textContent()).toContain(message)
+      await eventually(() => page.getByRole('alert').filter({ hasText: 'Why:' }).textContent()).toContain(message)
       expect(new URL(page.url()).pathname).toBe('/login')
     }
     expect(await context.cookies()).toEqual([])
@@ -73,7 +73,7 @@ describe('sign-in and the session', () => {
     const captured = captureAction(page)
     await page.getByTestId('tool-notes:export_notes').getByRole('button', { name: 'Approve' }).click()
     const req = await captured
-    await expect.poll(() => approval('export_notes')?.status).toBe('approved')
+    await eventually(() => approval('export_notes')?.status).toBe('approved')
     const session = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ')
 
     // the same action, now for another pending tool, replayed without the cookie
@@ -100,7 +100,7 @@ describe('sign-in and the session', () => {
     await page.getByLabel('Name').first().fill('not a valid name!')
     await page.getByRole('button', { name: 'Create token' }).click()
     const alert = page.getByRole('alert').filter({ hasText: 'Why:' })
-    await expect.poll(() => alert.textContent()).toContain('Invalid input')
+    await eventually(() => alert.textContent()).toContain('Invalid input')
     expect(await alert.textContent()).toContain('token name may use letters')
     expect(d.db.select().from(agentTokens).all().map((t) => t.name).sort()).toEqual(['nightly', 'notes-bot'])
     expect(listActivity(d.db).length).toBe(before)
@@ -110,7 +110,7 @@ describe('sign-in and the session', () => {
     const captured = captureAction(page)
     await page.getByTestId('tool-notes:read_note').getByRole('button', { name: 'Block' }).click()
     const req = await captured
-    await expect.poll(() => approval('read_note')?.disabled).toBe(true)
+    await eventually(() => approval('read_note')?.disabled).toBe(true)
     const session = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ')
     const bad = (req.postData() ?? '').replace(/"ids":\[[^\]]*\]/, '"ids":[]')
     expect(bad).toContain('"ids":[]')

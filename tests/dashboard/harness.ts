@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { expect } from 'vitest'
 import type { Db } from '../../db/client'
 import type { StateFileInput } from '../../lib/state/schema'
 import { demoStateFile, freshDb, load } from '../helpers/db'
@@ -60,3 +61,6 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true })
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true })
 }
+
+/** expect.poll with room for a loaded 2-core machine (vitest's default gives up after 1 s). */
+export const eventually = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 20_000, interval: 100 })

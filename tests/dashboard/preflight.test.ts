@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { listActivity } from '../../lib/activity/query'
-import { screenshot, signedIn, startDashboard, type Dashboard } from './harness'
+import { screenshot, signedIn, startDashboard, type Dashboard, eventually } from './harness'
 
 let d: Dashboard
 beforeAll(async () => { d = await startDashboard() })
@@ -17,7 +17,7 @@ describe('preflight page', () => {
     }
     await page.getByRole('button', { name: 'Run preflight' }).click()
     const badge = page.getByRole('status', { name: /verdict/ })
-    await expect.poll(() => badge.getAttribute('aria-label')).toBe('verdict unknown_ids, exit code 12')
+    await eventually(() => badge.getAttribute('aria-label')).toBe('verdict unknown_ids, exit code 12')
     const row = (id: string) => page.getByTestId(`row-${id}`)
     expect(await row('notes:export_notes').getAttribute('data-reason')).toBe('tool_pending_approval')
     expect(await row('github:list_issues').getAttribute('data-reason')).toBe('server_quarantined')
@@ -27,7 +27,7 @@ describe('preflight page', () => {
     const checkRequest = (await page.getByRole('link', { name: /^req_/ }).textContent())!
     const loads = await page.evaluate(() => performance.getEntriesByType('navigation').length)
     await row('notes:export_notes').getByRole('button', { name: 'Approve' }).click()
-    await expect.poll(() => row('notes:export_notes').getAttribute('data-status')).toBe('ready')
+    await eventually(() => row('notes:export_notes').getAttribute('data-status')).toBe('ready')
     // same document: the row turned ready without a reload
     expect(await page.evaluate(() => performance.getEntriesByType('navigation').length)).toBe(loads)
     expect(await page.getByRole('status').filter({ hasText: 'approved notes:export_notes' }).count()).toBe(1)
@@ -37,7 +37,7 @@ describe('preflight page', () => {
     expect(story).toEqual([['preflight', 'unknown_ids'], ['tool.approved', null], ['preflight', 'unknown_ids']])
 
     await page.goto(`/activity?request_id=${checkRequest}`)
-    await expect.poll(() => page.getByTestId('activity-record').count()).toBe(3)
+    await eventually(() => page.getByTestId('activity-record').count()).toBe(3)
     const types = await page.getByTestId('activity-record').evaluateAll((els) => els.map((e) => e.getAttribute('data-type')))
     expect(types).toEqual(['preflight', 'tool.approved', 'preflight'])
     await screenshot(page, 'activity-request')

@@ -1,0 +1,24 @@
+import { describeError, ToolgateError } from '../../../../lib/errors'
+import { unauthorizedUnlessSignedIn, OPERATOR_ACTOR } from '../../../../lib/dashboard/operator'
+import { previewMcp, previewSchema } from '../../../../lib/dashboard/preview'
+import { formatIssues } from '../../../../lib/preflight/schemas'
+
+export const runtime = 'nodejs'
+export const dynamic = 'force-dynamic'
+
+const json = (body: unknown, status = 200) => Response.json(body, { status, headers: { 'cache-control': 'no-store' } })
+
+/** POST /api/dashboard/preview — what /mcp would answer (Shape A and B) for this form, never recorded. Operator session only. */
+export async function POST(req: Request): Promise<Response> {
+  const denied = await unauthorizedUnlessSignedIn()
+  if (denied) return denied
+  const parsed = previewSchema.safeParse(await req.json().catch(() => undefined))
+  if (!parsed.success) return json({ error: formatIssues(parsed.error), fix: 'Correct the form.' }, 400)
+  try {
+    return json(await previewMcp(parsed.data, OPERATOR_ACTOR))
+  } catch (e) {
+    if (e instanceof ToolgateError && e.kind === 'bad_request') return json({ error: e.message, fix: 'Correct the form.' }, 400)
+    console.error(`toolgate dashboard: preview failed: ${describeError(e)}`)
+    return json({ error: `The preview could not be computed: ${describeError(e)}`, fix: 'Check that the state database is reachable, then retry.' }, 503)
+  }
+}

@@ -1,0 +1,107 @@
+import { createMcpHandler, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server'
+import { z } from 'zod'
+import { openDb, type Db } from '../../db/client'
+import { mintRequestId } from '../activity/request-id'
+import { badRequest } from '../errors'
+import { EXTENSION_ID } from '../mcp/extension-schema'
+import { buildMcpServer, type Era } from '../mcp/server'
+import { anonymousCaller, type McpSession } from '../mcp/session'
+import { defaultDbFile } from '../paths'
+import { policySchema } from '../preflight/schemas'
+import { callerFor } from './preflight'
+import { profileNameSchema, tokenNameSchema } from '../admin/schemas'
+
+export const PROTOCOLS = { modern: '2026-07-28', legacy: '2025-11-25' } as const
+
+export const previewSchema = z.strictObject({
+  ids: z.array(z.string().max(300)).max(50, 'Shape A carries at most 50 ids'),
+  token: tokenNameSchema.nullable(),
+  profile: profileNameSchema.nullable(),
+  policy: policySchema,
+  era: z.enum(['modern', 'legacy']),
+  resolve: z.string().max(300).nullable(),
+})
+export type PreviewInput = z.infer<typeof previewSchema>
+
+export interface Exchange { endpoint: string; headers: Record<string, string>; request: string; status: number; response: string }
+
+/**
+ * A dedicated connection for previews. Each preview runs the REAL MCP server code
+ * (lib/mcp buildMcpServer behind the SDK's own transports, configured as lib/mcp/http.ts
+ * configures them) inside a transaction that is always rolled back: the answer is exactly
+ * what /mcp would send for this state, and the check it performs is never recorded.
+ * Previews are serialized, so no other work ever shares the open transaction.
+ */
+let previewDb: Db | undefined
+let queue: Promise<unknown> = Promise.resolve()
+
+function dryRun<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+  const run = queue.then(async () => {
+    const db = (previewDb ??= openDb(defaultDbFile()))
+    db.$client.exec('BEGIN')
+    try {
+      return await fn(db)
+    } finally {
+      db.$client.exec('ROLLBACK')
+    }
+  })
+  queue = run.catch(() => undefined)
+  return run
+}
+
+/** The JSON-RPC request a client would send, with the era's envelope and headers. */
+function rpcRequest(era: Era, id: number, method: string, params: Record<string, unknown>): { headers: Record<string, string>; body: Record<string, unknown> } {
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': PROTOCOLS[era] }
+  if (era === 'legacy') return { headers, body: { jsonrpc: '2.0', id, method, params } }
+  headers['mcp-method'] = method
+  const envelope = {
+    'io.modelcontextprotocol/protocolVersion': PROTOCOLS.modern,
+    'io.modelcontextprotocol/clientCapabilities': { extensions: { [EXTENSION_ID]: { version: 1 } } },
+  }
+  const meta = (params._meta ?? {}) as Record<string, unknown>
+  return { headers, body: { jsonrpc: '2.0', id, method, params: { ...params, _meta: { ...envelope, ...meta } } } }
+}
+
+/** Serve one request through the real MCP server for `session`, as lib/mcp/http.ts does for each era. */
+async function serve(session: McpSession, era: Era, req: Request): Promise<Response> {
+  if (era === 'modern') {
+    return createMcpHandler(() => buildMcpServer(session, 'modern'), { legacy: 'reject', responseMode: 'json' }).fetch(req)
+  }
+  const server = buildMcpServer(session, 'legacy')
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+  await server.connect(transport)
+  try {
+    return await transport.handleRequest(req)
+  } finally {
+    await transport.close()
+    await server.close()
+  }
+}
+
+/**
+ * Shape A (tools/list with the rider) and Shape B (tools/resolve of one id), exactly as /mcp
+ * answers them right now for this tier (the MCP surface is always the agent tier: the
+ * operator previews what an anonymous client gets) and path profile — without a record.
+ */
+export async function previewMcp(input: PreviewInput, operator: string): Promise<{ shapeA: Exchange | null; shapeB: Exchange | null }> {
+  return dryRun(async (db) => {
+    const caller = input.token === null ? anonymousCaller : callerFor(db, input.token, operator)
+    if (input.profile !== null && !db.$client.prepare('select 1 from profiles where name = ?').get(input.profile)) throw badRequest(`unknown profile "${input.profile}"`)
+    const session: McpSession = { db, caller, profile: input.profile ?? undefined, requestId: mintRequestId() }
+    const endpoint = input.profile === null ? '/mcp' : `/mcp/p/${encodeURIComponent(input.profile)}`
+    const auth: Record<string, string> = input.token === null ? {} : { authorization: `Bearer <token “${input.token}”>` }
+    const exchange = async (method: string, params: Record<string, unknown>, id: number): Promise<Exchange> => {
+      const { headers, body } = rpcRequest(input.era, id, method, params)
+      const request = JSON.stringify(body)
+      const res = await serve(session, input.era, new Request(`http://preview${endpoint}`, { method: 'POST', headers, body: request }))
+      return { endpoint, headers: { ...headers, ...auth }, request, status: res.status, response: await res.text() }
+    }
+    const policy = Object.fromEntries(Object.entries(input.policy).filter(([, v]) => v))
+    const ids = input.ids.map((s) => s.trim()).filter(Boolean)
+    const shapeA = ids.length
+      ? await exchange('tools/list', { _meta: { [EXTENSION_ID]: { tools: ids.map((id) => ({ id })), ...(Object.keys(policy).length ? { policy } : {}) } } }, 1)
+      : null
+    const shapeB = input.resolve ? await exchange('tools/resolve', { name: input.resolve, arguments: {} }, 2) : null
+    return { shapeA, shapeB }
+  })
+}

@@ -1,0 +1,109 @@
+import { eq } from 'drizzle-orm'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { agentTokens, servers, toolApprovals } from '../../db/schema'
+import { listActivity } from '../../lib/activity/query'
+import { screenshot, signedIn, startDashboard, type Dashboard, eventually } from './harness'
+
+let d: Dashboard
+beforeAll(async () => { d = await startDashboard() })
+afterAll(async () => { await d?.stop() })
+
+const preflightRest = (token: string, ids: string[]) => fetch(`${d.server.url}/api/v1/preflight`, {
+  method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ tools: ids.map((id) => ({ id })) }),
+})
+
+describe('dashboard pages', () => {
+  it('overview lists what needs an operator, each with its fix', async () => {
+    const { page, context } = await signedIn(d)
+    await page.goto('/')
+    await eventually(() => page.getByRole('heading', { name: /Tools waiting for approval \(2\)/ }).count()).toBe(1)
+    for (const heading of [/Quarantined servers \(1\)/, /Logins needed \(1\)/, /Unhealthy servers \(1\)/]) {
+      expect(await page.getByRole('heading', { name: heading }).count(), String(heading)).toBe(1)
+    }
+    await screenshot(page, 'overview')
+    // the changed tool shows its diff before it can be approved
+    const changed = page.getByTestId('waiting-notes:share_note')
+    await changed.getByText('Review the change, then approve').click()
+    expect(await changed.getByLabel('definition diff').textContent()).toContain('Share a note with a teammate.')
+    await changed.getByRole('button', { name: 'Approve this definition' }).click()
+    await eventually(() => page.getByTestId('waiting-notes:share_note').count()).toBe(0)
+    expect(d.db.select().from(toolApprovals).where(eq(toolApprovals.toolName, 'share_note')).get()?.status).toBe('approved')
+    await context.close()
+  })
+
+  it('server detail: bulk approve in one go, settings saved on the record, release after review', async () => {
+    const { page, context } = await signedIn(d)
+    await page.goto('/servers')
+    await screenshot(page, 'servers')
+    await page.goto('/servers/notes')
+    await page.getByLabel('Select export_notes').check()
+    await page.getByLabel('Select tag_note').check()
+    await page.getByRole('button', { name: 'Approve selected' }).click()
+    await eventually(() => page.getByTestId('tool-notes:export_notes').getAttribute('data-status')).toBe('callable')
+    expect(listActivity(d.db, { type: 'tool.approved' }).map((r) => (r.data as { target: string }).target)).toEqual(expect.arrayContaining(['notes:export_notes', 'notes:tag_note']))
+
+    await page.getByLabel('Disabled tools (one per line)').fill('')
+    await page.getByRole('button', { name: 'Save settings' }).click()
+    await eventually(() => page.getByText('Saved and recorded.').count()).toBe(1)
+    expect(d.db.select().from(servers).where(eq(servers.name, 'notes')).get()?.disabledTools).toEqual([])
+    expect(listActivity(d.db, { type: 'server.configured' })[0].data).toMatchObject({ before: { disabledTools: ['rebuild_index'] }, after: { disabledTools: [] } })
+    await screenshot(page, 'server-notes')
+
+    await page.goto('/servers/github')
+    expect(await page.getByLabel('Tools github would expose').textContent()).toContain('list_issues')
+    await page.getByRole('button', { name: 'Release github' }).click()
+    await eventually(() => page.getByRole('button', { name: 'Release github' }).count()).toBe(0)
+    expect(d.db.select().from(servers).where(eq(servers.name, 'github')).get()?.quarantined).toBe(false)
+    await context.close()
+  })
+
+  it('creates a token shown once, previews as it, and revokes it', async () => {
+    const { page, context } = await signedIn(d)
+    await page.goto('/tokens')
+    await page.getByLabel('Name').first().fill('ci-bot')
+    await page.getByRole('group', { name: 'Allowed servers' }).first().getByLabel('billing').check()
+    await page.getByRole('button', { name: 'Create token' }).click()
+    const secret = (await page.getByTestId('new-token').textContent())!
+    expect(secret).toMatch(/^tg_at_/)
+    const row = d.db.select().from(agentTokens).where(eq(agentTokens.name, 'ci-bot')).get()!
+    expect(row.tokenHash).not.toContain(secret)
+    expect(row.allowedServers).toEqual(['billing'])
+    expect((await preflightRest(secret, ['billing:get_invoice'])).status).toBe(200)
+    await screenshot(page, 'tokens')
+
+    await page.getByTestId('token-ci-bot').getByRole('link', { name: 'Preflight as this token' }).click()
+    await page.waitForURL((u) => u.pathname === '/preflight')
+    expect(await page.getByLabel('Evaluate as').inputValue()).toBe('ci-bot')
+    const ids = page.getByRole('combobox', { name: 'Tool ids' })
+    await ids.fill('notes:read_note')
+    await ids.press('Enter')
+    await page.getByRole('button', { name: 'Run preflight' }).click()
+    // out of the token's scope: the agent tier says not_found, never server_not_in_scope
+    await eventually(() => page.getByTestId('row-notes:read_note').getAttribute('data-reason')).toBe('not_found')
+
+    await page.goto('/tokens')
+    page.once('dialog', (dlg) => dlg.accept())
+    await page.getByTestId('token-ci-bot').getByRole('button', { name: 'Revoke' }).click()
+    await eventually(() => page.getByTestId('token-ci-bot').count()).toBe(0)
+    expect((await preflightRest(secret, ['billing:get_invoice'])).status).toBe(401)
+    await context.close()
+  })
+
+  it('did_you_mean replaces the id, and the pages work on a narrow window and in dark mode', async () => {
+    const { page, context } = await signedIn(d, { width: 390, height: 844 })
+    await page.goto('/preflight?id=notes:read_not')
+    await page.getByRole('button', { name: 'Run preflight' }).click()
+    await page.getByRole('button', { name: 'Replace notes:read_not with notes:read_note' }).click()
+    await eventually(() => page.getByTestId('row-notes:read_note').getAttribute('data-status')).toBe('ready')
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).toBe(true)
+    await screenshot(page, 'preflight-narrow')
+    await context.close()
+
+    const dark = await d.browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'dark', baseURL: d.server.url })
+    const p = await dark.newPage()
+    await p.goto('/login')
+    await screenshot(p, 'login-dark')
+    await context.close()
+    await dark.close()
+  })
+})
