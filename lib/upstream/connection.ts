@@ -148,7 +148,11 @@ export class UpstreamConnection {
       if (!finished) { finished = true; done(reason) }
     }
     client.onclose = () => finish(this.ready ? 'closed: the upstream connection ended' : 'failed: the upstream closed the connection')
-    client.onerror = (e) => this.log('event', `transport error: ${describeError(e)}`)
+    client.onerror = (e) => {
+      this.log('event', `transport error: ${describeError(e)}`)
+      // the SDK may close the transport before connect() rejects: settle the reason here
+      if (isUnauthorized(e)) finish('unauthorized')
+    }
     try {
       await client.connect(this.makeTransport(), { timeout: this.opts.connectTimeoutMs })
       if (this.stopped) return finish('stopped')

@@ -1,0 +1,48 @@
+import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { eq } from 'drizzle-orm'
+import type { Db } from '../../db/client'
+import { serverConnections } from '../../db/schema'
+
+export const FIXTURE = path.resolve(import.meta.dirname, '..', 'fixtures', 'upstream-server.mjs')
+
+export interface FixtureTool { name: string; description?: string; annotations?: Record<string, boolean>; error?: boolean }
+export interface Control { mode?: 'ok' | 'crash' | 'hang'; pageSize?: number; tools: FixtureTool[] }
+
+/** A stdio fixture upstream: its transport, and handles to steer it and read its message count. */
+export function stdioFixture(control: Control) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'toolgate-fixture-'))
+  const controlFile = path.join(dir, 'control.json')
+  const countFile = path.join(dir, 'count')
+  const set = (c: Control) => writeFileSync(controlFile, JSON.stringify({ mode: 'ok', ...c }))
+  set(control)
+  return {
+    transport: { command: process.execPath, args: [FIXTURE], env: { FIXTURE_CONTROL: controlFile, FIXTURE_COUNT: countFile } },
+    set,
+    received: () => Number(readFileSync(countFile, 'utf8') || '0'),
+  }
+}
+
+/** Poll until `fn` returns a truthy value; fail with `what` and the last value otherwise. */
+export async function waitFor<T>(what: string, fn: () => T | Promise<T>, timeoutMs = 20_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs
+  let last: T | undefined
+  for (;;) {
+    last = await fn()
+    if (last) return last as NonNullable<T>
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${JSON.stringify(last)})`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+export const connectionState = (db: Db, server: string) =>
+  db.select().from(serverConnections).where(eq(serverConnections.serverName, server)).get()
+
+export const runtimeEnv = {
+  TOOLGATE_RUNTIME: 'on',
+  TOOLGATE_BACKOFF_BASE_MS: '200',
+  TOOLGATE_BACKOFF_MAX_MS: '800',
+  TOOLGATE_CONNECT_TIMEOUT_MS: '3000',
+  TOOLGATE_PING_INTERVAL_MS: '400',
+}
