@@ -1,7 +1,7 @@
-import { and, asc, eq, sql } from 'drizzle-orm'
+import { and, asc, eq, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../client'
 import { servers, settings, toolApprovals, tools, type JsonObject, type ToolAnnotations } from '../schema'
-import { classify, classifyServer } from '../../lib/preflight/classifier'
+import { classify } from '../../lib/preflight/classifier'
 import type { ServerView } from '../../lib/preflight/state'
 
 /**
@@ -35,20 +35,20 @@ function prepare(db: Db) {
     inputSchema: tools.inputSchema, outputSchema: tools.outputSchema, annotations: tools.annotations,
     status: toolApprovals.status, disabled: toolApprovals.disabled,
   }
-  const serverColumns = {
-    name: servers.name, enabled: servers.enabled, quarantined: servers.quarantined, trust: servers.trust,
-    disabledTools: servers.disabledTools, enabledTools: servers.enabledTools,
-  }
   const approvalJoin = and(eq(toolApprovals.serverName, tools.serverName), eq(toolApprovals.toolName, tools.name))
+  // Keyset order over the primary key; the row-value form lets SQLite seek instead of scan.
+  const after = sql`(${tools.serverName}, ${tools.name}) > (${p('afterServer')}, ${p('afterName')})`
+  const page = (where: SQL | undefined) => db.select(toolColumns).from(tools).leftJoin(toolApprovals, approvalJoin)
+    .where(where).orderBy(asc(tools.serverName), asc(tools.name)).limit(p('limit')).prepare()
   return {
     quarantine: db.select({ q: settings.quarantineEnabled }).from(settings).where(eq(settings.id, 1)).prepare(),
-    servers: db.select(serverColumns).from(servers).prepare(),
-    server: db.select(serverColumns).from(servers).where(eq(servers.name, p('name'))).prepare(),
-    // Keyset page over the primary key (server_name, name), restricted to candidate servers.
-    page: db.select(toolColumns).from(tools).leftJoin(toolApprovals, approvalJoin)
-      .where(sql`${tools.serverName} in (select value from json_each(${p('servers')}))
-        and (${tools.serverName}, ${tools.name}) > (${p('afterServer')}, ${p('afterName')})`)
-      .orderBy(asc(tools.serverName), asc(tools.name)).limit(p('limit')).prepare(),
+    serverNames: db.select({ name: servers.name }).from(servers).prepare(),
+    server: db.select({
+      name: servers.name, enabled: servers.enabled, quarantined: servers.quarantined, trust: servers.trust,
+      disabledTools: servers.disabledTools, enabledTools: servers.enabledTools,
+    }).from(servers).where(eq(servers.name, p('name'))).prepare(),
+    pageAll: page(after),
+    pageOf: page(and(sql`${tools.serverName} in (select value from json_each(${p('servers')}))`, after)),
     one: db.select(toolColumns).from(tools).leftJoin(toolApprovals, approvalJoin)
       .where(and(eq(tools.serverName, p('server')), eq(tools.name, p('name')))).prepare(),
   }
@@ -61,20 +61,20 @@ function statements(db: Db) {
   return s
 }
 
-type Row = ReturnType<ReturnType<typeof prepare>['one']['get']>
+type Row = NonNullable<ReturnType<ReturnType<typeof prepare>['one']['get']>>
 
-function servedOrUndefined(row: Row, server: ServerView | undefined, quarantineEnabled: boolean): ServedTool | undefined {
-  if (!row) return undefined
-  const approval = row.status ? { status: row.status, disabled: row.disabled ?? false } : null
-  if (classify(server, row.name, { approval }, quarantineEnabled) !== 'callable') return undefined
-  return { server: row.server, name: row.name, description: row.description, inputSchema: row.inputSchema, outputSchema: row.outputSchema, annotations: row.annotations }
-}
-
-/** Servers in scope whose server-level gate is open: the only ones whose tools can be served. */
-function candidateServers(db: Db, inScope: (server: string) => boolean): Map<string, ServerView> {
-  const open = new Map<string, ServerView>()
-  for (const s of statements(db).servers.all()) if (inScope(s.name) && classifyServer(s) === 'ok') open.set(s.name, s)
-  return open
+/** Judges rows with the shared classifier, reading each server's configuration once. */
+function judge(db: Db) {
+  const st = statements(db)
+  const quarantineEnabled = st.quarantine.get()?.q ?? true
+  const views = new Map<string, ServerView | undefined>()
+  return (row: Row | undefined): ServedTool | undefined => {
+    if (!row) return undefined
+    if (!views.has(row.server)) views.set(row.server, st.server.get({ name: row.server }))
+    const approval = row.status ? { status: row.status, disabled: row.disabled ?? false } : null
+    if (classify(views.get(row.server), row.name, { approval }, quarantineEnabled) !== 'callable') return undefined
+    return { server: row.server, name: row.name, description: row.description, inputSchema: row.inputSchema, outputSchema: row.outputSchema, annotations: row.annotations }
+  }
 }
 
 /**
@@ -84,19 +84,23 @@ function candidateServers(db: Db, inScope: (server: string) => boolean): Map<str
  */
 export function listServedTools(db: Db, opts: { inScope: (server: string) => boolean; after?: ToolKey; limit: number }): { tools: ServedTool[]; more: boolean } {
   const st = statements(db)
-  const quarantineEnabled = st.quarantine.get()?.q ?? true
-  const open = candidateServers(db, opts.inScope)
+  const all = st.serverNames.all().map((s) => s.name)
+  const inScope = all.filter(opts.inScope)
   const served: ServedTool[] = []
-  if (open.size === 0) return { tools: served, more: false }
-  const serverList = JSON.stringify([...open.keys()])
-  // Withheld tools are skipped in code (the classifier is the one judge), so read in chunks
-  // until the page plus one look-ahead is full or the table is exhausted.
-  const chunk = Math.max(opts.limit * 2, 200)
+  if (inScope.length === 0) return { tools: served, more: false }
+  // An unrestricted scope needs no server filter; a narrow one must not scan other servers' tools.
+  const read = inScope.length === all.length
+    ? (args: { afterServer: string; afterName: string; limit: number }) => st.pageAll.all(args)
+    : (args: { afterServer: string; afterName: string; limit: number }) => st.pageOf.all({ ...args, servers: JSON.stringify(inScope) })
+  const servedOrUndefined = judge(db)
+  // Withheld tools are skipped in code (the classifier is the one judge), so read the page
+  // plus one look-ahead, and more in growing chunks only while withheld rows fall out.
+  let chunk = opts.limit + 1
   let after = opts.after ?? { server: '', name: '' }
   for (;;) {
-    const rows = st.page.all({ servers: serverList, afterServer: after.server, afterName: after.name, limit: chunk })
+    const rows = read({ afterServer: after.server, afterName: after.name, limit: chunk })
     for (const row of rows) {
-      const tool = servedOrUndefined(row, open.get(row.server), quarantineEnabled)
+      const tool = servedOrUndefined(row)
       if (!tool) continue
       if (served.length === opts.limit) return { tools: served, more: true }
       served.push(tool)
@@ -104,12 +108,12 @@ export function listServedTools(db: Db, opts: { inScope: (server: string) => boo
     if (rows.length < chunk) return { tools: served, more: false }
     const last = rows[rows.length - 1]
     after = { server: last.server, name: last.name }
+    chunk = Math.min(chunk * 2, 5000)
   }
 }
 
 /** The served tool with this key, or undefined when it is not served to this scope. */
 export function findServedTool(db: Db, inScope: (server: string) => boolean, key: ToolKey): ServedTool | undefined {
-  const st = statements(db)
   if (!inScope(key.server)) return undefined
-  return servedOrUndefined(st.one.get({ server: key.server, name: key.name }), st.server.get({ name: key.server }), st.quarantine.get()?.q ?? true)
+  return judge(db)(statements(db).one.get({ server: key.server, name: key.name }))
 }
