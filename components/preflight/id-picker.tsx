@@ -1,15 +1,31 @@
 'use client'
 
+import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useId, useState } from 'react'
 import { inputClass } from '../ui'
+
+/** Suggestions for what is being typed, from an index-backed route (the catalog may hold many thousands of ids). */
+function useSuggestions(prefix: string): string[] {
+  const q = useQuery({
+    queryKey: ['tool-ids', prefix],
+    queryFn: async () => {
+      const res = await fetch(`/api/dashboard/tool-ids?q=${encodeURIComponent(prefix)}`, { cache: 'no-store' })
+      return res.ok ? ((await res.json()).ids as string[]) : []
+    },
+    placeholderData: keepPreviousData,
+    staleTime: 10_000,
+  })
+  return q.data ?? []
+}
 
 /**
  * Tool ids as removable chips, with autocomplete over every known `server:tool` id (a native
  * datalist: keyboard and screen-reader friendly for free). Enter, comma or space adds; pasting
  * a list adds each id; Backspace in the empty field removes the last chip.
  */
-export function IdPicker({ ids, known, onChange }: { ids: string[]; known: string[]; onChange: (ids: string[]) => void }) {
+export function IdPicker({ ids, onChange }: { ids: string[]; onChange: (ids: string[]) => void }) {
   const [draft, setDraft] = useState('')
+  const known = useSuggestions(draft.trim())
   const listId = useId()
   const add = (text: string) => {
     const fresh = text.split(/[\s,]+/).map((s) => s.trim()).filter((s) => s && !ids.includes(s))

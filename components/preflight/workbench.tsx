@@ -51,7 +51,7 @@ export function PreflightWorkbench({ initial, options }: { initial: PreflightFor
       <div className="min-w-0 space-y-6">
         <Card>
           <form aria-label="Preflight" className="space-y-4" onSubmit={(e) => { e.preventDefault(); run(form) }}>
-            <IdPicker ids={form.ids} known={options.ids} onChange={(ids) => update({ ids })} />
+            <IdPicker ids={form.ids} onChange={(ids) => update({ ids })} />
             <div className="grid gap-4 sm:grid-cols-2">
               <div>
                 <label htmlFor="tier" className="block text-sm font-medium">Evaluate as</label>

@@ -1,0 +1,18 @@
+import { z } from 'zod'
+import { suggestToolIds } from '../../../../lib/dashboard/catalog'
+import { unauthorizedUnlessSignedIn } from '../../../../lib/dashboard/operator'
+import { serverDb } from '../../../../lib/http/server-db'
+
+export const runtime = 'nodejs'
+export const dynamic = 'force-dynamic'
+
+const query = z.string().max(300)
+
+/** GET /api/dashboard/tool-ids?q=<prefix> — autocomplete over known `server:tool` ids. Operator session only. */
+export async function GET(req: Request): Promise<Response> {
+  const denied = await unauthorizedUnlessSignedIn()
+  if (denied) return denied
+  const q = query.safeParse(new URL(req.url).searchParams.get('q') ?? '')
+  if (!q.success) return Response.json({ error: 'q is at most 300 characters', fix: 'Type a shorter prefix.' }, { status: 400 })
+  return Response.json({ ids: suggestToolIds(serverDb(), q.data) }, { headers: { 'cache-control': 'no-store' } })
+}
