@@ -25,9 +25,9 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const newKey = ensureOperatorKey(db)
   db.$client.close()
 
-  if (values.rebuild || !existsSync(path.join(projectRoot(), '.next', 'BUILD_ID'))) {
+  if (values.rebuild || !existsSync(path.join(projectRoot(), process.env.NEXT_DIST_DIR || '.next', 'BUILD_ID'))) {
     console.log('toolgate: building the web app (first start only; about a minute)…')
-    const build = spawnSync(process.execPath, [nextBin(), 'build'], { cwd: projectRoot(), stdio: 'inherit' })
+    const build = spawnSync(process.execPath, [nextBin(), 'build'], { cwd: projectRoot(), stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } })
     if (build.status !== 0) throw new Error('next build failed')
   }
 
@@ -43,7 +43,11 @@ export async function serveCommand(argv: string[]): Promise<number> {
     '',
   ].filter(Boolean).join('\n'))
 
-  const child = spawn(process.execPath, [nextBin(), 'start', '-H', host, '-p', port], { cwd: projectRoot(), stdio: 'inherit' })
+  const child = spawn(process.execPath, [nextBin(), 'start', '-H', host, '-p', port], {
+    cwd: projectRoot(), stdio: 'inherit',
+    // the runtime builds OAuth callback URLs from TOOLGATE_URL
+    env: { ...process.env, PORT: port, TOOLGATE_URL: process.env.TOOLGATE_URL ?? url, NEXT_TELEMETRY_DISABLED: '1' },
+  })
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => child.kill(sig))
   return new Promise((resolve) => child.on('exit', (code) => resolve(code ?? 0)))
 }
