@@ -1,7 +1,8 @@
-import { CLIENT_CAPABILITIES_META_KEY, ProtocolErrorCode, Server, type ServerCapabilities } from '@modelcontextprotocol/server'
+import { CLIENT_CAPABILITIES_META_KEY, ProtocolErrorCode, Server, type CallToolResult, type ServerCapabilities } from '@modelcontextprotocol/server'
 import { z } from 'zod'
 import pkg from '../../package.json'
 import { runCheckSync } from '../preflight/service'
+import { dispatchToolCall } from '../upstream/dispatch'
 import { describeTool } from './describe-tool'
 import { DESCRIBE_TOOL, describeToolDefinition } from './describe-tool-definition'
 import { invalidParams, toProtocolError } from './errors'
@@ -58,9 +59,9 @@ function riderOf(era: Era, meta: Record<string, unknown> | undefined, envelope: 
 }
 
 /** Run a handler body; failures become JSON-RPC errors, and infrastructure ones are logged. */
-async function guard<T>(session: McpSession, fn: () => T): Promise<T> {
+async function guard<T>(session: McpSession, fn: () => T | Promise<T>): Promise<T> {
   try {
-    return fn()
+    return await fn()
   } catch (e) {
     const err = toProtocolError(e)
     if (err.code === ProtocolErrorCode.InternalError) console.error(`toolgate: mcp request ${session.requestId} failed: ${err.message}`)
@@ -103,14 +104,12 @@ export function buildMcpServer(session: McpSession, era: Era): Server {
     return { tool: { ...toMcpTool(tool), _meta: { [EXTENSION_ID]: shapeBFacet(data.tools[0]) } } }
   }))
 
-  server.setRequestHandler('tools/call', (request) => guard(session, () => {
-    const { name } = request.params
-    if (name === DESCRIBE_TOOL) return describeTool(session, request.params.arguments)
-    if (!servedTool(session, name)) throw invalidParams(`unknown tool "${name}": no such tool is served to this session`)
-    return {
-      content: [{ type: 'text', text: `toolgate does not forward calls to upstream servers yet; "${name}" is listed for preflight only (use describe_tool with check: true, or the ${EXTENSION_ID} rider).` }],
-      isError: true,
-    }
+  // Upstream tools go through gated dispatch, whose gate is the same evaluator: a call is
+  // refused, as a tool error carrying the preflight's verdict, exactly when preflight says so.
+  server.setRequestHandler('tools/call', (request) => guard(session, async (): Promise<CallToolResult> => {
+    const { name, arguments: args } = request.params
+    if (name === DESCRIBE_TOOL) return describeTool(session, args)
+    return dispatchToolCall(session, name, args)
   }))
 
   return server

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { activityCount, demoState, legacyClient, modernClient, modernRpc, recordsFor, startHarness, type Harness } from './harness'
+import { activityCount, demoState, EXTENSION_ID, legacyClient, modernClient, modernRpc, recordsFor, startHarness, type Harness } from './harness'
 
 let h: Harness
 beforeAll(async () => {
@@ -99,17 +99,24 @@ describe('describe_tool, check mode', () => {
   })
 })
 
-describe('other tools/call', () => {
-  it('a served upstream tool is listed for preflight only: a tool error says so', async () => {
-    const r = await modernRpc(h.mcp, 'tools/call', { name: 'notes:read_note', arguments: { id: 'x' } })
-    expect(r.body.result!.isError).toBe(true)
-    expect(textOf(r)).toMatch(/does not forward calls/)
+describe('other tools/call: gated dispatch, refused with the preflight verdict', () => {
+  const facetOf = (r: { body: { result?: Record<string, any> } }) => r.body.result!._meta[EXTENSION_ID] // eslint-disable-line @typescript-eslint/no-explicit-any
+
+  it('a withheld or unknown tool is a tool error carrying the same verdict as preflight', async () => {
+    for (const [name, reason] of [['notes:export_notes', 'tool_pending_approval'], ['wiki:page', 'not_found'], ['jira:create_ticket', 'oauth_required']]) {
+      const r = await modernRpc(h.mcp, 'tools/call', { name, arguments: {} })
+      expect(r.body.result!.isError, name).toBe(true)
+      const check = JSON.parse(textOf(await call({ tool_ids: [name], check: true }))).results[0]
+      const { id: _id, did_you_mean: _dym, ...verdict } = check
+      expect(facetOf(r)).toEqual(verdict)
+      expect(facetOf(r).reason).toBe(reason)
+    }
   })
 
-  it('an unknown or withheld tool is -32602', async () => {
-    for (const name of ['notes:export_notes', 'wiki:page']) {
-      const r = await modernRpc(h.mcp, 'tools/call', { name, arguments: {} })
-      expect(r.body.error!.code).toBe(-32602)
-    }
+  it('a ready state-file server has no live connection in this process: refused as server_unhealthy', async () => {
+    const r = await modernRpc(h.mcp, 'tools/call', { name: 'notes:read_note', arguments: { id: 'x' } }, { headers: { 'x-request-id': 'call-1' } })
+    expect(r.body.result!.isError).toBe(true)
+    expect(facetOf(r)).toMatchObject({ status: 'unavailable', reason: 'server_unhealthy', retryable: true })
+    expect(recordsFor(h.db, 'call-1')).toMatchObject([{ type: 'tool.call', surface: null, server: 'notes' }])
   })
 })
