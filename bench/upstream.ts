@@ -1,0 +1,97 @@
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { eq } from 'drizzle-orm'
+import { openDb, type Db } from '../db/client'
+import { serverConnections } from '../db/schema'
+import { addServer } from '../lib/upstream/config'
+import { loadState } from '../lib/state/load'
+import { tempDbFile } from '../tests/helpers/db'
+import { startServer } from '../tests/helpers/server'
+import { stdioFixture, waitFor } from '../tests/upstream/harness'
+import { printTable, summarize, timeAsync, type Row } from './stats'
+
+const KEY = 'tg_op_bench_key_0000000000000000'
+const ctx = { actor: 'bench' }
+const ready = (db: Db, name: string) => db.select().from(serverConnections).where(eq(serverConnections.serverName, name)).get()?.state === 'ready'
+
+/** RSS (MiB) of the toolgate server process: the `next-server` process in the server's group, fixtures excluded. */
+function serverRssMiB(port: number): number {
+  const pid = execFileSync('sh', ['-c', `ss -ltnp 'sport = :${port}' | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2`]).toString().trim()
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024
+}
+
+export async function benchUpstream(): Promise<void> {
+  const rows: Row[] = []
+
+  // 1. boot to all demo upstreams ready (the demo state's two stdio servers), 5 boots
+  const boots: number[] = []
+  for (let i = 0; i < 5; i++) {
+    const file = tempDbFile()
+    const db = openDb(file)
+    loadState(db, JSON.parse(readFileSync('lib/state/demo-state.json', 'utf8')), 'bench')
+    const t = performance.now()
+    const server = await startServer({ TOOLGATE_DB: file, TOOLGATE_API_KEY: KEY, TOOLGATE_RUNTIME: 'on' })
+    await waitFor('demo upstreams ready', () => ready(db, 'notebook') && ready(db, 'ops'), 60_000)
+    boots.push(performance.now() - t)
+    await server.stop()
+  }
+  rows.push(summarize('server boot → all demo upstreams ready (2 stdio servers)', boots))
+
+  // 2. discovery of an upstream with 1,000 tools (10 pages of 100), through the running server
+  const file = tempDbFile()
+  const db = openDb(file)
+  const server = await startServer({ TOOLGATE_DB: file, TOOLGATE_API_KEY: KEY, TOOLGATE_RUNTIME: 'on', TOOLGATE_PING_INTERVAL_MS: '3600000' })
+  try {
+    const discoveries: number[] = []
+    for (let i = 0; i < 3; i++) {
+      const fx = stdioFixture({ pageSize: 100, tools: Array.from({ length: 1000 }, (_, k) => ({ name: `tool_${k}`, description: `Tool number ${k}.` })) })
+      const t = performance.now()
+      addServer(db, { name: `big${i}`, transport: fx.transport, trusted: true }, ctx)
+      await waitFor('big ready', () => ready(db, `big${i}`), 60_000)
+      discoveries.push(performance.now() - t)
+    }
+    rows.push(summarize('add → ready for an upstream with 1,000 tools (incl. spawn)', discoveries))
+
+    // 3. tools/call through toolgate vs. the same fixture called directly, interleaved
+    const fx = stdioFixture({ tools: [{ name: 'echo' }] })
+    addServer(db, { name: 'callee', transport: fx.transport, trusted: true }, ctx)
+    await waitFor('callee ready', () => ready(db, 'callee'))
+    const direct = new Client({ name: 'bench', version: '1' })
+    await direct.connect(new StdioClientTransport({ command: fx.transport.command, args: fx.transport.args, env: { ...process.env, ...fx.transport.env } as Record<string, string> }))
+    const via = new Client({ name: 'bench', version: '1' })
+    await via.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)))
+    const directSamples: number[] = []
+    const viaSamples: number[] = []
+    for (let i = 0; i < 600; i++) {
+      let t = performance.now()
+      await direct.callTool({ name: 'echo', arguments: { text: String(i) } })
+      if (i >= 50) directSamples.push(performance.now() - t)
+      t = performance.now()
+      const r = await via.callTool({ name: 'callee:echo', arguments: { text: String(i) } })
+      if (r.isError) throw new Error(`call through toolgate failed: ${JSON.stringify(r.content)}`)
+      if (i >= 50) viaSamples.push(performance.now() - t)
+    }
+    const directRow = summarize('baseline: tools/call on the fixture directly (stdio)', directSamples)
+    const viaRow = summarize('tools/call through toolgate /mcp (HTTP → gate → stdio → record)', viaSamples)
+    const whoami = await timeAsync('baseline: GET /api/v1/whoami (the HTTP hop alone)', 500, async () => {
+      await (await fetch(`${server.url}/api/v1/whoami`, { headers: { 'x-api-key': KEY } })).json()
+    })
+    printTable('tools/call overhead', [directRow, whoami, viaRow], directRow)
+    console.log(`added by toolgate: p50 ${(viaRow.p50 - directRow.p50).toFixed(2)} ms, p95 ${(viaRow.p95 - directRow.p95).toFixed(2)} ms`)
+    await direct.close()
+    await via.close()
+
+    // 4. memory of the server process with 50 connected stdio upstreams
+    const before = serverRssMiB(server.port)
+    for (let i = 0; i < 50; i++) addServer(db, { name: `many${i}`, transport: stdioFixture({ tools: [{ name: 't' }, { name: 'u' }] }).transport, trusted: true }, ctx)
+    await waitFor('50 upstreams ready', () => Array.from({ length: 50 }, (_, i) => ready(db, `many${i}`)).every(Boolean), 120_000)
+    console.log(`\n## Memory\nserver process RSS: ${before.toFixed(0)} MiB with 5 upstreams → ${serverRssMiB(server.port).toFixed(0)} MiB with 55 connected stdio upstreams (fixture processes not included)`)
+  } finally {
+    await server.stop()
+  }
+  printTable('Upstream runtime', rows)
+}

@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { CallToolResultSchema, ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js'
+import { z } from 'zod'
+import { eq } from 'drizzle-orm'
+import type { Db } from '../../db/client'
+import { servers, toolApprovals } from '../../db/schema'
+import { addServer } from '../../lib/upstream/config'
+import { blockTool, approveTool, enableTool } from '../../lib/admin/tools'
+import { enableServer, disableServer, quarantineServer, unquarantineServer } from '../../lib/admin/servers'
+import { freshDb } from '../helpers/db'
+import { runCli } from '../helpers/cli'
+import { startServer, type RunningServer } from '../helpers/server'
+import { connectionState, runtimeEnv, stdioFixture, waitFor } from './harness'
+
+const KEY = 'tg_op_noskew_test_key_0000000000'
+const EXT = 'app.mcpproxy/required-tools'
+const ctx = { actor: 'test' }
+let db: Db
+let dbFile: string
+let server: RunningServer
+let mcp: Client
+const gate = stdioFixture({ tools: [{ name: 'ok' }, { name: 'denied' }, { name: 'blocked' }, { name: 'changed' }, { name: 'fails', error: true }] })
+const other = stdioFixture({ tools: [{ name: 't' }] })
+
+beforeAll(async () => {
+  ;({ db, file: dbFile } = freshDb())
+  // no pings: the only traffic an upstream sees is what the tests cause
+  server = await startServer({ TOOLGATE_DB: dbFile, TOOLGATE_API_KEY: KEY, ...runtimeEnv, TOOLGATE_PING_INTERVAL_MS: '3600000' })
+  addServer(db, { name: 'gate', transport: gate.transport, trusted: true }, ctx)
+  addServer(db, { name: 'other', transport: other.transport, trusted: true }, ctx)
+  await waitFor('gate and other ready', () => connectionState(db, 'gate')?.state === 'ready' && connectionState(db, 'other')?.state === 'ready')
+  mcp = new Client({ name: 'no-skew-test', version: '1.0.0' })
+  await mcp.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)))
+})
+afterAll(async () => {
+  await mcp?.close()
+  await server?.stop()
+})
+
+async function preflight(ids: string[]) {
+  const res = await fetch(`${server.url}/api/v1/preflight`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+    body: JSON.stringify({ tools: ids.map((id) => ({ id })) }),
+  })
+  return (await res.json()).data.tools as { id: string; status: string; reason?: string; remediation?: string }[]
+}
+
+const call = async (id: string) => mcp.request({ method: 'tools/call', params: { name: id, arguments: { text: 'hi' } } }, CallToolResultSchema)
+
+/** tools/call refuses iff the preflight is not ready, with the same reason and remediation. */
+async function expectAgreement(ids: string[]) {
+  const verdicts = await preflight(ids)
+  for (const v of verdicts) {
+    const r = await call(v.id)
+    const facet = (r._meta as Record<string, { reason?: string; remediation?: string }> | undefined)?.[EXT]
+    if (v.status === 'ready') {
+      expect(facet, `${v.id}: preflight ready, so the call must reach the upstream`).toBeUndefined()
+      expect(JSON.stringify(r.content)).toContain(v.id.split(':')[1])
+    } else {
+      expect(r.isError, `${v.id}: preflight says ${v.reason}, so the call must be refused`).toBe(true)
+      expect(facet).toMatchObject({ reason: v.reason, remediation: v.remediation })
+    }
+  }
+  return verdicts.map((v) => (v.status === 'ready' ? 'ready' : v.reason))
+}
+
+describe('no skew between preflight and dispatch', () => {
+  it('agrees on every shared gate, closed and then opened again', async () => {
+    db.update(servers).set({ disabledTools: ['denied'] }).where(eq(servers.name, 'gate')).run()
+    blockTool(db, 'gate:blocked', ctx)
+    gate.set({ tools: [{ name: 'ok' }, { name: 'denied' }, { name: 'blocked' }, { name: 'changed', description: 'a different promise' }, { name: 'fails', error: true }, { name: 'pending' }] })
+    await waitFor('pending and changed discovered', () =>
+      db.select().from(toolApprovals).where(eq(toolApprovals.serverName, 'gate')).all().filter((a) => a.status !== 'approved').length === 2)
+    const ids = ['gate:ok', 'gate:denied', 'gate:blocked', 'gate:changed', 'gate:pending', 'other:t']
+    expect(await expectAgreement(ids)).toEqual(['ready', 'tool_denied_by_config', 'tool_blocked_by_user', 'tool_changed', 'tool_pending_approval', 'ready'])
+
+    quarantineServer(db, 'other', ctx)
+    expect(await expectAgreement(['other:t'])).toEqual(['server_quarantined'])
+    unquarantineServer(db, 'other', ctx)
+    disableServer(db, 'other', ctx)
+    expect(await expectAgreement(['other:t'])).toEqual(['server_disabled'])
+
+    // open every gate again: both sides turn ready together
+    enableServer(db, 'other', ctx)
+    db.update(servers).set({ disabledTools: [] }).where(eq(servers.name, 'gate')).run()
+    enableTool(db, 'gate:blocked', ctx)
+    approveTool(db, 'gate:changed', ctx)
+    approveTool(db, 'gate:pending', ctx)
+    await waitFor('other ready again', () => connectionState(db, 'other')?.state === 'ready')
+    expect(await expectAgreement(ids)).toEqual(['ready', 'ready', 'ready', 'ready', 'ready', 'ready'])
+  })
+
+  it('passes upstream tool errors through as tool errors, and records every call under its request id', async () => {
+    const res = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', 'x-request-id': 'job-42' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'gate:fails', arguments: {} } }),
+    })
+    const body = await res.json()
+    expect(body.result.isError).toBe(true)
+    expect(JSON.stringify(body.result.content)).toContain('failed on purpose')
+    expect(body.result._meta?.[EXT]).toBeUndefined() // an upstream failure, not a refusal
+    const list = JSON.parse((await runCli(['activity', 'list', '--request-id', 'job-42', '-o', 'json', '--db', dbFile])).stdout)
+    expect(list).toHaveLength(1)
+    expect(list[0]).toMatchObject({ type: 'tool.call', server: 'gate', data: { target: 'gate:fails', outcome: 'tool_error' } })
+  })
+})
+
+describe('zero upstream I/O in preflight', () => {
+  it('thousands of checks on every surface send the upstreams nothing', async () => {
+    const before = { gate: gate.received(), other: other.received() }
+    const ids = ['gate:ok', 'gate:changed', 'gate:nope', 'other:t', 'other:x']
+    const rider = { [EXT]: { tools: ids.map((id) => ({ id })) } }
+    const resolveResult = z.object({ tool: z.object({ _meta: z.record(z.string(), z.object({ status: z.string() })) }) })
+    let checks = 0
+    for (let i = 0; i < 400; i++) {
+      expect((await preflight(ids)).map((t) => t.status)).toContain('ready')
+      const listed = await mcp.request({ method: 'tools/list', params: { _meta: rider } }, ListToolsResultSchema)
+      expect((listed._meta?.[EXT] as { verdict: string }).verdict).toBe('unknown_ids')
+      const resolved = await mcp.request({ method: 'tools/resolve', params: { name: 'gate:ok', arguments: {} } } as never, resolveResult)
+      expect(resolved.tool._meta[EXT].status).toBe('ready')
+      const checked = await mcp.request({ method: 'tools/call', params: { name: 'describe_tool', arguments: { tool_ids: ids, check: true } } }, CallToolResultSchema)
+      expect(checked.isError).toBeFalsy()
+      checks += 4
+    }
+    const cli = await runCli(['tools', 'preflight', ...ids, '--db', dbFile])
+    expect(cli.code).toBe(12)
+    checks += 1
+    expect(checks).toBeGreaterThanOrEqual(1600)
+    expect({ gate: gate.received(), other: other.received() }).toEqual(before)
+  })
+})
