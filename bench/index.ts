@@ -9,6 +9,9 @@ import { tempDbFile } from '../tests/helpers/db'
 import { startServer } from '../tests/helpers/server'
 import { benchmarkState } from './state'
 import { benchCore } from './core'
+import { benchMcp } from './mcp'
+import { benchDashboard } from './dashboard'
+import { benchUpstream } from './upstream'
 
 const API_KEY = 'tg_op_bench_key_0000000000000000'
 
@@ -28,9 +31,12 @@ async function main() {
   const server = await startServer({ TOOLGATE_DB: file, TOOLGATE_API_KEY: API_KEY })
   try {
     await benchCore(db, server.url, API_KEY)
+    await benchMcp({ url: server.url })
+    await benchDashboard({ url: server.url, apiKey: API_KEY, dbFile: file })
   } finally {
     await server.stop()
   }
+  await benchUpstream()
 }
 
 main().catch((e) => {
