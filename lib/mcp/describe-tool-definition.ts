@@ -1,7 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/server'
 import { z } from 'zod'
 import type { Policy } from '../preflight/evaluate'
-import { MAX_RIDER_TOOLS, policySchema } from './extension-schema'
+import { MAX_RIDER_TOOLS, pathOf, policySchema } from './extension-schema'
 
 /** describe_tool (contract §11): schemas for ≤ 5 served ids, or a verdict check for ≤ 50. */
 export const DESCRIBE_TOOL = 'describe_tool'
@@ -47,10 +47,6 @@ export type DescribeArgs =
   | { mode: 'describe'; ids: string[] }
   | { mode: 'check'; ids: string[]; policy?: Policy }
 
-/** `filters.read_only_only` for a path inside the arguments. */
-const argPath = (path: readonly PropertyKey[]) =>
-  path.reduce<string>((acc, k) => (typeof k === 'number' ? `${acc}[${k}]` : acc ? `${acc}.${String(k)}` : String(k)), '')
-
 /** Validate describe_tool's arguments; returns the fault (a tool error) or the request. */
 export function parseDescribeArgs(raw: Record<string, unknown> | undefined): DescribeArgs | { fault: string } {
   const args = raw ?? {}
@@ -65,7 +61,7 @@ export function parseDescribeArgs(raw: Record<string, unknown> | undefined): Des
   }
   const parsed = argsSchema.safeParse(args)
   if (!parsed.success) {
-    return { fault: parsed.error.issues.map((i) => (i.path.length ? `${argPath(i.path)} ${i.message}` : i.message)).join('; ') }
+    return { fault: parsed.error.issues.map((i) => (i.path.length ? `${pathOf('', i.path)} ${i.message}` : i.message)).join('; ') }
   }
   const { tool_ids, filters } = parsed.data
   if (filters !== undefined && !check) return { fault: 'filters requires check: true' }

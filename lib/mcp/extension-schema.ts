@@ -57,9 +57,9 @@ export const riderSchema = z.strictObject({
 }, { error: objectError('field') })
 export type Rider = z.infer<typeof riderSchema>
 
-/** `rider.tools[3].id` for an issue path under `root`. */
+/** `rider.tools[3].id` for an issue path under `root` (`filters.read_only_only` when root is ''). */
 export function pathOf(root: string, path: readonly PropertyKey[]): string {
-  return path.reduce<string>((acc, k) => (typeof k === 'number' ? `${acc}[${k}]` : `${acc}.${String(k)}`), root)
+  return path.reduce<string>((acc, k) => (typeof k === 'number' ? `${acc}[${k}]` : acc ? `${acc}.${String(k)}` : String(k)), root)
 }
 
 export class RiderError extends Error {}
