@@ -1,12 +1,17 @@
 'use client'
 
-import { useState, useTransition } from 'react'
+import { useEffect, useState, useTransition } from 'react'
 import { signIn } from '../../lib/actions/session'
 import { ErrorNote } from '../../components/error-note'
 
 export function LoginForm({ next }: { next: string }) {
   const [pending, start] = useTransition()
   const [failure, setFailure] = useState<{ error: string; fix: string } | null>(null)
+  // Arriving from another site strips the SameSite=Strict cookie from that one navigation;
+  // a same-site check still sees it, and a same-site navigation carries it (see the route).
+  useEffect(() => {
+    fetch('/api/dashboard/session', { cache: 'no-store' }).then((r) => r.status === 204 && window.location.replace(next), () => undefined)
+  }, [next])
   return (
     <form className="mt-6 space-y-4" onSubmit={(e) => {
       e.preventDefault()

@@ -8,6 +8,7 @@ import type { Fix } from '../../lib/dashboard/schemas'
 import { fixFor } from '../../lib/dashboard/fixes'
 import { Exposure } from '../servers/exposure'
 import { Button, LinkButton, Pill } from '../ui'
+import { LoginButton } from '../servers/login-button'
 import { DefinitionDiff } from './definition-diff'
 
 interface Props {
@@ -55,6 +56,7 @@ export function ResultRow({ result: r, detail, requestId, token, busy, onFix, on
               ? <Button aria-expanded={reviewing} onClick={() => setReviewing(!reviewing)}>{reviewing ? 'Hide review' : fix.label}</Button>
               : <Button variant="primary" disabled={busy} onClick={() => onFix(fix.fix)}>{fix.label}</Button>)}
             {fix?.kind === 'link' && <LinkButton href={fix.href}>{fix.label}</LinkButton>}
+            {fix?.kind === 'login' && <LoginButton server={fix.server} requestId={requestId} label={fix.label} onAlreadyAuthorized={onRecheck} />}
             {fix?.kind === 'recheck' && <Button disabled={busy} onClick={onRecheck}>{fix.label}</Button>}
           </div>
         </td>

@@ -130,5 +130,6 @@ function describeFix(f: Fix): string {
     case 'allow_tool': return `allowed ${f.id} in its server's configuration`
     case 'enable_server': return `enabled server ${f.server}`
     case 'release_server': return `released server ${f.server} from quarantine`
+    case 'restart_server': return `asked the runtime to restart ${f.server} (it reconnects within seconds: check again)`
   }
 }

@@ -6,12 +6,14 @@ import type { Fix } from './schemas'
  * What a row's remediation button does, decided from the verdict's reason and action. Pure, so
  * the browser renders it and tests can check every reason has an honest answer:
  *   run    — a shared admin mutation, then a re-check (review first: a diff or what a release exposes)
- *   link   — a page where the fix is made (or, for upstream actions, where it will be)
+ *   login  — the upstream runtime's OAuth flow in this browser, returning to the same check
+ *   link   — the page where the fix is made (logs to read, a secret to enter, a scope to edit)
  *   recheck — nothing to change; the state is transient
  */
 export type RowFix =
   | { kind: 'run'; fix: Fix; label: string; review?: 'diff' | 'exposure' }
-  | { kind: 'link'; href: string; label: string; note?: string }
+  | { kind: 'login'; server: string; label: string }
+  | { kind: 'link'; href: string; label: string }
   | { kind: 'recheck'; label: string }
 
 const serverPage = (server: string) => `/servers/${encodeURIComponent(server)}`
@@ -43,13 +45,20 @@ export function fixFor(r: ToolResult, token: string | null): RowFix | null {
     case 'missing_annotation':
     case 'hash_mismatch':
       return { kind: 'link', href: serverPage(server), label: 'Open server' }
-    // Login, restart, logs and secrets belong to the upstream runtime: its server page is where they live.
     case 'oauth_required':
     case 'server_unhealthy':
-      return { kind: 'link', href: serverPage(server), label: actionLabels[r.action ?? 'view_logs'] ?? 'Open server' }
+      return connectionFix(r.action, server)
     default:
       return null // not_found, server_not_configured, policy_filtered: nothing in state to change
   }
 }
 
-const actionLabels: Record<string, string> = { login: 'Log in', restart: 'Restart', view_logs: 'View logs', set_secret: 'Set secret' }
+/** The runtime's suggested action for a connection problem (the evaluator passes it through as `action`). */
+function connectionFix(action: string | undefined, server: string): RowFix {
+  switch (action) {
+    case 'login': return { kind: 'login', server, label: 'Log in' }
+    case 'restart': return { kind: 'run', fix: { kind: 'restart_server', server }, label: 'Restart' }
+    case 'set_secret': return { kind: 'link', href: `${serverPage(server)}#secrets`, label: 'Set secret' }
+    default: return { kind: 'link', href: `${serverPage(server)}#logs`, label: 'View logs' }
+  }
+}

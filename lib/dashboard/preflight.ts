@@ -6,6 +6,7 @@ import { allowToolInConfig } from '../admin/server-settings'
 import { enableServer, unquarantineServer } from '../admin/servers'
 import { approveTool, enableTool, type ActionContext } from '../admin/tools'
 import { badRequest } from '../errors'
+import { requestRestart } from '../upstream/config'
 import type { Caller } from '../preflight/evaluate'
 import { runCheckSync, type PreflightData } from '../preflight/service'
 import { exitCodes } from '../preflight/taxonomy'
@@ -52,6 +53,7 @@ export function applyFix(db: Db, fix: Fix, ctx: ActionContext) {
     case 'allow_tool': return allowToolInConfig(db, fix.id, ctx)
     case 'enable_server': return enableServer(db, fix.server, ctx)
     case 'release_server': return unquarantineServer(db, fix.server, ctx)
+    case 'restart_server': return requestRestart(db, fix.server, ctx)
   }
 }
 

@@ -22,13 +22,14 @@ export type PreflightForm = z.infer<typeof preflightFormSchema>
 
 const toolIdSchema = z.string().trim().min(3, 'a tool id is <server>:<tool>').max(300)
 
-/** One remediation a row's button can run. Upstream actions are absent until lib/upstream exports them. */
+/** One remediation a row's button can run (login is a browser redirect flow: lib/actions/upstream.ts). */
 export const fixSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('approve_tool'), id: toolIdSchema }),
   z.strictObject({ kind: z.literal('enable_tool'), id: toolIdSchema }),
   z.strictObject({ kind: z.literal('allow_tool'), id: toolIdSchema }),
   z.strictObject({ kind: z.literal('enable_server'), server: serverNameSchema }),
   z.strictObject({ kind: z.literal('release_server'), server: serverNameSchema }),
+  z.strictObject({ kind: z.literal('restart_server'), server: serverNameSchema }),
 ])
 export type Fix = z.infer<typeof fixSchema>
 

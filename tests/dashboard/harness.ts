@@ -32,10 +32,10 @@ export async function launchChromium(): Promise<Browser> {
 }
 
 /** A temp database with `state`, the real app on loopback (next start) and a browser. */
-export async function startDashboard(state: State = demoState()): Promise<Dashboard> {
+export async function startDashboard(state: State = demoState(), env: Record<string, string> = {}): Promise<Dashboard> {
   const { db, file } = freshDb()
   load(db, state)
-  const server = await startServer({ TOOLGATE_DB: file, TOOLGATE_API_KEY: OPERATOR_KEY })
+  const server = await startServer({ TOOLGATE_DB: file, TOOLGATE_API_KEY: OPERATOR_KEY, ...env })
   let browser: Browser
   try {
     browser = await launchChromium()
@@ -47,8 +47,8 @@ export async function startDashboard(state: State = demoState()): Promise<Dashbo
 }
 
 /** A browser context signed in through the real sign-in form. */
-export async function signedIn(d: Dashboard, viewport = { width: 1280, height: 900 }): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await d.browser.newContext({ viewport, baseURL: d.server.url })
+export async function signedIn(d: Dashboard, viewport = { width: 1280, height: 900 }, baseURL = d.server.url): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await d.browser.newContext({ viewport, baseURL })
   const page = await context.newPage()
   await page.goto('/login')
   await page.getByLabel('Operator API key').fill(OPERATOR_KEY)

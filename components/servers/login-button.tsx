@@ -1,0 +1,28 @@
+'use client'
+
+import { useState, useTransition } from 'react'
+import { startLoginAction } from '../../lib/actions/upstream'
+import { ErrorNote } from '../error-note'
+import { Button } from '../ui'
+
+/**
+ * Start the upstream's real OAuth login and send this browser to the authorization server;
+ * its callback brings the operator back to this very page (same URL, same check).
+ */
+export function LoginButton({ server, requestId, label = 'Log in', onAlreadyAuthorized }: {
+  server: string; requestId?: string; label?: string; onAlreadyAuthorized?: () => void
+}) {
+  const [pending, start] = useTransition()
+  const [failure, setFailure] = useState<{ error: string; fix: string } | null>(null)
+  return (
+    <span className="inline-flex flex-col gap-1">
+      <Button variant="primary" disabled={pending} onClick={() => start(async () => {
+        const r = await startLoginAction({ server, returnTo: window.location.pathname + window.location.search, ...(requestId ? { requestId } : {}) })
+        if (!r.ok) return setFailure(r)
+        if ('url' in r.data) window.location.assign(r.data.url)
+        else onAlreadyAuthorized?.()
+      })}>{pending ? 'Starting login…' : label}</Button>
+      {failure && <ErrorNote error={failure.error} fix={failure.fix} />}
+    </span>
+  )
+}

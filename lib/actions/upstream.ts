@@ -1,0 +1,44 @@
+'use server'
+
+import { headers } from 'next/headers'
+import { z } from 'zod'
+import { serverNameSchema } from '../admin/schemas'
+import { requestIdSchema } from '../dashboard/schemas'
+import { requestRestart, setSecret } from '../upstream/config'
+import { startLogin } from '../upstream/oauth'
+import { operatorAction } from './safe-action'
+
+// a same-site path only: the OAuth callback redirects the browser there
+const returnToSchema = z.string().regex(/^\/(?![/\\])\S*$/, 'returnTo must be a path on this site')
+
+/** This server's own origin as the browser reached it: the OAuth callback must come back here. */
+async function origin(): Promise<string> {
+  const h = await headers()
+  const host = h.get('x-forwarded-host') ?? h.get('host')
+  if (!host) throw new Error('the request has no Host header, so the login callback URL is unknown')
+  return `${h.get('x-forwarded-proto') ?? 'http'}://${host}`
+}
+
+/** Start the upstream runtime's real OAuth login; the browser then opens the returned URL and comes back to `returnTo`. */
+export const startLoginAction = operatorAction(
+  z.strictObject({ server: serverNameSchema, returnTo: returnToSchema, requestId: requestIdSchema.optional() }),
+  async ({ server, returnTo, requestId }, { db, actor }) => startLogin(db, server, { baseUrl: await origin(), returnTo }, { actor, requestId }),
+)
+
+/** Ask the runtime to reconnect a server. */
+export const restartAction = operatorAction(
+  z.strictObject({ server: serverNameSchema }),
+  ({ server }, { db, actor }) => { requestRestart(db, server, { actor }); return server },
+  { refresh: true },
+)
+
+/** Store a secret the server's transport needs. The record names the secret, never its value. */
+export const setSecretAction = operatorAction(
+  z.strictObject({
+    server: serverNameSchema,
+    name: z.string().trim().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'a secret name is an environment-variable name (letters, digits, "_")'),
+    value: z.string().min(1, 'the secret value must not be empty').max(16_384),
+  }),
+  ({ server, name, value }, { db, actor }) => { setSecret(db, server, name, value, { actor }); return name },
+  { refresh: true },
+)
