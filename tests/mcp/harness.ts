@@ -68,7 +68,14 @@ export async function rpc(url: string, message: unknown, headers: Record<string,
     body: JSON.stringify(message),
   })
   const text = await res.text()
-  return { status: res.status, headers: res.headers, text, body: text ? JSON.parse(text) : {} }
+  const reply: RpcReply = { status: res.status, headers: res.headers, text, body: text ? JSON.parse(text) : {} }
+  // Every facet that crosses the wire in these tests is held to both schemas.
+  const result = reply.body.result
+  const facet = result?._meta?.[EXTENSION_ID]
+  // tools/list carries the batch facet; a refused tools/call carries one per-tool verdict.
+  if (facet !== undefined) (Array.isArray(result!.tools) ? expectValidFacet : expectValidResolveFacet)(facet)
+  if (result?.tool?._meta?.[EXTENSION_ID] !== undefined) expectValidResolveFacet(result.tool._meta[EXTENSION_ID])
+  return reply
 }
 
 export const rider = (ids: string[], extra: Record<string, unknown> = {}) => ({ _meta: { [EXTENSION_ID]: { tools: ids.map((id) => ({ id })), ...extra } } })
