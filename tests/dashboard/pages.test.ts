@@ -89,6 +89,18 @@ describe('dashboard pages', () => {
     await context.close()
   })
 
+  it('the activity timeline shows new records live, without a reload', async () => {
+    const { page, context } = await signedIn(d)
+    await page.goto('/activity')
+    const loads = await page.evaluate(() => performance.getEntriesByType('navigation').length)
+    const res = await preflightRest('tg_at_demo_nightly_0000', ['notes:read_note'])
+    const requestId = res.headers.get('x-request-id')!
+    await eventually(() => page.getByRole('link', { name: requestId }).count()).toBe(1)
+    expect(await page.evaluate(() => performance.getEntriesByType('navigation').length)).toBe(loads)
+    expect(await page.getByText(/1 new since this page loaded/).count()).toBe(1)
+    await context.close()
+  })
+
   it('did_you_mean replaces the id, and the pages work on a narrow window and in dark mode', async () => {
     const { page, context } = await signedIn(d, { width: 390, height: 844 })
     await page.goto('/preflight?id=notes:read_not')
