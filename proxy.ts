@@ -1,5 +1,5 @@
 import { NextResponse, type NextRequest } from 'next/server'
-import { SESSION_COOKIE } from './lib/dashboard/session-cookie'
+import { PATH_HEADER, SESSION_COOKIE } from './lib/dashboard/session-cookie'
 
 /**
  * A convenience only: a browser with no session cookie at all is sent to sign in before any
@@ -7,10 +7,16 @@ import { SESSION_COOKIE } from './lib/dashboard/session-cookie'
  * verifies the signed session itself (an expired or forged cookie passes here and fails there).
  */
 export function proxy(request: NextRequest) {
-  if (request.cookies.has(SESSION_COOKIE)) return NextResponse.next()
-  const login = new URL('/login', request.url)
-  login.searchParams.set('next', request.nextUrl.pathname + request.nextUrl.search)
-  return NextResponse.redirect(login)
+  const path = request.nextUrl.pathname + request.nextUrl.search
+  if (!request.cookies.has(SESSION_COOKIE)) {
+    const login = new URL('/login', request.url)
+    login.searchParams.set('next', path)
+    return NextResponse.redirect(login)
+  }
+  // the dashboard layout checks the session before anything streams; it returns here after sign-in
+  const headers = new Headers(request.headers)
+  headers.set(PATH_HEADER, path)
+  return NextResponse.next({ request: { headers } })
 }
 
 export const config = {

@@ -1,8 +1,8 @@
 import 'server-only'
-import { cookies } from 'next/headers'
+import { cookies, headers } from 'next/headers'
 import { redirect } from 'next/navigation'
 import { isValidSession } from '../auth/session'
-import { SESSION_COOKIE } from './session-cookie'
+import { PATH_HEADER, SESSION_COOKIE } from './session-cookie'
 import { serverDb } from '../http/server-db'
 
 /** Who the dashboard's operator is on the record (the same name the REST operator tier uses). */
@@ -17,6 +17,16 @@ export async function isSignedIn(): Promise<boolean> {
 /** Pages call this first; without a session the operator is sent to sign in and brought back. */
 export async function requireOperator(returnTo: string): Promise<void> {
   if (!(await isSignedIn())) redirect(`/login?next=${encodeURIComponent(returnTo)}`)
+}
+
+/**
+ * The dashboard layout's gate: it runs before the loading shell streams, so a request without
+ * a valid session gets a plain redirect and not a byte of the dashboard. (Pages still check
+ * themselves: a layout is not re-run on every client navigation.)
+ */
+export async function requireOperatorForLayout(): Promise<void> {
+  const path = (await headers()).get(PATH_HEADER)
+  await requireOperator(path && /^\/(?![/\\])/.test(path) ? path : '/')
 }
 
 /** Route handlers answer 401 instead of redirecting: their callers are scripts and pollers. */
