@@ -117,6 +117,17 @@ describe('the served listing', () => {
     expect(op.text).not.toMatch(/sha256\//)
   })
 
+  it('a body that is not JSON is a parse error; an oversized one is refused before parsing', async () => {
+    const post = (body: string) => fetch(h.mcp, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body })
+    const bad = await post('{"jsonrpc": "2.0", "id": 1, "method": "tools/list"')
+    expect(bad.status).toBe(400)
+    expect((await bad.json()).error.code).toBe(-32700)
+    const big = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'x'.repeat(1024 * 1024) } }))
+    expect(big.status).toBe(413)
+    const wrongType = await fetch(h.mcp, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' })
+    expect(wrongType.status).toBe(415)
+  })
+
   it('non-POST methods are refused: the endpoint is stateless', async () => {
     const res = await fetch(h.mcp, { method: 'GET', headers: { accept: 'text/event-stream' } })
     expect(res.status).toBe(405)
