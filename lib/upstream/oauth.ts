@@ -121,6 +121,8 @@ export async function completeLogin(db: Db, state: string, code: string): Promis
   const result = await auth(provider, { serverUrl: server.url, authorizationCode: code })
   if (result !== 'AUTHORIZED') throw new Error(`login for "${server.name}" did not complete (${result})`)
   save(db, server.name, { state: null, codeVerifier: null })
+  // the runtime reconnects with the new token
+  db.update(servers).set({ restartRequestedAt: Date.now() }).where(eq(servers.name, server.name)).run()
   recordActivity(db, { requestId: mintRequestId(), type: 'server.login_completed', actor: 'operator (oauth callback)', server: server.name, data: { target: server.name } })
   return { server: server.name, returnTo: pending.returnTo }
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { isNotNull } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { serverOauth, serverSecrets, servers } from '../../db/schema'
+import { serverSecrets, servers } from '../../db/schema'
 import { describeError } from '../errors'
 import { UpstreamConnection, type RuntimeOptions } from './connection'
 import { appendLogs, publishState } from './publish'
@@ -12,7 +12,7 @@ const LOG_FLUSH_MS = 250
 /**
  * The runtime's supervisor: runs inside the toolgate server process and keeps one
  * UpstreamConnection per enabled, non-quarantined server that has a transport. It polls the
- * desired state (a few small tables) twice a second, so changes made by the CLI or the
+ * desired state (two small tables) twice a second, so changes made by the CLI or the
  * dashboard (enable, disable, quarantine, restart, secrets, logins) take effect within ~1 s.
  * Connections run independently: a failing or hanging upstream blocks nobody.
  */
@@ -72,7 +72,6 @@ export class Supervisor {
     for (const s of this.db.select().from(serverSecrets).all()) {
       secrets.set(s.serverName, { ...(secrets.get(s.serverName) ?? {}), [s.name]: s.value })
     }
-    const logins = new Map(this.db.select({ s: serverOauth.serverName, at: serverOauth.tokensSavedAt }).from(serverOauth).all().map((r) => [r.s, r.at]))
     const wanted = new Set<string>()
     for (const row of rows) {
       const current = this.connections.get(row.name)
@@ -87,9 +86,10 @@ export class Supervisor {
       }
       wanted.add(row.name)
       const serverSecretValues = secrets.get(row.name) ?? {}
-      // anything that changes how to connect restarts the connection
+      // anything that changes how to connect restarts the connection (a completed login bumps
+      // restartRequestedAt; the runtime's own token refreshes must not restart it)
       const fingerprint = createHash('sha256')
-        .update(JSON.stringify([row.transport, serverSecretValues, logins.get(row.name) ?? null, row.restartRequestedAt]))
+        .update(JSON.stringify([row.transport, serverSecretValues, row.restartRequestedAt]))
         .digest('hex')
       if (current?.spec.fingerprint === fingerprint) continue
       if (current) {

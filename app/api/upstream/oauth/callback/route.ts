@@ -24,7 +24,8 @@ export async function GET(req: Request): Promise<Response> {
   if (!state || !code) return page(400, 'Login was not completed', 'The callback is missing its code or state parameter.')
   try {
     const { server, returnTo } = await completeLogin(serverDb(), state, code)
-    if (returnTo?.startsWith('/')) return Response.redirect(new URL(returnTo, url), 303)
+    // a relative Location keeps the browser on the host it used (req.url may name another)
+    if (returnTo?.startsWith('/') && !returnTo.startsWith('//')) return new Response(null, { status: 303, headers: { location: returnTo, 'cache-control': 'no-store' } })
     return page(200, 'Login complete', `toolgate now holds a token for <b>${escape(server)}</b> and reconnects within a second. You can close this tab.`)
   } catch (e) {
     return page(400, 'Login was not completed', escape(describeError(e)))

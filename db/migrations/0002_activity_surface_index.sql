@@ -1,0 +1,1 @@
+CREATE INDEX `activity_surface` ON `activity` (`surface`,`id`);
