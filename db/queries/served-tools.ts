@@ -1,4 +1,4 @@
-import { and, asc, eq, sql, type SQL } from 'drizzle-orm'
+import { and, asc, eq, getTableName, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../client'
 import { servers, settings, toolApprovals, tools, type JsonObject, type ToolAnnotations } from '../schema'
 import { classify } from '../../lib/preflight/classifier'
@@ -42,7 +42,9 @@ function prepare(db: Db) {
     .where(where).orderBy(asc(tools.serverName), asc(tools.name)).limit(p('limit')).prepare()
   return {
     quarantine: db.select({ q: settings.quarantineEnabled }).from(settings).where(eq(settings.id, 1)).prepare(),
-    serverNames: db.select({ name: servers.name }).from(servers).prepare(),
+    // Every request lists all server names to size its scope; a plucked raw statement skips
+    // the per-row object mapping that made this the listing's most expensive read.
+    serverNames: db.$client.prepare<[], string>(`select ${servers.name.name} from ${getTableName(servers)}`).pluck(),
     server: db.select({
       name: servers.name, enabled: servers.enabled, quarantined: servers.quarantined, trust: servers.trust,
       disabledTools: servers.disabledTools, enabledTools: servers.enabledTools,
@@ -84,7 +86,7 @@ function judge(db: Db) {
  */
 export function listServedTools(db: Db, opts: { inScope: (server: string) => boolean; after?: ToolKey; limit: number }): { tools: ServedTool[]; more: boolean } {
   const st = statements(db)
-  const all = st.serverNames.all().map((s) => s.name)
+  const all = st.serverNames.all()
   const inScope = all.filter(opts.inScope)
   const served: ServedTool[] = []
   if (inScope.length === 0) return { tools: served, more: false }
@@ -94,8 +96,8 @@ export function listServedTools(db: Db, opts: { inScope: (server: string) => boo
     : (args: { afterServer: string; afterName: string; limit: number }) => st.pageOf.all({ ...args, servers: JSON.stringify(inScope) })
   const servedOrUndefined = judge(db)
   // Withheld tools are skipped in code (the classifier is the one judge), so read the page
-  // plus one look-ahead, and more in growing chunks only while withheld rows fall out.
-  let chunk = opts.limit + 1
+  // plus a look-ahead with some slack for withheld rows, and more only while they fall out.
+  let chunk = Math.ceil(opts.limit * 1.25) + 1
   let after = opts.after ?? { server: '', name: '' }
   for (;;) {
     const rows = read({ afterServer: after.server, afterName: after.name, limit: chunk })
