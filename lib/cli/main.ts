@@ -13,6 +13,7 @@ const HELP = `toolgate — is every tool this job needs ready, and if not, why a
   toolgate tools preflight <server:tool>... [flags]   check tools; exit 0 ready, 10 retryable, 11 blocked, 12 unknown ids
       --profile P  --pin <id>=sha256/v1:<hex>  --read-only-only  --exclude-destructive
       --exclude-open-world  --wait 2s  --token <agent token>  --url <base> [--api-key K]  -o table|json
+      --in-band --url <base>/mcp [--token T]: ask over MCP with the Shape A rider
   toolgate tools list [--server S] [-o json]          every known tool with status and pin
   toolgate tools approve|block|enable <server:tool>
   toolgate upstream list|add|import|remove|enable|disable|quarantine|unquarantine|restart|set-secret|login|logs ...
