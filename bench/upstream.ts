@@ -85,13 +85,23 @@ export async function benchUpstream(): Promise<void> {
     await direct.close()
     await via.close()
 
-    // 4. memory of the server process with 50 connected stdio upstreams
-    const before = serverRssMiB(server.port)
-    for (let i = 0; i < 50; i++) addServer(db, { name: `many${i}`, transport: stdioFixture({ tools: [{ name: 't' }, { name: 'u' }] }).transport, trusted: true }, ctx)
-    await waitFor('50 upstreams ready', () => Array.from({ length: 50 }, (_, i) => ready(db, `many${i}`)).every(Boolean), 120_000)
-    console.log(`\n## Memory\nserver process RSS: ${before.toFixed(0)} MiB with 5 upstreams → ${serverRssMiB(server.port).toFixed(0)} MiB with 55 connected stdio upstreams (fixture processes not included)`)
   } finally {
     await server.stop()
   }
   printTable('Upstream runtime', rows)
+
+  // 4. memory of a fresh server process, before and after 50 connected stdio upstreams
+  const memFile = tempDbFile()
+  const memDb = openDb(memFile)
+  const memServer = await startServer({ TOOLGATE_DB: memFile, TOOLGATE_API_KEY: KEY, TOOLGATE_RUNTIME: 'on', TOOLGATE_PING_INTERVAL_MS: '3600000' })
+  try {
+    await new Promise((r) => setTimeout(r, 1000))
+    const before = serverRssMiB(memServer.port)
+    for (let i = 0; i < 50; i++) addServer(memDb, { name: `many${i}`, transport: stdioFixture({ tools: [{ name: 't' }, { name: 'u' }] }).transport, trusted: true }, ctx)
+    await waitFor('50 upstreams ready', () => Array.from({ length: 50 }, (_, i) => ready(memDb, `many${i}`)).every(Boolean), 120_000)
+    await new Promise((r) => setTimeout(r, 1000))
+    console.log(`\n## Memory\nserver process RSS: ${before.toFixed(0)} MiB idle → ${serverRssMiB(memServer.port).toFixed(0)} MiB with 50 connected stdio upstreams (the upstream processes themselves not included)`)
+  } finally {
+    await memServer.stop()
+  }
 }
