@@ -7,5 +7,7 @@ export async function register(): Promise<void> {
   if (process.env.NEXT_PHASE === 'phase-production-build') return
   const { serverDb } = await import('./lib/http/server-db')
   const { startSupervisor } = await import('./lib/upstream/supervisor')
-  startSupervisor(serverDb())
+  const supervisor = startSupervisor(serverDb())
+  // Next exits on these after its own cleanup; ours is synchronous, so it finishes first
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => supervisor.shutdown())
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, getTableName, sql, type SQL } from 'drizzle-orm'
+import { and, asc, eq, getTableName, sql, type SQL, isNull } from 'drizzle-orm'
 import type { Db } from '../client'
 import { servers, settings, toolApprovals, tools, type JsonObject, type ToolAnnotations } from '../schema'
 import { classify } from '../../lib/preflight/classifier'
@@ -38,8 +38,9 @@ function prepare(db: Db) {
   const approvalJoin = and(eq(toolApprovals.serverName, tools.serverName), eq(toolApprovals.toolName, tools.name))
   // Keyset order over the primary key; the row-value form lets SQLite seek instead of scan.
   const after = sql`(${tools.serverName}, ${tools.name}) > (${p('afterServer')}, ${p('afterName')})`
+  // tools an upstream stopped listing are gone: never served (the evaluator skips them too)
   const page = (where: SQL | undefined) => db.select(toolColumns).from(tools).leftJoin(toolApprovals, approvalJoin)
-    .where(where).orderBy(asc(tools.serverName), asc(tools.name)).limit(p('limit')).prepare()
+    .where(and(isNull(tools.goneAt), where)).orderBy(asc(tools.serverName), asc(tools.name)).limit(p('limit')).prepare()
   return {
     quarantine: db.select({ q: settings.quarantineEnabled }).from(settings).where(eq(settings.id, 1)).prepare(),
     // Every request lists all server names to size its scope; a plucked raw statement skips
@@ -52,7 +53,7 @@ function prepare(db: Db) {
     pageAll: page(after),
     pageOf: page(and(sql`${tools.serverName} in (select value from json_each(${p('servers')}))`, after)),
     one: db.select(toolColumns).from(tools).leftJoin(toolApprovals, approvalJoin)
-      .where(and(eq(tools.serverName, p('server')), eq(tools.name, p('name')))).prepare(),
+      .where(and(eq(tools.serverName, p('server')), eq(tools.name, p('name')), isNull(tools.goneAt))).prepare(),
   }
 }
 

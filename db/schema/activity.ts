@@ -1,4 +1,4 @@
-import { sqliteTable, integer, text, index } from 'drizzle-orm/sqlite-core'
+import { sqliteTable, integer, text, index, primaryKey } from 'drizzle-orm/sqlite-core'
 
 /** The activity log: every check on every surface and every operator action. */
 export const activity = sqliteTable(
@@ -28,3 +28,16 @@ export const activity = sqliteTable(
 
 export type ActivityRow = typeof activity.$inferSelect
 export type NewActivityRow = typeof activity.$inferInsert
+
+/**
+ * Every server a record concerns (a check names several), so "activity of server X" finds
+ * checks too, newest first straight from the (server, activity_id) key.
+ */
+export const activityServers = sqliteTable(
+  'activity_servers',
+  {
+    server: text('server').notNull(),
+    activityId: integer('activity_id').notNull().references(() => activity.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.server, t.activityId] })],
+)

@@ -1,12 +1,11 @@
 import { createMcpHandler, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server'
 import { z } from 'zod'
-import { openDb, type Db } from '../../db/client'
 import { mintRequestId } from '../activity/request-id'
 import { badRequest } from '../errors'
 import { EXTENSION_ID } from '../mcp/extension-schema'
 import { buildMcpServer, type Era } from '../mcp/server'
 import { anonymousCaller, type McpSession } from '../mcp/session'
-import { defaultDbFile } from '../paths'
+import { serverDb } from '../http/server-db'
 import { policySchema } from '../preflight/schemas'
 import { callerFor } from './preflight'
 import { profileNameSchema, tokenNameSchema } from '../admin/schemas'
@@ -26,29 +25,11 @@ export type PreviewInput = z.infer<typeof previewSchema>
 export interface Exchange { endpoint: string; headers: Record<string, string>; request: string; status: number; response: string }
 
 /**
- * A dedicated connection for previews. Each preview runs the REAL MCP server code
- * (lib/mcp buildMcpServer behind the SDK's own transports, configured as lib/mcp/http.ts
- * configures them) inside a transaction that is always rolled back: the answer is exactly
- * what /mcp would send for this state, and the check it performs is never recorded.
- * Previews are serialized, so no other work ever shares the open transaction.
+ * Each preview runs the REAL MCP server code (lib/mcp buildMcpServer behind the SDK's own
+ * transports, configured as lib/mcp/http.ts configures them) on a session marked not to record:
+ * the answer is exactly what /mcp would send for this state, and it writes nothing, so it holds
+ * no lock while it awaits.
  */
-let previewDb: Db | undefined
-let queue: Promise<unknown> = Promise.resolve()
-
-function dryRun<T>(fn: (db: Db) => Promise<T>): Promise<T> {
-  const run = queue.then(async () => {
-    const db = (previewDb ??= openDb(defaultDbFile()))
-    db.$client.exec('BEGIN')
-    try {
-      return await fn(db)
-    } finally {
-      db.$client.exec('ROLLBACK')
-    }
-  })
-  queue = run.catch(() => undefined)
-  return run
-}
-
 /** The JSON-RPC request a client would send, with the era's envelope and headers. */
 function rpcRequest(era: Era, id: number, method: string, params: Record<string, unknown>): { headers: Record<string, string>; body: Record<string, unknown> } {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': PROTOCOLS[era] }
@@ -84,24 +65,23 @@ async function serve(session: McpSession, era: Era, req: Request): Promise<Respo
  * operator previews what an anonymous client gets) and path profile — without a record.
  */
 export async function previewMcp(input: PreviewInput, operator: string): Promise<{ shapeA: Exchange | null; shapeB: Exchange | null }> {
-  return dryRun(async (db) => {
-    const caller = input.token === null ? anonymousCaller : callerFor(db, input.token, operator)
-    if (input.profile !== null && !db.$client.prepare('select 1 from profiles where name = ?').get(input.profile)) throw badRequest(`unknown profile "${input.profile}"`)
-    const session: McpSession = { db, caller, profile: input.profile ?? undefined, requestId: mintRequestId() }
-    const endpoint = input.profile === null ? '/mcp' : `/mcp/p/${encodeURIComponent(input.profile)}`
-    const auth: Record<string, string> = input.token === null ? {} : { authorization: `Bearer <token “${input.token}”>` }
-    const exchange = async (method: string, params: Record<string, unknown>, id: number): Promise<Exchange> => {
-      const { headers, body } = rpcRequest(input.era, id, method, params)
-      const request = JSON.stringify(body)
-      const res = await serve(session, input.era, new Request(`http://preview${endpoint}`, { method: 'POST', headers, body: request }))
-      return { endpoint, headers: { ...headers, ...auth }, request, status: res.status, response: await res.text() }
-    }
-    const policy = Object.fromEntries(Object.entries(input.policy).filter(([, v]) => v))
-    const ids = input.ids.map((s) => s.trim()).filter(Boolean)
-    const shapeA = ids.length
-      ? await exchange('tools/list', { _meta: { [EXTENSION_ID]: { tools: ids.map((id) => ({ id })), ...(Object.keys(policy).length ? { policy } : {}) } } }, 1)
-      : null
-    const shapeB = input.resolve ? await exchange('tools/resolve', { name: input.resolve, arguments: {} }, 2) : null
-    return { shapeA, shapeB }
-  })
+  const db = serverDb()
+  const caller = input.token === null ? anonymousCaller : callerFor(db, input.token, operator)
+  if (input.profile !== null && !db.$client.prepare('select 1 from profiles where name = ?').get(input.profile)) throw badRequest(`unknown profile "${input.profile}"`)
+  const session: McpSession = { db, caller, profile: input.profile ?? undefined, requestId: mintRequestId(), record: false }
+  const endpoint = input.profile === null ? '/mcp' : `/mcp/p/${encodeURIComponent(input.profile)}`
+  const auth: Record<string, string> = input.token === null ? {} : { authorization: `Bearer <token “${input.token}”>` }
+  const exchange = async (method: string, params: Record<string, unknown>, id: number): Promise<Exchange> => {
+    const { headers, body } = rpcRequest(input.era, id, method, params)
+    const request = JSON.stringify(body)
+    const res = await serve(session, input.era, new Request(`http://preview${endpoint}`, { method: 'POST', headers, body: request }))
+    return { endpoint, headers: { ...headers, ...auth }, request, status: res.status, response: await res.text() }
+  }
+  const policy = Object.fromEntries(Object.entries(input.policy).filter(([, v]) => v))
+  const ids = input.ids.map((s) => s.trim()).filter(Boolean)
+  const shapeA = ids.length
+    ? await exchange('tools/list', { _meta: { [EXTENSION_ID]: { tools: ids.map((id) => ({ id })), ...(Object.keys(policy).length ? { policy } : {}) } } }, 1)
+    : null
+  const shapeB = input.resolve ? await exchange('tools/resolve', { name: input.resolve, arguments: {} }, 2) : null
+  return { shapeA, shapeB }
 }

@@ -28,7 +28,7 @@ export function describeTool(session: McpSession, args: Record<string, unknown> 
   if ('fault' in parsed) return fault(parsed.fault)
   if (parsed.mode === 'check') {
     const data = runCheckSync(session.db, {
-      caller: session.caller, surface: 'mcp-check', requestId: session.requestId,
+      caller: session.caller, surface: 'mcp-check', requestId: session.requestId, record: session.record,
       input: { ids: parsed.ids, policy: parsed.policy, profile: session.profile },
     })
     return answer({ verdict: data.verdict, checked_at: data.checked_at, request_id: data.request_id, results: data.tools.map(wireResult) })

@@ -86,7 +86,7 @@ export function buildMcpServer(session: McpSession, era: Era): Server {
     if (!rider) return page
     // Shape A: the carrier's tools are exactly the riderless page; the verdict rides in _meta.
     const data = runCheckSync(db, {
-      caller, surface: 'mcp-shape-a', requestId,
+      caller, surface: 'mcp-shape-a', requestId, record: session.record,
       input: { ids: rider.tools.map((t) => t.id), policy: rider.policy, profile },
     })
     // ttlMs: 0 so a 2026-07-28 client cache never answers a later rider with this facet.
@@ -100,7 +100,7 @@ export function buildMcpServer(session: McpSession, era: Era): Server {
     // SEP-1862: an unknown tool is -32602, so withheld, out-of-scope and absent tools all end
     // here, and only codes that can hold for a served tool reach the facet (see README).
     if (!tool) throw invalidParams(`unknown tool "${params.name}": no such tool is served to this session`)
-    const data = runCheckSync(db, { caller, surface: 'mcp-shape-b', requestId, input: { ids: [params.name], profile } })
+    const data = runCheckSync(db, { caller, surface: 'mcp-shape-b', requestId, record: session.record, input: { ids: [params.name], profile } })
     return { tool: { ...toMcpTool(tool), _meta: { [EXTENSION_ID]: shapeBFacet(data.tools[0]) } } }
   }))
 

@@ -15,6 +15,8 @@ export interface McpSession {
   /** the /mcp/p/<profile> pin; narrows scope, never widens it */
   profile: string | undefined
   requestId: string
+  /** false only for the dashboard's preview, which must answer exactly as /mcp but not record */
+  record?: boolean
 }
 
 /** No credentials on /mcp: still the agent tier (contract §5), with unrestricted scope. */

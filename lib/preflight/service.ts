@@ -4,7 +4,7 @@ import { recordActivity } from '../activity/record'
 import type { Surface } from '../activity/vocabulary'
 import { badRequest, describeError, ToolgateError, unavailableError } from '../errors'
 import { evaluate, type Caller, type Evaluation, type EvaluationInput, type ToolResult } from './evaluate'
-import { uniqueIds } from './ids'
+import { parseToolId, uniqueIds } from './ids'
 import type { Verdict } from './taxonomy'
 
 export interface PreflightData {
@@ -21,6 +21,8 @@ export interface CheckRequest {
   requestId: string
   input: EvaluationInput
   waitMs?: number
+  /** false only for previews that must not be on the record (the dashboard's _meta preview) */
+  record?: boolean
 }
 
 export const WAIT_POLL_MS = 250
@@ -84,10 +86,20 @@ export function runCheckSync(db: Db, req: Omit<CheckRequest, 'waitMs'>): Preflig
   return finishCheck(db, req, evaluateNow(db, req.caller, req.input), started, undefined)
 }
 
+/** The servers a check named (well-formed ids only), for the activity log's server filter. */
+function serversOf(tools: ToolResult[]): Set<string> {
+  const out = new Set<string>()
+  for (const t of tools) {
+    const p = parseToolId(t.id)
+    if (!('malformed' in p)) out.add(p.server)
+  }
+  return out
+}
+
 function finishCheck(db: Db, req: Omit<CheckRequest, 'waitMs'>, evaluation: Evaluation, started: number, waited: number | undefined): PreflightData {
   const checkedAt = new Date()
   const { input } = req
-  try {
+  if (req.record !== false) try {
     recordActivity(db, {
       requestId: req.requestId,
       type: 'preflight',
@@ -95,6 +107,7 @@ function finishCheck(db: Db, req: Omit<CheckRequest, 'waitMs'>, evaluation: Eval
       tier: req.caller.tier,
       actor: req.caller.name,
       verdict: evaluation.verdict,
+      servers: serversOf(evaluation.tools),
       at: checkedAt.getTime(),
       data: {
         ids_raw: input.ids.length,

@@ -32,9 +32,11 @@ type Log = (stream: 'stderr' | 'event', line: string) => void
 /** A 401 that the OAuth provider could not fix by refreshing: only a login helps. */
 const isUnauthorized = (e: unknown) => e instanceof UnauthorizedError || (e as { code?: unknown })?.code === 401
 
+/** Sleep, waking early when the connection stops; the abort listener never outlives the sleep. */
 const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve) => {
-  const t = setTimeout(resolve, ms)
-  signal.addEventListener('abort', () => { clearTimeout(t); resolve() }, { once: true })
+  const wake = () => { clearTimeout(t); signal.removeEventListener('abort', wake); resolve() }
+  const t = setTimeout(wake, ms)
+  signal.addEventListener('abort', wake, { once: true })
 })
 
 /**

@@ -68,9 +68,14 @@ export async function dispatchToolCall(ctx: CallContext, id: string, args: Recor
       }
     }
   }
-  recordActivity(ctx.db, {
-    requestId: ctx.requestId, type: 'tool.call', actor: ctx.caller.name, tier: ctx.caller.tier, server,
-    data: { target: verdict.id, outcome, ...(reason ? { reason } : {}), duration_ms: Date.now() - started },
-  })
+  try {
+    recordActivity(ctx.db, {
+      requestId: ctx.requestId, type: 'tool.call', actor: ctx.caller.name, tier: ctx.caller.tier, server,
+      data: { target: verdict.id, outcome, ...(reason ? { reason } : {}), duration_ms: Date.now() - started },
+    })
+  } catch (e) {
+    // The call has already happened: failing it now would invite a retry that repeats it.
+    console.error(`toolgate: tool call ${verdict.id} (request ${ctx.requestId}) ran but could not be recorded: ${describeError(e)}`)
+  }
   return result
 }

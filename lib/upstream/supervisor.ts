@@ -37,6 +37,20 @@ export class Supervisor {
     this.flushLogs()
   }
 
+  /**
+   * The process is going away: say so before it does (synchronously), so nobody reading the
+   * database afterwards believes an upstream is still connected.
+   */
+  shutdown(): void {
+    clearInterval(this.timer)
+    for (const [name, conn] of this.connections) {
+      void conn.stop()
+      publishState(this.db, name, 'disconnected', 'toolgate stopped')
+    }
+    this.connections.clear()
+    this.flushLogs()
+  }
+
   /** The live connection of a server, when it is connected and discovered. */
   connection(server: string): UpstreamConnection | undefined {
     const c = this.connections.get(server)

@@ -132,3 +132,13 @@ describe('zero upstream I/O in preflight', () => {
     expect({ gate: gate.received(), other: other.received() }).toEqual(before)
   }, 240_000) // 1,601 sequential checks: ~40 s alone, far longer beside other suites on 2 cores
 })
+
+describe('shutdown', () => {
+  it('when toolgate stops, its upstreams read as disconnected, not ready', async () => {
+    expect(connectionState(db, 'gate')?.state).toBe('ready')
+    await server.stop()
+    expect(connectionState(db, 'gate')).toMatchObject({ state: 'disconnected', detail: 'toolgate stopped' })
+    const cli = await runCli(['tools', 'preflight', 'gate:ok', '--db', dbFile])
+    expect(cli.code).toBe(10) // server_unhealthy: retryable, not a stale "ready"
+  })
+})

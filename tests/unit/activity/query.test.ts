@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest'
+import { openDb } from '../../../db/client'
+import { listActivity } from '../../../lib/activity/query'
+import { approveTool } from '../../../lib/admin/tools'
+import { runCheckSync } from '../../../lib/preflight/service'
+import { mintRequestId } from '../../../lib/activity/request-id'
+import { load } from '../../helpers/db'
+
+describe('activity filter by server', () => {
+  it('finds the checks that named the server, not only actions on it, newest first and paged', () => {
+    const db = openDb(':memory:')
+    load(db, { servers: [
+      { name: 'a', connection: { state: 'ready' }, tools: [{ name: 't', input_schema: {}, approval: { status: 'pending' } }] },
+      { name: 'b', connection: { state: 'ready' }, tools: [{ name: 't', input_schema: {} }] },
+    ] })
+    const check = (ids: string[]) => runCheckSync(db, { caller: { tier: 'operator', name: 'test' }, surface: 'cli', requestId: mintRequestId(), input: { ids } })
+    const both = check(['a:t', 'b:t', 'not-an-id'])
+    const onlyB = check(['b:t'])
+    approveTool(db, 'a:t', { actor: 'test' })
+    const ofA = listActivity(db, { server: 'a' })
+    expect(ofA.map((r) => r.type)).toEqual(['tool.approved', 'preflight'])
+    expect(ofA[1].requestId).toBe(both.request_id)
+    expect(listActivity(db, { server: 'b' }).map((r) => r.requestId)).toEqual([onlyB.request_id, both.request_id])
+    expect(listActivity(db, { server: 'b', verdict: 'ready' }).map((r) => r.requestId)).toEqual([onlyB.request_id])
+    const [newest] = listActivity(db, { server: 'b', limit: 1 })
+    expect(listActivity(db, { server: 'b', before: newest.id }).map((r) => r.requestId)).toEqual([both.request_id])
+    const plan = db.$client.prepare(`explain query plan select * from activity_servers s join activity a on a.id = s.activity_id
+      where s.server = ? order by s.activity_id desc limit 50`).all('b') as { detail: string }[]
+    expect(plan.map((p) => p.detail).join('; ')).toMatch(/activity_servers.*PRIMARY KEY|sqlite_autoindex_activity_servers/)
+    expect(plan.map((p) => p.detail).join('; ')).not.toMatch(/TEMP B-TREE/)
+  })
+})
