@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runProcess } from '../helpers/cli'
 import { demoState, EXTENSION_ID, expectValidFacet, recordsFor, startHarness, type Harness } from './harness'
 
 // The README's in-band section is executed as written (only the base URL changes), so the
@@ -13,17 +13,7 @@ const section = readme.slice(readme.indexOf('<!-- in-band:start -->'), readme.in
 const blocks = (lang: string) => [...section.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1])
 const README_BASE = 'http://127.0.0.1:3000'
 
-function run(cmd: string, args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d) => (stdout += d))
-    child.stderr.on('data', (d) => (stderr += d))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
+const run = (cmd: string, args: string[], cwd: string) => runProcess(cmd, args, { cwd })
 
 let h: Harness
 beforeAll(async () => {
