@@ -19,7 +19,16 @@ export function proxy(request: NextRequest) {
   return NextResponse.next({ request: { headers } })
 }
 
+// Dashboard pages only: not the sign-in page, APIs (they answer 401), /mcp or static assets, and
+// not server actions: the front door has already read and checked their bodies, and each action
+// checks the session itself.
 export const config = {
-  // dashboard pages only: not the sign-in page, APIs (they answer 401), /mcp or static assets
-  matcher: ['/', '/preflight/:path*', '/activity/:path*', '/servers/:path*', '/tokens/:path*'],
+  matcher: [
+    { source: '/', missing: [{ type: 'header', key: 'next-action' }] },
+    { source: '/preflight/:path*', missing: [{ type: 'header', key: 'next-action' }] },
+    { source: '/activity/:path*', missing: [{ type: 'header', key: 'next-action' }] },
+    { source: '/servers/:path*', missing: [{ type: 'header', key: 'next-action' }] },
+    { source: '/tokens/:path*', missing: [{ type: 'header', key: 'next-action' }] },
+    { source: '/settings/:path*', missing: [{ type: 'header', key: 'next-action' }] },
+  ],
 }

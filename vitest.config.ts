@@ -1,6 +1,8 @@
+import path from 'node:path'
 import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
+  resolve: { alias: { '@': path.resolve(import.meta.dirname) } },
   test: {
     include: ['tests/**/*.test.ts'],
     pool: 'forks',

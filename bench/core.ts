@@ -4,7 +4,7 @@ import { evaluateNow } from '../lib/preflight/service'
 import type { Caller } from '../lib/preflight/evaluate'
 import { parseToolId } from '../lib/preflight/ids'
 import { printTable, timeAsync, timeInterleaved, timeSync, type Row } from './stats'
-import { recordActivity } from '../lib/activity/record'
+import { insertActivity } from '../lib/activity/record'
 import { readyIds } from './state'
 
 const operator: Caller = { tier: 'operator', name: 'bench' }
@@ -49,7 +49,7 @@ export async function benchCore(db: Db, restUrl: string, apiKey: string): Promis
   })
   // the floor under every answered check: one durable (fsync'd) activity insert
   const durable = timeSync('baseline: one durable activity insert (synchronous=FULL)', 500, () =>
-    recordActivity(db, { requestId: 'bench', type: 'preflight', actor: 'bench', data: {} }), 20)
+    db.transaction((tx) => insertActivity(tx, { requestId: 'bench', type: 'preflight', actor: 'bench', data: {} })), 20)
   const whoami = await timeAsync('baseline: GET /api/v1/whoami (authenticated, no evaluation)', 1000, async () => {
     const res = await fetch(`${restUrl}/api/v1/whoami`, { headers: { 'x-api-key': apiKey } })
     if (res.status !== 200) throw new Error(`whoami answered ${res.status}`)

@@ -25,7 +25,7 @@ function actionId(exportedName: string): string {
 }
 
 /** A signed-in operator's cookie, minted the way sign-in mints it (the bench knows the key's hash). */
-const sessionCookie = (db: Db) => `${SESSION_COOKIE}=${issueSession(db).value}`
+const sessionCookie = async (db: Db) => `${SESSION_COOKIE}=${(await issueSession(db)).value}`
 
 async function getHtml(url: string, cookie: string): Promise<void> {
   const res = await fetch(url, { headers: { cookie }, redirect: 'manual' })
@@ -62,7 +62,7 @@ const plan = (db: Db, sql: string, ...args: unknown[]) =>
 export async function benchDashboard({ url, apiKey, dbFile }: { url: string; apiKey: string; dbFile: string }): Promise<Row[]> {
   void apiKey // the dashboard signs in with the operator key; the bench mints the same session from its hash
   const db = openDb(dbFile)
-  const cookie = sessionCookie(db)
+  const cookie = await sessionCookie(db)
   const ten = (i: number) => readyIds(10, i)
   const form = (i: number) => ({ ids: ten(i), token: null, profile: null, policy: {} })
 
@@ -107,7 +107,7 @@ export async function benchDashboard({ url, apiKey, dbFile }: { url: string; api
   ]
   const server = await startServer({ TOOLGATE_DB: copy, TOOLGATE_API_KEY: `${apiKey}` })
   try {
-    const bigCookie = sessionCookie(big)
+    const bigCookie = await sessionCookie(big)
     lib.push(
       await timeAsync('GET /activity?request_id=… at 1M (HTML complete)', 200, (i) => getHtml(`${server.url}/activity?request_id=req_bench_${(i * 7919) % (MILLION / 3)}`, bigCookie), 20),
       await timeAsync('GET /activity?verdict=blocked at 1M (HTML complete)', 200, () => getHtml(`${server.url}/activity?verdict=blocked`, bigCookie), 20),

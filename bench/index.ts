@@ -26,7 +26,7 @@ async function main() {
   const file = tempDbFile('bench.db')
   const db = openDb(file)
   const t = performance.now()
-  const loaded = loadState(db, benchmarkState(), 'bench')
+  const loaded = await loadState(db, benchmarkState(), 'bench')
   console.log(`benchmark state: ${loaded.servers} servers, ${loaded.tools} tools, loaded in ${(performance.now() - t).toFixed(0)} ms (${file})`)
   const server = await startServer({ TOOLGATE_DB: file, TOOLGATE_API_KEY: API_KEY })
   try {

@@ -32,7 +32,7 @@ export async function benchUpstream(): Promise<void> {
   for (let i = 0; i < 5; i++) {
     const file = tempDbFile()
     const db = openDb(file)
-    loadState(db, JSON.parse(readFileSync('lib/state/demo-state.json', 'utf8')), 'bench')
+    await loadState(db, JSON.parse(readFileSync('lib/state/demo-state.json', 'utf8')), 'bench')
     const t = performance.now()
     const server = await startServer({ TOOLGATE_DB: file, TOOLGATE_API_KEY: KEY, TOOLGATE_RUNTIME: 'on' })
     await waitFor('demo upstreams ready', () => ready(db, 'notebook') && ready(db, 'ops'), 60_000)
@@ -50,7 +50,7 @@ export async function benchUpstream(): Promise<void> {
     for (let i = 0; i < 3; i++) {
       const fx = stdioFixture({ pageSize: 100, tools: Array.from({ length: 1000 }, (_, k) => ({ name: `tool_${k}`, description: `Tool number ${k}.` })) })
       const t = performance.now()
-      addServer(db, { name: `big${i}`, transport: fx.transport, trusted: true }, ctx)
+      await addServer(db, { name: `big${i}`, transport: fx.transport, trusted: true }, ctx)
       await waitFor('big ready', () => ready(db, `big${i}`), 60_000)
       discoveries.push(performance.now() - t)
     }
@@ -58,7 +58,7 @@ export async function benchUpstream(): Promise<void> {
 
     // 3. tools/call through toolgate vs. the same fixture called directly, interleaved
     const fx = stdioFixture({ tools: [{ name: 'echo' }] })
-    addServer(db, { name: 'callee', transport: fx.transport, trusted: true }, ctx)
+    await addServer(db, { name: 'callee', transport: fx.transport, trusted: true }, ctx)
     await waitFor('callee ready', () => ready(db, 'callee'))
     const direct = new Client({ name: 'bench', version: '1' })
     await direct.connect(new StdioClientTransport({ command: fx.transport.command, args: fx.transport.args, env: { ...process.env, ...fx.transport.env } as Record<string, string> }))
@@ -97,7 +97,7 @@ export async function benchUpstream(): Promise<void> {
   try {
     await new Promise((r) => setTimeout(r, 1000))
     const before = serverRssMiB(memServer.port)
-    for (let i = 0; i < 50; i++) addServer(memDb, { name: `many${i}`, transport: stdioFixture({ tools: [{ name: 't' }, { name: 'u' }] }).transport, trusted: true }, ctx)
+    for (let i = 0; i < 50; i++) await addServer(memDb, { name: `many${i}`, transport: stdioFixture({ tools: [{ name: 't' }, { name: 'u' }] }).transport, trusted: true }, ctx)
     await waitFor('50 upstreams ready', () => Array.from({ length: 50 }, (_, i) => ready(memDb, `many${i}`)).every(Boolean), 120_000)
     await new Promise((r) => setTimeout(r, 1000))
     console.log(`\n## Memory\nserver process RSS: ${before.toFixed(0)} MiB idle → ${serverRssMiB(memServer.port).toFixed(0)} MiB with 50 connected stdio upstreams (the upstream processes themselves not included)`)

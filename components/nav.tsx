@@ -11,6 +11,7 @@ const links = [
   { href: '/activity', label: 'Activity' },
   { href: '/servers', label: 'Servers' },
   { href: '/tokens', label: 'Tokens & profiles' },
+  { href: '/settings', label: 'Settings' },
 ]
 
 const isActive = (path: string, href: string) => (href === '/' ? path === '/' : path === href || path.startsWith(`${href}/`))

@@ -11,26 +11,39 @@ export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Data
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
 export type DbLike = Db | Tx
 
+/** How long opening (and migrating) may wait for another process's write lock. */
+const OPEN_BUSY_MS = 5_000
+
 /**
  * Open (and migrate) a state database. WAL lets readers run beside the one writer;
  * synchronous=FULL makes every commit durable, so an answered check is never lost on a crash.
+ *
+ * After opening, the busy timeout is 0: better-sqlite3 is synchronous, so a statement waiting
+ * for another process's write lock would freeze the whole event loop. Reads never need that
+ * lock under WAL; writes go through db/write.ts, which retries a busy lock asynchronously.
  */
 export function openDb(file: string): Db {
   if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true })
   const sqlite = new Database(file)
+  sqlite.pragma(`busy_timeout = ${OPEN_BUSY_MS}`)
   sqlite.pragma('journal_mode = WAL')
-  sqlite.pragma('busy_timeout = 5000')
   sqlite.pragma('synchronous = FULL')
   sqlite.pragma('foreign_keys = ON')
   const db = drizzle(sqlite, { schema }) as Db
   migrate(db, { migrationsFolder: path.join(projectRoot(), 'db', 'migrations') })
-  sqlite.prepare('INSERT OR IGNORE INTO settings (id) VALUES (1)').run()
+  sqlite.pragma('busy_timeout = 0')
   return db
 }
 
-let shared: Db | undefined
+const SHARED = Symbol.for('toolgate.db')
+type WithDb = typeof globalThis & { [SHARED]?: Db }
 
-/** The process-wide database, opened lazily (never at import: `next build` must not create it). */
+/**
+ * The process-wide database, opened lazily (never at import: `next build` must not create it).
+ * Kept on globalThis so the server and the Next.js bundles in the same process share one
+ * connection (each bundle has its own copy of this module).
+ */
 export function getDb(): Db {
-  return (shared ??= openDb(defaultDbFile()))
+  const g = globalThis as WithDb
+  return (g[SHARED] ??= openDb(defaultDbFile()))
 }

@@ -2,7 +2,7 @@
  * Typed failures every surface maps the same way: REST status, JSON-RPC code, CLI exit 1.
  * A verdict is never an error; these are for requests that could not be judged honestly.
  */
-export type FailureKind = 'bad_request' | 'unauthorized' | 'not_found' | 'unavailable'
+export type FailureKind = 'bad_request' | 'unauthorized' | 'forbidden' | 'not_found' | 'unavailable'
 
 export class ToolgateError extends Error {
   constructor(readonly kind: FailureKind, message: string) {
@@ -13,6 +13,7 @@ export class ToolgateError extends Error {
 
 export const badRequest = (msg: string) => new ToolgateError('bad_request', msg)
 export const unauthorized = (msg: string) => new ToolgateError('unauthorized', msg)
+export const forbidden = (msg: string) => new ToolgateError('forbidden', msg)
 export const notFoundError = (msg: string) => new ToolgateError('not_found', msg)
 export const unavailableError = (msg: string) => new ToolgateError('unavailable', msg)
 

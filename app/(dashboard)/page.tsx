@@ -10,7 +10,7 @@ import { changeToolsAction } from '../../lib/actions/servers'
 import { requireOperator } from '../../lib/dashboard/operator'
 import { overview } from '../../lib/dashboard/overview'
 import type { ServerRow } from '../../lib/dashboard/servers'
-import { serverDb } from '../../lib/http/server-db'
+import { getDb } from '@/db/client'
 
 export const metadata: Metadata = { title: 'Overview' }
 
@@ -31,7 +31,7 @@ function ServerList({ rows, empty }: { rows: ServerRow[]; empty: string }) {
 
 export default async function OverviewPage() {
   await requireOperator('/')
-  const o = overview(serverDb())
+  const o = overview(getDb())
   const allClear = !o.tools.length && !o.quarantined.length && !o.loginNeeded.length && !o.unhealthy.length
   return (
     <>

@@ -2,13 +2,14 @@ import type { Metadata } from 'next'
 import { redirect } from 'next/navigation'
 import { isSignedIn } from '../../lib/dashboard/operator'
 import { LoginForm } from './login-form'
+import { sameSitePath } from '../../lib/schemas/return-path'
 
 export const metadata: Metadata = { title: 'Sign in' }
 export const dynamic = 'force-dynamic'
 
 export default async function LoginPage({ searchParams }: { searchParams: Promise<{ next?: string | string[] }> }) {
   const { next } = await searchParams
-  const target = typeof next === 'string' && /^\/(?![/\\])/.test(next) ? next : '/'
+  const target = sameSitePath(next) ?? '/'
   if (await isSignedIn()) redirect(target)
   return (
     <main className="mx-auto flex min-h-screen max-w-md flex-col justify-center px-4">

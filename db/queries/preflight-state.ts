@@ -1,6 +1,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../client'
-import { agentTokens, profiles, serverConnections, servers, settings, toolApprovals, tools } from '../schema'
+import { agentTokens, profiles, runtimeLease, serverConnections, servers, settings, toolApprovals, tools } from '../schema'
+import { believedConnection, type Lease } from './connections'
 import type { ConnectionView, PreflightState, ServerView, ToolView } from '../../lib/preflight/state'
 
 const p = (name: string) => sql.placeholder(name)
@@ -13,8 +14,10 @@ function prepare(db: Db) {
       name: servers.name, enabled: servers.enabled, quarantined: servers.quarantined, trust: servers.trust,
       disabledTools: servers.disabledTools, enabledTools: servers.enabledTools,
     }).from(servers).where(eq(servers.name, p('name'))).prepare(),
-    connection: db.select({ state: serverConnections.state, detail: serverConnections.detail, action: serverConnections.action })
+    connection: db.select({ state: serverConnections.state, detail: serverConnections.detail, action: serverConnections.action, runtimeInstance: serverConnections.runtimeInstance })
       .from(serverConnections).where(eq(serverConnections.serverName, p('name'))).prepare(),
+    lease: db.select({ instance: runtimeLease.instance, heartbeatAt: runtimeLease.heartbeatAt, expiresAt: runtimeLease.expiresAt })
+      .from(runtimeLease).where(eq(runtimeLease.id, 1)).prepare(),
     tool: db.select({
       name: tools.name, annotations: tools.annotations, hash: tools.hash,
       status: toolApprovals.status, disabled: toolApprovals.disabled,
@@ -43,6 +46,8 @@ export function createStateReader(db: Db): PreflightState {
   const serverCache = new Map<string, ServerView | undefined>()
   const toolCache = new Map<string, ToolView | undefined>()
   let quarantine: boolean | undefined
+  let lease: { value: Lease | undefined } | undefined
+  const now = Date.now()
   return {
     quarantineEnabled: () => (quarantine ??= st.settings.get()?.q ?? true),
     server(name) {
@@ -50,7 +55,10 @@ export function createStateReader(db: Db): PreflightState {
       return serverCache.get(name)
     },
     connection(name): ConnectionView | undefined {
-      return st.connection.get({ name })
+      const row = st.connection.get({ name })
+      if (!row) return undefined
+      lease ??= { value: st.lease.get() }
+      return believedConnection(row, lease.value, now)
     },
     tool(server, name) {
       const key = `${server}\u0000${name}`

@@ -40,6 +40,8 @@ export const serverConnections = sqliteTable('server_connections', {
   state: text('state', { enum: connectionStates }).notNull(),
   detail: text('detail'),
   action: text('action', { enum: connectionActions }),
+  // the runtime instance that published this state; null = a state file (believed as written)
+  runtimeInstance: text('runtime_instance'),
   updatedAt: integer('updated_at').notNull(),
 })
 

@@ -1,11 +1,44 @@
 import { sqliteTable, integer, text } from 'drizzle-orm/sqlite-core'
 
-/** One row (id = 1): proxy-wide switches and the operator key's hash. */
+/** One row (id = 1): proxy-wide switches and the operator key's hash. Read it with db/queries/settings. */
 export const settings = sqliteTable('settings', {
   id: integer('id').primaryKey(),
   quarantineEnabled: integer('quarantine_enabled', { mode: 'boolean' }).notNull().default(true),
   // sha256 hex of the operator API key; the key itself is never stored.
   operatorKeyHash: text('operator_key_hash'),
+  // null = /mcp needs an agent token; a profile name = loopback callers without one get its scope
+  mcpAnonymousProfile: text('mcp_anonymous_profile'),
+  // activity records older than this many days are pruned; null keeps everything
+  activityRetentionDays: integer('activity_retention_days').default(90),
 })
 
 export type Settings = typeof settings.$inferSelect
+
+/**
+ * Dashboard sign-ins. The cookie holds a random value; only its hash is stored, so a database
+ * read does not yield a usable session. Sign-out deletes the row: the cookie is refused at once.
+ */
+export const operatorSessions = sqliteTable('operator_sessions', {
+  idHash: text('id_hash').primaryKey(),
+  createdAt: integer('created_at').notNull(),
+  lastSeenAt: integer('last_seen_at').notNull(),
+  expiresAt: integer('expires_at').notNull(), // absolute limit; inactivity ends it sooner
+  userAgent: text('user_agent'),
+  address: text('address'),
+})
+
+export type OperatorSession = typeof operatorSessions.$inferSelect
+
+/**
+ * The upstream runtime's lease: the process that owns the runtime renews it every few seconds.
+ * A state the runtime published is only believed while the lease of the instance that published
+ * it is fresh, so a killed server never leaves `ready` behind for the CLI to read.
+ */
+export const runtimeLease = sqliteTable('runtime_lease', {
+  id: integer('id').primaryKey(),
+  instance: text('instance').notNull(),
+  pid: integer('pid').notNull(),
+  startedAt: integer('started_at').notNull(),
+  heartbeatAt: integer('heartbeat_at').notNull(),
+  expiresAt: integer('expires_at').notNull(), // past this, the runtime is presumed gone
+})

@@ -10,17 +10,17 @@ const tokenInput = z.strictObject({ name: tokenNameSchema, scope: tokenScopeSche
 const profileInput = z.strictObject({ name: profileNameSchema, servers: z.array(serverNameSchema).max(1000) })
 
 /** Create an agent token; the secret is in this one answer and nowhere else. */
-export const createTokenAction = operatorAction(tokenInput, ({ name, scope }, { db, actor }) => {
-  const r = createAgentToken(db, name, scope, { actor })
+export const createTokenAction = operatorAction(tokenInput, async ({ name, scope }, { db, actor }) => {
+  const r = await createAgentToken(db, name, scope, { actor })
   return { name: r.name, token: r.token }
 }, { refresh: true })
 
-export const updateTokenAction = operatorAction(tokenInput, ({ name, scope }, { db, actor }) => updateAgentToken(db, name, scope, { actor }).after, { refresh: true })
+export const updateTokenAction = operatorAction(tokenInput, async ({ name, scope }, { db, actor }) => (await updateAgentToken(db, name, scope, { actor })).after, { refresh: true })
 
-export const revokeTokenAction = operatorAction(z.strictObject({ name: tokenNameSchema }), ({ name }, { db, actor }) => revokeAgentToken(db, name, { actor }).name, { refresh: true })
+export const revokeTokenAction = operatorAction(z.strictObject({ name: tokenNameSchema }), async ({ name }, { db, actor }) => (await revokeAgentToken(db, name, { actor })).name, { refresh: true })
 
-export const createProfileAction = operatorAction(profileInput, ({ name, servers }, { db, actor }) => createProfile(db, name, servers, { actor }).name, { refresh: true })
+export const createProfileAction = operatorAction(profileInput, async ({ name, servers }, { db, actor }) => (await createProfile(db, name, servers, { actor })).name, { refresh: true })
 
-export const updateProfileAction = operatorAction(profileInput, ({ name, servers }, { db, actor }) => updateProfile(db, name, servers, { actor }).name, { refresh: true })
+export const updateProfileAction = operatorAction(profileInput, async ({ name, servers }, { db, actor }) => (await updateProfile(db, name, servers, { actor })).name, { refresh: true })
 
-export const deleteProfileAction = operatorAction(z.strictObject({ name: profileNameSchema }), ({ name }, { db, actor }) => deleteProfile(db, name, { actor }).name, { refresh: true })
+export const deleteProfileAction = operatorAction(z.strictObject({ name: profileNameSchema }), async ({ name }, { db, actor }) => (await deleteProfile(db, name, { actor })).name, { refresh: true })

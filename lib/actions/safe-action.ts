@@ -3,7 +3,7 @@ import { refresh } from 'next/cache'
 import type { z } from 'zod'
 import type { Db } from '../../db/client'
 import { describeError, ToolgateError, type FailureKind } from '../errors'
-import { serverDb } from '../http/server-db'
+import { getDb } from '@/db/client'
 import { formatIssues } from '../preflight/schemas'
 import { isSignedIn, OPERATOR_ACTOR } from '../dashboard/operator'
 
@@ -15,6 +15,7 @@ export interface OperatorContext { db: Db; actor: string }
 const fixes: Record<FailureKind, string> = {
   bad_request: 'Correct the highlighted input and try again.',
   unauthorized: 'Sign in again with the operator API key.',
+  forbidden: 'Open the dashboard at the address toolgate serves (see TOOLGATE_ALLOWED_HOSTS / TOOLGATE_ALLOWED_ORIGINS).',
   not_found: 'Reload the page: the state changed since it was shown.',
   unavailable: 'Check that the state database is reachable, then retry.',
 }
@@ -36,7 +37,7 @@ export function operatorAction<S extends z.ZodType, T>(
     const parsed = schema.safeParse(raw)
     if (!parsed.success) return { ok: false, error: `Invalid input: ${formatIssues(parsed.error)}`, fix: fixes.bad_request }
     try {
-      const data = await run(parsed.data, { db: serverDb(), actor: OPERATOR_ACTOR })
+      const data = await run(parsed.data, { db: getDb(), actor: OPERATOR_ACTOR })
       // state shown by server components changed: re-render the current page in the same round trip
       if (opts.refresh) refresh()
       return { ok: true, data }

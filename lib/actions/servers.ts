@@ -12,14 +12,14 @@ const stateChanges = { enable: enableServer, disable: disableServer, quarantine:
 /** Enable, disable, quarantine or release a server (admin state only; connection health is the runtime's). */
 export const setServerState = operatorAction(
   z.strictObject({ server: serverNameSchema, change: z.enum(['enable', 'disable', 'quarantine', 'release']) }),
-  ({ server, change }, { db, actor }) => stateChanges[change](db, server, { actor }).after,
+  async ({ server, change }, { db, actor }) => (await stateChanges[change](db, server, { actor })).after,
   { refresh: true },
 )
 
 /** Replace a server's disabled_tools / enabled_tools / trust. */
 export const saveServerSettings = operatorAction(
   z.strictObject({ server: serverNameSchema, settings: serverSettingsSchema }),
-  ({ server, settings }, { db, actor }) => configureServer(db, server, settings, { actor }).after,
+  async ({ server, settings }, { db, actor }) => (await configureServer(db, server, settings, { actor })).after,
   { refresh: true },
 )
 
@@ -29,6 +29,6 @@ export const changeToolsAction = operatorAction(
     verb: z.enum(['approve', 'block', 'enable']),
     ids: z.array(z.string().trim().min(3, 'a tool id is <server>:<tool>')).min(1, 'select at least one tool').max(1000),
   }),
-  ({ verb, ids }, { db, actor }) => changeTools(db, verb, ids, { actor }).length,
+  async ({ verb, ids }, { db, actor }) => (await changeTools(db, verb, ids, { actor })).length,
   { refresh: true },
 )

@@ -3,21 +3,16 @@
 import { cookies, headers } from 'next/headers'
 import { redirect } from 'next/navigation'
 import { z } from 'zod'
-import { recordSignOut, signInOperator } from '../auth/session'
+import { getDb } from '@/db/client'
+import { signInOperator, signOutOperator } from '../auth/session'
 import { SESSION_COOKIE } from '../dashboard/session-cookie'
-import { serverDb } from '../http/server-db'
 import { formatIssues } from '../preflight/schemas'
+import { returnPathSchema } from '../schemas/return-path'
 import { OPERATOR_ACTOR } from '../dashboard/operator'
 import { operatorAction, type ActionResult } from './safe-action'
+import { REMOTE_HEADER } from '../http/headers'
 
-// Only a same-site path may be a return target: never another origin ("//evil", "https://…").
-const returnTo = z.string().regex(/^\/(?![/\\])[^\s]*$/).catch('/')
-const signInSchema = z.strictObject({ key: z.string().trim().min(1, 'enter the operator API key').max(512), next: returnTo })
-
-async function isHttps(): Promise<boolean> {
-  const h = await headers()
-  return h.get('x-forwarded-proto') === 'https'
-}
+const signInSchema = z.strictObject({ key: z.string().trim().min(1, 'enter the operator API key').max(512), next: returnPathSchema })
 
 /**
  * The one action that runs without a session: it is how a session is made. The cookie is
@@ -26,17 +21,20 @@ async function isHttps(): Promise<boolean> {
 export async function signIn(raw: z.input<typeof signInSchema>): Promise<ActionResult<never>> {
   const parsed = signInSchema.safeParse(raw)
   if (!parsed.success) return { ok: false, error: formatIssues(parsed.error), fix: 'Paste the operator API key (TOOLGATE_API_KEY, or the key printed at first start).' }
-  const result = signInOperator(serverDb(), parsed.data.key, OPERATOR_ACTOR)
+  const h = await headers()
+  const result = await signInOperator(getDb(), parsed.data.key, OPERATOR_ACTOR, { userAgent: h.get('user-agent'), address: h.get(REMOTE_HEADER) })
   if ('refused' in result) return { ok: false, error: result.refused, fix: 'Use TOOLGATE_API_KEY, or the key toolgate printed once at first start.' }
   const jar = await cookies()
   jar.set(SESSION_COOKIE, result.session.value, {
-    httpOnly: true, sameSite: 'strict', path: '/', expires: result.session.expires, secure: await isHttps(),
+    httpOnly: true, sameSite: 'strict', path: '/', expires: result.session.expires, secure: h.get('x-forwarded-proto') === 'https',
   })
   redirect(parsed.data.next)
 }
 
+/** End this session on the server (its cookie stops working everywhere at once), then drop the cookie. */
 export const signOut = operatorAction(z.strictObject({}), async ({}, { db, actor }) => {
-  recordSignOut(db, actor)
-  ;(await cookies()).delete(SESSION_COOKIE)
+  const jar = await cookies()
+  await signOutOperator(db, jar.get(SESSION_COOKIE)?.value, actor)
+  jar.delete(SESSION_COOKIE)
   return null
 })

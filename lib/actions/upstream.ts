@@ -7,9 +7,8 @@ import { requestIdSchema } from '../dashboard/schemas'
 import { requestRestart, setSecret } from '../upstream/config'
 import { startLogin } from '../upstream/oauth'
 import { operatorAction } from './safe-action'
+import { strictReturnPathSchema } from '../schemas/return-path'
 
-// a same-site path only: the OAuth callback redirects the browser there
-const returnToSchema = z.string().regex(/^\/(?![/\\])\S*$/, 'returnTo must be a path on this site')
 
 /** This server's own origin as the browser reached it: the OAuth callback must come back here. */
 async function origin(): Promise<string> {
@@ -21,14 +20,14 @@ async function origin(): Promise<string> {
 
 /** Start the upstream runtime's real OAuth login; the browser then opens the returned URL and comes back to `returnTo`. */
 export const startLoginAction = operatorAction(
-  z.strictObject({ server: serverNameSchema, returnTo: returnToSchema, requestId: requestIdSchema.optional() }),
+  z.strictObject({ server: serverNameSchema, returnTo: strictReturnPathSchema, requestId: requestIdSchema.optional() }),
   async ({ server, returnTo, requestId }, { db, actor }) => startLogin(db, server, { baseUrl: await origin(), returnTo }, { actor, requestId }),
 )
 
 /** Ask the runtime to reconnect a server. */
 export const restartAction = operatorAction(
   z.strictObject({ server: serverNameSchema }),
-  ({ server }, { db, actor }) => { requestRestart(db, server, { actor }); return server },
+  async ({ server }, { db, actor }) => { await requestRestart(db, server, { actor }); return server },
   { refresh: true },
 )
 
@@ -39,6 +38,6 @@ export const setSecretAction = operatorAction(
     name: z.string().trim().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'a secret name is an environment-variable name (letters, digits, "_")'),
     value: z.string().min(1, 'the secret value must not be empty').max(16_384),
   }),
-  ({ server, name, value }, { db, actor }) => { setSecret(db, server, name, value, { actor }); return name },
+  async ({ server, name, value }, { db, actor }) => { await setSecret(db, server, name, value, { actor }); return name },
   { refresh: true },
 )

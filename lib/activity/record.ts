@@ -1,5 +1,6 @@
-import type { DbLike } from '../../db/client'
+import type { Db, DbLike } from '../../db/client'
 import { activity, activityServers, type ActivityRow } from '../../db/schema'
+import { writeTransaction } from '../../db/write'
 import type { ActivityType, Surface } from './vocabulary'
 
 export interface ActivityInput {
@@ -17,11 +18,10 @@ export interface ActivityInput {
 }
 
 /**
- * Append one record, synchronously and durably (synchronous=FULL): callers answer only after
- * this returns, so a verdict never exists without its record. Throws if the write fails.
- * Its rows (record + servers) commit together: in the caller's transaction, or in one here.
+ * Insert one record inside the caller's write transaction, so a change and its record commit
+ * together (or neither does). Its rows (record + servers) are one savepoint.
  */
-export function recordActivity(db: DbLike, input: ActivityInput): ActivityRow {
+export function insertActivity(db: DbLike, input: ActivityInput): ActivityRow {
   return db.transaction((tx) => {
     const row = tx.insert(activity).values({
       requestId: input.requestId,
@@ -39,4 +39,41 @@ export function recordActivity(db: DbLike, input: ActivityInput): ActivityRow {
     for (const server of servers) tx.insert(activityServers).values({ server, activityId: row.id }).run()
     return row
   })
+}
+
+interface Pending { input: ActivityInput; resolve: (row: ActivityRow) => void; reject: (e: unknown) => void }
+interface Queue { pending: Pending[]; scheduled: boolean }
+const queues = new WeakMap<Db, Queue>()
+
+/**
+ * Append one record on its own, durably, and resolve once it is committed: callers answer only
+ * after this resolves, so a verdict never exists without its record (contract §8.4).
+ *
+ * Group commit: records appended in the same turn of the event loop (and any that arrive while
+ * a commit waits for a lock) share one transaction and one fsync. A failed commit rejects every
+ * record in it, so each of those answers fails too.
+ */
+export function appendActivity(db: Db, input: ActivityInput): Promise<ActivityRow> {
+  let q = queues.get(db)
+  if (!q) queues.set(db, (q = { pending: [], scheduled: false }))
+  const queue = q
+  return new Promise((resolve, reject) => {
+    queue.pending.push({ input, resolve, reject })
+    if (!queue.scheduled) {
+      queue.scheduled = true
+      setImmediate(() => void flush(db, queue))
+    }
+  })
+}
+
+async function flush(db: Db, queue: Queue): Promise<void> {
+  const batch = queue.pending.splice(0)
+  try {
+    const rows = await writeTransaction(db, (tx) => batch.map((p) => insertActivity(tx, p.input)))
+    batch.forEach((p, i) => p.resolve(rows[i]))
+  } catch (e) {
+    for (const p of batch) p.reject(e)
+  }
+  if (queue.pending.length) setImmediate(() => void flush(db, queue))
+  else queue.scheduled = false
 }

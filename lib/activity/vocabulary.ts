@@ -12,6 +12,8 @@ export const activityTypes = [
   'operator.signed_in', 'operator.signed_out', 'server.configured',
   'token.created', 'token.updated', 'token.revoked',
   'profile.created', 'profile.updated', 'profile.deleted',
+  // proxy-wide settings and the activity log's own upkeep
+  'settings.changed', 'activity.pruned',
 ] as const
 export type ActivityType = (typeof activityTypes)[number]
 

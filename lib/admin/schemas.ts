@@ -1,22 +1,17 @@
 import { z } from 'zod'
+import { profileNameSchema, serverNameSchema } from '../schemas/names'
+
+export { profileNameSchema, serverNameSchema, tokenNameSchema } from '../schemas/names'
 
 /**
- * Inputs of the shared admin mutations (servers' settings, tokens, profiles), parsed by every
- * caller — dashboard actions today, the CLI tomorrow — so the rules live in one place.
+ * Inputs of the shared admin mutations (servers' settings, tokens, profiles, proxy settings),
+ * parsed by every caller — dashboard actions, the CLI, state files — so the rules live in one place.
  */
-const name = (what: string) => z.string().trim()
-  .min(1, `${what} name must not be empty`)
-  .max(64, `${what} name must be at most 64 characters`)
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, `${what} name may use letters, digits, ".", "_" and "-", starting with a letter or digit`)
-
-export const tokenNameSchema = name('token')
-export const profileNameSchema = name('profile')
-export const serverNameSchema = z.string().trim().min(1, 'server name must not be empty')
-export const toolNameListSchema = z.array(z.string().trim().min(1, 'tool names must not be empty')).max(1000)
+export const toolNameListSchema = z.array(z.string().trim().min(1, 'tool names must not be empty').max(256, 'tool names are at most 256 characters')).max(1000)
 
 /** A token's scope: allowed servers ("*" = all, [] = none) and an optional profile pin. */
 export const tokenScopeSchema = z.strictObject({
-  allowedServers: z.array(z.string().trim().min(1, 'server names must not be empty')).max(1000),
+  allowedServers: z.array(z.union([z.literal('*'), serverNameSchema])).max(1000),
   profilePin: profileNameSchema.nullable(),
 })
 export type TokenScope = z.infer<typeof tokenScopeSchema>
@@ -28,3 +23,14 @@ export const serverSettingsSchema = z.strictObject({
   trust: z.enum(['manual', 'auto']),
 })
 export type ServerSettings = z.infer<typeof serverSettingsSchema>
+
+export const retentionDaysSchema = z.number().int('must be a whole number of days')
+  .min(1, 'must be at least 1 day (null keeps everything)').max(36_500, 'must be at most 36500 days')
+
+/** Proxy-wide settings an operator may change (state-file names). */
+export const settingsPatchSchema = z.strictObject({
+  quarantine_enabled: z.boolean().optional(),
+  mcp_anonymous_profile: profileNameSchema.nullable().optional(),
+  activity_retention_days: retentionDaysSchema.nullable().optional(),
+})
+export type SettingsPatch = z.infer<typeof settingsPatchSchema>

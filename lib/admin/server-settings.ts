@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client'
+import { writeTransaction } from '../../db/write'
 import { servers } from '../../db/schema'
 import { badRequest, notFoundError } from '../errors'
 import { parseToolId } from '../preflight/ids'
@@ -12,7 +13,7 @@ const dedupe = (names: readonly string[]) => [...new Set(names)]
 
 /** Read, change and record in one immediate transaction, so the "before" is what was replaced. */
 function changeSettings(db: Db, name: string, update: (before: ServerSettings) => ServerSettings, ctx: ActionContext) {
-  return db.transaction((tx: Tx) => {
+  return writeTransaction(db, (tx: Tx) => {
     const before = tx.select(columns).from(servers).where(eq(servers.name, name)).get()
     if (!before) throw notFoundError(`no server "${name}" is configured`)
     const next = update(before)
@@ -24,7 +25,7 @@ function changeSettings(db: Db, name: string, update: (before: ServerSettings) =
     const now = Date.now()
     tx.update(servers).set({ ...after, updatedAt: now }).where(eq(servers.name, name)).run()
     return { name, before, after, ...recordChange(tx, 'server.configured', ctx, { target: name, server: name, before, after }, now) }
-  }, { behavior: 'immediate' })
+  })
 }
 
 /** Replace a server's tool configuration and trust (the `configure` remediation), on the record. */

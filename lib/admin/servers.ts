@@ -1,7 +1,8 @@
 import { eq } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client'
 import { servers } from '../../db/schema'
-import { recordActivity } from '../activity/record'
+import { insertActivity } from '../activity/record'
+import { writeTransaction } from '../../db/write'
 import { mintRequestId } from '../activity/request-id'
 import { notFoundError } from '../errors'
 import type { ActionContext } from './tools'
@@ -14,18 +15,18 @@ const changes = {
 } as const
 
 function changeServer(db: Db, name: string, type: keyof typeof changes, ctx: ActionContext) {
-  return db.transaction((tx: Tx) => {
+  return writeTransaction(db, (tx: Tx) => {
     const row = tx.select({ enabled: servers.enabled, quarantined: servers.quarantined }).from(servers).where(eq(servers.name, name)).get()
     if (!row) throw notFoundError(`no server "${name}" is configured`)
     const now = Date.now()
     const after = { ...row, ...changes[type] }
     tx.update(servers).set({ ...changes[type], updatedAt: now }).where(eq(servers.name, name)).run()
-    const record = recordActivity(tx, {
+    const record = insertActivity(tx, {
       requestId: ctx.requestId ?? mintRequestId(now), type, actor: ctx.actor, server: name, at: now,
       data: { target: name, before: row, after },
     })
     return { name, before: row, after, activityId: record.id, requestId: record.requestId }
-  }, { behavior: 'immediate' })
+  })
 }
 
 export const enableServer = (db: Db, name: string, ctx: ActionContext) => changeServer(db, name, 'server.enabled', ctx)

@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client'
+import { writeTransaction } from '../../db/write'
 import { agentTokens, profiles } from '../../db/schema'
 import { hashSecret, newSecret } from '../auth/secrets'
 import { badRequest, notFoundError } from '../errors'
@@ -18,7 +19,7 @@ function assertProfile(tx: Tx, pin: string | null) {
 
 /** Create an agent token. The secret is returned once and only its hash is stored. */
 export function createAgentToken(db: Db, name: string, scope: TokenScope, ctx: ActionContext) {
-  return db.transaction((tx: Tx) => {
+  return writeTransaction(db, (tx: Tx) => {
     if (tx.select({ n: agentTokens.name }).from(agentTokens).where(eq(agentTokens.name, name)).get()) {
       throw badRequest(`a token named "${name}" already exists: pick another name or revoke it first`)
     }
@@ -27,27 +28,27 @@ export function createAgentToken(db: Db, name: string, scope: TokenScope, ctx: A
     const now = Date.now()
     tx.insert(agentTokens).values({ name, tokenHash: hashSecret(token), ...scope, createdAt: now }).run()
     return { name, token, ...recordChange(tx, 'token.created', ctx, { target: name, before: null, after: scope }, now) }
-  }, { behavior: 'immediate' })
+  })
 }
 
 /** Change a token's scope: allowed servers and profile pin. */
 export function updateAgentToken(db: Db, name: string, scope: TokenScope, ctx: ActionContext) {
-  return db.transaction((tx: Tx) => {
+  return writeTransaction(db, (tx: Tx) => {
     const before = tx.select(scopeColumns).from(agentTokens).where(eq(agentTokens.name, name)).get()
     if (!before) throw notFoundError(`no token named "${name}"`)
     assertProfile(tx, scope.profilePin)
     const now = Date.now()
     tx.update(agentTokens).set(scope).where(eq(agentTokens.name, name)).run()
     return { name, before, after: scope, ...recordChange(tx, 'token.updated', ctx, { target: name, before, after: scope }, now) }
-  }, { behavior: 'immediate' })
+  })
 }
 
 /** Revoke (delete) a token: its secret stops working at once on every surface. */
 export function revokeAgentToken(db: Db, name: string, ctx: ActionContext) {
-  return db.transaction((tx: Tx) => {
+  return writeTransaction(db, (tx: Tx) => {
     const before = tx.select(scopeColumns).from(agentTokens).where(eq(agentTokens.name, name)).get()
     if (!before) throw notFoundError(`no token named "${name}"`)
     tx.delete(agentTokens).where(eq(agentTokens.name, name)).run()
     return { name, ...recordChange(tx, 'token.revoked', ctx, { target: name, before, after: null }) }
-  }, { behavior: 'immediate' })
+  })
 }

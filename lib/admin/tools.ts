@@ -1,7 +1,8 @@
 import { and, eq } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client'
 import { toolApprovals, tools, type ToolApproval } from '../../db/schema'
-import { recordActivity } from '../activity/record'
+import { insertActivity } from '../activity/record'
+import { writeTransaction } from '../../db/write'
 import { mintRequestId } from '../activity/request-id'
 import type { ActivityType } from '../activity/vocabulary'
 import { badRequest, notFoundError } from '../errors'
@@ -17,36 +18,38 @@ const actionsByType = {
   'tool.enabled': (a: ApprovalState) => ({ status: a.status === 'none' ? ('approved' as const) : a.status, disabled: false }),
 } satisfies Partial<Record<ActivityType, (a: ApprovalState) => { status: ToolApproval['status']; disabled: boolean }>>
 
-function changeTool(db: Db, id: string, type: keyof typeof actionsByType, ctx: ActionContext) {
+export type ToolVerb = keyof typeof actionsByType
+
+/** One tool's approval change and its record, inside the caller's write transaction. */
+export function changeToolIn(tx: Tx, id: string, type: ToolVerb, ctx: ActionContext) {
   const parsed = parseToolId(id)
   if ('malformed' in parsed) throw badRequest(`"${id}" is not a tool id: expected <server>:<tool>`)
   const { server, tool } = parsed
-  return db.transaction((tx: Tx) => {
-    const known = tx.select({ hash: tools.hash }).from(tools).where(and(eq(tools.serverName, server), eq(tools.name, tool))).get()
-    if (!known) throw notFoundError(`no tool "${parsed.id}" is known to toolgate`)
-    const where = and(eq(toolApprovals.serverName, server), eq(toolApprovals.toolName, tool))
-    const row = tx.select().from(toolApprovals).where(where).get()
-    const before: ApprovalState = row ? { status: row.status, disabled: row.disabled } : { status: 'none', disabled: false }
-    const after = actionsByType[type](before)
-    const now = Date.now()
-    // approving accepts the current definition: its pin becomes the approved one and the
-    // kept "previous" definition goes
-    const approving = type === 'tool.approved'
-    const previous = approving ? null : row?.previous ?? null
-    const approvedHash = approving ? known.hash : row ? row.approvedHash : known.hash
-    const values = { ...after, previous, approvedHash, decidedBy: ctx.actor, decidedAt: now }
-    tx.insert(toolApprovals)
-      .values({ serverName: server, toolName: tool, ...values })
-      .onConflictDoUpdate({ target: [toolApprovals.serverName, toolApprovals.toolName], set: values })
-      .run()
-    const record = recordActivity(tx, {
-      requestId: ctx.requestId ?? mintRequestId(now), type, actor: ctx.actor, server, at: now,
-      data: { target: parsed.id, before, after },
-    })
-    return { id: parsed.id, before, after, activityId: record.id, requestId: record.requestId }
-  }, { behavior: 'immediate' })
+  const known = tx.select({ hash: tools.hash }).from(tools).where(and(eq(tools.serverName, server), eq(tools.name, tool))).get()
+  if (!known) throw notFoundError(`no tool "${parsed.id}" is known to toolgate`)
+  const where = and(eq(toolApprovals.serverName, server), eq(toolApprovals.toolName, tool))
+  const row = tx.select().from(toolApprovals).where(where).get()
+  const before: ApprovalState = row ? { status: row.status, disabled: row.disabled } : { status: 'none', disabled: false }
+  const after = actionsByType[type](before)
+  const now = Date.now()
+  // approving accepts the current definition: its pin becomes the approved one and the
+  // kept "previous" definition goes
+  const approving = type === 'tool.approved'
+  const previous = approving ? null : row?.previous ?? null
+  const approvedHash = approving ? known.hash : row ? row.approvedHash : known.hash
+  const values = { ...after, previous, approvedHash, decidedBy: ctx.actor, decidedAt: now }
+  tx.insert(toolApprovals)
+    .values({ serverName: server, toolName: tool, ...values })
+    .onConflictDoUpdate({ target: [toolApprovals.serverName, toolApprovals.toolName], set: values })
+    .run()
+  const record = insertActivity(tx, {
+    requestId: ctx.requestId ?? mintRequestId(now), type, actor: ctx.actor, server, at: now,
+    data: { target: parsed.id, before, after },
+  })
+  return { id: parsed.id, before, after, activityId: record.id, requestId: record.requestId }
 }
 
+const changeTool = (db: Db, id: string, type: ToolVerb, ctx: ActionContext) => writeTransaction(db, (tx) => changeToolIn(tx, id, type, ctx))
 export const approveTool = (db: Db, id: string, ctx: ActionContext) => changeTool(db, id, 'tool.approved', ctx)
 export const blockTool = (db: Db, id: string, ctx: ActionContext) => changeTool(db, id, 'tool.blocked', ctx)
 export const enableTool = (db: Db, id: string, ctx: ActionContext) => changeTool(db, id, 'tool.enabled', ctx)

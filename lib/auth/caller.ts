@@ -1,9 +1,13 @@
 import type { Db } from '../../db/client'
 import { statements } from '../../db/queries/preflight-state'
+import { readSettings } from '../../db/queries/settings'
 import type { Caller } from '../preflight/evaluate'
 import { unauthorized } from '../errors'
 import { isOperatorKey } from './operator-key'
 import { hashSecret } from './secrets'
+
+/** What credential parsing needs of a request's headers (web Headers, or a node adapter). */
+export interface HeaderReader { get(name: string): string | null }
 
 /** An agent token's caller identity; undefined when no such token exists. */
 export function agentCaller(db: Db, token: string): Caller | undefined {
@@ -11,23 +15,55 @@ export function agentCaller(db: Db, token: string): Caller | undefined {
   return row && { tier: 'agent', name: `token:${row.name}`, allowedServers: row.allowedServers, profilePin: row.profilePin }
 }
 
+/** The token of an `Authorization: Bearer <token>` header; null when absent; a 401 when malformed. */
+export function bearerToken(headers: HeaderReader): string | null {
+  const auth = headers.get('authorization')
+  if (auth === null) return null
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(auth)
+  if (!m) throw unauthorized('Authorization must be "Bearer <agent token>"')
+  return m[1]
+}
+
+function tokenCaller(db: Db, token: string): Caller {
+  const caller = agentCaller(db, token)
+  if (!caller) throw unauthorized('invalid agent token')
+  return caller
+}
+
 /**
  * REST credentials: X-API-Key → operator tier; Authorization: Bearer → agent-token tier.
  * Anything else, or a credential that does not match, is a 401.
  */
-export function callerFromHeaders(db: Db, headers: Headers): Caller {
+export function callerFromHeaders(db: Db, headers: HeaderReader): Caller {
   const apiKey = headers.get('x-api-key')
   if (apiKey !== null) {
     if (isOperatorKey(db, apiKey)) return { tier: 'operator', name: 'operator' }
     throw unauthorized('invalid X-API-Key')
   }
-  const auth = headers.get('authorization')
-  if (auth !== null) {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth)
-    if (!m) throw unauthorized('Authorization must be "Bearer <agent token>"')
-    const caller = agentCaller(db, m[1])
-    if (!caller) throw unauthorized('invalid agent token')
-    return caller
-  }
+  const token = bearerToken(headers)
+  if (token !== null) return tokenCaller(db, token)
   throw unauthorized('missing credentials: send X-API-Key (operator) or Authorization: Bearer <agent token>')
+}
+
+/** Whether a socket address is this machine's loopback (IPv4, IPv6, or IPv4-mapped IPv6). */
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false
+  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address
+  return v4 === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4)
+}
+
+/**
+ * The MCP surface answers agent tokens (contract §13); it is the agent tier whatever arrives
+ * (an X-API-Key is ignored, so an operator key can never widen what it discloses). Without a
+ * token: a 401, unless the operator named an anonymous profile — then a loopback caller gets
+ * exactly that profile's scope (a pin on it: a deleted profile denies everything).
+ */
+export function mcpCaller(db: Db, headers: HeaderReader, remoteAddress: string | undefined): Caller {
+  const token = bearerToken(headers)
+  if (token !== null) return tokenCaller(db, token)
+  const profile = readSettings(db).mcpAnonymousProfile
+  if (profile !== null && isLoopback(remoteAddress)) return { tier: 'agent', name: 'anonymous', allowedServers: ['*'], profilePin: profile }
+  throw unauthorized(profile === null
+    ? 'missing credentials: /mcp needs Authorization: Bearer <agent token>'
+    : 'missing credentials: only loopback callers may use /mcp without a token; send Authorization: Bearer <agent token>')
 }

@@ -1,32 +1,43 @@
 import { eq } from 'drizzle-orm'
-import type { Db } from '../../db/client'
-import { settings } from '../../db/schema'
+import type { Db, Tx } from '../../db/client'
+import { operatorSessions, settings } from '../../db/schema'
+import { writeTransaction } from '../../db/write'
 import { hashSecret, newSecret, sameHash } from './secrets'
+
+function storedHash(db: Db | Tx): string | null {
+  return db.select({ h: settings.operatorKeyHash }).from(settings).where(eq(settings.id, 1)).get()?.h ?? null
+}
+
+/** A new key hash; every dashboard session ends with the old key (they were opened with it). */
+function setKeyHash(tx: Tx, hash: string): void {
+  tx.update(settings).set({ operatorKeyHash: hash }).where(eq(settings.id, 1)).run()
+  tx.delete(operatorSessions).run()
+}
 
 /**
  * Make sure an operator key exists. TOOLGATE_API_KEY wins (its hash is stored); otherwise a
  * key is generated once. Returns the key only when it was just generated, so it can be
  * printed exactly once; only its hash is kept.
  */
-export function ensureOperatorKey(db: Db, fromEnv = process.env.TOOLGATE_API_KEY): string | undefined {
-  const stored = db.select({ h: settings.operatorKeyHash }).from(settings).where(eq(settings.id, 1)).get()?.h
+export async function ensureOperatorKey(db: Db, fromEnv = process.env.TOOLGATE_API_KEY): Promise<string | undefined> {
+  const stored = storedHash(db)
   if (fromEnv) {
     const h = hashSecret(fromEnv)
-    if (stored !== h) db.update(settings).set({ operatorKeyHash: h }).where(eq(settings.id, 1)).run()
+    if (stored !== h) await writeTransaction(db, (tx) => setKeyHash(tx, h))
     return undefined
   }
   if (stored) return undefined
   return rotateOperatorKey(db)
 }
 
-/** Replace the operator key; returns the new key (shown once). */
-export function rotateOperatorKey(db: Db): string {
+/** Replace the operator key; returns the new key (shown once). Everyone is signed out. */
+export async function rotateOperatorKey(db: Db): Promise<string> {
   const key = newSecret('tg_op_')
-  db.update(settings).set({ operatorKeyHash: hashSecret(key) }).where(eq(settings.id, 1)).run()
+  await writeTransaction(db, (tx) => setKeyHash(tx, hashSecret(key)))
   return key
 }
 
 export function isOperatorKey(db: Db, presented: string): boolean {
-  const stored = db.select({ h: settings.operatorKeyHash }).from(settings).where(eq(settings.id, 1)).get()?.h
+  const stored = storedHash(db)
   return !!stored && sameHash(stored, hashSecret(presented))
 }

@@ -6,6 +6,7 @@ import { upstreamCommand } from './commands/upstream'
 import { activityCommand } from './commands/activity'
 import { stateCommand } from './commands/state'
 import { operatorKeyCommand, serveCommand } from './commands/serve'
+import { settingsCommand } from './commands/settings'
 
 const HELP = `toolgate — is every tool this job needs ready, and if not, why and what fixes it?
 
@@ -19,6 +20,8 @@ const HELP = `toolgate — is every tool this job needs ready, and if not, why a
   toolgate upstream list|add|import|remove|enable|disable|quarantine|unquarantine|restart|set-secret|login|logs ...
   toolgate activity list [--request-id ID] [--type T] [--limit N] [-o json]
   toolgate activity show <id>
+  toolgate activity prune [--before DATE]           delete old records (default: by activity_retention_days)
+  toolgate settings list | settings set <name> <value>
   toolgate state load <file> | state dump
   toolgate operator-key rotate
 
@@ -32,6 +35,7 @@ async function main(argv: string[]): Promise<number> {
     case 'upstream': return upstreamCommand(sub, rest)
     case 'activity': return activityCommand(sub, rest)
     case 'state': return stateCommand(sub, rest)
+    case 'settings': return settingsCommand(sub, rest)
     case 'serve': return serveCommand(argv.slice(1))
     case 'operator-key': return operatorKeyCommand(sub, rest)
     case undefined: case 'help': case '--help': case '-h':

@@ -3,7 +3,8 @@ import { cookies, headers } from 'next/headers'
 import { redirect } from 'next/navigation'
 import { isValidSession } from '../auth/session'
 import { PATH_HEADER, SESSION_COOKIE } from './session-cookie'
-import { serverDb } from '../http/server-db'
+import { sameSitePath } from '../schemas/return-path'
+import { getDb } from '@/db/client'
 
 /** Who the dashboard's operator is on the record (the same name the REST operator tier uses). */
 export const OPERATOR_ACTOR = 'operator'
@@ -11,7 +12,7 @@ export const OPERATOR_ACTOR = 'operator'
 /** Whether this request carries a valid operator session. Every page, route and action asks. */
 export async function isSignedIn(): Promise<boolean> {
   const jar = await cookies()
-  return isValidSession(serverDb(), jar.get(SESSION_COOKIE)?.value)
+  return isValidSession(getDb(), jar.get(SESSION_COOKIE)?.value)
 }
 
 /** Pages call this first; without a session the operator is sent to sign in and brought back. */
@@ -26,7 +27,7 @@ export async function requireOperator(returnTo: string): Promise<void> {
  */
 export async function requireOperatorForLayout(): Promise<void> {
   const path = (await headers()).get(PATH_HEADER)
-  await requireOperator(path && /^\/(?![/\\])/.test(path) ? path : '/')
+  await requireOperator(sameSitePath(path) ?? '/')
 }
 
 /** Route handlers answer 401 instead of redirecting: their callers are scripts and pollers. */

@@ -8,7 +8,7 @@ import { approveTool, enableTool, type ActionContext } from '../admin/tools'
 import { badRequest } from '../errors'
 import { requestRestart } from '../upstream/config'
 import type { Caller } from '../preflight/evaluate'
-import { runCheckSync, type PreflightData } from '../preflight/service'
+import { runCheck, type PreflightData } from '../preflight/service'
 import { exitCodes } from '../preflight/taxonomy'
 import type { Fix, PreflightForm } from './schemas'
 import { rowDetails, type RowDetail } from './row-details'
@@ -34,9 +34,9 @@ export function callerFor(db: Db, token: string | null, operator: string): Calle
 }
 
 /** A recorded check (surface `dashboard`) through the one evaluation seam. */
-export function dashboardPreflight(db: Db, form: PreflightForm, operator: string, requestId = mintRequestId()): DashboardCheck {
+export async function dashboardPreflight(db: Db, form: PreflightForm, operator: string, requestId = mintRequestId()): Promise<DashboardCheck> {
   const caller = callerFor(db, form.token, operator)
-  const data = runCheckSync(db, {
+  const data = await runCheck(db, {
     caller, surface: 'dashboard', requestId,
     input: { ids: form.ids, ...(form.profile !== null ? { profile: form.profile } : {}), ...(hasPolicy(form) ? { policy: form.policy } : {}) },
   })
@@ -46,14 +46,14 @@ export function dashboardPreflight(db: Db, form: PreflightForm, operator: string
 const hasPolicy = (form: PreflightForm) => Object.values(form.policy).some(Boolean)
 
 /** Run one remediation through the shared admin mutation (it records who did what). */
-export function applyFix(db: Db, fix: Fix, ctx: ActionContext) {
+export async function applyFix(db: Db, fix: Fix, ctx: ActionContext): Promise<void> {
   switch (fix.kind) {
-    case 'approve_tool': return approveTool(db, fix.id, ctx)
-    case 'enable_tool': return enableTool(db, fix.id, ctx)
-    case 'allow_tool': return allowToolInConfig(db, fix.id, ctx)
-    case 'enable_server': return enableServer(db, fix.server, ctx)
-    case 'release_server': return unquarantineServer(db, fix.server, ctx)
-    case 'restart_server': return requestRestart(db, fix.server, ctx)
+    case 'approve_tool': await approveTool(db, fix.id, ctx); return
+    case 'enable_tool': await enableTool(db, fix.id, ctx); return
+    case 'allow_tool': await allowToolInConfig(db, fix.id, ctx); return
+    case 'enable_server': await enableServer(db, fix.server, ctx); return
+    case 'release_server': await unquarantineServer(db, fix.server, ctx); return
+    case 'restart_server': await requestRestart(db, fix.server, ctx); return
   }
 }
 
@@ -61,7 +61,7 @@ export function applyFix(db: Db, fix: Fix, ctx: ActionContext) {
  * Remediate, then check again. Both are recorded under the originating check's request_id,
  * so /activity/<request_id> reads as one story: blocked → what the operator did → the verdict after.
  */
-export function remediateAndRecheck(db: Db, fix: Fix, form: PreflightForm, requestId: string, operator: string): DashboardCheck {
-  applyFix(db, fix, { actor: operator, requestId })
+export async function remediateAndRecheck(db: Db, fix: Fix, form: PreflightForm, requestId: string, operator: string): Promise<DashboardCheck> {
+  await applyFix(db, fix, { actor: operator, requestId })
   return dashboardPreflight(db, form, operator, requestId)
 }

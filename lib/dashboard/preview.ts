@@ -1,11 +1,13 @@
-import { createMcpHandler, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server'
 import { z } from 'zod'
 import { mintRequestId } from '../activity/request-id'
-import { badRequest } from '../errors'
+import { badRequest, ToolgateError } from '../errors'
 import { EXTENSION_ID } from '../mcp/extension-schema'
-import { buildMcpServer, type Era } from '../mcp/server'
-import { anonymousCaller, type McpSession } from '../mcp/session'
-import { serverDb } from '../http/server-db'
+import type { Era } from '../mcp/server'
+import type { McpSession } from '../mcp/session'
+import { answerMcp, httpErrorBody } from '../mcp/http'
+import { mcpCaller } from '../auth/caller'
+import type { Caller } from '../preflight/evaluate'
+import { getDb } from '@/db/client'
 import { policySchema } from '../preflight/schemas'
 import { callerFor } from './preflight'
 import { profileNameSchema, tokenNameSchema } from '../admin/schemas'
@@ -43,38 +45,30 @@ function rpcRequest(era: Era, id: number, method: string, params: Record<string,
   return { headers, body: { jsonrpc: '2.0', id, method, params: { ...params, _meta: { ...envelope, ...meta } } } }
 }
 
-/** Serve one request through the real MCP server for `session`, as lib/mcp/http.ts does for each era. */
-async function serve(session: McpSession, era: Era, req: Request): Promise<Response> {
-  if (era === 'modern') {
-    return createMcpHandler(() => buildMcpServer(session, 'modern'), { legacy: 'reject', responseMode: 'json' }).fetch(req)
-  }
-  const server = buildMcpServer(session, 'legacy')
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
-  await server.connect(transport)
-  try {
-    return await transport.handleRequest(req)
-  } finally {
-    await transport.close()
-    await server.close()
-  }
-}
-
 /**
  * Shape A (tools/list with the rider) and Shape B (tools/resolve of one id), exactly as /mcp
- * answers them right now for this tier (the MCP surface is always the agent tier: the
- * operator previews what an anonymous client gets) and path profile — without a record.
+ * answers them right now for this token (the MCP surface is always the agent tier) or for a
+ * loopback client without one, and path profile — without a record.
  */
 export async function previewMcp(input: PreviewInput, operator: string): Promise<{ shapeA: Exchange | null; shapeB: Exchange | null }> {
-  const db = serverDb()
-  const caller = input.token === null ? anonymousCaller : callerFor(db, input.token, operator)
+  const db = getDb()
+  let caller: Caller | { refused: string }
+  try {
+    caller = input.token === null ? mcpCaller(db, { get: () => null }, '127.0.0.1') : callerFor(db, input.token, operator)
+  } catch (e) {
+    if (!(e instanceof ToolgateError) || e.kind !== 'unauthorized') throw e
+    caller = { refused: e.message }
+  }
   if (input.profile !== null && !db.$client.prepare('select 1 from profiles where name = ?').get(input.profile)) throw badRequest(`unknown profile "${input.profile}"`)
-  const session: McpSession = { db, caller, profile: input.profile ?? undefined, requestId: mintRequestId(), record: false }
   const endpoint = input.profile === null ? '/mcp' : `/mcp/p/${encodeURIComponent(input.profile)}`
   const auth: Record<string, string> = input.token === null ? {} : { authorization: `Bearer <token “${input.token}”>` }
   const exchange = async (method: string, params: Record<string, unknown>, id: number): Promise<Exchange> => {
     const { headers, body } = rpcRequest(input.era, id, method, params)
     const request = JSON.stringify(body)
-    const res = await serve(session, input.era, new Request(`http://preview${endpoint}`, { method: 'POST', headers, body: request }))
+    // without a token and without an anonymous profile, /mcp answers 401 before any dispatch
+    if ('refused' in caller) return { endpoint, headers, request, status: 401, response: httpErrorBody(401, caller.refused) }
+    const session: McpSession = { db, caller, profile: input.profile ?? undefined, requestId: mintRequestId(), record: false }
+    const res = await answerMcp(session, new Request(`http://preview${endpoint}`, { method: 'POST', headers, body: request }), body)
     return { endpoint, headers: { ...headers, ...auth }, request, status: res.status, response: await res.text() }
   }
   const policy = Object.fromEntries(Object.entries(input.policy).filter(([, v]) => v))

@@ -1,45 +1,88 @@
-import { badRequest, describeError, ToolgateError, type FailureKind } from '../errors'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { badRequest, ToolgateError, type FailureKind } from '../errors'
+import { logLine } from '../log'
 
 export const MAX_BODY_BYTES = 1024 * 1024
-
-const statusOf: Record<FailureKind, number> = { bad_request: 400, unauthorized: 401, not_found: 404, unavailable: 503 }
+/** Deeper JSON than this is refused before it is parsed into nested objects. */
+export const MAX_JSON_DEPTH = 64
 
 export class PayloadTooLarge extends Error {}
 
-/** Read at most MAX_BODY_BYTES of the body and parse it as JSON; bad input is a named 400. */
-export async function readJsonBody(req: Request): Promise<unknown> {
-  const reader = req.body?.getReader()
-  const chunks: Uint8Array[] = []
+const statusOf: Record<FailureKind, number> = { bad_request: 400, unauthorized: 401, forbidden: 403, not_found: 404, unavailable: 503 }
+
+/** Read at most MAX_BODY_BYTES of a request body. */
+export async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'])
+  if (declared > MAX_BODY_BYTES) throw new PayloadTooLarge(`request body exceeds ${MAX_BODY_BYTES} bytes`)
+  const chunks: Buffer[] = []
   let size = 0
-  if (reader) {
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      size += value.byteLength
-      if (size > MAX_BODY_BYTES) {
-        await reader.cancel()
-        throw new PayloadTooLarge(`request body exceeds ${MAX_BODY_BYTES} bytes`)
-      }
-      chunks.push(value)
+  for await (const chunk of req) {
+    size += (chunk as Buffer).byteLength
+    if (size > MAX_BODY_BYTES) {
+      req.resume() // drain the rest so the socket can answer
+      throw new PayloadTooLarge(`request body exceeds ${MAX_BODY_BYTES} bytes`)
     }
+    chunks.push(chunk as Buffer)
   }
-  const text = Buffer.concat(chunks).toString('utf8')
+  return Buffer.concat(chunks)
+}
+
+/** How deep brackets nest in a JSON text (strings skipped); cheap, and bounded before JSON.parse. */
+function jsonDepth(text: string): number {
+  let depth = 0
+  let max = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 92) i++ // backslash
+      else if (c === 34) inString = false
+    } else if (c === 34) inString = true
+    else if (c === 123 || c === 91) { if (++depth > max) max = depth }
+    else if (c === 125 || c === 93) depth--
+  }
+  return max
+}
+
+/** Parse a body as JSON; bad input is a named 400. */
+export function parseJson(body: Buffer): unknown {
+  const text = body.toString('utf8')
   if (!text.trim()) throw badRequest('request body is empty: expected one JSON object')
+  if (jsonDepth(text) > MAX_JSON_DEPTH) throw badRequest(`request body nests deeper than ${MAX_JSON_DEPTH} levels`)
   try {
     return JSON.parse(text)
   } catch (e) {
-    throw badRequest(`invalid JSON: ${describeError(e)}`)
+    throw badRequest(`invalid JSON: ${(e as Error).message.slice(0, 200)}`)
   }
 }
 
-export function jsonResponse(body: unknown, status: number, requestId: string): Response {
-  return Response.json(body, { status, headers: { 'x-request-id': requestId, 'cache-control': 'no-store' } })
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body)
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store', ...headers })
+  res.end(text)
 }
 
-/** Map a failure to the REST error envelope. Unknown failures are 503: never a fabricated verdict. */
-export function errorResponse(e: unknown, requestId: string): Response {
-  const status = e instanceof PayloadTooLarge ? 413 : e instanceof ToolgateError ? statusOf[e.kind] : 503
-  const error = e instanceof ToolgateError || e instanceof PayloadTooLarge ? e.message : `toolgate could not answer honestly: ${describeError(e)}`
-  if (status === 503) console.error(`toolgate: request ${requestId} failed: ${describeError(e)}`)
-  return jsonResponse({ success: false, error, request_id: requestId }, status, requestId)
+/** A failure's HTTP status: its kind, 413 for an oversized body, else 500 (an unexpected error). */
+export function statusOfError(e: unknown): number {
+  return e instanceof PayloadTooLarge ? 413 : e instanceof ToolgateError ? statusOf[e.kind] : 500
+}
+
+/**
+ * The message a failure is answered with. Typed failures carry their own words; anything else
+ * is unexpected: it is logged once with the request id, and the answer names only that id.
+ */
+export function publicMessage(e: unknown, requestId: string): string {
+  if (e instanceof ToolgateError || e instanceof PayloadTooLarge) return e.message
+  console.error(logLine(`toolgate: request ${requestId} failed unexpectedly: ${e instanceof Error ? e.stack ?? e.message : String(e)}`, 8_000))
+  return `toolgate failed unexpectedly (request ${requestId}); the server log has the details`
+}
+
+/** The REST error envelope. */
+export function sendError(res: ServerResponse, e: unknown, requestId: string): void {
+  const status = statusOfError(e)
+  const error = publicMessage(e, requestId)
+  if (status === 503) console.error(logLine(`toolgate: request ${requestId} answered 503: ${error}`))
+  const headers: Record<string, string> = { 'x-request-id': requestId }
+  if (status === 401) headers['www-authenticate'] = 'Bearer realm="toolgate"'
+  sendJson(res, status, { success: false, error, request_id: requestId }, headers)
 }

@@ -2,6 +2,8 @@ import type { Tool } from '@modelcontextprotocol/server'
 import { z } from 'zod'
 import type { Policy } from '../preflight/evaluate'
 import { MAX_RIDER_TOOLS, pathOf, policySchema } from './extension-schema'
+import { invalidParams } from './errors'
+import { idBoundsFault } from '../preflight/ids'
 
 /** describe_tool (contract §11): schemas for ≤ 5 served ids, or a verdict check for ≤ 50. */
 export const DESCRIBE_TOOL = 'describe_tool'
@@ -64,6 +66,9 @@ export function parseDescribeArgs(raw: Record<string, unknown> | undefined): Des
     return { fault: parsed.error.issues.map((i) => (i.path.length ? `${pathOf('', i.path)} ${i.message}` : i.message)).join('; ') }
   }
   const { tool_ids, filters } = parsed.data
+  // An overlong id is a request error on every surface (JSON-RPC -32602 in band), not a tool error.
+  const tooLong = tool_ids.map(idBoundsFault).find((f) => f !== null)
+  if (tooLong) throw invalidParams(`describe_tool: ${tooLong}`)
   if (filters !== undefined && !check) return { fault: 'filters requires check: true' }
   return check ? { mode: 'check', ids: tool_ids, ...(filters ? { policy: filters } : {}) } : { mode: 'describe', ids: tool_ids }
 }

@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server'
 import { uniqueIds } from '../preflight/ids'
-import { runCheckSync } from '../preflight/service'
+import { runCheck } from '../preflight/service'
 import { parseDescribeArgs } from './describe-tool-definition'
 import { servedTool, toMcpTool } from './listing'
 import type { McpSession } from './session'
@@ -23,11 +23,11 @@ function fault(message: string): CallToolResult {
  * session's scope, so its verdicts equal REST's and the CLI's; its request_id is the activity
  * record's. A failed read or record write throws, and the carrier answers -32603.
  */
-export function describeTool(session: McpSession, args: Record<string, unknown> | undefined): CallToolResult {
+export async function describeTool(session: McpSession, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
   const parsed = parseDescribeArgs(args)
   if ('fault' in parsed) return fault(parsed.fault)
   if (parsed.mode === 'check') {
-    const data = runCheckSync(session.db, {
+    const data = await runCheck(session.db, {
       caller: session.caller, surface: 'mcp-check', requestId: session.requestId, record: session.record,
       input: { ids: parsed.ids, policy: parsed.policy, profile: session.profile },
     })

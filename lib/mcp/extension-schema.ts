@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { actions, verdicts, type Reason } from '../preflight/taxonomy'
+import { idBoundsFault } from '../preflight/ids'
 
 /**
  * The app.mcpproxy/required-tools extension, v1: toolgate's own copy of the wire rules it
@@ -49,7 +50,11 @@ export const riderSchema = z.strictObject({
       // The companion schema asks for a non-empty id; a blank one would be echoed trimmed
       // as "" and so could never form a valid result, hence the trim.
       id: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
-        .refine((s) => s.trim() !== '', 'must be a non-empty string'),
+        .refine((s) => s.trim() !== '', 'must be a non-empty string')
+        .superRefine((id, ctx) => {
+          const fault = idBoundsFault(id)
+          if (fault) ctx.addIssue({ code: 'custom', message: `is too long: ${fault}` })
+        }),
     }, { error: objectError('field') }),
     { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an array') },
   ).min(1, 'must not be empty').max(MAX_RIDER_TOOLS, `must have at most ${MAX_RIDER_TOOLS} entries`),

@@ -1,8 +1,9 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server'
-import { requestIdFrom } from '../activity/request-id'
-import { describeError, ToolgateError, type FailureKind } from '../errors'
-import { PayloadTooLarge, readJsonBody } from '../http/json'
-import { serverDb } from '../http/server-db'
+import type { Db } from '../../db/client'
+import type { HeaderReader } from '../auth/caller'
+import { parseJson, publicMessage, readBody, statusOfError } from '../http/json'
+import { logLine } from '../log'
 import { buildMcpServer } from './server'
 import { openSession, type McpSession } from './session'
 
@@ -15,7 +16,7 @@ function sessionOf(req: Request | undefined): McpSession {
   return session
 }
 
-const logError = (e: Error) => console.error(`toolgate: mcp: ${e.message}`)
+const logError = (e: Error) => console.error(logLine(`toolgate: mcp: ${e.message}`))
 
 /**
  * 2026-07-28 traffic. JSON responses only: no handler here emits anything before its
@@ -42,17 +43,54 @@ async function serveLegacy(req: Request, body: unknown, session: McpSession): Pr
   }
 }
 
-const statusOf: Record<FailureKind, number> = { bad_request: 400, unauthorized: 401, not_found: 404, unavailable: 503 }
+/** The JSON-RPC body of a failure before any dispatch (body, credentials, path profile, unreadable state). */
+export function httpErrorBody(status: number, message: string): string {
+  const code = status >= 500 ? -32603 : status === 400 ? -32700 : -32000
+  return JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } })
+}
 
-/** Failures before any JSON-RPC dispatch (body, credentials, path profile, unreadable state). */
-function httpError(e: unknown, requestId: string): Response {
-  const status = e instanceof PayloadTooLarge ? 413 : e instanceof ToolgateError ? statusOf[e.kind] : 503
-  const message = e instanceof ToolgateError || e instanceof PayloadTooLarge ? e.message : `toolgate could not answer honestly: ${describeError(e)}`
-  if (status === 503) console.error(`toolgate: mcp: ${message}`)
-  const headers = new Headers({ 'cache-control': 'no-store', 'x-request-id': requestId })
-  if (status === 401) headers.set('www-authenticate', 'Bearer realm="toolgate", error="invalid_token"')
-  const code = status === 503 ? -32603 : status === 400 ? -32700 : -32000
-  return Response.json({ jsonrpc: '2.0', id: null, error: { code, message } }, { status, headers })
+function httpError(res: ServerResponse, e: unknown, requestId: string): void {
+  const status = statusOfError(e)
+  const message = publicMessage(e, requestId)
+  if (status === 503) console.error(logLine(`toolgate: mcp request ${requestId} answered 503: ${message}`))
+  const headers: Record<string, string> = { 'cache-control': 'no-store', 'x-request-id': requestId, 'content-type': 'application/json' }
+  if (status === 401) headers['www-authenticate'] = 'Bearer realm="toolgate"'
+  res.writeHead(status, headers).end(httpErrorBody(status, message))
+}
+
+/**
+ * One JSON-RPC exchange through the real MCP server for `session`, on the request's era. The
+ * /mcp endpoint and the dashboard's preview both answer through here.
+ */
+export async function answerMcp(session: McpSession, web: Request, body: unknown): Promise<Response> {
+  if (await isLegacyRequest(web, body)) return serveLegacy(web, body, session)
+  sessions.set(web, session)
+  return modernHandler().fetch(web, { parsedBody: body })
+}
+
+/** Copy a web Response onto the node response, streaming its body. */
+async function sendWeb(res: ServerResponse, web: Response, requestId: string): Promise<void> {
+  const headers: Record<string, string> = {}
+  web.headers.forEach((v, k) => { headers[k] = v })
+  headers['x-request-id'] = requestId
+  res.writeHead(web.status, headers)
+  if (!web.body) return void res.end()
+  const reader = web.body.getReader()
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    res.write(value)
+  }
+  res.end()
+}
+
+export interface McpRequestContext {
+  db: Db
+  requestId: string
+  headers: HeaderReader
+  remoteAddress: string | undefined
+  /** the decoded /mcp/p/<profile> segment */
+  profile: string | undefined
 }
 
 /**
@@ -60,31 +98,29 @@ function httpError(e: unknown, requestId: string): Response {
  * Authentication and the path profile are settled here, before any MCP dispatch; every
  * response carries the X-Request-Id its checks were recorded under.
  */
-export async function handleMcp(req: Request, profile: string | undefined): Promise<Response> {
+export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: McpRequestContext): Promise<void> {
   if (req.method !== 'POST') {
-    return Response.json({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed: this endpoint is stateless, POST JSON-RPC requests' } },
-      { status: 405, headers: { allow: 'POST' } })
+    res.writeHead(405, { allow: 'POST', 'content-type': 'application/json' })
+    res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed: this endpoint is stateless, POST JSON-RPC requests' } }))
+    return
   }
-  // One JSON-RPC message per POST, so one id: the caller's X-Request-Id when well-formed.
-  const requestId = requestIdFrom(req.headers.get('x-request-id'))
   let session: McpSession
   let body: unknown
   try {
-    session = openSession(serverDb(), req, profile, requestId)
-    // Read once (1 MiB cap, like REST) and hand the parsed body to the era router and the
-    // SDK alike, rather than cloning the request stream for each reader.
-    body = await readJsonBody(req)
+    session = openSession(ctx.db, ctx.headers, ctx.remoteAddress, ctx.profile, ctx.requestId)
+    body = parseJson(await readBody(req))
   } catch (e) {
-    return httpError(e, requestId)
+    return httpError(res, e, ctx.requestId)
   }
-  let res: Response
-  if (await isLegacyRequest(req, body)) {
-    res = await serveLegacy(req, body, session)
-  } else {
-    sessions.set(req, session)
-    res = await modernHandler().fetch(req, { parsedBody: body })
+  // The SDK speaks web Requests: hand it the headers and the already-parsed body.
+  const webHeaders = new Headers()
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) webHeaders.set(k, Array.isArray(v) ? v.join(', ') : v)
+  const web = new Request(`http://toolgate${req.url ?? '/mcp'}`, { method: 'POST', headers: webHeaders })
+  let answer: Response
+  try {
+    answer = await answerMcp(session, web, body)
+  } catch (e) {
+    return httpError(res, e, ctx.requestId)
   }
-  const headers = new Headers(res.headers)
-  headers.set('x-request-id', requestId)
-  return new Response(res.body, { status: res.status, statusText: res.statusText, headers })
+  await sendWeb(res, answer, ctx.requestId)
 }

@@ -1,7 +1,7 @@
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolErrorCode, Server, type CallToolResult, type ServerCapabilities } from '@modelcontextprotocol/server'
 import { z } from 'zod'
 import pkg from '../../package.json'
-import { runCheckSync } from '../preflight/service'
+import { runCheck } from '../preflight/service'
 import { dispatchToolCall } from '../upstream/dispatch'
 import { describeTool } from './describe-tool'
 import { DESCRIBE_TOOL, describeToolDefinition } from './describe-tool-definition'
@@ -80,12 +80,12 @@ export function buildMcpServer(session: McpSession, era: Era): Server {
   const { db, caller, profile, requestId } = session
   const server = new Server({ name: 'toolgate', version: pkg.version }, { capabilities: capabilities(era), instructions: INSTRUCTIONS })
 
-  server.setRequestHandler('tools/list', (request, ctx) => guard(session, () => {
+  server.setRequestHandler('tools/list', (request, ctx) => guard(session, async () => {
     const rider = riderOf(era, request.params?._meta, ctx.mcpReq.envelope)
     const page = listPage(session, request.params?.cursor)
     if (!rider) return page
     // Shape A: the carrier's tools are exactly the riderless page; the verdict rides in _meta.
-    const data = runCheckSync(db, {
+    const data = await runCheck(db, {
       caller, surface: 'mcp-shape-a', requestId, record: session.record,
       input: { ids: rider.tools.map((t) => t.id), policy: rider.policy, profile },
     })
@@ -93,14 +93,14 @@ export function buildMcpServer(session: McpSession, era: Era): Server {
     return { ...page, _meta: { [EXTENSION_ID]: shapeAFacet(data) }, ...(era === 'modern' ? { ttlMs: 0 } : {}) }
   }))
 
-  server.setRequestHandler('tools/resolve', { params: resolveParams }, (params) => guard(session, () => {
+  server.setRequestHandler('tools/resolve', { params: resolveParams }, (params) => guard(session, async () => {
     // The built-in is always available and is not an upstream tool: no facet to compute.
     if (params.name === DESCRIBE_TOOL) return { tool: describeToolDefinition }
     const tool = servedTool(session, params.name)
     // SEP-1862: an unknown tool is -32602, so withheld, out-of-scope and absent tools all end
     // here, and only codes that can hold for a served tool reach the facet (see README).
     if (!tool) throw invalidParams(`unknown tool "${params.name}": no such tool is served to this session`)
-    const data = runCheckSync(db, { caller, surface: 'mcp-shape-b', requestId, record: session.record, input: { ids: [params.name], profile } })
+    const data = await runCheck(db, { caller, surface: 'mcp-shape-b', requestId, record: session.record, input: { ids: [params.name], profile } })
     return { tool: { ...toMcpTool(tool), _meta: { [EXTENSION_ID]: shapeBFacet(data.tools[0]) } } }
   }))
 

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/client'
 import { statements } from '../../db/queries/preflight-state'
-import { agentCaller } from '../auth/caller'
-import { describeError, notFoundError, ToolgateError, unauthorized, unavailableError } from '../errors'
+import { mcpCaller, type HeaderReader } from '../auth/caller'
+import { describeError, notFoundError, ToolgateError, unavailableError } from '../errors'
 import type { Caller } from '../preflight/evaluate'
 
 /**
@@ -19,28 +19,10 @@ export interface McpSession {
   record?: boolean
 }
 
-/** No credentials on /mcp: still the agent tier (contract §5), with unrestricted scope. */
-export const anonymousCaller: Caller = { tier: 'agent', name: 'anonymous', allowedServers: ['*'], profilePin: null }
-
-/**
- * The MCP surface is the agent-token tier whatever credentials arrive (seed invariant 4):
- * only `Authorization: Bearer` is consulted. An X-API-Key is ignored rather than honoured,
- * so an operator key can never widen what the in-band surface discloses.
- */
-export function mcpCaller(db: Db, headers: Headers): Caller {
-  const auth = headers.get('authorization')
-  if (auth === null) return anonymousCaller
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(auth)
-  if (!m) throw unauthorized('Authorization must be "Bearer <agent token>"')
-  const caller = agentCaller(db, m[1])
-  if (!caller) throw unauthorized('invalid agent token')
-  return caller
-}
-
 /** Build the session, or throw: unauthorized (401), unknown profile (404), unreadable state (503). */
-export function openSession(db: Db, req: Request, profile: string | undefined, requestId: string): McpSession {
+export function openSession(db: Db, headers: HeaderReader, remoteAddress: string | undefined, profile: string | undefined, requestId: string): McpSession {
   try {
-    const caller = mcpCaller(db, req.headers)
+    const caller = mcpCaller(db, headers, remoteAddress)
     if (profile !== undefined && statements(db).profile.get({ name: profile }) === undefined) {
       throw notFoundError(`unknown profile "${profile}": /mcp/p/<profile> must name a configured profile`)
     }

@@ -1,5 +1,7 @@
 import { z } from 'zod'
 import { badRequest } from '../errors'
+import { profileNameSchema } from '../schemas/names'
+import { idBoundsFault } from './ids'
 import type { EvaluationInput } from './evaluate'
 
 export const MAX_REST_IDS = 100
@@ -13,10 +15,16 @@ export const policySchema = z.strictObject({
 
 /** POST /api/v1/preflight body (contract §9). Unknown fields are rejected at every level. */
 export const preflightBodySchema = z.strictObject({
-  tools: z.array(z.strictObject({ id: z.string(), pin_hash: z.string().optional() }))
+  tools: z.array(z.strictObject({
+    id: z.string().superRefine((id, ctx) => {
+      const fault = idBoundsFault(id)
+      if (fault) ctx.addIssue({ code: 'custom', message: fault })
+    }),
+    pin_hash: z.string().max(200, 'pin_hash is at most 200 characters').optional(),
+  }))
     .min(1, 'tools must not be empty')
     .max(MAX_REST_IDS, `too many tools: at most ${MAX_REST_IDS} entries`),
-  profile: z.string().optional(),
+  profile: profileNameSchema.optional(),
   policy: policySchema.optional(),
   wait_ms: z.number().int('wait_ms must be an integer').min(0, 'wait_ms must be ≥ 0').max(MAX_WAIT_MS, `wait_ms must be ≤ ${MAX_WAIT_MS}`).optional(),
 })

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/client'
 import { readSnapshot } from '../../db/queries/preflight-state'
-import { recordActivity } from '../activity/record'
+import { appendActivity } from '../activity/record'
 import type { Surface } from '../activity/vocabulary'
 import { badRequest, describeError, ToolgateError, unavailableError } from '../errors'
 import { evaluate, type Caller, type Evaluation, type EvaluationInput, type ToolResult } from './evaluate'
@@ -80,12 +80,6 @@ export async function runCheck(db: Db, req: CheckRequest): Promise<PreflightData
   return finishCheck(db, req, evaluation, started, waited)
 }
 
-/** The synchronous form, for surfaces that never wait (CLI direct, MCP, dashboard). */
-export function runCheckSync(db: Db, req: Omit<CheckRequest, 'waitMs'>): PreflightData {
-  const started = Date.now()
-  return finishCheck(db, req, evaluateNow(db, req.caller, req.input), started, undefined)
-}
-
 /** The servers a check named (well-formed ids only), for the activity log's server filter. */
 function serversOf(tools: ToolResult[]): Set<string> {
   const out = new Set<string>()
@@ -96,11 +90,11 @@ function serversOf(tools: ToolResult[]): Set<string> {
   return out
 }
 
-function finishCheck(db: Db, req: Omit<CheckRequest, 'waitMs'>, evaluation: Evaluation, started: number, waited: number | undefined): PreflightData {
+async function finishCheck(db: Db, req: Omit<CheckRequest, 'waitMs'>, evaluation: Evaluation, started: number, waited: number | undefined): Promise<PreflightData> {
   const checkedAt = new Date()
   const { input } = req
   if (req.record !== false) try {
-    recordActivity(db, {
+    await appendActivity(db, {
       requestId: req.requestId,
       type: 'preflight',
       surface: req.surface,

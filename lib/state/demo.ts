@@ -6,9 +6,12 @@ import { isEmptyState, loadState } from './load'
 
 export const demoStateFile = () => path.join(projectRoot(), 'lib', 'state', 'demo-state.json')
 
+/** The demo's agent token with every server in scope: what the README's MCP examples send. */
+export const DEMO_AGENT_TOKEN = 'tg_at_demo_agent_0000000'
+
 /** On first start (no servers at all) load the demo state; returns whether it did. */
-export function loadDemoIfEmpty(db: Db): boolean {
+export async function loadDemoIfEmpty(db: Db): Promise<boolean> {
   if (!isEmptyState(db)) return false
-  loadState(db, JSON.parse(readFileSync(demoStateFile(), 'utf8')), 'toolgate:first-start')
+  await loadState(db, JSON.parse(readFileSync(demoStateFile(), 'utf8')), 'toolgate:first-start')
   return true
 }

@@ -1,12 +1,13 @@
 import { asc } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { agentTokens, profiles, serverConnections, servers, settings, toolApprovals, tools } from '../../db/schema'
+import { agentTokens, profiles, serverConnections, servers, toolApprovals, tools } from '../../db/schema'
+import { readSettings } from '../../db/queries/settings'
 import type { StateFileInput } from './schema'
 
 /** The current proxy state as a state file; `dump | load` round-trips. Secrets appear only as hashes. */
 export function dumpState(db: Db): StateFileInput {
   return db.transaction((tx) => {
-    const s = tx.select().from(settings).get()
+    const s = readSettings(tx)
     const conns = new Map(tx.select().from(serverConnections).all().map((c) => [c.serverName, c]))
     const approvals = new Map(tx.select().from(toolApprovals).all().map((a) => [`${a.serverName}\u0000${a.toolName}`, a]))
     const toolsByServer = new Map<string, (typeof tools.$inferSelect)[]>()
@@ -17,7 +18,11 @@ export function dumpState(db: Db): StateFileInput {
     }
     return {
       version: 1 as const,
-      settings: { quarantine_enabled: s?.quarantineEnabled ?? true },
+      settings: {
+        quarantine_enabled: s.quarantineEnabled,
+        mcp_anonymous_profile: s.mcpAnonymousProfile,
+        activity_retention_days: s.activityRetentionDays,
+      },
       servers: tx.select().from(servers).orderBy(asc(servers.name)).all().map((srv) => {
         const c = conns.get(srv.name)
         return {

@@ -1,7 +1,8 @@
 import type { Db } from '../../db/client'
 import { agentTokens, profiles, serverConnections, servers, settings, toolApprovals, tools } from '../../db/schema'
 import { eq } from 'drizzle-orm'
-import { recordActivity } from '../activity/record'
+import { insertActivity } from '../activity/record'
+import { writeTransaction } from '../../db/write'
 import { mintRequestId } from '../activity/request-id'
 import { hashSecret } from '../auth/secrets'
 import { badRequest } from '../errors'
@@ -21,15 +22,19 @@ export function parseStateFile(doc: unknown): StateFile {
  * Replace the proxy state with the file's, in one transaction (activity is kept).
  * Validation happens first; a bad file changes nothing.
  */
-export function loadState(db: Db, doc: unknown, actor: string): { servers: number; tools: number } {
+export async function loadState(db: Db, doc: unknown, actor: string): Promise<{ servers: number; tools: number }> {
   const state = parseStateFile(doc)
   const now = Date.now()
   let toolCount = 0
-  db.transaction((tx) => {
+  await writeTransaction(db, (tx) => {
     tx.delete(servers).run() // cascades to connections, tools and approvals
     tx.delete(profiles).run()
     tx.delete(agentTokens).run()
-    tx.update(settings).set({ quarantineEnabled: state.settings.quarantine_enabled }).where(eq(settings.id, 1)).run()
+    tx.update(settings).set({
+      quarantineEnabled: state.settings.quarantine_enabled,
+      mcpAnonymousProfile: state.settings.mcp_anonymous_profile,
+      activityRetentionDays: state.settings.activity_retention_days,
+    }).where(eq(settings.id, 1)).run()
     for (const s of state.servers) {
       tx.insert(servers).values({
         name: s.name, enabled: s.enabled, quarantined: s.quarantined, trust: s.trust,
@@ -70,11 +75,11 @@ export function loadState(db: Db, doc: unknown, actor: string): { servers: numbe
         allowedServers: t.allowed_servers, profilePin: t.profile_pin, createdAt: now,
       }).run()
     }
-    recordActivity(tx, {
+    insertActivity(tx, {
       requestId: mintRequestId(now), type: 'state.loaded', actor,
       data: { after: { servers: state.servers.length, tools: toolCount, profiles: state.profiles.length, agent_tokens: state.agent_tokens.length } },
     })
-  }, { behavior: 'immediate' })
+  })
   return { servers: state.servers.length, tools: toolCount }
 }
 

@@ -1,5 +1,7 @@
 import { z } from 'zod'
 import { connectionActions, connectionStates } from '../../db/schema/servers'
+import { settingsDefaults } from '../../db/queries/settings'
+import { profileNameSchema, retentionDaysSchema, serverNameSchema, tokenNameSchema } from '../admin/schemas'
 
 /** The state file, version 1 (see docs/state-file.md). Strict: unknown fields are errors. */
 const json = z.record(z.string(), z.unknown())
@@ -34,7 +36,7 @@ const toolSchema = z.strictObject({
 })
 
 const serverSchema = z.strictObject({
-  name: z.string().min(1).refine((n) => !n.includes(':'), 'server name must not contain ":"'),
+  name: serverNameSchema,
   enabled: z.boolean().default(true),
   quarantined: z.boolean().default(false),
   trust: z.enum(['manual', 'auto']).default('manual'),
@@ -50,19 +52,23 @@ const serverSchema = z.strictObject({
 })
 
 const tokenSchema = z.strictObject({
-  name: z.string().min(1),
+  name: tokenNameSchema,
   token: z.string().min(8, 'token must be at least 8 characters').optional(),
   // what `state dump` writes, since the secret itself is never stored
   token_hash: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'token_hash must be sha256:<64 hex digits>').optional(),
-  allowed_servers: z.array(z.string()),
-  profile_pin: z.string().nullable().default(null),
+  allowed_servers: z.array(z.union([z.literal('*'), serverNameSchema])),
+  profile_pin: profileNameSchema.nullable().default(null),
 })
 
 export const stateFileSchema = z.strictObject({
   version: z.literal(1),
-  settings: z.strictObject({ quarantine_enabled: z.boolean().default(true) }).default({ quarantine_enabled: true }),
+  settings: z.strictObject({
+    quarantine_enabled: z.boolean().default(settingsDefaults.quarantineEnabled),
+    mcp_anonymous_profile: profileNameSchema.nullable().default(settingsDefaults.mcpAnonymousProfile),
+    activity_retention_days: retentionDaysSchema.nullable().default(settingsDefaults.activityRetentionDays),
+  }).prefault({}),
   servers: z.array(serverSchema).default([]),
-  profiles: z.array(z.strictObject({ name: z.string().min(1), servers: z.array(z.string()) })).default([]),
+  profiles: z.array(z.strictObject({ name: profileNameSchema, servers: z.array(serverNameSchema) })).default([]),
   agent_tokens: z.array(tokenSchema).default([]),
 })
 

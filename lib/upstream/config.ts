@@ -2,14 +2,15 @@ import { asc, eq } from 'drizzle-orm'
 import { z } from 'zod'
 import type { Db, Tx } from '../../db/client'
 import { serverConnections, serverSecrets, servers, type Transport } from '../../db/schema'
-import { recordActivity } from '../activity/record'
+import { insertActivity } from '../activity/record'
+import { writeTransaction } from '../../db/write'
 import { mintRequestId } from '../activity/request-id'
 import { badRequest, notFoundError } from '../errors'
 import { formatIssue } from '../preflight/schemas'
+import { serverNameSchema } from '../schemas/names'
 import { transportSchema } from '../state/schema'
 import type { ActionContext } from '../admin/tools'
 
-export const serverNameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'server names use letters, digits, "_", "." and "-" (max 64; no ":")')
 
 export const addServerSchema = z.strictObject({
   name: serverNameSchema,
@@ -26,24 +27,47 @@ function parse<T extends z.ZodType>(schema: T, input: unknown, prefix = ''): z.i
   return r.data
 }
 
+/**
+ * Every env value (stdio) and header value (HTTP) given to toolgate is a secret: stored apart
+ * from the configuration and never printed back (not by `state dump`, `upstream list`, the
+ * dashboard or logs). Empty values and `${NAME}` placeholders name secrets still to be provided
+ * with set-secret. The transport keeps only the names.
+ */
+export function separateSecrets(t: Transport): { transport: Transport; values: Record<string, string> } {
+  const given = 'command' in t ? t.env : t.headers
+  const names = new Set(t.secrets ?? [])
+  const values: Record<string, string> = {}
+  for (const [k, v] of Object.entries(given ?? {})) {
+    names.add(k)
+    if (v !== '' && !/^\$\{[^}]*\}$/.test(v)) values[k] = v
+  }
+  const secrets = names.size ? { secrets: [...names] } : {}
+  const transport: Transport = 'command' in t
+    ? { command: t.command, ...(t.args ? { args: t.args } : {}), ...secrets }
+    : { url: t.url, ...secrets }
+  return { transport, values }
+}
+
 function insertServer(tx: Tx, s: z.infer<typeof addServerSchema>, ctx: ActionContext, now: number) {
   if (tx.select({ n: servers.name }).from(servers).where(eq(servers.name, s.name)).get()) {
     throw badRequest(`server "${s.name}" already exists (remove it first, or pick another name)`)
   }
+  const { transport, values } = separateSecrets(s.transport as Transport)
   tx.insert(servers).values({
     name: s.name, enabled: true, quarantined: !s.trusted, trust: s.trust, disabledTools: [], enabledTools: null,
-    transport: s.transport as Transport, createdAt: now, updatedAt: now,
+    transport, createdAt: now, updatedAt: now,
   }).run()
-  recordActivity(tx, {
+  for (const [name, value] of Object.entries(values)) tx.insert(serverSecrets).values({ serverName: s.name, name, value, updatedAt: now }).run()
+  insertActivity(tx, {
     requestId: ctx.requestId ?? mintRequestId(now), type: 'server.added', actor: ctx.actor, server: s.name, at: now,
-    data: { target: s.name, after: { quarantined: !s.trusted, trust: s.trust, transport: describeTransport(s.transport) } },
+    data: { target: s.name, after: { quarantined: !s.trusted, trust: s.trust, transport: describeTransport(transport), secrets: transport.secrets ?? [] } },
   })
 }
 
 /** Add one upstream. A new server is quarantined unless added as trusted (rug-pull guard). */
-export function addServer(db: Db, input: unknown, ctx: ActionContext): { name: string; quarantined: boolean } {
+export async function addServer(db: Db, input: unknown, ctx: ActionContext): Promise<{ name: string; quarantined: boolean }> {
   const s = parse(addServerSchema, input)
-  db.transaction((tx) => insertServer(tx, s, ctx, Date.now()), { behavior: 'immediate' })
+  await writeTransaction(db, (tx) => insertServer(tx, s, ctx, Date.now()))
   return { name: s.name, quarantined: !s.trusted }
 }
 
@@ -54,39 +78,23 @@ const mcpServerEntry = z.union([
 ])
 const mcpServersFile = z.object({ mcpServers: z.record(serverNameSchema, mcpServerEntry) })
 
-/** Empty values and `${NAME}` placeholders are secrets to be provided with set-secret. */
-function splitSecrets(values: Record<string, string> | undefined): { values?: Record<string, string>; secrets?: string[] } {
-  if (!values) return {}
-  const kept: Record<string, string> = {}
-  const secrets: string[] = []
-  for (const [k, v] of Object.entries(values)) {
-    if (v === '' || /^\$\{[^}]*\}$/.test(v)) secrets.push(k)
-    else kept[k] = v
-  }
-  return { values: kept, ...(secrets.length ? { secrets } : {}) }
-}
-
 export function transportFromMcpEntry(e: z.infer<typeof mcpServerEntry>): Transport {
-  if ('command' in e) {
-    const { values, secrets } = splitSecrets(e.env)
-    return { command: e.command, ...(e.args ? { args: e.args } : {}), ...(values && Object.keys(values).length ? { env: values } : {}), ...(secrets ? { secrets } : {}) }
-  }
-  const { values, secrets } = splitSecrets(e.headers)
-  return { url: e.url, ...(values && Object.keys(values).length ? { headers: values } : {}), ...(secrets ? { secrets } : {}) }
+  if ('command' in e) return { command: e.command, ...(e.args ? { args: e.args } : {}), ...(e.env ? { env: e.env } : {}) }
+  return { url: e.url, ...(e.headers ? { headers: e.headers } : {}) }
 }
 
 /** Import every server of an mcpServers file, all or nothing. */
-export function importServers(db: Db, doc: unknown, opts: { trusted?: boolean }, ctx: ActionContext): string[] {
+export async function importServers(db: Db, doc: unknown, opts: { trusted?: boolean }, ctx: ActionContext): Promise<string[]> {
   const file = parse(mcpServersFile, doc)
   const entries = Object.entries(file.mcpServers)
   if (entries.length === 0) throw badRequest('mcpServers: no servers in the file')
   const now = Date.now()
   const requestId = ctx.requestId ?? mintRequestId(now)
-  db.transaction((tx) => {
+  await writeTransaction(db, (tx) => {
     for (const [name, entry] of entries) {
       insertServer(tx, { name, transport: transportFromMcpEntry(entry), trusted: opts.trusted ?? false, trust: 'manual' }, { ...ctx, requestId }, now)
     }
-  }, { behavior: 'immediate' })
+  })
   return entries.map(([n]) => n)
 }
 
@@ -96,38 +104,38 @@ function requireServer(tx: Tx, name: string) {
   return row
 }
 
-export function removeServer(db: Db, name: string, ctx: ActionContext): void {
-  db.transaction((tx) => {
+export function removeServer(db: Db, name: string, ctx: ActionContext): Promise<void> {
+  return writeTransaction(db, (tx) => {
     const row = requireServer(tx, name)
     tx.delete(servers).where(eq(servers.name, name)).run()
-    recordActivity(tx, {
+    insertActivity(tx, {
       requestId: ctx.requestId ?? mintRequestId(), type: 'server.removed', actor: ctx.actor, server: name,
       data: { target: name, before: { enabled: row.enabled, quarantined: row.quarantined, transport: row.transport ? describeTransport(row.transport) : null } },
     })
-  }, { behavior: 'immediate' })
+  })
 }
 
 /** Store a secret value. The activity record names the secret, never its value. */
-export function setSecret(db: Db, server: string, name: string, value: string, ctx: ActionContext): void {
+export async function setSecret(db: Db, server: string, name: string, value: string, ctx: ActionContext): Promise<void> {
   if (!name) throw badRequest('secret name must not be empty')
   if (!value) throw badRequest(`secret ${name}: the value is empty`)
-  db.transaction((tx) => {
+  await writeTransaction(db, (tx) => {
     requireServer(tx, server)
     const now = Date.now()
     tx.insert(serverSecrets).values({ serverName: server, name, value, updatedAt: now })
       .onConflictDoUpdate({ target: [serverSecrets.serverName, serverSecrets.name], set: { value, updatedAt: now } }).run()
-    recordActivity(tx, { requestId: ctx.requestId ?? mintRequestId(now), type: 'server.secret_set', actor: ctx.actor, server, at: now, data: { target: server, secret: name } })
-  }, { behavior: 'immediate' })
+    insertActivity(tx, { requestId: ctx.requestId ?? mintRequestId(now), type: 'server.secret_set', actor: ctx.actor, server, at: now, data: { target: server, secret: name } })
+  })
 }
 
 /** Ask the runtime to reconnect a server (it watches restart_requested_at). */
-export function requestRestart(db: Db, server: string, ctx: ActionContext): void {
-  db.transaction((tx) => {
+export function requestRestart(db: Db, server: string, ctx: ActionContext): Promise<void> {
+  return writeTransaction(db, (tx) => {
     requireServer(tx, server)
     const now = Date.now()
     tx.update(servers).set({ restartRequestedAt: now }).where(eq(servers.name, server)).run()
-    recordActivity(tx, { requestId: ctx.requestId ?? mintRequestId(now), type: 'server.restart_requested', actor: ctx.actor, server, at: now, data: { target: server } })
-  }, { behavior: 'immediate' })
+    insertActivity(tx, { requestId: ctx.requestId ?? mintRequestId(now), type: 'server.restart_requested', actor: ctx.actor, server, at: now, data: { target: server } })
+  })
 }
 
 /** A one-line, secret-free description of a transport. */

@@ -195,7 +195,7 @@ export class UpstreamConnection {
       }
       cursor = page.nextCursor
     } while (cursor)
-    const out = applyDiscovery(this.db, this.spec.name, all)
+    const out = await applyDiscovery(this.db, this.spec.name, all)
     this.log('event', `discovered ${all.length} tools${out.baseline ? ' (approved as the baseline)' : ''}` +
       `${out.added.length && !out.baseline ? `; new: ${out.added.join(', ')}` : ''}${out.changed.length ? `; changed: ${out.changed.join(', ')}` : ''}${out.gone.length ? `; gone: ${out.gone.join(', ')}` : ''}`)
   }

@@ -1,7 +1,8 @@
 import { and, eq, isNull } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client'
 import { servers, toolApprovals, tools, type ApprovedDefinition, type ToolAnnotations } from '../../db/schema'
-import { recordActivity } from '../activity/record'
+import { insertActivity } from '../activity/record'
+import { writeTransaction } from '../../db/write'
 import { mintRequestId } from '../activity/request-id'
 import type { ActivityType } from '../activity/vocabulary'
 import { toolPin } from '../preflight/hash'
@@ -28,13 +29,13 @@ const RUNTIME = 'runtime'
  * - a tool no longer listed is marked gone, not deleted.
  * Every transition is an activity record.
  */
-export function applyDiscovery(db: Db, serverName: string, discovered: DiscoveredTool[], now = Date.now()): DiscoveryOutcome {
-  return db.transaction((tx) => {
+export function applyDiscovery(db: Db, serverName: string, discovered: DiscoveredTool[], now = Date.now()): Promise<DiscoveryOutcome> {
+  return writeTransaction(db, (tx) => {
     const server = tx.select().from(servers).where(eq(servers.name, serverName)).get()
     if (!server) return { baseline: false, added: [], changed: [], gone: [], returned: [] }
     const requestId = mintRequestId(now)
     const record = (type: ActivityType, data: Record<string, unknown>) =>
-      recordActivity(tx, { requestId, type, actor: RUNTIME, server: serverName, at: now, data })
+      insertActivity(tx, { requestId, type, actor: RUNTIME, server: serverName, at: now, data })
     const baseline = server.baselineAt === null
     const auto = server.trust === 'auto'
     const known = new Map(tx.select().from(tools).where(eq(tools.serverName, serverName)).all().map((t) => [t.name, t]))
@@ -98,7 +99,7 @@ export function applyDiscovery(db: Db, serverName: string, discovered: Discovere
       record('server.baseline', { target: serverName, after: { approved: out.added.length } })
     }
     return out
-  }, { behavior: 'immediate' })
+  })
 }
 
 function upsertApproval(tx: Tx, serverName: string, toolName: string, v: { status: 'approved' | 'pending' | 'changed'; approvedHash: string | null; previous: ApprovedDefinition | null; decidedAt: number }) {

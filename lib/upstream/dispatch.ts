@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { Db } from '../../db/client'
-import { recordActivity } from '../activity/record'
+import { appendActivity } from '../activity/record'
 import { describeError } from '../errors'
 import { parseToolId } from '../preflight/ids'
 import { evaluateNow } from '../preflight/service'
@@ -69,7 +69,7 @@ export async function dispatchToolCall(ctx: CallContext, id: string, args: Recor
     }
   }
   try {
-    recordActivity(ctx.db, {
+    await appendActivity(ctx.db, {
       requestId: ctx.requestId, type: 'tool.call', actor: ctx.caller.name, tier: ctx.caller.tier, server,
       data: { target: verdict.id, outcome, ...(reason ? { reason } : {}), duration_ms: Date.now() - started },
     })

@@ -4,7 +4,8 @@ import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client
 import type { OAuthClientInformationFull, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
 import type { Db } from '../../db/client'
 import { serverOauth, servers } from '../../db/schema'
-import { recordActivity } from '../activity/record'
+import { appendActivity } from '../activity/record'
+import { writeTransaction } from '../../db/write'
 import { mintRequestId } from '../activity/request-id'
 import { badRequest, notFoundError } from '../errors'
 import type { ActionContext } from '../admin/tools'
@@ -15,9 +16,11 @@ function row(db: Db, server: string) {
   return db.select().from(serverOauth).where(eq(serverOauth.serverName, server)).get()
 }
 
-function save(db: Db, server: string, values: Partial<typeof serverOauth.$inferInsert>) {
+function save(db: Db, server: string, values: Partial<typeof serverOauth.$inferInsert>): Promise<void> {
   const v = { ...values, updatedAt: Date.now() }
-  db.insert(serverOauth).values({ serverName: server, ...v }).onConflictDoUpdate({ target: serverOauth.serverName, set: v }).run()
+  return writeTransaction(db, (tx) => {
+    tx.insert(serverOauth).values({ serverName: server, ...v }).onConflictDoUpdate({ target: serverOauth.serverName, set: v }).run()
+  })
 }
 
 /**
@@ -44,9 +47,9 @@ export class DbOAuthProvider implements OAuthClientProvider {
     }
   }
 
-  state() {
+  async state() {
     const state = randomBytes(24).toString('base64url')
-    if (this.interactive) save(this.db, this.server, { state })
+    if (this.interactive) await save(this.db, this.server, { state })
     return state
   }
 
@@ -55,7 +58,7 @@ export class DbOAuthProvider implements OAuthClientProvider {
   }
 
   saveClientInformation(info: OAuthClientInformationFull) {
-    save(this.db, this.server, { clientInformation: info as unknown as Record<string, unknown> })
+    return save(this.db, this.server, { clientInformation: info as unknown as Record<string, unknown> })
   }
 
   tokens() {
@@ -63,15 +66,15 @@ export class DbOAuthProvider implements OAuthClientProvider {
   }
 
   saveTokens(tokens: OAuthTokens) {
-    save(this.db, this.server, { tokens: tokens as unknown as Record<string, unknown>, tokensSavedAt: Date.now() })
+    return save(this.db, this.server, { tokens: tokens as unknown as Record<string, unknown>, tokensSavedAt: Date.now() })
   }
 
   redirectToAuthorization(url: URL) {
     this.authorizationUrl = url
   }
 
-  saveCodeVerifier(codeVerifier: string) {
-    if (this.interactive) save(this.db, this.server, { codeVerifier })
+  async saveCodeVerifier(codeVerifier: string) {
+    if (this.interactive) await save(this.db, this.server, { codeVerifier })
   }
 
   codeVerifier() {
@@ -80,10 +83,10 @@ export class DbOAuthProvider implements OAuthClientProvider {
     return v
   }
 
-  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery') {
-    if (scope === 'all' || scope === 'tokens') save(this.db, this.server, { tokens: null })
-    if (scope === 'all' || scope === 'client') save(this.db, this.server, { clientInformation: null })
-    if (scope === 'all' || scope === 'verifier') save(this.db, this.server, { codeVerifier: null })
+  async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery') {
+    if (scope === 'all' || scope === 'tokens') await save(this.db, this.server, { tokens: null })
+    if (scope === 'all' || scope === 'client') await save(this.db, this.server, { clientInformation: null })
+    if (scope === 'all' || scope === 'verifier') await save(this.db, this.server, { codeVerifier: null })
   }
 }
 
@@ -101,12 +104,12 @@ function httpServer(db: Db, name: string) {
 export async function startLogin(db: Db, name: string, opts: { baseUrl: string; returnTo?: string }, ctx: ActionContext): Promise<{ url: string } | { alreadyAuthorized: true }> {
   const server = httpServer(db, name)
   const redirect = new URL(CALLBACK_PATH, opts.baseUrl).href
-  save(db, name, { redirectUrl: redirect, returnTo: opts.returnTo ?? null, codeVerifier: null, state: null })
+  await save(db, name, { redirectUrl: redirect, returnTo: opts.returnTo ?? null, codeVerifier: null, state: null })
   const provider = new DbOAuthProvider(db, name, redirect, true)
   // a stale token must not short-circuit an explicit login
-  provider.invalidateCredentials('tokens')
+  await provider.invalidateCredentials('tokens')
   const result = await auth(provider, { serverUrl: server.url })
-  recordActivity(db, { requestId: ctx.requestId ?? mintRequestId(), type: 'server.login_started', actor: ctx.actor, server: name, data: { target: name, result } })
+  await appendActivity(db, { requestId: ctx.requestId ?? mintRequestId(), type: 'server.login_started', actor: ctx.actor, server: name, data: { target: name, result } })
   if (result === 'AUTHORIZED') return { alreadyAuthorized: true }
   if (!provider.authorizationUrl) throw new Error('the authorization server did not produce an authorization URL')
   return { url: provider.authorizationUrl.href }
@@ -120,9 +123,9 @@ export async function completeLogin(db: Db, state: string, code: string): Promis
   const provider = new DbOAuthProvider(db, server.name, pending.redirectUrl, true)
   const result = await auth(provider, { serverUrl: server.url, authorizationCode: code })
   if (result !== 'AUTHORIZED') throw new Error(`login for "${server.name}" did not complete (${result})`)
-  save(db, server.name, { state: null, codeVerifier: null })
+  await save(db, server.name, { state: null, codeVerifier: null })
   // the runtime reconnects with the new token
-  db.update(servers).set({ restartRequestedAt: Date.now() }).where(eq(servers.name, server.name)).run()
-  recordActivity(db, { requestId: mintRequestId(), type: 'server.login_completed', actor: 'operator (oauth callback)', server: server.name, data: { target: server.name } })
+  await writeTransaction(db, (tx) => tx.update(servers).set({ restartRequestedAt: Date.now() }).where(eq(servers.name, server.name)).run())
+  await appendActivity(db, { requestId: mintRequestId(), type: 'server.login_completed', actor: 'operator (oauth callback)', server: server.name, data: { target: server.name } })
   return { server: server.name, returnTo: pending.returnTo }
 }

@@ -1,60 +1,159 @@
-import { createHash } from 'node:crypto'
-import { isNotNull } from 'drizzle-orm'
+import { createHash, randomBytes } from 'node:crypto'
+import { and, eq, inArray, isNotNull } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { serverSecrets, servers } from '../../db/schema'
+import { runtimeLease, serverConnections, serverSecrets, servers } from '../../db/schema'
+import { writeTransaction } from '../../db/write'
 import { describeError } from '../errors'
+import { logLine } from '../log'
 import { UpstreamConnection, type RuntimeOptions } from './connection'
-import { appendLogs, publishState } from './publish'
+import { appendLogs, publishState, type Published } from './publish'
 
 const TICK_MS = 500
 const LOG_FLUSH_MS = 250
+const RETRY_MIN_MS = 250
+const RETRY_MAX_MS = 10_000
+
+export interface SupervisorOptions extends RuntimeOptions {
+  /** how long a heartbeat vouches for this runtime; it is renewed every third of that */
+  leaseMs: number
+}
 
 /**
- * The runtime's supervisor: runs inside the toolgate server process and keeps one
+ * Writes one server's connection state, retrying with backoff when the write fails (another
+ * process holding the lock, a read-only file): a failed write is logged and never ends the
+ * supervision of that server. Only the newest wanted state is written.
+ */
+class StatePublisher {
+  private wanted: Published | undefined
+  private writing = false
+  private failures = 0
+
+  constructor(private db: Db, private server: string, private instance: string) {}
+
+  set(p: Published): void {
+    this.wanted = p
+    if (!this.writing) void this.drain()
+  }
+
+  /** Resolves once the newest wanted state is written (or the attempt is given up at shutdown). */
+  async drain(): Promise<void> {
+    this.writing = true
+    while (this.wanted) {
+      const p = this.wanted
+      this.wanted = undefined
+      try {
+        await publishState(this.db, this.server, p, this.instance)
+        this.failures = 0
+      } catch (e) {
+        this.failures++
+        const pause = Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** (this.failures - 1))
+        console.error(logLine(`toolgate: could not publish ${this.server}'s state (${p.state}); retrying in ${pause} ms: ${describeError(e)}`))
+        this.wanted ??= p
+        await new Promise((r) => setTimeout(r, pause).unref())
+      }
+    }
+    this.writing = false
+  }
+}
+
+/**
+ * The runtime's supervisor: owned by the toolgate server process, it keeps one
  * UpstreamConnection per enabled, non-quarantined server that has a transport. It polls the
  * desired state (two small tables) twice a second, so changes made by the CLI or the
  * dashboard (enable, disable, quarantine, restart, secrets, logins) take effect within ~1 s.
  * Connections run independently: a failing or hanging upstream blocks nobody.
+ *
+ * It holds the runtime lease: states it publishes carry its instance id, and readers believe
+ * them only while the lease is fresh, so a killed server never leaves a `ready` behind.
  */
 export class Supervisor {
+  readonly instance = `rt_${randomBytes(8).toString('hex')}`
   private connections = new Map<string, UpstreamConnection>()
+  private publishers = new Map<string, StatePublisher>()
   private timer?: NodeJS.Timeout
+  private heartbeat?: NodeJS.Timeout
   private logBuffer: { serverName: string; at: number; stream: 'stderr' | 'event'; line: string }[] = []
   private logTimer?: NodeJS.Timeout
+  private stopped = false
 
-  constructor(private db: Db, private opts: RuntimeOptions) {}
+  constructor(private db: Db, private opts: SupervisorOptions) {}
 
-  start(): void {
+  /**
+   * Take the lease and reset what a previous process left (before anything answers), then
+   * start supervising. A state left `ready` by a crashed process is never read as ready.
+   */
+  async start(): Promise<void> {
+    await this.renewLease()
+    await writeTransaction(this.db, (tx) => {
+      const managed = tx.select({ name: servers.name, enabled: servers.enabled, quarantined: servers.quarantined }).from(servers)
+        .where(isNotNull(servers.transport)).all()
+      const now = Date.now()
+      for (const s of managed) {
+        const active = s.enabled && !s.quarantined
+        const values = {
+          state: active ? 'connecting' as const : 'disconnected' as const,
+          detail: active ? 'toolgate started: connecting' : `stopped: the server is ${s.quarantined ? 'quarantined' : 'disabled'}`,
+          action: null, runtimeInstance: this.instance, updatedAt: now,
+        }
+        tx.insert(serverConnections).values({ serverName: s.name, ...values })
+          .onConflictDoUpdate({ target: serverConnections.serverName, set: values }).run()
+      }
+    })
+    this.heartbeat = setInterval(() => void this.renewLease().catch((e: unknown) =>
+      console.error(logLine(`toolgate: could not renew the runtime lease: ${describeError(e)}`))), Math.max(100, this.opts.leaseMs / 3))
+    this.heartbeat.unref()
     this.tick()
     this.timer = setInterval(() => this.tick(), TICK_MS)
     this.timer.unref()
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer)
-    await Promise.all([...this.connections.values()].map((c) => c.stop()))
-    this.connections.clear()
-    this.flushLogs()
+  private renewLease(): Promise<void> {
+    const now = Date.now()
+    const values = { instance: this.instance, pid: process.pid, startedAt: now, heartbeatAt: now, expiresAt: now + this.opts.leaseMs }
+    return writeTransaction(this.db, (tx) => {
+      const { startedAt: _s, ...renewal } = values
+      tx.insert(runtimeLease).values({ id: 1, ...values })
+        .onConflictDoUpdate({ target: runtimeLease.id, set: renewal }).run()
+    })
   }
 
   /**
-   * The process is going away: say so before it does (synchronously), so nobody reading the
-   * database afterwards believes an upstream is still connected.
+   * The process is going away: stop every connection, say so, and give up the lease, so
+   * nobody reading the database afterwards believes an upstream is still connected.
    */
-  shutdown(): void {
+  async stop(): Promise<void> {
+    if (this.stopped) return
+    this.stopped = true
     clearInterval(this.timer)
-    for (const [name, conn] of this.connections) {
-      void conn.stop()
-      publishState(this.db, name, 'disconnected', 'toolgate stopped')
-    }
+    clearInterval(this.heartbeat)
+    const names = [...this.connections.keys()]
+    await Promise.all([...this.connections.values()].map((c) => c.stop()))
     this.connections.clear()
     this.flushLogs()
+    try {
+      await writeTransaction(this.db, (tx) => {
+        if (names.length) {
+          tx.update(serverConnections).set({ state: 'disconnected', detail: 'toolgate stopped', action: null, updatedAt: Date.now() })
+            .where(and(inArray(serverConnections.serverName, names), eq(serverConnections.runtimeInstance, this.instance))).run()
+        }
+        tx.delete(runtimeLease).where(eq(runtimeLease.instance, this.instance)).run()
+      }, 1_000)
+    } catch (e) {
+      // the lease expires by itself; readers then stop believing this runtime's states
+      console.error(logLine(`toolgate: could not record the runtime's stop: ${describeError(e)}`))
+    }
   }
 
   /** The live connection of a server, when it is connected and discovered. */
   connection(server: string): UpstreamConnection | undefined {
     const c = this.connections.get(server)
     return c?.isReady ? c : undefined
+  }
+
+  private publisher(server: string): StatePublisher {
+    let p = this.publishers.get(server)
+    if (!p) this.publishers.set(server, (p = new StatePublisher(this.db, server, this.instance)))
+    return p
   }
 
   private log(serverName: string, stream: 'stderr' | 'event', line: string): void {
@@ -65,22 +164,21 @@ export class Supervisor {
   private flushLogs(): void {
     this.logTimer = undefined
     const batch = this.logBuffer.splice(0)
-    try {
-      appendLogs(this.db, batch)
-    } catch (e) {
-      console.error(`toolgate: could not store ${batch.length} upstream log lines: ${describeError(e)}`)
-    }
+    appendLogs(this.db, batch).catch((e: unknown) => {
+      console.error(logLine(`toolgate: could not store ${batch.length} upstream log lines: ${describeError(e)}`))
+    })
   }
 
   private tick(): void {
     try {
       this.reconcile()
     } catch (e) {
-      console.error(`toolgate: supervisor could not read the desired state: ${describeError(e)}`)
+      console.error(logLine(`toolgate: supervisor could not read the desired state: ${describeError(e)}`))
     }
   }
 
   private reconcile(): void {
+    if (this.stopped) return
     const rows = this.db.select().from(servers).where(isNotNull(servers.transport)).all()
     const secrets = new Map<string, Record<string, string>>()
     for (const s of this.db.select().from(serverSecrets).all()) {
@@ -93,7 +191,7 @@ export class Supervisor {
         if (current) {
           void current.stop()
           this.connections.delete(row.name)
-          publishState(this.db, row.name, 'disconnected', `stopped: the server is ${row.quarantined ? 'quarantined' : 'disabled'}`)
+          this.publisher(row.name).set({ state: 'disconnected', detail: `stopped: the server is ${row.quarantined ? 'quarantined' : 'disabled'}` })
           this.log(row.name, 'event', `stopped (${row.quarantined ? 'quarantined' : 'disabled'})`)
         }
         continue
@@ -114,7 +212,7 @@ export class Supervisor {
         this.db, { name: row.name, transport: row.transport!, secrets: serverSecretValues, fingerprint }, this.opts,
         (state, detail = null, action = null) => {
           // a stopped connection must not overwrite its successor's state
-          if (this.connections.get(row.name) === conn) publishState(this.db, row.name, state, detail, action)
+          if (this.connections.get(row.name) === conn) this.publisher(row.name).set({ state, detail, action })
         },
         (stream, line) => this.log(row.name, stream, line),
       )
@@ -133,20 +231,27 @@ export class Supervisor {
 const GLOBAL_KEY = Symbol.for('toolgate.supervisor')
 type WithSupervisor = typeof globalThis & { [GLOBAL_KEY]?: Supervisor }
 
-/** Start the one supervisor of this process (route bundles share it through globalThis). */
-export function startSupervisor(db: Db, env: NodeJS.ProcessEnv = process.env): Supervisor {
-  const g = globalThis as WithSupervisor
-  if (g[GLOBAL_KEY]) return g[GLOBAL_KEY]
-  const num = (v: string | undefined, d: number) => (v && Number.isFinite(Number(v)) ? Number(v) : d)
-  const supervisor = new Supervisor(db, {
-    baseUrl: env.TOOLGATE_URL ?? `http://${env.HOSTNAME && env.HOSTNAME !== '0.0.0.0' ? env.HOSTNAME : '127.0.0.1'}:${env.PORT ?? '3000'}`,
+const num = (v: string | undefined, d: number) => (v && Number.isFinite(Number(v)) ? Number(v) : d)
+
+/** The runtime's settings from the environment (tests shorten them). */
+export function supervisorOptions(baseUrl: string, env: Record<string, string | undefined> = process.env): SupervisorOptions {
+  return {
+    baseUrl,
     connectTimeoutMs: num(env.TOOLGATE_CONNECT_TIMEOUT_MS, 20_000),
     pingIntervalMs: num(env.TOOLGATE_PING_INTERVAL_MS, 15_000),
     backoffBaseMs: num(env.TOOLGATE_BACKOFF_BASE_MS, 1_000),
     backoffMaxMs: num(env.TOOLGATE_BACKOFF_MAX_MS, 30_000),
-  })
+    leaseMs: num(env.TOOLGATE_RUNTIME_LEASE_MS, 15_000),
+  }
+}
+
+/** Start the one supervisor of this process (the Next.js bundles find it through globalThis). */
+export async function startSupervisor(db: Db, opts: SupervisorOptions): Promise<Supervisor> {
+  const g = globalThis as WithSupervisor
+  if (g[GLOBAL_KEY]) return g[GLOBAL_KEY]
+  const supervisor = new Supervisor(db, opts)
+  await supervisor.start()
   g[GLOBAL_KEY] = supervisor
-  supervisor.start()
   return supervisor
 }
 

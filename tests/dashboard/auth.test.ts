@@ -10,7 +10,7 @@ let d: Dashboard
 beforeAll(async () => { d = await startDashboard() })
 afterAll(async () => { await d?.stop() })
 
-const pages = ['/', '/preflight', '/activity', '/activity/req_anything', '/servers', '/servers/notes', '/tokens']
+const pages = ['/', '/preflight', '/activity', '/activity/req_anything', '/servers', '/servers/notes', '/tokens', '/settings']
 const approval = (tool: string) => d.db.select().from(toolApprovals).where(eq(toolApprovals.toolName, tool)).get()
 
 /** Capture a real server-action call made by the signed-in UI, to replay it over plain HTTP. */
@@ -80,10 +80,10 @@ describe('sign-in and the session', () => {
     const other = (req.postData() ?? '').replace('notes:export_notes', 'docs:lookup')
     expect(other).toContain('docs:lookup')
     const before = listActivity(d.db).length
-    // no cookie at all: the proxy turns it away before any action code runs
-    expect((await replay(req, { body: other })).status).toBe(307)
-    // a forged session gets past the proxy; the action's own check refuses it
-    const forged = await replay(req, { body: other, cookie: `toolgate_session=${Date.now() + 60_000}.${'B'.repeat(43)}` })
+    // no cookie at all: the action's own check refuses it before anything runs
+    expect((await replay(req, { body: other })).text).toContain('You are not signed in')
+    // a forged session value is refused the same way
+    const forged = await replay(req, { body: other, cookie: `toolgate_session=tg_ss_${'B'.repeat(32)}` })
     expect(forged.text).toContain('You are not signed in')
     expect(approval('lookup')?.status).toBe('pending')
     expect(listActivity(d.db).length).toBe(before)
@@ -102,7 +102,7 @@ describe('sign-in and the session', () => {
     const alert = page.getByRole('alert').filter({ hasText: 'Why:' })
     await eventually(() => alert.textContent()).toContain('Invalid input')
     expect(await alert.textContent()).toContain('token name may use letters')
-    expect(d.db.select().from(agentTokens).all().map((t) => t.name).sort()).toEqual(['nightly', 'notes-bot'])
+    expect(d.db.select().from(agentTokens).all().map((t) => t.name).sort()).toEqual(['demo-agent', 'nightly', 'notes-bot'])
     expect(listActivity(d.db).length).toBe(before)
 
     // a hand-made payload that breaks the schema is refused the same way
@@ -120,15 +120,33 @@ describe('sign-in and the session', () => {
     await context.close()
   })
 
-  it('signs out, and rotating the operator key ends every session', async () => {
+  it('signs out server-side (the old cookie is refused everywhere at once), and rotating the operator key ends every session', async () => {
     const a = await signedIn(d)
     const b = await signedIn(d)
+    // an action request a made while signed in, to replay after sign-out
+    await a.page.goto('/servers/notes')
+    const captured = captureAction(a.page)
+    await a.page.getByTestId('tool-notes:write_note').getByRole('button', { name: 'Block' }).click()
+    const req = await captured
+    await eventually(() => approval('write_note')?.disabled).toBe(true)
+    const oldCookie = (await a.context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ')
+
     await a.page.getByRole('button', { name: 'Sign out' }).click()
     await a.page.waitForURL((u) => u.pathname === '/login')
     expect(await a.context.cookies()).toEqual([])
+    // the same cookie value, kept by an attacker: a page, a route handler and a replayed action all refuse it
+    const page = await fetch(`${d.server.url}/servers`, { headers: { cookie: oldCookie }, redirect: 'manual' })
+    expect(page.status).toBe(307)
+    expect(page.headers.get('location')).toMatch(/^\/login\?next=/)
+    expect((await fetch(`${d.server.url}/api/dashboard/session`, { headers: { cookie: oldCookie } })).status).toBe(401)
+    const before = listActivity(d.db).length
+    const replayed = await replay(req, { body: (req.postData() ?? '').replace('notes:write_note', 'notes:search_notes'), cookie: oldCookie })
+    expect(replayed.text).toContain('You are not signed in')
+    expect(approval('search_notes')?.disabled ?? false).toBe(false)
+    expect(listActivity(d.db).length).toBe(before)
     await b.page.goto('/servers')
     expect(new URL(b.page.url()).pathname).toBe('/servers')
-    rotateOperatorKey(d.db)
+    await rotateOperatorKey(d.db)
     await b.page.goto('/servers')
     expect(new URL(b.page.url()).pathname).toBe('/login')
     await a.context.close()

@@ -34,7 +34,7 @@ export async function launchChromium(): Promise<Browser> {
 /** A temp database with `state`, the real app on loopback (next start) and a browser. */
 export async function startDashboard(state: State = demoState(), env: Record<string, string> = {}): Promise<Dashboard> {
   const { db, file } = freshDb()
-  load(db, state)
+  await load(db, state)
   const server = await startServer({ TOOLGATE_DB: file, TOOLGATE_API_KEY: OPERATOR_KEY, ...env })
   let browser: Browser
   try {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { listActivity } from '../../lib/activity/query'
-import { recordActivity } from '../../lib/activity/record'
+import { appendActivity } from '../../lib/activity/record'
 import { changeTools } from '../../lib/admin/bulk-tools'
 import { listTools } from '../../lib/admin/catalog'
 import { activityPage, groupByRequest } from '../../lib/dashboard/activity'
@@ -12,22 +12,22 @@ import { reasons } from '../../lib/preflight/taxonomy'
 import { freshDb, load } from '../helpers/db'
 import { demoState } from './harness'
 
-const demo = () => {
+const demo = async () => {
   const { db } = freshDb()
-  load(db, demoState())
+  await load(db, demoState())
   return db
 }
 
 describe('dashboard logic', () => {
-  it('autocomplete ranges over the tools key: by server prefix, then by tool prefix', () => {
-    const db = demo()
+  it('autocomplete ranges over the tools key: by server prefix, then by tool prefix', async () => {
+    const db = await demo()
     expect(suggestToolIds(db, 'sl')).toEqual(['slack:post_message'])
     expect(suggestToolIds(db, 'notes:re')).toEqual(['notes:read_note', 'notes:rebuild_index'])
     expect(suggestToolIds(db, 'notes:', 3)).toHaveLength(3)
     expect(suggestToolIds(db, 'nope')).toEqual([])
   })
 
-  it('every reason maps to an honest row action (or none), never a fake one', () => {
+  it('every reason maps to an honest row action (or none), never a fake one', async () => {
     for (const reason of reasons) {
       const fix = fixFor({ id: 'notes:x', status: 'unavailable', reason, retryable: false, detail: '', remediation: '' }, null)
       if (fix?.kind === 'run') expect(['tool_pending_approval', 'tool_changed', 'server_quarantined', 'server_disabled', 'tool_blocked_by_user', 'tool_denied_by_config']).toContain(reason)
@@ -35,25 +35,25 @@ describe('dashboard logic', () => {
     expect(fixFor({ id: 'notes:x', status: 'ready' }, null)).toBeNull()
   })
 
-  it('a dashboard check shows the diff of a changed tool and what a quarantined server would expose', () => {
-    const db = demo()
-    const r = dashboardPreflight(db, { ids: ['notes:share_note', 'github:list_issues'], token: null, profile: null, policy: {} }, 'operator')
+  it('a dashboard check shows the diff of a changed tool and what a quarantined server would expose', async () => {
+    const db = await demo()
+    const r = await dashboardPreflight(db, { ids: ['notes:share_note', 'github:list_issues'], token: null, profile: null, policy: {} }, 'operator')
     expect(r.exit_code).toBe(11)
     expect(r.details['notes:share_note']).toMatchObject({ kind: 'diff', approved: { description: 'Share a note with a teammate.' } })
     expect(r.details['github:list_issues']).toMatchObject({ kind: 'exposure', server: 'github' })
     expect(listActivity(db, { type: 'preflight' })[0]).toMatchObject({ surface: 'dashboard', requestId: r.request_id })
   })
 
-  it('bulk changes are one transaction: one unknown id changes nothing', () => {
-    const db = demo()
-    expect(() => changeTools(db, 'approve', ['notes:export_notes', 'notes:nope'], { actor: 't' })).toThrow(/notes:nope/)
+  it('bulk changes are one transaction: one unknown id changes nothing', async () => {
+    const db = await demo()
+    await expect(changeTools(db, 'approve', ['notes:export_notes', 'notes:nope'], { actor: 't' })).rejects.toThrow(/notes:nope/)
     expect(listTools(db, 'notes').find((t) => t.name === 'export_notes')?.approval).toBe('pending')
     expect(listActivity(db, { type: 'tool.approved' })).toEqual([])
   })
 
-  it('activity pages newest first by id, honour a time window, and group by request', () => {
-    const db = demo()
-    for (let i = 0; i < 30; i++) recordActivity(db, { requestId: `req_${Math.floor(i / 3)}`, type: 'preflight', actor: 't', verdict: i % 2 ? 'ready' : 'blocked', at: 1_000 + i, data: {} })
+  it('activity pages newest first by id, honour a time window, and group by request', async () => {
+    const db = await demo()
+    for (let i = 0; i < 30; i++) await appendActivity(db, { requestId: `req_${Math.floor(i / 3)}`, type: 'preflight', actor: 't', verdict: i % 2 ? 'ready' : 'blocked', at: 1_000 + i, data: {} })
     const first = activityPage(db, { verdict: 'blocked' }, 5)
     expect(first.items.map((i) => i.verdict)).toEqual(Array(5).fill('blocked'))
     const second = activityPage(db, { verdict: 'blocked', before: first.nextBefore! }, 5)
@@ -64,7 +64,7 @@ describe('dashboard logic', () => {
     expect(groupByRequest(window.items).map((g) => [g.request_id, g.items.length])).toEqual([['req_4', 3], ['req_3', 2]])
   })
 
-  it('line diff marks what was removed and added', () => {
+  it('line diff marks what was removed and added', async () => {
     expect(lineDiff('a\nb\nc', 'a\nx\nc')).toEqual([
       { op: 'same', text: 'a' }, { op: 'added', text: 'x' }, { op: 'removed', text: 'b' }, { op: 'same', text: 'c' },
     ])

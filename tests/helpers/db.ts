@@ -14,8 +14,8 @@ export function freshDb(file = tempDbFile()): { db: Db; file: string } {
   return { db: openDb(file), file }
 }
 
-export function load(db: Db, state: Omit<StateFileInput, 'version'>): void {
-  loadState(db, { version: 1, ...state }, 'test')
+export async function load(db: Db, state: Omit<StateFileInput, 'version'>): Promise<void> {
+  await loadState(db, { version: 1, ...state }, 'test')
 }
 
 /** The state file shipped as the demo, parsed. */

@@ -24,8 +24,8 @@ export interface RunningServer {
 }
 
 /**
- * Start the real app with `next start` on a loopback port, in its own process group so
- * stopping it also stops the next-server child. Needs a build: `npm test` makes one.
+ * Start the real toolgate server (`toolgate serve`: the front door, the runtime, Next.js) on a
+ * loopback port, in its own process group. Needs a build: `npm test` makes one.
  */
 export async function startServer(env: Record<string, string>): Promise<RunningServer> {
   const distDir = process.env.NEXT_DIST_DIR || '.next'
@@ -34,7 +34,8 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
   }
   const port = await freePort()
   let output = ''
-  const child: ChildProcess = spawn(process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'start', '-H', '127.0.0.1', '-p', String(port)], {
+  // the real entry point (what `npm start` runs), without the demo: tests load their own state
+  const child: ChildProcess = spawn(process.execPath, [path.join(root, 'bin/toolgate.mjs'), 'serve', '--host', '127.0.0.1', '--port', String(port), '--no-demo'], {
     cwd: root,
     // the upstream runtime stays off unless a test asks for it (TOOLGATE_RUNTIME: 'on')
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', TOOLGATE_RUNTIME: 'off', PORT: String(port), ...env },
@@ -57,14 +58,14 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
   }
   const deadline = Date.now() + 60_000
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`next start exited with ${child.exitCode}:\n${output}`)
+    if (child.exitCode !== null) throw new Error(`toolgate serve exited with ${child.exitCode}:\n${output}`)
     try {
       const res = await fetch(`${url}/`, { signal: AbortSignal.timeout(2000) })
       if (res.status < 500) break
     } catch { /* not up yet */ }
     if (Date.now() > deadline) {
       await stop()
-      throw new Error(`next start did not answer within 60 s:\n${output}`)
+      throw new Error(`toolgate serve did not answer within 60 s:\n${output}`)
     }
     await new Promise((r) => setTimeout(r, 100))
   }

@@ -12,9 +12,9 @@ const NIGHTLY = 'tg_at_demo_nightly_0000'
 const demo = () => JSON.parse(readFileSync(demoStateFile(), 'utf8'))
 
 /** A demo database of its own, so parallel tests never see each other's changes. */
-function demoDb(): string {
+async function demoDb(): Promise<string> {
   const { db, file } = freshDb()
-  loadState(db, demo(), 'test')
+  await loadState(db, demo(), 'test')
   db.$client.close()
   return file
 }
@@ -38,8 +38,8 @@ const cases: { reason: Reason; args: string[]; agent: boolean }[] = [
 ]
 
 let file: string
-beforeAll(() => {
-  file = demoDb()
+beforeAll(async () => {
+  file = await demoDb()
 })
 
 describe.concurrent('tools preflight: every code, its exit code and JSON fields', () => {
@@ -113,7 +113,7 @@ describe.concurrent('tools preflight: every code, its exit code and JSON fields'
 
 describe('operator actions', () => {
   it('approve, enable and unquarantine fix their rows, each recorded with who and before/after', async () => {
-    const db = demoDb()
+    const db = await demoDb()
     const before = await runCli(['tools', 'preflight', 'notes:export_notes', 'notes:purge_notes', 'github:list_issues', 'legacy-ci:run_job', '--db', db])
     expect(before.code).toBe(11)
     for (const args of [['tools', 'approve', 'notes:export_notes'], ['tools', 'enable', 'notes:purge_notes'], ['upstream', 'unquarantine', 'github'], ['upstream', 'enable', 'legacy-ci']]) {
@@ -144,7 +144,7 @@ describe('operator actions', () => {
 
 describe('state load and dump', () => {
   it('load rejects a bad file with path-named errors, exit 1, and leaves the database untouched', async () => {
-    const db = demoDb()
+    const db = await demoDb()
     const before = (await runCli(['state', 'dump', '--db', db])).stdout
     const bad = demo()
     bad.servers[0].trust = 'sometimes'
@@ -163,7 +163,7 @@ describe('state load and dump', () => {
   })
 
   it('dump | load round-trips', async () => {
-    const a = demoDb()
+    const a = await demoDb()
     const dumped = (await runCli(['state', 'dump', '--db', a])).stdout
     const b = tempDbFile()
     const load = await runCli(['state', 'load', '-', '--db', b], {}, dumped)
@@ -174,7 +174,7 @@ describe('state load and dump', () => {
 
 describe('failures are errors, never verdicts', () => {
   it('exit 1 and no verdict when the activity record cannot be written', async () => {
-    const f = demoDb()
+    const f = await demoDb()
     const db = openDb(f)
     db.$client.exec(`CREATE TRIGGER refuse_activity BEFORE INSERT ON activity BEGIN SELECT RAISE(ABORT, 'disk full (test)'); END`)
     db.$client.close()
@@ -189,7 +189,7 @@ describe('--url: asking a running server over REST', () => {
   let server: RunningServer
   const key = 'tg_op_cli_url_test_key_00000000'
   beforeAll(async () => {
-    server = await startServer({ TOOLGATE_DB: demoDb(), TOOLGATE_API_KEY: key })
+    server = await startServer({ TOOLGATE_DB: await demoDb(), TOOLGATE_API_KEY: key })
   })
   afterAll(async () => {
     await server?.stop()

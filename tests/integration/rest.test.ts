@@ -18,14 +18,14 @@ let server: RunningServer
 beforeAll(async () => {
   const fresh = freshDb()
   db = fresh.db
-  loadState(db, demo(), 'test')
+  await loadState(db, demo(), 'test')
   server = await startServer({ TOOLGATE_DB: fresh.file, TOOLGATE_API_KEY: OPERATOR_KEY })
 })
 afterAll(async () => {
   await server?.stop()
 })
-beforeEach(() => {
-  loadState(db, demo(), 'test')
+beforeEach(async () => {
+  await loadState(db, demo(), 'test')
 })
 
 interface Reply { status: number; headers: Headers; body: any } // eslint-disable-line @typescript-eslint/no-explicit-any

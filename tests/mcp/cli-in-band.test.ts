@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../helpers/cli'
-import { demoState, expectValidFacet, recordsFor, startHarness, type Harness } from './harness'
+import { AGENT, demoState, expectValidFacet, recordsFor, startHarness, type Harness } from './harness'
 
 let h: Harness
 beforeAll(async () => {
@@ -10,7 +10,9 @@ afterAll(async () => {
   await h?.server.stop()
 })
 
-const inBand = (...args: string[]) => runCli(['tools', 'preflight', '--in-band', '--url', h.mcp, ...args])
+// the demo agent's token from the environment, as a script would set it (--token overrides it)
+const env = { TOOLGATE_AGENT_TOKEN: AGENT }
+const inBand = (...args: string[]) => runCli(['tools', 'preflight', '--in-band', '--url', h.mcp, ...args], env)
 
 describe('toolgate tools preflight --in-band', () => {
   it.each([
@@ -30,7 +32,7 @@ describe('toolgate tools preflight --in-band', () => {
     expect(r.stdout).toContain('fix: Review and approve: toolgate tools approve notes:export_notes')
     expect(r.stdout).toContain('did you mean: notes:read_note')
     const requestId = /request_id: (\S+)/.exec(r.stdout)![1]
-    expect(recordsFor(h.db, requestId)).toMatchObject([{ surface: 'mcp-shape-a', tier: 'agent', actor: 'anonymous' }])
+    expect(recordsFor(h.db, requestId)).toMatchObject([{ surface: 'mcp-shape-a', tier: 'agent', actor: 'token:demo-agent' }])
   })
 
   it('-o json prints the facet; policy flags ride in the rider; --token sets the scope', async () => {
@@ -43,7 +45,7 @@ describe('toolgate tools preflight --in-band', () => {
   })
 
   it('a path profile narrows the session', async () => {
-    const r = await runCli(['tools', 'preflight', '--in-band', '--url', `${h.mcp}/p/ops`, 'billing:get_invoice'])
+    const r = await runCli(['tools', 'preflight', '--in-band', '--url', `${h.mcp}/p/ops`, 'billing:get_invoice'], env)
     expect(r.code).toBe(12)
   })
 
@@ -63,9 +65,15 @@ describe('toolgate tools preflight --in-band', () => {
   it('exits 1 when the server cannot be reached or the profile is unknown', async () => {
     const down = await runCli(['tools', 'preflight', '--in-band', '--url', 'http://127.0.0.1:9/mcp', 'notes:read_note'])
     expect(down.code).toBe(1)
-    const unknown = await runCli(['tools', 'preflight', '--in-band', '--url', `${h.mcp}/p/nope`, 'notes:read_note'])
+    const unknown = await runCli(['tools', 'preflight', '--in-band', '--url', `${h.mcp}/p/nope`, 'notes:read_note'], env)
     expect(unknown.code).toBe(1)
     expect(unknown.stderr).toContain('answered HTTP 404: unknown profile "nope"')
+  })
+
+  it('without a token, the server refuses with 401 and the CLI says so (exit 1)', async () => {
+    const r = await runCli(['tools', 'preflight', '--in-band', '--url', h.mcp, 'notes:read_note'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('answered HTTP 401: missing credentials: /mcp needs Authorization: Bearer <agent token>')
   })
 
   it('--in-band needs --url', async () => {

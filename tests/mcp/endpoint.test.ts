@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { PAGE_SIZE } from '../../lib/mcp/listing'
 import {
-  activityCount, demoState, EXTENSION_ID, expectValidFacet, LEGACY, legacyClient, legacyRpc, MODERN, modernClient, modernRpc,
+  activityCount, AGENT, demoState, EXTENSION_ID, expectValidFacet, LEGACY, legacyClient, legacyRpc, MODERN, modernClient, modernRpc,
   OPERATOR_KEY, rawArray, recordsFor, rider, startHarness, type Harness, type State,
 } from './harness'
 
@@ -73,7 +73,7 @@ describe('the served listing', () => {
   it('carries outputSchema when the tool declares one', async () => {
     const s = demoState()
     s.servers![0].tools!.push({ name: 'stats', input_schema: { type: 'object' }, output_schema: { type: 'object', properties: { n: { type: 'number' } } } })
-    h.reload(s)
+    await h.reload(s)
     const r = await modernRpc(h.mcp, 'tools/list')
     expect(r.body.result!.tools.find((t: { name: string }) => t.name === 'notes:stats'))
       .toEqual({ name: 'notes:stats', inputSchema: { type: 'object' }, outputSchema: { type: 'object', properties: { n: { type: 'number' } } } })
@@ -96,35 +96,43 @@ describe('the served listing', () => {
     expect(legacy.status).toBe(404)
   })
 
-  it('an invalid token is a 401; no credentials is the unrestricted agent tier; an operator key elevates nothing', async () => {
+  it('an invalid token is a 401; no credentials is a 401 with a Bearer challenge; an operator key elevates nothing', async () => {
     const bad = await modernRpc(h.mcp, 'tools/list', {}, { headers: { authorization: 'Bearer tg_at_wrong_000000' } })
     expect(bad.status).toBe(401)
     expect(bad.body.error!.message).toBe('invalid agent token')
     const garbled = await legacyRpc(h.mcp, 'tools/list', {}, { authorization: 'Basic abc' })
     expect(garbled.status).toBe(401)
 
-    const anon = await modernRpc(h.mcp, 'tools/list', rider(['billing:get_invoice', 'wiki:page']))
-    expect(anon.status).toBe(200)
-    const rid = anon.body.result!._meta[EXTENSION_ID].request_id
-    expect(recordsFor(h.db, rid)).toMatchObject([{ tier: 'agent', actor: 'anonymous', surface: 'mcp-shape-a' }])
+    const before = activityCount(h.db)
+    const anon = await modernRpc(h.mcp, 'tools/list', rider(['billing:get_invoice', 'wiki:page']), { headers: { authorization: null } })
+    expect(anon.status).toBe(401)
+    expect(anon.headers.get('www-authenticate')).toMatch(/^Bearer /)
+    expect(anon.body.error!.message).toBe('missing credentials: /mcp needs Authorization: Bearer <agent token>')
+    expect(activityCount(h.db)).toBe(before) // nothing was evaluated
 
-    // An operator key is ignored on /mcp: still agent tier, so no server_not_configured, no hash.
-    const op = await modernRpc(h.mcp, 'tools/list', rider(['wiki:page', 'notes:read_note']), { headers: { 'x-api-key': OPERATOR_KEY } })
-    expect(op.body.result!._meta[EXTENSION_ID].tools).toEqual([
+    const agent = await modernRpc(h.mcp, 'tools/list', rider(['billing:get_invoice', 'wiki:page']))
+    const rid = agent.body.result!._meta[EXTENSION_ID].request_id
+    expect(recordsFor(h.db, rid)).toMatchObject([{ tier: 'agent', actor: 'token:demo-agent', surface: 'mcp-shape-a' }])
+
+    // An operator key is ignored on /mcp: alone it is no credential; beside a token, still the agent tier (no server_not_configured, no hash).
+    const op = await modernRpc(h.mcp, 'tools/list', rider(['wiki:page', 'notes:read_note']), { headers: { 'x-api-key': OPERATOR_KEY, authorization: null } })
+    expect(op.status).toBe(401)
+    const both = await modernRpc(h.mcp, 'tools/list', rider(['wiki:page', 'notes:read_note']), { headers: { 'x-api-key': OPERATOR_KEY } })
+    expect(both.body.result!._meta[EXTENSION_ID].tools).toEqual([
       expect.objectContaining({ id: 'wiki:page', reason: 'not_found' }),
       { id: 'notes:read_note', status: 'ready' },
     ])
-    expect(op.text).not.toMatch(/sha256\//)
+    expect(both.text).not.toMatch(/sha256\//)
   })
 
   it('a body that is not JSON is a parse error; an oversized one is refused before parsing', async () => {
-    const post = (body: string) => fetch(h.mcp, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body })
+    const post = (body: string) => fetch(h.mcp, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${AGENT}` }, body })
     const bad = await post('{"jsonrpc": "2.0", "id": 1, "method": "tools/list"')
     expect(bad.status).toBe(400)
     expect((await bad.json()).error.code).toBe(-32700)
     const big = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'x'.repeat(1024 * 1024) } }))
     expect(big.status).toBe(413)
-    const wrongType = await fetch(h.mcp, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' })
+    const wrongType = await fetch(h.mcp, { method: 'POST', headers: { 'content-type': 'text/plain', authorization: `Bearer ${AGENT}` }, body: '{}' })
     expect(wrongType.status).toBe(415)
   })
 
@@ -149,7 +157,7 @@ describe('pagination', () => {
   const served = ['s1', 's2', 's3'].flatMap((s) => Array.from({ length: 90 }, (_, i) => i).filter((i) => i % 7 !== 0).map((i) => `${s}:t${String(i).padStart(3, '0')}`))
 
   it(`pages of ${PAGE_SIZE} with nextCursor cover every served tool once, in order`, async () => {
-    h.reload(big())
+    await h.reload(big())
     const seen: string[] = []
     let cursor: string | undefined
     let pages = 0
@@ -166,7 +174,7 @@ describe('pagination', () => {
   })
 
   it('the 2.x client walks every page; a rider on a later page leaves that page untouched', async () => {
-    h.reload(big())
+    await h.reload(big())
     const client = await modernClient(h.mcp)
     expect(names((await client.listTools()).tools)).toEqual(['describe_tool', ...served])
     await client.close()

@@ -11,6 +11,7 @@ import { activity } from '../../db/schema'
 import { EXTENSION_ID, facetSchema, resolveFacetSchema } from '../../lib/mcp/extension-schema'
 import type { StateFileInput } from '../../lib/state/schema'
 import { demoStateFile, freshDb, load } from '../helpers/db'
+import { DEMO_AGENT_TOKEN } from '../../lib/state/demo'
 import { startServer, type RunningServer } from '../helpers/server'
 
 export { EXTENSION_ID }
@@ -21,14 +22,24 @@ export const LEGACY = '2025-11-25'
 export type State = Omit<StateFileInput, 'version'>
 export const demoState = (): State => JSON.parse(readFileSync(demoStateFile(), 'utf8'))
 
-export interface Harness { db: Db; file: string; server: RunningServer; mcp: string; reload: (s: State) => void }
+export interface Harness { db: Db; file: string; server: RunningServer; mcp: string; reload: (s: State) => Promise<void> }
+
+/**
+ * /mcp answers agent tokens (contract §13): every test state carries the demo's all-servers
+ * agent token, and the helpers below send it unless a test sends other credentials.
+ */
+export const AGENT = DEMO_AGENT_TOKEN
+const withAgent = (s: State): State => ({
+  ...s,
+  agent_tokens: [...(s.agent_tokens ?? []).filter((t) => t.name !== 'demo-agent'), { name: 'demo-agent', token: AGENT, allowed_servers: ['*'], profile_pin: null }],
+})
 
 /** A temp SQLite file loaded with `state`, and the real app on loopback serving it. */
-export async function startHarness(state: State): Promise<Harness> {
+export async function startHarness(state: State, env: Record<string, string> = {}): Promise<Harness> {
   const { db, file } = freshDb()
-  load(db, state)
-  const server = await startServer({ TOOLGATE_DB: file, TOOLGATE_API_KEY: OPERATOR_KEY })
-  return { db, file, server, mcp: `${server.url}/mcp`, reload: (s) => load(db, s) }
+  await load(db, withAgent(state))
+  const server = await startServer({ TOOLGATE_DB: file, TOOLGATE_API_KEY: OPERATOR_KEY, ...env })
+  return { db, file, server, mcp: `${server.url}/mcp`, reload: (s) => load(db, withAgent(s)) }
 }
 
 // ---- raw JSON-RPC over HTTP ----------------------------------------------------------------
@@ -44,27 +55,33 @@ export interface RpcReply {
 let nextId = 1
 
 /** POST one JSON-RPC request as a 2026-07-28 client would (envelope, standard headers). */
-export async function modernRpc(url: string, method: string, params: Record<string, unknown> = {}, opts: { declare?: boolean; headers?: Record<string, string> } = {}): Promise<RpcReply> {
+export async function modernRpc(url: string, method: string, params: Record<string, unknown> = {}, opts: { declare?: boolean; headers?: Record<string, string | null> } = {}): Promise<RpcReply> {
   const meta = (params._meta ?? {}) as Record<string, unknown>
   const envelope = {
     'io.modelcontextprotocol/protocolVersion': MODERN,
     'io.modelcontextprotocol/clientInfo': { name: 'toolgate-tests', version: '1' },
     'io.modelcontextprotocol/clientCapabilities': opts.declare === false ? {} : { extensions: { [EXTENSION_ID]: { version: 1 } } },
   }
-  const headers: Record<string, string> = { 'mcp-protocol-version': MODERN, 'mcp-method': method, ...opts.headers }
+  const headers: Record<string, string | null> = { 'mcp-protocol-version': MODERN, 'mcp-method': method, ...opts.headers }
   if (method === 'tools/call' && typeof params.name === 'string') headers['mcp-name'] = params.name
   return rpc(url, { jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: { ...envelope, ...meta } } }, headers)
 }
 
 /** POST one JSON-RPC request as a stateless 2025-11-25 client would (no envelope). */
-export function legacyRpc(url: string, method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<RpcReply> {
+export function legacyRpc(url: string, method: string, params: Record<string, unknown> = {}, headers: Record<string, string | null> = {}): Promise<RpcReply> {
   return rpc(url, { jsonrpc: '2.0', id: nextId++, method, params }, { 'mcp-protocol-version': LEGACY, ...headers })
 }
 
-export async function rpc(url: string, message: unknown, headers: Record<string, string> = {}): Promise<RpcReply> {
+/** POST one JSON-RPC message, as the demo agent unless `headers` carries other credentials (null: none). */
+export async function rpc(url: string, message: unknown, headers: Record<string, string | null> = {}): Promise<RpcReply> {
+  const sent: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${AGENT}` }
+  for (const [k, v] of Object.entries(headers)) {
+    if (v === null) delete sent[k]
+    else sent[k] = v
+  }
   const res = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    headers: sent,
     body: JSON.stringify(message),
   })
   const text = await res.text()
@@ -84,20 +101,20 @@ export const rider = (ids: string[], extra: Record<string, unknown> = {}) => ({ 
 
 /** The official 2.x client, pinned to 2026-07-28, declaring the extension unless told not to. */
 export async function modernClient(url: string, opts: { token?: string; declare?: boolean } = {}): Promise<Client> {
+  const token = opts.token ?? AGENT
   const client = new Client({ name: 'toolgate-tests', version: '1' }, {
     capabilities: opts.declare === false ? {} : { extensions: { [EXTENSION_ID]: { version: 1 } } },
     versionNegotiation: { mode: { pin: MODERN } },
   })
-  const headers: Record<string, string> = opts.token ? { authorization: `Bearer ${opts.token}` } : {}
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }))
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }))
   return client
 }
 
 /** The legacy 1.x client (2025-11-25), mirroring the experimental capability. */
 export async function legacyClient(url: string, opts: { token?: string } = {}): Promise<LegacyClient> {
+  const token = opts.token ?? AGENT
   const client = new LegacyClient({ name: 'toolgate-tests-legacy', version: '1' }, { capabilities: { experimental: { [EXTENSION_ID]: { version: 1 } } } })
-  const headers: Record<string, string> = opts.token ? { authorization: `Bearer ${opts.token}` } : {}
-  await client.connect(new LegacyTransport(new URL(url), { requestInit: { headers } }))
+  await client.connect(new LegacyTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }))
   return client
 }
 

@@ -24,7 +24,7 @@ afterAll(async () => {
 })
 
 describe('README: in-band section', () => {
-  it('has exactly one curl block and one SDK block, both aimed at the default local server', () => {
+  it('has exactly one curl block and one SDK block, both aimed at the default local server', async () => {
     expect(blocks('bash')).toHaveLength(1)
     expect(blocks('js')).toHaveLength(1)
     expect(blocks('bash')[0]).toContain(`curl -s ${README_BASE}/mcp`)
@@ -61,7 +61,7 @@ describe('README: in-band section', () => {
   it('the same snippet exits 0 once every tool is ready', async () => {
     const s = demoState()
     s.servers![0].tools!.find((t) => t.name === 'export_notes')!.approval = { status: 'approved', disabled: false }
-    h.reload(s)
+    await h.reload(s)
     const dir = mkdtempSync(path.join(tmpdir(), 'toolgate-readme-'))
     symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'))
     writeFileSync(path.join(dir, 'preflight.mjs'), blocks('js')[0].replaceAll(README_BASE, h.server.url))

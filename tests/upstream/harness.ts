@@ -4,6 +4,7 @@ import path from 'node:path'
 import { eq } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { serverConnections } from '../../db/schema'
+import { createAgentToken } from '../../lib/admin/tokens'
 
 export const FIXTURE = path.resolve(import.meta.dirname, '..', 'fixtures', 'upstream-server.mjs')
 
@@ -45,4 +46,9 @@ export const runtimeEnv = {
   TOOLGATE_BACKOFF_MAX_MS: '800',
   TOOLGATE_CONNECT_TIMEOUT_MS: '3000',
   TOOLGATE_PING_INTERVAL_MS: '400',
+}
+
+/** An agent token with every server in scope: /mcp answers agent tokens only (contract §13). */
+export async function agentToken(db: Db): Promise<string> {
+  return (await createAgentToken(db, 'upstream-tests', { allowedServers: ['*'], profilePin: null }, { actor: 'test' })).token
 }

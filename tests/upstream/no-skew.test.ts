@@ -12,7 +12,7 @@ import { enableServer, disableServer, quarantineServer, unquarantineServer } fro
 import { freshDb } from '../helpers/db'
 import { runCli } from '../helpers/cli'
 import { startServer, type RunningServer } from '../helpers/server'
-import { connectionState, runtimeEnv, stdioFixture, waitFor } from './harness'
+import { agentToken, connectionState, runtimeEnv, stdioFixture, waitFor } from './harness'
 
 const KEY = 'tg_op_noskew_test_key_0000000000'
 const EXT = 'app.mcpproxy/required-tools'
@@ -21,18 +21,20 @@ let db: Db
 let dbFile: string
 let server: RunningServer
 let mcp: Client
+let agent: string
 const gate = stdioFixture({ tools: [{ name: 'ok' }, { name: 'denied' }, { name: 'blocked' }, { name: 'changed' }, { name: 'fails', error: true }] })
 const other = stdioFixture({ tools: [{ name: 't' }] })
 
 beforeAll(async () => {
   ;({ db, file: dbFile } = freshDb())
+  agent = await agentToken(db)
   // no pings: the only traffic an upstream sees is what the tests cause
   server = await startServer({ TOOLGATE_DB: dbFile, TOOLGATE_API_KEY: KEY, ...runtimeEnv, TOOLGATE_PING_INTERVAL_MS: '3600000' })
-  addServer(db, { name: 'gate', transport: gate.transport, trusted: true }, ctx)
-  addServer(db, { name: 'other', transport: other.transport, trusted: true }, ctx)
+  await addServer(db, { name: 'gate', transport: gate.transport, trusted: true }, ctx)
+  await addServer(db, { name: 'other', transport: other.transport, trusted: true }, ctx)
   await waitFor('gate and other ready', () => connectionState(db, 'gate')?.state === 'ready' && connectionState(db, 'other')?.state === 'ready')
   mcp = new Client({ name: 'no-skew-test', version: '1.0.0' })
-  await mcp.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)))
+  await mcp.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${agent}` } } }))
 })
 afterAll(async () => {
   await mcp?.close()
@@ -69,25 +71,25 @@ async function expectAgreement(ids: string[]) {
 describe('no skew between preflight and dispatch', () => {
   it('agrees on every shared gate, closed and then opened again', async () => {
     db.update(servers).set({ disabledTools: ['denied'] }).where(eq(servers.name, 'gate')).run()
-    blockTool(db, 'gate:blocked', ctx)
+    await blockTool(db, 'gate:blocked', ctx)
     gate.set({ tools: [{ name: 'ok' }, { name: 'denied' }, { name: 'blocked' }, { name: 'changed', description: 'a different promise' }, { name: 'fails', error: true }, { name: 'pending' }] })
     await waitFor('pending and changed discovered', () =>
       db.select().from(toolApprovals).where(eq(toolApprovals.serverName, 'gate')).all().filter((a) => a.status !== 'approved').length === 2)
     const ids = ['gate:ok', 'gate:denied', 'gate:blocked', 'gate:changed', 'gate:pending', 'other:t']
     expect(await expectAgreement(ids)).toEqual(['ready', 'tool_denied_by_config', 'tool_blocked_by_user', 'tool_changed', 'tool_pending_approval', 'ready'])
 
-    quarantineServer(db, 'other', ctx)
+    await quarantineServer(db, 'other', ctx)
     expect(await expectAgreement(['other:t'])).toEqual(['server_quarantined'])
-    unquarantineServer(db, 'other', ctx)
-    disableServer(db, 'other', ctx)
+    await unquarantineServer(db, 'other', ctx)
+    await disableServer(db, 'other', ctx)
     expect(await expectAgreement(['other:t'])).toEqual(['server_disabled'])
 
     // open every gate again: both sides turn ready together
-    enableServer(db, 'other', ctx)
+    await enableServer(db, 'other', ctx)
     db.update(servers).set({ disabledTools: [] }).where(eq(servers.name, 'gate')).run()
-    enableTool(db, 'gate:blocked', ctx)
-    approveTool(db, 'gate:changed', ctx)
-    approveTool(db, 'gate:pending', ctx)
+    await enableTool(db, 'gate:blocked', ctx)
+    await approveTool(db, 'gate:changed', ctx)
+    await approveTool(db, 'gate:pending', ctx)
     await waitFor('other ready again', () => connectionState(db, 'other')?.state === 'ready')
     expect(await expectAgreement(ids)).toEqual(['ready', 'ready', 'ready', 'ready', 'ready', 'ready'])
   })
@@ -95,7 +97,7 @@ describe('no skew between preflight and dispatch', () => {
   it('passes upstream tool errors through as tool errors, and records every call under its request id', async () => {
     const res = await fetch(`${server.url}/mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', 'x-request-id': 'job-42' },
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', 'x-request-id': 'job-42', authorization: `Bearer ${agent}` },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'gate:fails', arguments: {} } }),
     })
     const body = await res.json()

@@ -11,16 +11,18 @@ import { freshDb } from '../helpers/db'
 import { runCli } from '../helpers/cli'
 import { startServer, type RunningServer } from '../helpers/server'
 import { startOAuthFixture, type OAuthFixture } from '../fixtures/oauth-upstream'
-import { connectionState, runtimeEnv, stdioFixture, waitFor } from './harness'
+import { agentToken, connectionState, runtimeEnv, stdioFixture, waitFor } from './harness'
 
 const KEY = 'tg_op_runtime_test_key_000000000'
 const ctx = { actor: 'test' }
 let db: Db
 let dbFile: string
 let server: RunningServer
+let agent: string
 
 beforeAll(async () => {
   ;({ db, file: dbFile } = freshDb())
+  agent = await agentToken(db)
   server = await startServer({ TOOLGATE_DB: dbFile, TOOLGATE_API_KEY: KEY, ...runtimeEnv })
 })
 afterAll(async () => {
@@ -45,7 +47,7 @@ describe('stdio upstream: discovery and the rug-pull guard', () => {
   const fx = stdioFixture({ pageSize: 2, tools: [{ name: 'a' }, { name: 'b' }, { name: 'c' }, { name: 'd' }, { name: 'e' }] })
 
   it('a trusted server connects, follows every page (3 pages here) and approves the baseline', async () => {
-    addServer(db, { name: 'paged', transport: fx.transport, trusted: true }, ctx)
+    await addServer(db, { name: 'paged', transport: fx.transport, trusted: true }, ctx)
     await waitFor('paged ready', () => connectionState(db, 'paged')?.state === 'ready')
     const names = db.select({ n: tools.name }).from(tools).where(eq(tools.serverName, 'paged')).all().map((r) => r.n).sort()
     expect(names).toEqual(['a', 'b', 'c', 'd', 'e'])
@@ -66,7 +68,7 @@ describe('stdio upstream: discovery and the rug-pull guard', () => {
     const types = db.select({ t: activity.type }).from(activity).where(eq(activity.server, 'paged')).all().map((r) => r.t)
     expect(types).toEqual(expect.arrayContaining(['tool.discovered', 'tool.changed']))
     // approving the change makes it ready again
-    approveTool(db, 'paged:a', ctx)
+    await approveTool(db, 'paged:a', ctx)
     expect(await reasonOf('paged:a')).toBe('ready')
   })
 
@@ -77,7 +79,7 @@ describe('stdio upstream: discovery and the rug-pull guard', () => {
     // and it is no longer served on /mcp
     const listed = await fetch(`${server.url}/mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', authorization: `Bearer ${agent}` },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
     })
     const names = ((await listed.json()).result.tools as { name: string }[]).map((t) => t.name)
@@ -88,7 +90,7 @@ describe('stdio upstream: discovery and the rug-pull guard', () => {
 
   it('on trust: auto servers new and changed tools are approved automatically, and recorded as such', async () => {
     const auto = stdioFixture({ tools: [{ name: 'x' }] })
-    addServer(db, { name: 'auto', transport: auto.transport, trusted: true, trust: 'auto' }, ctx)
+    await addServer(db, { name: 'auto', transport: auto.transport, trusted: true, trust: 'auto' }, ctx)
     await waitFor('auto ready', () => connectionState(db, 'auto')?.state === 'ready')
     auto.set({ tools: [{ name: 'x', description: 'changed' }, { name: 'y' }] })
     await waitFor('y discovered', () => approval('auto', 'y'))
@@ -100,7 +102,7 @@ describe('stdio upstream: discovery and the rug-pull guard', () => {
 describe('connection states', () => {
   it('a crashing upstream is server_unhealthy, then ready again once it recovers', async () => {
     const fx = stdioFixture({ mode: 'crash', tools: [{ name: 't' }] })
-    addServer(db, { name: 'crashy', transport: fx.transport, trusted: true }, ctx)
+    await addServer(db, { name: 'crashy', transport: fx.transport, trusted: true }, ctx)
     await waitFor('crashy error', () => ['error', 'disconnected'].includes(connectionState(db, 'crashy')?.state ?? ''))
     expect(await reasonOf('crashy:t')).toBe('server_unhealthy')
     const logs = await runCli(['upstream', 'logs', 'crashy', '--db', dbFile])
@@ -113,8 +115,8 @@ describe('connection states', () => {
   it('an upstream that hangs at initialize is server_initializing, and blocks nobody else', async () => {
     const hang = stdioFixture({ mode: 'hang', tools: [{ name: 't' }] })
     const fine = stdioFixture({ tools: [{ name: 't' }] })
-    addServer(db, { name: 'hangs', transport: hang.transport, trusted: true }, ctx)
-    addServer(db, { name: 'fine', transport: fine.transport, trusted: true }, ctx)
+    await addServer(db, { name: 'hangs', transport: hang.transport, trusted: true }, ctx)
+    await addServer(db, { name: 'fine', transport: fine.transport, trusted: true }, ctx)
     await waitFor('fine ready', () => connectionState(db, 'fine')?.state === 'ready')
     expect(connectionState(db, 'hangs')?.state).toBe('connecting')
     expect(await reasonOf('hangs:t')).toBe('server_initializing')
@@ -123,7 +125,7 @@ describe('connection states', () => {
 
   it('missing secrets are server_unhealthy with action set_secret, until set-secret provides them', async () => {
     const fx = stdioFixture({ tools: [{ name: 't' }] })
-    addServer(db, { name: 'secretive', transport: { ...fx.transport, secrets: ['API_TOKEN'] }, trusted: true }, ctx)
+    await addServer(db, { name: 'secretive', transport: { ...fx.transport, secrets: ['API_TOKEN'] }, trusted: true }, ctx)
     await waitFor('secretive error', () => connectionState(db, 'secretive')?.action === 'set_secret')
     const t = (await preflight('secretive:t')).tools[0]
     expect(t).toMatchObject({ reason: 'server_unhealthy', action: 'set_secret' })
@@ -138,7 +140,7 @@ describe('connection states', () => {
 
   it('disable, quarantine and restart take effect within about a second', async () => {
     const fx = stdioFixture({ tools: [{ name: 't' }] })
-    addServer(db, { name: 'steered', transport: fx.transport, trusted: true }, ctx)
+    await addServer(db, { name: 'steered', transport: fx.transport, trusted: true }, ctx)
     await waitFor('steered ready', () => connectionState(db, 'steered')?.state === 'ready')
     await runCli(['upstream', 'disable', 'steered', '--db', dbFile])
     await waitFor('steered stopped', () => connectionState(db, 'steered')?.state === 'disconnected', 2000)
@@ -160,8 +162,8 @@ describe('configuration', () => {
     expect(await reasonOf('imported:hello')).toBe('server_quarantined')
     const list = JSON.parse((await runCli(['upstream', 'list', '-o', 'json', '--db', dbFile])).stdout)
     expect(list.find((s: { name: string }) => s.name === 'imported')).toMatchObject({ quarantined: true, missingSecrets: ['TOKEN'] })
-    setSecret(db, 'imported', 'TOKEN', 'x', ctx)
-    unquarantineServer(db, 'imported', ctx)
+    await setSecret(db, 'imported', 'TOKEN', 'x', ctx)
+    await unquarantineServer(db, 'imported', ctx)
     await waitFor('imported ready', () => connectionState(db, 'imported')?.state === 'ready')
     expect(await reasonOf('imported:hello')).toBe('ready')
   })
@@ -187,7 +189,7 @@ describe('OAuth upstream', () => {
   })
 
   it('is oauth_required until the login completes, ready after it, and oauth_required again once the token expires without refresh', async () => {
-    addServer(db, { name: 'guarded', transport: { url: oauth.url }, trusted: true }, ctx)
+    await addServer(db, { name: 'guarded', transport: { url: oauth.url }, trusted: true }, ctx)
     await waitFor('guarded pending_auth', () => connectionState(db, 'guarded')?.state === 'pending_auth')
     expect((await preflight('guarded:whoami')).tools[0]).toMatchObject({ reason: 'oauth_required', action: 'login' })
 

@@ -7,7 +7,7 @@ import { buttonClass, PageHeader } from '../../../components/ui'
 import { activityFilterFromSearch, activityPage, filterKeys } from '../../../lib/dashboard/activity'
 import { requireOperator } from '../../../lib/dashboard/operator'
 import { searchValue, type SearchParams } from '../../../lib/dashboard/search-params'
-import { serverDb } from '../../../lib/http/server-db'
+import { getDb } from '@/db/client'
 
 export const metadata: Metadata = { title: 'Activity' }
 
@@ -18,7 +18,7 @@ export default async function ActivityPage({ searchParams }: { searchParams: Pro
   const query = new URLSearchParams(raw).toString()
   await requireOperator(`/activity${query ? `?${query}` : ''}`)
   const { filter, problems } = activityFilterFromSearch(sp)
-  const { items, nextBefore } = activityPage(serverDb(), filter)
+  const { items, nextBefore } = activityPage(getDb(), filter)
   const newer = filter.before !== undefined
   return (
     <>

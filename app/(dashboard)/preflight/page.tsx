@@ -4,7 +4,7 @@ import { PageHeader } from '../../../components/ui'
 import { preflightOptions } from '../../../lib/dashboard/catalog'
 import { requireOperator } from '../../../lib/dashboard/operator'
 import { preflightFormFromSearch, preflightSearch, type SearchParams } from '../../../lib/dashboard/search-params'
-import { serverDb } from '../../../lib/http/server-db'
+import { getDb } from '@/db/client'
 
 export const metadata: Metadata = { title: 'Preflight' }
 
@@ -14,7 +14,7 @@ export default async function PreflightPage({ searchParams }: { searchParams: Pr
   return (
     <>
       <PageHeader title="Preflight">Is every tool this job needs ready — and if not, why, and what fixes it?</PageHeader>
-      <PreflightWorkbench initial={initial} options={preflightOptions(serverDb())} />
+      <PreflightWorkbench initial={initial} options={preflightOptions(getDb())} />
     </>
   )
 }

@@ -5,13 +5,13 @@ import { ServerAction } from '../../../components/servers/server-action'
 import { Card, Empty, PageHeader } from '../../../components/ui'
 import { requireOperator } from '../../../lib/dashboard/operator'
 import { serverRows } from '../../../lib/dashboard/servers'
-import { serverDb } from '../../../lib/http/server-db'
+import { getDb } from '@/db/client'
 
 export const metadata: Metadata = { title: 'Servers' }
 
 export default async function ServersPage() {
   await requireOperator('/servers')
-  const rows = serverRows(serverDb())
+  const rows = serverRows(getDb())
   return (
     <>
       <PageHeader title="Servers">Admin state (what you set) is shown apart from connection health (what the runtime sees).</PageHeader>

@@ -4,13 +4,13 @@ import { TokensPanel } from '../../../components/access/tokens-panel'
 import { PageHeader } from '../../../components/ui'
 import { accessOverview } from '../../../lib/dashboard/access'
 import { requireOperator } from '../../../lib/dashboard/operator'
-import { serverDb } from '../../../lib/http/server-db'
+import { getDb } from '@/db/client'
 
 export const metadata: Metadata = { title: 'Tokens & profiles' }
 
 export default async function TokensPage() {
   await requireOperator('/tokens')
-  const data = accessOverview(serverDb())
+  const data = accessOverview(getDb())
   return (
     <>
       <PageHeader title="Tokens & profiles">An agent token&apos;s scope is its allowed servers ∩ its profile pin ∩ the profile it asks for.</PageHeader>

@@ -1,6 +1,7 @@
-import { one, openCliDb, outputFormat, parse, UsageError } from '../args'
+import { cliActor, one, openCliDb, outputFormat, parse, UsageError } from '../args'
 import { table } from '../output'
 import { getActivity, listActivity } from '../../activity/query'
+import { activityStorage, pruneActivity, retentionCutoff } from '../../activity/retention'
 import type { ActivityRow } from '../../../db/schema'
 
 /** The record as users see it: snake_case, time as ISO. */
@@ -18,7 +19,7 @@ function summary(r: ActivityRow): string {
   return d.target ?? ''
 }
 
-export function activityCommand(sub: string | undefined, argv: string[]): number {
+export async function activityCommand(sub: string | undefined, argv: string[]): Promise<number> {
   if (sub === 'list') {
     const { values } = parse(argv, { 'request-id': { type: 'string' }, type: { type: 'string' }, limit: { type: 'string' } })
     const limit = values.limit === undefined ? 50 : Number(values.limit)
@@ -38,5 +39,29 @@ export function activityCommand(sub: string | undefined, argv: string[]): number
     console.log(JSON.stringify(presentActivity(row), null, 2))
     return 0
   }
-  throw new UsageError('usage: toolgate activity list [--request-id ID] [--type T] [--limit N] [-o json] | activity show <id>')
+  if (sub === 'prune') {
+    const { values } = parse(argv, { before: { type: 'string' } })
+    const db = openCliDb(values.db)
+    let before: number
+    if (values.before !== undefined) {
+      before = Date.parse(values.before)
+      if (Number.isNaN(before)) throw new UsageError(`--before must be a date or date-time (e.g. 2026-09-01 or 2026-09-01T12:00:00Z), not "${values.before}"`)
+    } else {
+      const cutoff = retentionCutoff(db)
+      if (cutoff === null) throw new UsageError('activity_retention_days is null (keep everything): give --before DATE to prune anyway')
+      before = cutoff
+    }
+    const deleted = await pruneActivity(db, before, cliActor(), (n) => { if (process.stderr.isTTY) process.stderr.write(`\rpruned ${n} records…`) })
+    if (process.stderr.isTTY) process.stderr.write('\n')
+    const result = { before: new Date(before).toISOString(), deleted, ...activityStorageSummary(db) }
+    if (outputFormat(values.output) === 'json') console.log(JSON.stringify(result, null, 2))
+    else console.log(`pruned ${deleted} record${deleted === 1 ? '' : 's'} older than ${result.before}; oldest kept: ${result.oldest_at ?? '(none)'}; ${result.records} records, database ${result.db_bytes} bytes`)
+    return 0
+  }
+  throw new UsageError('usage: toolgate activity list [--request-id ID] [--type T] [--limit N] [-o json] | activity show <id> | activity prune [--before DATE]')
+}
+
+function activityStorageSummary(db: Parameters<typeof activityStorage>[0]) {
+  const s = activityStorage(db)
+  return { oldest_at: s.oldestAt === null ? null : new Date(s.oldestAt).toISOString(), records: s.records, db_bytes: s.dbBytes, wal_bytes: s.walBytes }
 }

@@ -95,7 +95,8 @@ export async function preflightInBand(values: InBandFlags, ids: string[]): Promi
     ...(values['exclude-destructive'] ? { exclude_destructive: true } : {}),
     ...(values['exclude-open-world'] ? { exclude_open_world: true } : {}),
   }
-  const facet = await sendRider(values.url, { tools: ids.map((id) => ({ id })), ...(Object.keys(policy).length ? { policy } : {}) }, values.token)
+  const token = values.token ?? process.env.TOOLGATE_AGENT_TOKEN
+  const facet = await sendRider(values.url, { tools: ids.map((id) => ({ id })), ...(Object.keys(policy).length ? { policy } : {}) }, token)
   if (format === 'json') console.log(JSON.stringify(facet, null, 2))
   else console.log(preflightTable({ verdict: facet.verdict, checked_at: facet.checked_at, request_id: facet.request_id ?? '', tools: facet.tools.map(toResult) }))
   return exitCodes[facet.verdict]

@@ -4,8 +4,8 @@ import { agentCaller } from '../../auth/caller'
 import { mintRequestId } from '../../activity/request-id'
 import { runCheck, type PreflightData } from '../../preflight/service'
 import { exitCodes } from '../../preflight/taxonomy'
-import { MAX_WAIT_MS, pinsOf, type PreflightBody } from '../../preflight/schemas'
-import type { Caller, Policy } from '../../preflight/evaluate'
+import { MAX_WAIT_MS, parsePreflightBody, type PreflightBody } from '../../preflight/schemas'
+import type { Caller, EvaluationInput, Policy } from '../../preflight/evaluate'
 import { unauthorized } from '../../errors'
 import { preflightInBand } from './preflight-in-band'
 
@@ -48,7 +48,6 @@ export async function preflightCommand(argv: string[]): Promise<number> {
   if (values['in-band']) return preflightInBand(values, positionals)
   const format = outputFormat(values.output)
   if (positionals.length === 0) throw new UsageError('give at least one tool id (<server>:<tool>)')
-  if (positionals.length > 100) throw new UsageError(`too many tool ids: ${positionals.length} (max 100)`)
   const tools = parsePins(values.pin ?? [], positionals)
   const policy: Policy = {
     ...(values['read-only-only'] ? { read_only_only: true } : {}),
@@ -62,15 +61,17 @@ export async function preflightCommand(argv: string[]): Promise<number> {
     ...(values.wait !== undefined ? { wait_ms: parseDuration(values.wait) } : {}),
   }
 
+  // the REST body's own rules (caps, bounds, pins, wait): a fault is exit 1 before anything is asked
+  const { input, waitMs } = parsePreflightBody(body)
   const data = values.url
     ? await overRest(values.url, body, values.token, values['api-key'] ?? process.env.TOOLGATE_API_KEY)
-    : await direct(values.db, body, values.token)
+    : await direct(values.db, input, waitMs, values.token)
   console.log(format === 'json' ? JSON.stringify(data, null, 2) : preflightTable(data))
   return exitCodes[data.verdict]
 }
 
 /** Direct on the database file: operator tier, or the tier and scope of --token. */
-async function direct(dbFile: string | undefined, body: PreflightBody, token: string | undefined): Promise<PreflightData> {
+async function direct(dbFile: string | undefined, input: EvaluationInput, waitMs: number | undefined, token: string | undefined): Promise<PreflightData> {
   const db = openCliDb(dbFile)
   let caller: Caller = { tier: 'operator', name: cliActor() }
   if (token !== undefined) {
@@ -78,11 +79,7 @@ async function direct(dbFile: string | undefined, body: PreflightBody, token: st
     if (!agent) throw unauthorized('invalid agent token (--token)')
     caller = agent
   }
-  return runCheck(db, {
-    caller, surface: 'cli', requestId: mintRequestId(),
-    input: { ids: body.tools.map((t) => t.id), pins: pinsOf(body.tools), profile: body.profile, policy: body.policy },
-    waitMs: body.wait_ms,
-  })
+  return runCheck(db, { caller, surface: 'cli', requestId: mintRequestId(), input, waitMs })
 }
 
 /** Ask a running server over REST. */

@@ -3,7 +3,7 @@ import { cliActor, one, openCliDb, parse, UsageError } from '../args'
 import { loadState } from '../../state/load'
 import { dumpState } from '../../state/dump'
 
-export function stateCommand(sub: string | undefined, argv: string[]): number {
+export async function stateCommand(sub: string | undefined, argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, {})
   if (sub === 'load') {
     const file = one(positionals, 'state file')
@@ -13,7 +13,7 @@ export function stateCommand(sub: string | undefined, argv: string[]): number {
     } catch (e) {
       throw new UsageError(`cannot read ${file} as JSON: ${(e as Error).message}`)
     }
-    const r = loadState(openCliDb(values.db), doc, cliActor())
+    const r = await loadState(openCliDb(values.db), doc, cliActor())
     console.log(`loaded ${file}: ${r.servers} servers, ${r.tools} tools`)
     return 0
   }

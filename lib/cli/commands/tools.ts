@@ -5,7 +5,7 @@ import { approveTool, blockTool, enableTool } from '../../admin/tools'
 
 const mutations = { approve: approveTool, block: blockTool, enable: enableTool }
 
-export function toolsCommand(sub: string | undefined, argv: string[]): number {
+export async function toolsCommand(sub: string | undefined, argv: string[]): Promise<number> {
   if (sub === 'list') {
     const { values } = parse(argv, { server: { type: 'string' } })
     const rows = listTools(openCliDb(values.db), values.server)
@@ -15,7 +15,7 @@ export function toolsCommand(sub: string | undefined, argv: string[]): number {
   }
   if (sub === 'approve' || sub === 'block' || sub === 'enable') {
     const { values, positionals } = parse(argv, {})
-    const r = mutations[sub](openCliDb(values.db), one(positionals, 'tool id (<server>:<tool>)'), { actor: cliActor() })
+    const r = await mutations[sub](openCliDb(values.db), one(positionals, 'tool id (<server>:<tool>)'), { actor: cliActor() })
     const fmt = (s: typeof r.before) => `${s.status}${s.disabled ? ', blocked' : ''}`
     console.log(`${r.id}: ${fmt(r.before)} → ${fmt(r.after)}  (activity ${r.activityId}, request_id ${r.requestId})`)
     return 0

@@ -37,7 +37,7 @@ export async function upstreamCommand(sub: string | undefined, argv: string[]): 
   const actor = { actor: cliActor() }
   if (sub === 'enable' || sub === 'disable' || sub === 'quarantine' || sub === 'unquarantine') {
     const { values, positionals } = parse(argv, {})
-    const r = mutations[sub](openCliDb(values.db), one(positionals, 'server name'), actor)
+    const r = await mutations[sub](openCliDb(values.db), one(positionals, 'server name'), actor)
     const fmt = (s: typeof r.before) => `${s.enabled ? 'enabled' : 'disabled'}${s.quarantined ? ', quarantined' : ''}`
     console.log(`${r.name}: ${fmt(r.before)} → ${fmt(r.after)}  (activity ${r.activityId}, request_id ${r.requestId})`)
     return 0
@@ -64,7 +64,7 @@ export async function upstreamCommand(sub: string | undefined, argv: string[]): 
     const transport = values.command
       ? { command: values.command, ...(values.arg ? { args: values.arg } : {}), ...(values.env ? { env: pairs(values.env, '=', '--env') } : {}), ...secrets }
       : { url: values.url, ...(values.header ? { headers: pairs(values.header, ':', '--header') } : {}), ...secrets }
-    const r = addServer(openCliDb(values.db), { name, transport, trusted: values.trusted ?? false, ...(values.trust ? { trust: values.trust } : {}) }, actor)
+    const r = await addServer(openCliDb(values.db), { name, transport, trusted: values.trusted ?? false, ...(values.trust ? { trust: values.trust } : {}) }, actor)
     console.log(r.quarantined
       ? `added ${name} (quarantined: review it, then toolgate upstream unquarantine ${name})`
       : `added ${name} (trusted: its first discovery becomes the approved baseline)`)
@@ -79,15 +79,15 @@ export async function upstreamCommand(sub: string | undefined, argv: string[]): 
     } catch (e) {
       throw new UsageError(`cannot read ${file} as JSON: ${(e as Error).message}`)
     }
-    const names = importServers(openCliDb(values.db), doc, { trusted: values.trusted ?? false }, actor)
+    const names = await importServers(openCliDb(values.db), doc, { trusted: values.trusted ?? false }, actor)
     console.log(`imported ${names.length} server${names.length === 1 ? '' : 's'}: ${names.join(', ')}${values.trusted ? '' : ' (quarantined until reviewed)'}`)
     return 0
   }
   if (sub === 'remove' || sub === 'restart') {
     const { values, positionals } = parse(argv, {})
     const name = one(positionals, 'server name')
-    if (sub === 'remove') removeServer(openCliDb(values.db), name, actor)
-    else requestRestart(openCliDb(values.db), name, actor)
+    if (sub === 'remove') await removeServer(openCliDb(values.db), name, actor)
+    else await requestRestart(openCliDb(values.db), name, actor)
     console.log(sub === 'remove' ? `removed ${name}` : `restart requested for ${name}; the runtime reconnects it within a second`)
     return 0
   }
@@ -95,7 +95,7 @@ export async function upstreamCommand(sub: string | undefined, argv: string[]): 
     const { values, positionals } = parse(argv, {})
     if (positionals.length !== 2) throw new UsageError('usage: toolgate upstream set-secret <server> <SECRET_NAME>  (value on stdin)')
     const value = await readStdin()
-    setSecret(openCliDb(values.db), positionals[0], positionals[1], value, actor)
+    await setSecret(openCliDb(values.db), positionals[0], positionals[1], value, actor)
     console.log(`stored ${positionals[1]} for ${positionals[0]} (not shown; the runtime reconnects with it)`)
     return 0
   }

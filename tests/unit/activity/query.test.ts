@@ -2,21 +2,21 @@ import { describe, expect, it } from 'vitest'
 import { openDb } from '../../../db/client'
 import { listActivity } from '../../../lib/activity/query'
 import { approveTool } from '../../../lib/admin/tools'
-import { runCheckSync } from '../../../lib/preflight/service'
+import { runCheck } from '../../../lib/preflight/service'
 import { mintRequestId } from '../../../lib/activity/request-id'
 import { load } from '../../helpers/db'
 
 describe('activity filter by server', () => {
-  it('finds the checks that named the server, not only actions on it, newest first and paged', () => {
+  it('finds the checks that named the server, not only actions on it, newest first and paged', async () => {
     const db = openDb(':memory:')
-    load(db, { servers: [
+    await load(db, { servers: [
       { name: 'a', connection: { state: 'ready' }, tools: [{ name: 't', input_schema: {}, approval: { status: 'pending' } }] },
       { name: 'b', connection: { state: 'ready' }, tools: [{ name: 't', input_schema: {} }] },
     ] })
-    const check = (ids: string[]) => runCheckSync(db, { caller: { tier: 'operator', name: 'test' }, surface: 'cli', requestId: mintRequestId(), input: { ids } })
-    const both = check(['a:t', 'b:t', 'not-an-id'])
-    const onlyB = check(['b:t'])
-    approveTool(db, 'a:t', { actor: 'test' })
+    const check = (ids: string[]) => runCheck(db, { caller: { tier: 'operator', name: 'test' }, surface: 'cli', requestId: mintRequestId(), input: { ids } })
+    const both = await check(['a:t', 'b:t', 'not-an-id'])
+    const onlyB = await check(['b:t'])
+    await approveTool(db, 'a:t', { actor: 'test' })
     const ofA = listActivity(db, { server: 'a' })
     expect(ofA.map((r) => r.type)).toEqual(['tool.approved', 'preflight'])
     expect(ofA[1].requestId).toBe(both.request_id)

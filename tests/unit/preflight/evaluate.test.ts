@@ -13,59 +13,59 @@ const tool = (name: string, extra: Partial<T> = {}): T => ({ name, input_schema:
 const srv = (name: string, extra: Partial<Srv> = {}): Srv => ({ name, connection: ready, tools: [tool('t')], ...extra })
 
 let db: Db
-beforeEach(() => {
+beforeEach(async () => {
   db = openDb(':memory:')
 })
 
 describe('precedence: for each adjacent pair in the chain, the earlier reason wins when both hold', () => {
-  it('server_not_configured before server_not_in_scope', () => {
-    load(db, { servers: [srv('a')], profiles: [{ name: 'p', servers: ['a'] }] })
+  it('server_not_configured before server_not_in_scope', async () => {
+    await load(db, { servers: [srv('a')], profiles: [{ name: 'p', servers: ['a'] }] })
     expect(reasonOf(db, operator, 'ghost:t', { profile: 'p' })).toBe('server_not_configured')
   })
-  it('server_not_in_scope before server_quarantined', () => {
-    load(db, { servers: [srv('a'), srv('q', { quarantined: true })], profiles: [{ name: 'p', servers: ['a'] }] })
+  it('server_not_in_scope before server_quarantined', async () => {
+    await load(db, { servers: [srv('a'), srv('q', { quarantined: true })], profiles: [{ name: 'p', servers: ['a'] }] })
     expect(reasonOf(db, operator, 'q:t', { profile: 'p' })).toBe('server_not_in_scope')
   })
-  it('server_quarantined before server_disabled', () => {
-    load(db, { servers: [srv('q', { quarantined: true, enabled: false })] })
+  it('server_quarantined before server_disabled', async () => {
+    await load(db, { servers: [srv('q', { quarantined: true, enabled: false })] })
     expect(reasonOf(db, operator, 'q:t')).toBe('server_quarantined')
   })
-  it('server_disabled before not_found', () => {
-    load(db, { servers: [srv('d', { enabled: false })] })
+  it('server_disabled before not_found', async () => {
+    await load(db, { servers: [srv('d', { enabled: false })] })
     expect(reasonOf(db, operator, 'd:missing')).toBe('server_disabled')
   })
-  it('not_found before tool_denied_by_config (an unknown tool named in disabled_tools)', () => {
-    load(db, { servers: [srv('a', { disabled_tools: ['missing'] })] })
+  it('not_found before tool_denied_by_config (an unknown tool named in disabled_tools)', async () => {
+    await load(db, { servers: [srv('a', { disabled_tools: ['missing'] })] })
     expect(reasonOf(db, operator, 'a:missing')).toBe('not_found')
   })
-  it('tool_denied_by_config before tool_blocked_by_user', () => {
-    load(db, { servers: [srv('a', { disabled_tools: ['t'], tools: [tool('t', { approval: { status: 'approved', disabled: true } })] })] })
+  it('tool_denied_by_config before tool_blocked_by_user', async () => {
+    await load(db, { servers: [srv('a', { disabled_tools: ['t'], tools: [tool('t', { approval: { status: 'approved', disabled: true } })] })] })
     expect(reasonOf(db, operator, 'a:t')).toBe('tool_denied_by_config')
   })
-  it('tool_blocked_by_user before tool_changed', () => {
-    load(db, { servers: [srv('a', { tools: [tool('t', { approval: { status: 'changed', disabled: true } })] })] })
+  it('tool_blocked_by_user before tool_changed', async () => {
+    await load(db, { servers: [srv('a', { tools: [tool('t', { approval: { status: 'changed', disabled: true } })] })] })
     expect(reasonOf(db, operator, 'a:t')).toBe('tool_blocked_by_user')
   })
   // tool_changed / tool_pending_approval are values of one status field and cannot both hold.
-  it('tool_pending_approval before hash_mismatch', () => {
-    load(db, { servers: [srv('a', { tools: [tool('t', { approval: { status: 'pending' } })] })] })
+  it('tool_pending_approval before hash_mismatch', async () => {
+    await load(db, { servers: [srv('a', { tools: [tool('t', { approval: { status: 'pending' } })] })] })
     expect(reasonOf(db, operator, 'a:t', { pins: new Map([['a:t', 'sha256/v1:' + '0'.repeat(64)]]) })).toBe('tool_pending_approval')
   })
-  it('tool_changed before hash_mismatch', () => {
-    load(db, { servers: [srv('a', { tools: [tool('t', { approval: { status: 'changed' } })] })] })
+  it('tool_changed before hash_mismatch', async () => {
+    await load(db, { servers: [srv('a', { tools: [tool('t', { approval: { status: 'changed' } })] })] })
     expect(reasonOf(db, operator, 'a:t', { pins: new Map([['a:t', 'garbage']]) })).toBe('tool_changed')
   })
-  it('hash_mismatch before oauth_required', () => {
-    load(db, { servers: [srv('a', { connection: { state: 'pending_auth' } })] })
+  it('hash_mismatch before oauth_required', async () => {
+    await load(db, { servers: [srv('a', { connection: { state: 'pending_auth' } })] })
     expect(reasonOf(db, operator, 'a:t', { pins: new Map([['a:t', 'garbage']]) })).toBe('hash_mismatch')
   })
   // oauth_required / server_unhealthy / server_initializing are values of one connection state.
-  it('server_initializing before the annotation filters', () => {
-    load(db, { servers: [srv('a', { connection: { state: 'discovering' } })] })
+  it('server_initializing before the annotation filters', async () => {
+    await load(db, { servers: [srv('a', { connection: { state: 'discovering' } })] })
     expect(reasonOf(db, operator, 'a:t', { policy: { read_only_only: true } })).toBe('server_initializing')
   })
-  it('the first filter in the fixed order owns the verdict', () => {
-    load(db, { servers: [srv('a', { tools: [
+  it('the first filter in the fixed order owns the verdict', async () => {
+    await load(db, { servers: [srv('a', { tools: [
       tool('rw_unknown_world', { annotations: { readOnlyHint: false } }),
       tool('undeclared_open', { annotations: { openWorldHint: true } }),
     ] })] })
@@ -73,23 +73,23 @@ describe('precedence: for each adjacent pair in the chain, the earlier reason wi
     expect(reasonOf(db, operator, 'a:rw_unknown_world', { policy })).toBe('policy_filtered')
     expect(reasonOf(db, operator, 'a:undeclared_open', { policy })).toBe('missing_annotation')
   })
-  it('a tool that passes every gate is ready', () => {
-    load(db, { servers: [srv('a', { tools: [tool('t', { annotations: { readOnlyHint: true, openWorldHint: false } })] })] })
+  it('a tool that passes every gate is ready', async () => {
+    await load(db, { servers: [srv('a', { tools: [tool('t', { annotations: { readOnlyHint: true, openWorldHint: false } })] })] })
     expect(reasonOf(db, operator, 'a:t', { policy: { read_only_only: true, exclude_destructive: true, exclude_open_world: true } })).toBe('ready')
   })
 })
 
 describe('existence', () => {
-  it('withheld tools exist: pending, changed, blocked and denied tools are never not_found', () => {
-    load(db, { servers: [srv('a', { disabled_tools: ['denied'], tools: [
+  it('withheld tools exist: pending, changed, blocked and denied tools are never not_found', async () => {
+    await load(db, { servers: [srv('a', { disabled_tools: ['denied'], tools: [
       tool('pending', { approval: { status: 'pending' } }), tool('changed', { approval: { status: 'changed' } }),
       tool('blocked', { approval: { status: 'approved', disabled: true } }), tool('denied'),
     ] })] })
     const r = check(db, operator, ['a:pending', 'a:changed', 'a:blocked', 'a:denied']).tools
     expect(r.map((t) => t.status === 'unavailable' && t.reason)).toEqual(['tool_pending_approval', 'tool_changed', 'tool_blocked_by_user', 'tool_denied_by_config'])
   })
-  it('a server that is not Ready never says not_found: it gives its connection verdict', () => {
-    load(db, { servers: [
+  it('a server that is not Ready never says not_found: it gives its connection verdict', async () => {
+    await load(db, { servers: [
       srv('conn', { connection: { state: 'connecting' } }), srv('auth', { connection: { state: 'pending_auth' } }),
       srv('err', { connection: { state: 'error' } }), srv('gone', { connection: { state: 'disconnected' } }),
       srv('quiet', { connection: undefined }),
@@ -97,15 +97,15 @@ describe('existence', () => {
     const r = check(db, operator, ['conn:x', 'auth:x', 'err:x', 'gone:x', 'quiet:x']).tools
     expect(r.map((t) => t.status === 'unavailable' && t.reason)).toEqual(['server_initializing', 'oauth_required', 'server_unhealthy', 'server_unhealthy', 'server_initializing'])
   })
-  it('a quarantined server reports server_quarantined even for a tool that does not exist', () => {
-    load(db, { servers: [srv('q', { quarantined: true })] })
+  it('a quarantined server reports server_quarantined even for a tool that does not exist', async () => {
+    await load(db, { servers: [srv('q', { quarantined: true })] })
     expect(reasonOf(db, operator, 'q:nothing')).toBe('server_quarantined')
   })
 })
 
 describe('connection-state mapping and actions', () => {
-  it('maps states to reasons with the default or overridden action', () => {
-    load(db, { servers: [
+  it('maps states to reasons with the default or overridden action', async () => {
+    await load(db, { servers: [
       srv('a', { connection: { state: 'authenticating' } }),
       srv('b', { connection: { state: 'error', detail: 'boom' } }),
       srv('c', { connection: { state: 'error', action: 'restart' } }),
@@ -127,23 +127,23 @@ describe('approval gate', () => {
     settings: { quarantine_enabled },
     servers: [srv('a', { trust, tools: [tool('p', { approval: { status: 'pending' } }), tool('b', { approval: { status: 'approved', disabled: true } })] })],
   })
-  it('applies only with the global gate on and a manually trusted server; a user block always applies', () => {
-    load(db, state(true, 'manual'))
+  it('applies only with the global gate on and a manually trusted server; a user block always applies', async () => {
+    await load(db, state(true, 'manual'))
     expect([reasonOf(db, operator, 'a:p'), reasonOf(db, operator, 'a:b')]).toEqual(['tool_pending_approval', 'tool_blocked_by_user'])
-    load(db, state(true, 'auto'))
+    await load(db, state(true, 'auto'))
     expect([reasonOf(db, operator, 'a:p'), reasonOf(db, operator, 'a:b')]).toEqual(['ready', 'tool_blocked_by_user'])
-    load(db, state(false, 'manual'))
+    await load(db, state(false, 'manual'))
     expect([reasonOf(db, operator, 'a:p'), reasonOf(db, operator, 'a:b')]).toEqual(['ready', 'tool_blocked_by_user'])
   })
-  it('enabled_tools is an allowlist', () => {
-    load(db, { servers: [srv('a', { enabled_tools: ['t'], tools: [tool('t'), tool('u')] })] })
+  it('enabled_tools is an allowlist', async () => {
+    await load(db, { servers: [srv('a', { enabled_tools: ['t'], tools: [tool('t'), tool('u')] })] })
     expect([reasonOf(db, operator, 'a:t'), reasonOf(db, operator, 'a:u')]).toEqual(['ready', 'tool_denied_by_config'])
   })
 })
 
 describe('ids', () => {
-  it('trims, de-duplicates in first-occurrence order, and reports malformed ids per id', () => {
-    load(db, { servers: [srv('a', { tools: [tool('t'), tool('u')] })] })
+  it('trims, de-duplicates in first-occurrence order, and reports malformed ids per id', async () => {
+    await load(db, { servers: [srv('a', { tools: [tool('t'), tool('u')] })] })
     const r = check(db, operator, ['  a:u ', 'a:t', 'a:u', 'nocolon', ':t', 'a: ', ' a : t '])
     expect(r.tools.map((t) => t.id)).toEqual(['a:u', 'a:t', 'nocolon', ':t', 'a:', 'a : t'])
     const [, , noColon, blankServer, blankTool, spaced] = r.tools
@@ -161,11 +161,11 @@ describe('pins', () => {
   const pin = () => toolPin({ name: 't', inputSchema: { type: 'object' } })
   const mismatch = (caller = operator, p: string) => check(db, caller, ['a:t'], { pins: new Map([['a:t', p]]) }).tools[0]
 
-  it('a matching pin is ready; operator results carry the current pin, agent results never do', () => {
+  it('a matching pin is ready; operator results carry the current pin, agent results never do', async () => {
     expect(check(db, operator, ['a:t'], { pins: new Map([['a:t', pin()]]) }).tools[0]).toEqual({ id: 'a:t', status: 'ready', hash: pin() })
     expect(check(db, agent(), ['a:t'], { pins: new Map([['a:t', pin()]]) }).tools[0]).toEqual({ id: 'a:t', status: 'ready' })
   })
-  it('fails closed with a detail saying which check failed', () => {
+  it('fails closed with a detail saying which check failed', async () => {
     expect(mismatch(operator, 'sha1:abc')).toMatchObject({ reason: 'hash_mismatch', action: 'configure', detail: expect.stringContaining('not of the form') })
     expect(mismatch(operator, 'sha256/v2:' + 'a'.repeat(64))).toMatchObject({ detail: expect.stringContaining('v2') })
     const wrong = 'sha256/v1:' + 'b'.repeat(64)
@@ -174,11 +174,11 @@ describe('pins', () => {
     expect(agentResult).toMatchObject({ reason: 'hash_mismatch' })
     expect(JSON.stringify(agentResult)).not.toContain(pin().slice('sha256/v1:'.length))
   })
-  it('a tool with no stored hash cannot be verified', () => {
+  it('a tool with no stored hash cannot be verified', async () => {
     db.update(tools).set({ hash: null }).run()
     expect(mismatch(operator, pin())).toMatchObject({ reason: 'hash_mismatch', detail: expect.stringContaining('no stored hash') })
   })
-  it('the pin covers name, description and schemas but not annotations', () => {
+  it('the pin covers name, description and schemas but not annotations', async () => {
     const base = { name: 't', description: 'd', inputSchema: { type: 'object', properties: { b: 1, a: 2 } } }
     expect(toolPin(base)).toBe(toolPin({ ...base, inputSchema: { properties: { a: 2, b: 1 }, type: 'object' } }))
     expect(toolPin(base)).not.toBe(toolPin({ ...base, description: 'e' }))
@@ -200,8 +200,8 @@ describe('annotation filters', () => {
     [{ exclude_open_world: true }, { openWorldHint: true }, 'policy_filtered'],
     [{ exclude_open_world: true }, { openWorldHint: false }, 'ready'],
   ]
-  it.each(cases)('policy %j on annotations %j → %s', (policy, annotations, expected) => {
-    load(db, { servers: [srv('a', { tools: [tool('t', { annotations })] })] })
+  it.each(cases)('policy %j on annotations %j → %s', async (policy, annotations, expected) => {
+    await load(db, { servers: [srv('a', { tools: [tool('t', { annotations })] })] })
     const r = check(db, operator, ['a:t'], { policy }).tools[0]
     expect(r.status === 'ready' ? 'ready' : r.reason).toBe(expected)
     if (expected === 'policy_filtered') expect(r).not.toHaveProperty('action')
@@ -216,7 +216,7 @@ describe('scope', () => {
   const visible = (caller: ReturnType<typeof agent>, profile?: string) =>
     check(db, caller, ['a:t', 'b:t', 'c:t'], { profile }).tools.filter((t) => t.status === 'ready').map((t) => t.id)
 
-  it('is allowed_servers ∩ profile pin ∩ requested profile', () => {
+  it('is allowed_servers ∩ profile pin ∩ requested profile', async () => {
     expect(visible(agent(['*']))).toEqual(['a:t', 'b:t', 'c:t'])
     expect(visible(agent([]))).toEqual([])
     expect(visible(agent(['a', 'b']))).toEqual(['a:t', 'b:t'])
@@ -224,13 +224,13 @@ describe('scope', () => {
     expect(visible(agent(['*'], 'ab'), 'bc')).toEqual(['b:t'])
     expect(visible(agent(['a', 'c'], 'all'), 'bc')).toEqual(['c:t'])
   })
-  it('naming another profile can only narrow', () => {
+  it('naming another profile can only narrow', async () => {
     expect(visible(agent(['*'], 'ab'), 'all')).toEqual(['a:t', 'b:t'])
   })
-  it('a pin naming a deleted profile denies everything', () => {
+  it('a pin naming a deleted profile denies everything', async () => {
     expect(visible(agent(['*'], 'deleted'))).toEqual([])
   })
-  it('the operator tier is narrowed only by a requested profile, and names the reason', () => {
+  it('the operator tier is narrowed only by a requested profile, and names the reason', async () => {
     const r = check(db, operator, ['a:t', 'c:t'], { profile: 'ab' }).tools
     expect(r[0].status).toBe('ready')
     expect(r[1]).toMatchObject({ reason: 'server_not_in_scope', action: 'configure' })
@@ -247,20 +247,20 @@ describe('did_you_mean', () => {
     ],
   }))
 
-  it('ranks prefix matches first, then distance, then alphabetically; at most three; never the id itself', () => {
+  it('ranks prefix matches first, then distance, then alphabetically; at most three; never the id itself', async () => {
     const r = check(db, operator, ['a:rea']).tools[0]
     expect(r).toMatchObject({ reason: 'not_found' })
     expect(r.status === 'unavailable' && r.did_you_mean).toEqual(['a:read', 'a:reap', 'a:reads'])
     const self = check(db, operator, ['a:readx']).tools[0]
     expect(self.status === 'unavailable' && self.did_you_mean).toEqual(['a:read', 'a:reads', 'a:ready'])
   })
-  it('never names tools of out-of-scope, disabled or quarantined servers, nor withheld tools', () => {
+  it('never names tools of out-of-scope, disabled or quarantined servers, nor withheld tools', async () => {
     const r = check(db, agent(['a', 'q', 'off']), ['hidden:reed', 'q:xx', 'a:pendin']).tools
     const suggested = r.flatMap((t) => (t.status === 'unavailable' && t.did_you_mean) || [])
     expect(suggested.every((s) => s.startsWith('a:'))).toBe(true)
     expect(suggested).not.toContain('a:pending')
   })
-  it('is only given on not_found, and omitted when empty', () => {
+  it('is only given on not_found, and omitted when empty', async () => {
     const r = check(db, operator, ['a:zzzzzzzz']).tools[0]
     expect(r).toMatchObject({ reason: 'not_found' })
     expect(r).not.toHaveProperty('did_you_mean')

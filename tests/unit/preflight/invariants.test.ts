@@ -56,14 +56,14 @@ const withoutSuggestions = (t: ToolResult) => {
 }
 
 describe('agent-tier invariants over generated states', () => {
-  it('holds on 3,000 random states: scope silence, no hashes, suggestions within the usable scope', () => {
+  it('holds on 3,000 random states: scope silence, no hashes, suggestions within the usable scope', async () => {
     const db = openDb(':memory:')
     const empty = openDb(':memory:')
     let collapsed = 0
     let suggestions = 0
     for (let seed = 1; seed <= 3000; seed++) {
       const { state, caller, ids, profile } = randomState(seed)
-      load(db, state)
+      await load(db, state)
       const result = readSnapshot(db, (s) => {
         const inScope = scopeOf(s, caller, profile)
         const evaluation = evaluate(s, caller, { ids, profile: profile })

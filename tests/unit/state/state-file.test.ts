@@ -14,9 +14,9 @@ import { agentCaller } from '../../../lib/auth/caller'
 const demo = () => JSON.parse(readFileSync(demoStateFile(), 'utf8'))
 
 describe('state load', () => {
-  it('rejects a bad file listing every problem by JSON path, and changes nothing', () => {
+  it('rejects a bad file listing every problem by JSON path, and changes nothing', async () => {
     const db = openDb(':memory:')
-    loadState(db, demo(), 'test')
+    await loadState(db, demo(), 'test')
     const before = JSON.stringify(dumpState(db))
     const activityBefore = db.select().from(activity).all().length
     const bad = demo()
@@ -27,29 +27,29 @@ describe('state load', () => {
     bad.profiles.push({ name: 'ops', servers: [] })
     let message = ''
     try {
-      loadState(db, bad, 'test')
+      await loadState(db, bad, 'test')
     } catch (e) {
       message = (e as Error).message
     }
     expect(message).toContain('servers[2].connection.state')
     expect(message).toMatch(/expected one of .*"ready"/)
     expect(message).toContain('servers[0].tools[1].name: duplicate tool name "read_note"')
-    expect(message).toContain('servers[1].name: server name must not contain ":"')
+    expect(message).toContain('servers[1].name: server name may use letters, digits, ".", "_" and "-", starting with a letter or digit (no ":")')
     expect(message).toContain('agent_tokens[0]: Unrecognized key: "surprise"')
     expect(message).toContain('profiles[1].name: duplicate profile name "ops"')
     expect(JSON.stringify(dumpState(db))).toBe(before)
     expect(db.select().from(activity).all().length).toBe(activityBefore)
   })
 
-  it('rejects a missing or wrong version', () => {
+  it('rejects a missing or wrong version', async () => {
     const db = openDb(':memory:')
-    expect(() => loadState(db, { servers: [] }, 'test')).toThrow(/version/)
-    expect(() => loadState(db, { version: 2 }, 'test')).toThrow(/version/)
+    await expect(loadState(db, { servers: [] }, 'test')).rejects.toThrow(/version/)
+    await expect(loadState(db, { version: 2 }, 'test')).rejects.toThrow(/version/)
   })
 
-  it('stores token secrets only as hashes', () => {
+  it('stores token secrets only as hashes', async () => {
     const db = openDb(':memory:')
-    loadState(db, demo(), 'test')
+    await loadState(db, demo(), 'test')
     const rows = db.select().from(agentTokens).all()
     expect(rows.map((r) => r.tokenHash)).toContain(hashSecret('tg_at_demo_nightly_0000'))
     expect(JSON.stringify(rows)).not.toContain('tg_at_demo_nightly_0000')
@@ -58,12 +58,12 @@ describe('state load', () => {
 })
 
 describe('state dump', () => {
-  it('round-trips with load, tokens included', () => {
+  it('round-trips with load, tokens included', async () => {
     const a = openDb(':memory:')
-    loadState(a, demo(), 'test')
+    await loadState(a, demo(), 'test')
     const first = dumpState(a)
     const b = openDb(':memory:')
-    loadState(b, JSON.parse(JSON.stringify(first)), 'test')
+    await loadState(b, JSON.parse(JSON.stringify(first)), 'test')
     expect(dumpState(b)).toEqual(first)
     // the dumped token still authenticates
     expect(agentCaller(b, 'tg_at_demo_nightly_0000')).toMatchObject({ tier: 'agent', name: 'token:nightly' })
@@ -71,9 +71,9 @@ describe('state dump', () => {
 })
 
 describe('the demo state', () => {
-  it('produces every one of the 15 reason codes, and ready tools', () => {
+  it('produces every one of the 15 reason codes, and ready tools', async () => {
     const db = openDb(':memory:')
-    loadState(db, demo(), 'test')
+    await loadState(db, demo(), 'test')
     const seen = new Set<string>()
     const collect = (r: ReturnType<typeof check>) => r.tools.forEach((t) => seen.add(t.status === 'ready' ? 'ready' : t.reason))
     collect(check(db, operator, [

@@ -7,7 +7,7 @@ import { requestStory, type ActivityItem } from '../../../../lib/dashboard/activ
 import { requireOperator } from '../../../../lib/dashboard/operator'
 import { requestIdSchema } from '../../../../lib/dashboard/schemas'
 import { exitCodes, type Verdict } from '../../../../lib/preflight/taxonomy'
-import { serverDb } from '../../../../lib/http/server-db'
+import { getDb } from '@/db/client'
 
 export const metadata: Metadata = { title: 'Request' }
 
@@ -21,7 +21,7 @@ export default async function RequestPage({ params }: { params: Promise<{ reques
   const { requestId } = await params
   await requireOperator(`/activity/${encodeURIComponent(requestId)}`)
   const valid = requestIdSchema.safeParse(requestId)
-  const { items, followed } = valid.success ? requestStory(serverDb(), requestId) : { items: [], followed: [] }
+  const { items, followed } = valid.success ? requestStory(getDb(), requestId) : { items: [], followed: [] }
   const lastCheck = items.filter((i) => i.type === 'preflight').at(-1)
   return (
     <>

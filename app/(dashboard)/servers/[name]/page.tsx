@@ -15,14 +15,14 @@ import { readLogs } from '../../../../lib/upstream/publish'
 import { requireOperator } from '../../../../lib/dashboard/operator'
 import { releaseExposure } from '../../../../lib/dashboard/row-details'
 import { serverDetail } from '../../../../lib/dashboard/servers'
-import { serverDb } from '../../../../lib/http/server-db'
+import { getDb } from '@/db/client'
 
 export const metadata: Metadata = { title: 'Server' }
 
 export default async function ServerPage({ params }: { params: Promise<{ name: string }> }) {
   const name = decodeURIComponent((await params).name)
   await requireOperator(`/servers/${encodeURIComponent(name)}`)
-  const db = serverDb()
+  const db = getDb()
   const s = serverDetail(db, name)
   if (!s) {
     return (

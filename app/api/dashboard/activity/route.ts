@@ -1,6 +1,6 @@
 import { activityFilterFromSearch, activityPage } from '../../../../lib/dashboard/activity'
 import { unauthorizedUnlessSignedIn } from '../../../../lib/dashboard/operator'
-import { serverDb } from '../../../../lib/http/server-db'
+import { getDb } from '@/db/client'
 
 export const runtime = 'nodejs'
 export const dynamic = 'force-dynamic'
@@ -13,5 +13,5 @@ export async function GET(req: Request): Promise<Response> {
   const { filter, problems } = activityFilterFromSearch(sp)
   if (problems.length) return Response.json({ error: problems.join('; '), fix: 'Correct or clear the filter.' }, { status: 400 })
   const { before: _ignored, ...newest } = filter
-  return Response.json(activityPage(serverDb(), newest), { headers: { 'cache-control': 'no-store' } })
+  return Response.json(activityPage(getDb(), newest), { headers: { 'cache-control': 'no-store' } })
 }

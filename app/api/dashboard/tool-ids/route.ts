@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { suggestToolIds } from '../../../../lib/dashboard/catalog'
 import { unauthorizedUnlessSignedIn } from '../../../../lib/dashboard/operator'
-import { serverDb } from '../../../../lib/http/server-db'
+import { getDb } from '@/db/client'
 
 export const runtime = 'nodejs'
 export const dynamic = 'force-dynamic'
@@ -14,5 +14,5 @@ export async function GET(req: Request): Promise<Response> {
   if (denied) return denied
   const q = query.safeParse(new URL(req.url).searchParams.get('q') ?? '')
   if (!q.success) return Response.json({ error: 'q is at most 300 characters', fix: 'Type a shorter prefix.' }, { status: 400 })
-  return Response.json({ ids: suggestToolIds(serverDb(), q.data) }, { headers: { 'cache-control': 'no-store' } })
+  return Response.json({ ids: suggestToolIds(getDb(), q.data) }, { headers: { 'cache-control': 'no-store' } })
 }

@@ -1,6 +1,7 @@
 import { completeLogin } from '../../../../../lib/upstream/oauth'
-import { serverDb } from '../../../../../lib/http/server-db'
+import { getDb } from '@/db/client'
 import { describeError } from '../../../../../lib/errors'
+import { sameSitePath } from '../../../../../lib/schemas/return-path'
 
 export const runtime = 'nodejs'
 export const dynamic = 'force-dynamic'
@@ -23,9 +24,10 @@ export async function GET(req: Request): Promise<Response> {
   if (error) return page(400, 'Login was not completed', `The authorization server answered: ${escape(error)} ${escape(url.searchParams.get('error_description') ?? '')}`)
   if (!state || !code) return page(400, 'Login was not completed', 'The callback is missing its code or state parameter.')
   try {
-    const { server, returnTo } = await completeLogin(serverDb(), state, code)
+    const { server, returnTo } = await completeLogin(getDb(), state, code)
     // a relative Location keeps the browser on the host it used (req.url may name another)
-    if (returnTo?.startsWith('/') && !returnTo.startsWith('//')) return new Response(null, { status: 303, headers: { location: returnTo, 'cache-control': 'no-store' } })
+    const back = sameSitePath(returnTo)
+    if (back) return new Response(null, { status: 303, headers: { location: back, 'cache-control': 'no-store' } })
     return page(200, 'Login complete', `toolgate now holds a token for <b>${escape(server)}</b> and reconnects within a second. You can close this tab.`)
   } catch (e) {
     return page(400, 'Login was not completed', escape(describeError(e)))

@@ -1,0 +1,54 @@
+import type { Metadata } from 'next'
+import { asc } from 'drizzle-orm'
+import { getDb } from '@/db/client'
+import { profiles } from '@/db/schema'
+import { readSettings } from '@/db/queries/settings'
+import { ProxySettingsForm } from '@/components/settings/settings-form'
+import { Card, PageHeader } from '@/components/ui'
+import { activityStorage } from '@/lib/activity/retention'
+import { presentSettings } from '@/lib/admin/settings'
+import { listSessions } from '@/lib/auth/session'
+import { requireOperator } from '@/lib/dashboard/operator'
+
+export const metadata: Metadata = { title: 'Settings' }
+
+const when = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 19) + ' UTC'
+const mib = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`
+
+export default async function SettingsPage() {
+  await requireOperator('/settings')
+  const db = getDb()
+  const settings = presentSettings(readSettings(db))
+  const storage = activityStorage(db)
+  const sessions = listSessions(db)
+  return (
+    <>
+      <PageHeader title="Settings">Proxy-wide switches, who is signed in, and what the activity log keeps.</PageHeader>
+      <div className="grid gap-6 lg:grid-cols-2">
+        <Card title="Proxy">
+          <ProxySettingsForm settings={settings} profiles={db.select({ name: profiles.name }).from(profiles).orderBy(asc(profiles.name)).all().map((p) => p.name)} />
+        </Card>
+        <div className="space-y-6">
+          <Card title="Activity log">
+            <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
+              <dt className="text-slate-600 dark:text-slate-400">Oldest record kept</dt><dd>{storage.oldestAt === null ? 'none yet' : when(storage.oldestAt)}</dd>
+              <dt className="text-slate-600 dark:text-slate-400">Records</dt><dd>{storage.records.toLocaleString('en')}</dd>
+              <dt className="text-slate-600 dark:text-slate-400">Database size</dt><dd>{mib(storage.dbBytes)} (+ {mib(storage.walBytes)} write-ahead log)</dd>
+              <dt className="text-slate-600 dark:text-slate-400">Retention</dt><dd>{settings.activity_retention_days === null ? 'keeps everything' : `${settings.activity_retention_days} days, pruned daily`}</dd>
+            </dl>
+          </Card>
+          <Card title="Signed-in sessions">
+            <ul className="space-y-2 text-sm" aria-label="Signed-in sessions">
+              {sessions.map((s) => (
+                <li key={s.id} className="rounded border border-slate-200 px-3 py-2 dark:border-slate-800">
+                  <div>Operator since {when(s.createdAt)} · last active {when(s.lastSeenAt)}</div>
+                  <div className="text-xs text-slate-600 dark:text-slate-400">{s.userAgent ?? 'unknown browser'}{s.address ? ` · from ${s.address}` : ''} · ends by {when(s.expiresAt)}</div>
+                </li>
+              ))}
+            </ul>
+          </Card>
+        </div>
+      </div>
+    </>
+  )
+}

@@ -1,0 +1,64 @@
+'use client'
+
+import { useState, useTransition } from 'react'
+import { pruneNowAction, saveSettingsAction } from '../../lib/actions/settings'
+import type { PresentedSettings } from '../../lib/admin/settings'
+import { ErrorNote } from '../error-note'
+import { Button, inputClass } from '../ui'
+
+type Result = { ok: true; note: string } | { ok: false; error: string; fix: string } | null
+
+/** The proxy-wide settings an operator may change, each saved on the record. */
+export function ProxySettingsForm({ settings, profiles }: { settings: PresentedSettings; profiles: string[] }) {
+  const [quarantine, setQuarantine] = useState(settings.quarantine_enabled)
+  const [anonymous, setAnonymous] = useState(settings.mcp_anonymous_profile ?? '')
+  const [keepAll, setKeepAll] = useState(settings.activity_retention_days === null)
+  const [days, setDays] = useState(String(settings.activity_retention_days ?? 90))
+  const [result, setResult] = useState<Result>(null)
+  const [pending, start] = useTransition()
+  return (
+    <form aria-label="Proxy settings" className="space-y-4" onSubmit={(e) => {
+      e.preventDefault()
+      start(async () => {
+        const r = await saveSettingsAction({
+          quarantine_enabled: quarantine,
+          mcp_anonymous_profile: anonymous === '' ? null : anonymous,
+          activity_retention_days: keepAll ? null : Number(days),
+        })
+        setResult(r.ok ? { ok: true, note: 'Saved and recorded.' } : r)
+      })
+    }}>
+      <label className="flex items-start gap-2 text-sm">
+        <input type="checkbox" className="mt-1" checked={quarantine} onChange={(e) => setQuarantine(e.target.checked)} />
+        <span><span className="font-medium">Approval gate</span> (quarantine_enabled): new and changed tools wait for an operator on servers that are not auto-trusted.</span>
+      </label>
+      <div>
+        <label htmlFor="anonymous-profile" className="block text-sm font-medium">Anonymous MCP profile</label>
+        <select id="anonymous-profile" value={anonymous} onChange={(e) => setAnonymous(e.target.value)} className={`mt-1 ${inputClass}`}>
+          <option value="">none — /mcp needs an agent token (401 without one)</option>
+          {profiles.map((p) => <option key={p} value={p}>{p} — loopback callers without a token get this profile&apos;s scope</option>)}
+        </select>
+      </div>
+      <div>
+        <span className="block text-sm font-medium">Activity retention</span>
+        <div className="mt-1 flex flex-wrap items-center gap-3 text-sm">
+          <label className="inline-flex items-center gap-2">
+            <span>Keep records for</span>
+            <input aria-label="Retention in days" type="number" min={1} max={36500} disabled={keepAll} value={days} onChange={(e) => setDays(e.target.value)} className={`w-24 ${inputClass}`} />
+            <span>days</span>
+          </label>
+          <label className="inline-flex items-center gap-2"><input type="checkbox" checked={keepAll} onChange={(e) => setKeepAll(e.target.checked)} /> keep everything</label>
+        </div>
+      </div>
+      <div className="flex flex-wrap gap-2">
+        <Button type="submit" variant="primary" disabled={pending}>{pending ? 'Saving…' : 'Save settings'}</Button>
+        <Button disabled={pending || settings.activity_retention_days === null} onClick={() => start(async () => {
+          const r = await pruneNowAction({})
+          setResult(r.ok ? { ok: true, note: `Pruned ${r.data} records.` } : r)
+        })}>Prune now</Button>
+      </div>
+      {result?.ok && <p role="status" className="text-sm text-emerald-700 dark:text-emerald-300">{result.note}</p>}
+      {result && !result.ok && <ErrorNote error={result.error} fix={result.fix} />}
+    </form>
+  )
+}

@@ -1,0 +1,28 @@
+import { eq } from 'drizzle-orm'
+import type { DbLike } from '../client'
+import { runtimeLease, type ServerConnection } from '../schema'
+import type { ConnectionView } from '../../lib/preflight/state'
+
+export interface Lease { instance: string; heartbeatAt: number; expiresAt: number }
+
+export function readLease(db: DbLike): Lease | undefined {
+  return db.select({ instance: runtimeLease.instance, heartbeatAt: runtimeLease.heartbeatAt, expiresAt: runtimeLease.expiresAt })
+    .from(runtimeLease).where(eq(runtimeLease.id, 1)).get()
+}
+
+/**
+ * The connection state to believe. A state file's state is believed as written. A state the
+ * runtime published is believed only while that same runtime instance holds a fresh lease:
+ * after a crash (kill -9) or a stop, nothing is connected, whatever the row still says.
+ */
+export function believedConnection(
+  row: Pick<ServerConnection, 'state' | 'detail' | 'action' | 'runtimeInstance'>,
+  lease: Lease | undefined,
+  now = Date.now(),
+): ConnectionView {
+  if (row.runtimeInstance === null || (lease && lease.instance === row.runtimeInstance && lease.expiresAt > now)) {
+    return { state: row.state, detail: row.detail, action: row.action }
+  }
+  const last = lease && lease.instance === row.runtimeInstance ? ` (its last heartbeat was at ${new Date(lease.heartbeatAt).toISOString()})` : ''
+  return { state: 'disconnected', detail: `toolgate's upstream runtime is not running${last}: start toolgate (npm start / toolgate serve)`, action: null }
+}

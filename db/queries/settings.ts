@@ -1,0 +1,20 @@
+import { eq } from 'drizzle-orm'
+import type { DbLike } from '../client'
+import { settings } from '../schema'
+
+/** The proxy-wide settings with their defaults: the one place they are read (state-file spec). */
+export interface ProxySettings {
+  quarantineEnabled: boolean
+  mcpAnonymousProfile: string | null
+  activityRetentionDays: number | null
+}
+
+export const settingsDefaults: ProxySettings = { quarantineEnabled: true, mcpAnonymousProfile: null, activityRetentionDays: 90 }
+
+export function readSettings(db: DbLike): ProxySettings {
+  const row = db.select({
+    quarantineEnabled: settings.quarantineEnabled, mcpAnonymousProfile: settings.mcpAnonymousProfile,
+    activityRetentionDays: settings.activityRetentionDays,
+  }).from(settings).where(eq(settings.id, 1)).get()
+  return row ?? settingsDefaults
+}

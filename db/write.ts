@@ -1,0 +1,29 @@
+import { SqliteError } from 'better-sqlite3'
+import { unavailableError } from '../lib/errors'
+import type { Db, Tx } from './client'
+
+/** How long a write waits for a lock held by another process before it fails closed. */
+export const WRITE_WAIT_MS = 5_000
+
+const isBusy = (e: unknown) => e instanceof SqliteError && (e.code.startsWith('SQLITE_BUSY') || e.code.startsWith('SQLITE_LOCKED'))
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/**
+ * Run `fn` in one IMMEDIATE transaction. The connection's busy timeout is 0, so a lock held by
+ * another process makes BEGIN fail at once instead of blocking the event loop; the attempt is
+ * then repeated after a short pause, until `waitMs` has passed — then the write fails closed
+ * (503 / -32603 / exit 1). Nothing of `fn` runs before the lock is held, so a retry repeats
+ * nothing. `fn` is synchronous: the transaction never spans an await.
+ */
+export async function writeTransaction<T>(db: Db, fn: (tx: Tx) => T, waitMs = WRITE_WAIT_MS): Promise<T> {
+  const deadline = Date.now() + waitMs
+  for (let pause = 2; ; pause = Math.min(pause * 2, 100)) {
+    try {
+      return db.transaction(fn, { behavior: 'immediate' })
+    } catch (e) {
+      if (!isBusy(e)) throw e
+      if (Date.now() + pause > deadline) throw unavailableError(`the state database stayed locked by another process for ${waitMs} ms`)
+      await sleep(pause)
+    }
+  }
+}

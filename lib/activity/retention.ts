@@ -1,0 +1,65 @@
+import { statSync } from 'node:fs'
+import { min, sql } from 'drizzle-orm'
+import type { Db } from '../../db/client'
+import { activity } from '../../db/schema'
+import { writeTransaction } from '../../db/write'
+import { readSettings } from '../../db/queries/settings'
+import { describeError } from '../errors'
+import { logLine } from '../log'
+import { appendActivity } from './record'
+import { mintRequestId } from './request-id'
+
+const DAY_MS = 24 * 60 * 60 * 1000
+/** Rows deleted per transaction: small, so a prune never holds the write lock for long. */
+export const PRUNE_BATCH = 500
+
+/** The instant before which records go, under the retention setting; null = keep everything. */
+export function retentionCutoff(db: Db, now = Date.now()): number | null {
+  const days = readSettings(db).activityRetentionDays
+  return days === null ? null : now - days * DAY_MS
+}
+
+/**
+ * Delete records older than `before`, PRUNE_BATCH rows per transaction, yielding to the event
+ * loop between batches so checks keep being answered (and recorded) while it runs. The prune
+ * itself is on the record (`activity.pruned`) when it deleted anything.
+ */
+export async function pruneActivity(db: Db, before: number, actor: string, onBatch?: (deleted: number) => void): Promise<number> {
+  let total = 0
+  for (;;) {
+    const n = await writeTransaction(db, (tx) => tx.delete(activity)
+      .where(sql`${activity.id} in (select ${activity.id} from ${activity} where ${activity.at} < ${before} order by ${activity.at} limit ${PRUNE_BATCH})`)
+      .run().changes)
+    total += n
+    onBatch?.(total)
+    if (n < PRUNE_BATCH) break
+    await new Promise((r) => setImmediate(r))
+  }
+  if (total > 0) {
+    await appendActivity(db, { requestId: mintRequestId(), type: 'activity.pruned', actor, data: { before: new Date(before).toISOString(), deleted: total } })
+  }
+  return total
+}
+
+/** The oldest record kept, and the database's size on disk (file + write-ahead log). */
+export function activityStorage(db: Db): { oldestAt: number | null; records: number; dbBytes: number; walBytes: number } {
+  const oldest = db.select({ at: min(activity.at) }).from(activity).get()?.at ?? null
+  const records = db.$client.prepare('select count(*) from activity').pluck().get() as number
+  const size = (f: string) => { try { return statSync(f).size } catch { return 0 } }
+  const file = db.$client.name
+  return { oldestAt: oldest, records, dbBytes: size(file), walBytes: size(`${file}-wal`) }
+}
+
+/** Prune by the retention setting at start and then daily, in the background. */
+export function startRetention(db: Db, everyMs = DAY_MS): { stop: () => void } {
+  const run = () => {
+    const cutoff = retentionCutoff(db)
+    if (cutoff === null) return
+    pruneActivity(db, cutoff, 'runtime').catch((e: unknown) => console.error(logLine(`toolgate: activity pruning failed (retried on the next run): ${describeError(e)}`)))
+  }
+  const first = setTimeout(run, 1_000)
+  const timer = setInterval(run, everyMs)
+  first.unref()
+  timer.unref()
+  return { stop: () => { clearTimeout(first); clearInterval(timer) } }
+}

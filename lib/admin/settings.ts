@@ -1,0 +1,42 @@
+import { eq } from 'drizzle-orm'
+import type { Db } from '../../db/client'
+import { profiles, settings } from '../../db/schema'
+import { readSettings, type ProxySettings } from '../../db/queries/settings'
+import { writeTransaction } from '../../db/write'
+import { badRequest } from '../errors'
+import { formatIssues } from '../preflight/schemas'
+import { recordChange } from './record-change'
+import { settingsPatchSchema } from './schemas'
+import type { ActionContext } from './tools'
+
+/** Settings as the state file and the CLI name them. */
+export const presentSettings = (s: ProxySettings) => ({
+  quarantine_enabled: s.quarantineEnabled,
+  mcp_anonymous_profile: s.mcpAnonymousProfile,
+  activity_retention_days: s.activityRetentionDays,
+})
+export type PresentedSettings = ReturnType<typeof presentSettings>
+
+/**
+ * Change proxy-wide settings (state-file names), on the record with before/after. An anonymous
+ * profile must exist when it is named (deleting it later denies anonymous callers everything).
+ */
+export async function updateSettings(db: Db, patch: unknown, ctx: ActionContext) {
+  const parsed = settingsPatchSchema.safeParse(patch)
+  if (!parsed.success) throw badRequest(formatIssues(parsed.error))
+  const p = parsed.data
+  if (Object.keys(p).length === 0) throw badRequest('nothing to change: name a setting (quarantine_enabled, mcp_anonymous_profile, activity_retention_days)')
+  return writeTransaction(db, (tx) => {
+    const before = presentSettings(readSettings(tx))
+    if (p.mcp_anonymous_profile && !tx.select({ n: profiles.name }).from(profiles).where(eq(profiles.name, p.mcp_anonymous_profile)).get()) {
+      throw badRequest(`mcp_anonymous_profile: no profile "${p.mcp_anonymous_profile}" exists (create it first)`)
+    }
+    tx.update(settings).set({
+      ...(p.quarantine_enabled !== undefined ? { quarantineEnabled: p.quarantine_enabled } : {}),
+      ...(p.mcp_anonymous_profile !== undefined ? { mcpAnonymousProfile: p.mcp_anonymous_profile } : {}),
+      ...(p.activity_retention_days !== undefined ? { activityRetentionDays: p.activity_retention_days } : {}),
+    }).where(eq(settings.id, 1)).run()
+    const after = presentSettings(readSettings(tx))
+    return { before, after, ...recordChange(tx, 'settings.changed', ctx, { target: 'settings', before, after }) }
+  })
+}

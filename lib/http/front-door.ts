@@ -1,0 +1,111 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Db } from '../../db/client'
+import { requestIdFrom } from '../activity/request-id'
+import type { HeaderReader } from '../auth/caller'
+import { handleMcp } from '../mcp/http'
+import { logLine } from '../log'
+import { boundaryFault, type Boundary } from './boundary'
+import { REMOTE_HEADER } from './headers'
+import { publicMessage, sendJson, statusOfError } from './json'
+import { checkServerActionBody, isServerAction } from './server-actions'
+import { restPreflight, restWhoami } from './rest'
+
+export type NextHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>
+
+export interface FrontDoorOptions {
+  db: () => Db
+  boundary: Boundary
+  /** Next.js: the dashboard, its server actions and route handlers, static assets */
+  next: NextHandler
+}
+
+const nodeHeaders = (req: IncomingMessage): HeaderReader => ({
+  get(name) {
+    const v = req.headers[name]
+    return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v
+  },
+})
+
+const header = (req: IncomingMessage, name: string) => {
+  const v = req.headers[name]
+  return Array.isArray(v) ? v[0] : v
+}
+
+const isApi = (path: string) => path === '/mcp' || path.startsWith('/mcp/') || path.startsWith('/api/')
+
+/** A refusal before anything runs: JSON-RPC for /mcp, the REST envelope for /api, text otherwise. */
+function refuse(res: ServerResponse, path: string, status: number, message: string, requestId: string): void {
+  if (path === '/mcp' || path.startsWith('/mcp/')) {
+    sendJson(res, status, { jsonrpc: '2.0', id: null, error: { code: -32000, message } }, { 'x-request-id': requestId })
+  } else if (isApi(path)) {
+    sendJson(res, status, { success: false, error: message, request_id: requestId }, { 'x-request-id': requestId })
+  } else {
+    res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }).end(`${message}\n`)
+  }
+}
+
+/** Every path segment must be valid percent-encoding: "/servers/%ZZ" is a 400, not a crash downstream. */
+function malformedPath(path: string): boolean {
+  try {
+    decodeURIComponent(path)
+    return false
+  } catch {
+    return true
+  }
+}
+
+/**
+ * toolgate's one HTTP entrance. The boundary (Host, Origin) is checked before anything runs,
+ * for every request; then /mcp* and /api/v1/* go to lean handlers, and everything else to
+ * Next.js (the dashboard).
+ */
+export function frontDoor(opts: FrontDoorOptions) {
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = req.url ?? '/'
+    const q = url.indexOf('?')
+    const path = q < 0 ? url : url.slice(0, q)
+    const requestId = requestIdFrom(header(req, 'x-request-id'))
+    // the dashboard records where a sign-in came from: the socket's address, never a client's claim
+    req.headers[REMOTE_HEADER] = req.socket.remoteAddress ?? ''
+    try {
+      const fault = boundaryFault(opts.boundary, header(req, 'host'), header(req, 'origin'))
+      if (fault) return refuse(res, path, 403, fault, requestId)
+      if (malformedPath(path)) return refuse(res, path, 400, 'the request path has malformed percent-encoding', requestId)
+
+      if (path === '/mcp' || path.startsWith('/mcp/p/')) {
+        let profile: string | undefined
+        if (path !== '/mcp') {
+          const segment = path.slice('/mcp/p/'.length)
+          if (!segment || segment.includes('/')) return refuse(res, path, 404, 'not found: the MCP endpoints are /mcp and /mcp/p/<profile>', requestId)
+          profile = decodeURIComponent(segment)
+        }
+        return await handleMcp(req, res, { db: opts.db(), requestId, headers: nodeHeaders(req), remoteAddress: req.socket.remoteAddress, profile })
+      }
+      if (path.startsWith('/api/v1/')) {
+        const ctx = { db: opts.db(), requestId, headers: nodeHeaders(req) }
+        if (path === '/api/v1/preflight') {
+          if (req.method === 'POST') return await restPreflight(req, res, ctx)
+          return refuse(res, path, 405, 'use POST for /api/v1/preflight', requestId)
+        }
+        if (path === '/api/v1/whoami') {
+          if (req.method === 'GET') return restWhoami(req, res, ctx)
+          return refuse(res, path, 405, 'use GET for /api/v1/whoami', requestId)
+        }
+        return refuse(res, path, 404, `no such endpoint: ${logLine(path, 100)}`, requestId)
+      }
+      if (isServerAction(req)) {
+        try {
+          await checkServerActionBody(req)
+        } catch (e) {
+          return refuse(res, path, statusOfError(e), publicMessage(e, requestId), requestId)
+        }
+      }
+      await opts.next(req, res)
+    } catch (e) {
+      // anything that escaped a handler: logged once with the request id, answered without internals
+      console.error(logLine(`toolgate: request ${requestId} (${req.method} ${path}) failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`, 8_000))
+      if (!res.headersSent) refuse(res, path, 500, `toolgate failed unexpectedly (request ${requestId}); the server log has the details`, requestId)
+      else res.destroy()
+    }
+  }
+}

@@ -1,0 +1,30 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Db } from '../../db/client'
+import { callerFromHeaders, type HeaderReader } from '../auth/caller'
+import { parsePreflightBody } from '../preflight/schemas'
+import { runCheck } from '../preflight/service'
+import { parseJson, readBody, sendError, sendJson } from './json'
+
+export interface RestContext { db: Db; requestId: string; headers: HeaderReader }
+
+/** POST /api/v1/preflight — contract §9. HTTP status never encodes the verdict. */
+export async function restPreflight(req: IncomingMessage, res: ServerResponse, ctx: RestContext): Promise<void> {
+  try {
+    const caller = callerFromHeaders(ctx.db, ctx.headers)
+    const { input, waitMs } = parsePreflightBody(parseJson(await readBody(req)))
+    const data = await runCheck(ctx.db, { caller, surface: 'rest', requestId: ctx.requestId, input, waitMs })
+    sendJson(res, 200, { success: true, data }, { 'x-request-id': ctx.requestId })
+  } catch (e) {
+    sendError(res, e, ctx.requestId)
+  }
+}
+
+/** GET /api/v1/whoami — which tier these credentials reach; a cheap way to test a key or token. */
+export function restWhoami(_req: IncomingMessage, res: ServerResponse, ctx: RestContext): void {
+  try {
+    const caller = callerFromHeaders(ctx.db, ctx.headers)
+    sendJson(res, 200, { success: true, data: { tier: caller.tier, name: caller.name } }, { 'x-request-id': ctx.requestId })
+  } catch (e) {
+    sendError(res, e, ctx.requestId)
+  }
+}

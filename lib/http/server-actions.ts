@@ -1,0 +1,23 @@
+import type { IncomingMessage } from 'node:http'
+import { badRequest } from '../errors'
+import { parseJson, readBody } from './json'
+
+/** Where Next.js keeps per-request metadata; an `actionBody` there is read instead of the stream. */
+const NEXT_REQUEST_META = Symbol.for('NextInternalRequestMeta')
+
+/**
+ * Server actions are public POST endpoints. Their bodies are checked here before Next.js decodes
+ * them: at most 1 MiB (413), and — toolgate's actions only take plain values — a JSON text of
+ * bounded depth (400 otherwise). The checked bytes are handed to Next.js, which then reads them
+ * instead of the already-consumed stream.
+ */
+export async function checkServerActionBody(req: IncomingMessage): Promise<void> {
+  const type = String(req.headers['content-type'] ?? '')
+  if (!type.startsWith('text/plain')) throw badRequest('server actions take a JSON body (text/plain); this one was not')
+  const body = await readBody(req)
+  parseJson(body)
+  const holder = req as unknown as Record<symbol, Record<string, unknown> | undefined>
+  holder[NEXT_REQUEST_META] = { ...holder[NEXT_REQUEST_META], actionBody: body }
+}
+
+export const isServerAction = (req: IncomingMessage) => req.method === 'POST' && req.headers['next-action'] !== undefined

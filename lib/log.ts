@@ -1,0 +1,25 @@
+/** Longest log line written, after escaping. */
+export const LOG_LINE_MAX = 2_000
+
+/**
+ * One log line that cannot be forged or flooded: control characters (newlines above all)
+ * become visible escapes (`\n`, `\r`, `\t`, `\u001b` …), and the line is cut to a bounded
+ * length. Everything from a request that reaches a log goes through here.
+ */
+export function logLine(text: string, max = LOG_LINE_MAX): string {
+  const escaped = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
+    switch (c) {
+      case '\n': return '\\n'
+      case '\r': return '\\r'
+      case '\t': return '\\t'
+      default: return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
+    }
+  })
+  return escaped.length > max ? `${escaped.slice(0, max)}… (${escaped.length - max} more characters)` : escaped
+}
+
+/** A value quoted inside an error message: at most ~100 characters of it, escaped. */
+export function quote(value: string, max = 100): string {
+  const shown = logLine(value, max)
+  return `"${shown}"`
+}

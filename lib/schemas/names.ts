@@ -1,0 +1,23 @@
+import { z } from 'zod'
+
+/**
+ * Names and bounds, one rule each, for every surface (routes, actions, the CLI, state files,
+ * the runtime). Tool names come from upstreams and are only bounded; names toolgate's operators
+ * choose follow one pattern (no ":", which separates a tool id's halves).
+ */
+export const MAX_NAME = 64
+export const MAX_TOOL_ID = 256
+
+const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
+
+const name = (what: string) => z.string().trim()
+  .min(1, `${what} name must not be empty`)
+  .max(MAX_NAME, `${what} name must be at most ${MAX_NAME} characters`)
+  .regex(NAME_RE, `${what} name may use letters, digits, ".", "_" and "-", starting with a letter or digit (no ":")`)
+
+export const serverNameSchema = name('server')
+export const profileNameSchema = name('profile')
+export const tokenNameSchema = name('token')
+
+/** Whether `s` is a well-formed operator-chosen name (for URLs and other untrusted input). */
+export const isName = (s: string | undefined): s is string => s !== undefined && s.length <= MAX_NAME && NAME_RE.test(s)

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest'
+import { count, eq } from 'drizzle-orm'
+import { openDb } from '../../../db/client'
+import { activity, activityServers } from '../../../db/schema'
+import { insertActivity } from '../../../lib/activity/record'
+import { activityStorage, PRUNE_BATCH, pruneActivity, retentionCutoff } from '../../../lib/activity/retention'
+import { updateSettings } from '../../../lib/admin/settings'
+
+const DAY = 24 * 60 * 60 * 1000
+const NOW = Date.parse('2026-11-30T12:00:00Z') // a fixed clock
+
+describe('activity retention', () => {
+  it('prunes records older than the retention window in small batches, and records that it did', async () => {
+    const db = openDb(':memory:')
+    // 1,200 records 100 days old (with a server link each), 10 from 89 days ago, 5 from today
+    db.transaction((tx) => {
+      for (let i = 0; i < 1_200; i++) insertActivity(tx, { requestId: `old_${i}`, type: 'preflight', actor: 't', server: 'a', at: NOW - 100 * DAY, data: {} })
+      for (let i = 0; i < 10; i++) insertActivity(tx, { requestId: `kept_${i}`, type: 'preflight', actor: 't', at: NOW - 89 * DAY, data: {} })
+      for (let i = 0; i < 5; i++) insertActivity(tx, { requestId: `new_${i}`, type: 'preflight', actor: 't', at: NOW, data: {} })
+    })
+    const cutoff = retentionCutoff(db, NOW)! // default 90 days
+    expect(cutoff).toBe(NOW - 90 * DAY)
+    const batches: number[] = []
+    const deleted = await pruneActivity(db, cutoff, 'test', (n) => batches.push(n))
+    expect(deleted).toBe(1_200)
+    expect(batches).toEqual([PRUNE_BATCH, 2 * PRUNE_BATCH, 1_200])
+    const left = db.select({ r: activity.requestId }).from(activity).all().map((r) => r.r)
+    expect(left.filter((r) => r.startsWith('old_'))).toEqual([])
+    expect(left.filter((r) => r.startsWith('kept_'))).toHaveLength(10)
+    expect(db.select({ n: count() }).from(activityServers).get()!.n).toBe(0) // links go with their records
+    expect(db.select().from(activity).where(eq(activity.type, 'activity.pruned')).get()?.data).toEqual({ before: new Date(cutoff).toISOString(), deleted: 1_200 })
+    expect(activityStorage(db).oldestAt).toBe(NOW - 89 * DAY)
+  })
+
+  it('null keeps everything; the setting is validated', async () => {
+    const db = openDb(':memory:')
+    await updateSettings(db, { activity_retention_days: null }, { actor: 't' })
+    expect(retentionCutoff(db, NOW)).toBeNull()
+    await expect(updateSettings(db, { activity_retention_days: 0 }, { actor: 't' })).rejects.toThrow('activity_retention_days: must be at least 1 day (null keeps everything)')
+    await updateSettings(db, { activity_retention_days: 7 }, { actor: 't' })
+    expect(retentionCutoff(db, NOW)).toBe(NOW - 7 * DAY)
+  })
+})

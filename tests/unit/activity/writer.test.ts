@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest'
+import { openDb } from '../../../db/client'
+import { activity } from '../../../db/schema'
+import { appendActivity } from '../../../lib/activity/record'
+
+const record = (requestId: string) => ({ requestId, type: 'preflight' as const, actor: 'test', data: {} })
+
+describe('activity group commit', () => {
+  it('records appended together share one transaction, and each resolves with its own row', async () => {
+    const db = openDb(':memory:')
+    let transactions = 0
+    const real = db.transaction.bind(db)
+    db.transaction = ((fn: never, config?: never) => { transactions++; return real(fn, config) }) as typeof db.transaction
+    const rows = await Promise.all(Array.from({ length: 20 }, (_, i) => appendActivity(db, record(`req_${i}`))))
+    expect(transactions).toBe(1)
+    expect(rows.map((r) => r.requestId)).toEqual(Array.from({ length: 20 }, (_, i) => `req_${i}`))
+    expect(db.select().from(activity).all()).toHaveLength(20)
+    // a later turn of the event loop is a new commit
+    await appendActivity(db, record('req_late'))
+    expect(transactions).toBe(2)
+  })
+
+  it('a failed commit fails every answer waiting on it, and nothing of it is kept', async () => {
+    const db = openDb(':memory:')
+    db.$client.exec(`CREATE TRIGGER poison BEFORE INSERT ON activity WHEN NEW.request_id = 'poison' BEGIN SELECT RAISE(ABORT, 'poisoned'); END`)
+    const waiting = ['a', 'b', 'poison', 'c'].map((id) => appendActivity(db, record(id)))
+    const outcomes = await Promise.allSettled(waiting)
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected', 'rejected'])
+    expect(String((outcomes[0] as PromiseRejectedResult).reason)).toMatch(/poisoned/)
+    expect(db.select().from(activity).all()).toEqual([])
+    // the next batch is independent
+    await expect(appendActivity(db, record('after'))).resolves.toMatchObject({ requestId: 'after' })
+  })
+})
