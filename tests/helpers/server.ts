@@ -21,6 +21,8 @@ export interface RunningServer {
   port: number
   log: () => string
   stop: () => Promise<void>
+  /** kill -9 the whole process group (a crash), and wait until it is gone */
+  crash: () => Promise<void>
 }
 
 /**
@@ -56,6 +58,12 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
     await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))])
     if (child.exitCode === null) try { process.kill(-child.pid, 'SIGKILL') } catch { /* gone */ }
   }
+  const crash = async () => {
+    if (child.exitCode !== null || child.pid === undefined) return
+    const exited = new Promise((r) => child.once('exit', r))
+    process.kill(-child.pid, 'SIGKILL')
+    await exited
+  }
   const deadline = Date.now() + 60_000
   for (;;) {
     if (child.exitCode !== null) throw new Error(`toolgate serve exited with ${child.exitCode}:\n${output}`)
@@ -69,5 +77,5 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
     }
     await new Promise((r) => setTimeout(r, 100))
   }
-  return { url, port, log: () => output, stop }
+  return { url, port, log: () => output, stop, crash }
 }

@@ -9,7 +9,7 @@ import { createAgentToken } from '../../lib/admin/tokens'
 export const FIXTURE = path.resolve(import.meta.dirname, '..', 'fixtures', 'upstream-server.mjs')
 
 export interface FixtureTool { name: string; description?: string; annotations?: Record<string, boolean>; error?: boolean }
-export interface Control { mode?: 'ok' | 'crash' | 'hang'; pageSize?: number; tools: FixtureTool[] }
+export interface Control { mode?: 'ok' | 'crash' | 'hang'; pageSize?: number; startDelayMs?: number; tools: FixtureTool[] }
 
 /** A stdio fixture upstream: its transport, and handles to steer it and read its message count. */
 export function stdioFixture(control: Control) {

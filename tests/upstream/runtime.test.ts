@@ -3,7 +3,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { and, eq } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { activity, toolApprovals, tools } from '../../db/schema'
+import { activity, serverSecrets, toolApprovals, tools } from '../../db/schema'
 import { addServer, setSecret } from '../../lib/upstream/config'
 import { unquarantineServer } from '../../lib/admin/servers'
 import { approveTool } from '../../lib/admin/tools'
@@ -156,9 +156,18 @@ describe('configuration', () => {
   it('import reads an mcpServers file: servers arrive quarantined, and their tools appear once released', async () => {
     const fx = stdioFixture({ tools: [{ name: 'hello' }] })
     const file = path.join(path.dirname(dbFile), 'mcp.json')
-    writeFileSync(file, JSON.stringify({ mcpServers: { imported: { command: fx.transport.command, args: fx.transport.args, env: { ...fx.transport.env, TOKEN: '${TOKEN}' } } } }))
+    const inline = 'ghp_inline0123456789abcdefINLINE'
+    writeFileSync(file, JSON.stringify({ mcpServers: { imported: { command: fx.transport.command, args: fx.transport.args, env: { ...fx.transport.env, GITHUB_TOKEN: inline, TOKEN: '${TOKEN}' } } } }))
     const r = await runCli(['upstream', 'import', file, '--db', dbFile])
     expect(r.code, r.stderr).toBe(0)
+    // every inline value is a secret: stored apart, never printed back
+    expect(db.select().from(serverSecrets).where(eq(serverSecrets.serverName, 'imported')).all().map((x) => x.name).sort())
+      .toEqual(['FIXTURE_CONTROL', 'FIXTURE_COUNT', 'GITHUB_TOKEN'])
+    for (const args of [['state', 'dump'], ['upstream', 'list', '-o', 'json'], ['upstream', 'list'], ['activity', 'list', '-o', 'json']]) {
+      const out = await runCli([...args, '--db', dbFile])
+      expect(out.code, out.stderr).toBe(0)
+      expect(out.stdout, args.join(' ')).not.toContain(inline)
+    }
     expect(await reasonOf('imported:hello')).toBe('server_quarantined')
     const list = JSON.parse((await runCli(['upstream', 'list', '-o', 'json', '--db', dbFile])).stdout)
     expect(list.find((s: { name: string }) => s.name === 'imported')).toMatchObject({ quarantined: true, missingSecrets: ['TOKEN'] })

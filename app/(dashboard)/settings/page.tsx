@@ -13,7 +13,7 @@ import { requireOperator } from '@/lib/dashboard/operator'
 export const metadata: Metadata = { title: 'Settings' }
 
 const when = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 19) + ' UTC'
-const mib = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`
+const size = (bytes: number) => (bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(0)} KiB` : `${(bytes / (1024 * 1024)).toFixed(1)} MiB`)
 
 export default async function SettingsPage() {
   await requireOperator('/settings')
@@ -33,7 +33,7 @@ export default async function SettingsPage() {
             <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
               <dt className="text-slate-600 dark:text-slate-400">Oldest record kept</dt><dd>{storage.oldestAt === null ? 'none yet' : when(storage.oldestAt)}</dd>
               <dt className="text-slate-600 dark:text-slate-400">Records</dt><dd>{storage.records.toLocaleString('en')}</dd>
-              <dt className="text-slate-600 dark:text-slate-400">Database size</dt><dd>{mib(storage.dbBytes)} (+ {mib(storage.walBytes)} write-ahead log)</dd>
+              <dt className="text-slate-600 dark:text-slate-400">Database size</dt><dd>{size(storage.dbBytes)} (+ {size(storage.walBytes)} write-ahead log)</dd>
               <dt className="text-slate-600 dark:text-slate-400">Retention</dt><dd>{settings.activity_retention_days === null ? 'keeps everything' : `${settings.activity_retention_days} days, pruned daily`}</dd>
             </dl>
           </Card>

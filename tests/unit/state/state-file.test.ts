@@ -58,10 +58,11 @@ describe('state load', () => {
 })
 
 describe('state dump', () => {
-  it('round-trips with load, tokens included', async () => {
+  it('round-trips with load, tokens and settings included', async () => {
     const a = openDb(':memory:')
-    await loadState(a, demo(), 'test')
+    await loadState(a, { ...demo(), settings: { quarantine_enabled: false, mcp_anonymous_profile: 'ops', activity_retention_days: null } }, 'test')
     const first = dumpState(a)
+    expect(first.settings).toEqual({ quarantine_enabled: false, mcp_anonymous_profile: 'ops', activity_retention_days: null })
     const b = openDb(':memory:')
     await loadState(b, JSON.parse(JSON.stringify(first)), 'test')
     expect(dumpState(b)).toEqual(first)

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest'
+import { activity } from '../../db/schema'
+import { insertActivity } from '../../lib/activity/record'
+import { runCli } from '../helpers/cli'
+import { freshDb, load } from '../helpers/db'
+
+describe('toolgate settings', () => {
+  it('lists the settings with their defaults and changes one on the record', async () => {
+    const { db, file } = freshDb()
+    await load(db, { profiles: [{ name: 'ops', servers: [] }] })
+    const list = await runCli(['settings', 'list', '-o', 'json', '--db', file])
+    expect(JSON.parse(list.stdout)).toEqual({ quarantine_enabled: true, mcp_anonymous_profile: null, activity_retention_days: 90 })
+    const set = await runCli(['settings', 'set', 'activity_retention_days', '30', '-o', 'json', '--db', file])
+    expect(set.code, set.stderr).toBe(0)
+    const out = JSON.parse(set.stdout)
+    expect(out).toMatchObject({ changed: 'activity_retention_days', before: { activity_retention_days: 90 }, after: { activity_retention_days: 30 } })
+    expect(db.select().from(activity).all().find((r) => r.id === out.activity_id)).toMatchObject({ type: 'settings.changed', requestId: out.request_id })
+  })
+
+  it.each([
+    [['mcp_anonymous_profile', 'nope'], /mcp_anonymous_profile: no profile "nope" exists/],
+    [['activity_retention_days', '0'], /activity_retention_days: must be at least 1 day/],
+    [['quarantine_enabled', 'maybe'], /quarantine_enabled: Invalid input: expected boolean/],
+    [['no_such_setting', '1'], /Unrecognized key: "no_such_setting"/],
+  ])('refuses %j, naming the field, and changes nothing', async (args, message) => {
+    const { db, file } = freshDb()
+    await load(db, { profiles: [{ name: 'ops', servers: [] }] })
+    const r = await runCli(['settings', 'set', ...args, '--db', file])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(message)
+    expect(db.select().from(activity).all().filter((x) => x.type === 'settings.changed')).toEqual([])
+  })
+})
+
+describe('toolgate activity prune', () => {
+  it('prunes by the retention setting, or before a date, and reports how many', async () => {
+    const { db, file } = freshDb()
+    const day = 24 * 60 * 60 * 1000
+    db.transaction((tx) => {
+      for (let i = 0; i < 7; i++) insertActivity(tx, { requestId: `ancient_${i}`, type: 'preflight', actor: 't', at: Date.now() - 400 * day, data: {} })
+      for (let i = 0; i < 3; i++) insertActivity(tx, { requestId: `month_${i}`, type: 'preflight', actor: 't', at: Date.now() - 30 * day, data: {} })
+    })
+    const byRetention = await runCli(['activity', 'prune', '-o', 'json', '--db', file])
+    expect(byRetention.code, byRetention.stderr).toBe(0)
+    expect(JSON.parse(byRetention.stdout)).toMatchObject({ deleted: 7, records: 4 }) // 3 kept + the prune's own record
+    const byDate = await runCli(['activity', 'prune', '--before', new Date(Date.now() - 7 * day).toISOString(), '--db', file])
+    expect(byDate.code, byDate.stderr).toBe(0)
+    expect(byDate.stdout).toMatch(/^pruned 3 records older than /)
+    const bad = await runCli(['activity', 'prune', '--before', 'yesterday-ish', '--db', file])
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toContain('--before must be a date')
+  })
+})
