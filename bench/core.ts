@@ -1,10 +1,10 @@
 import type Database from 'better-sqlite3'
-import type { Db } from '../db/client'
-import { evaluateNow } from '../lib/preflight/service'
-import type { Caller } from '../lib/preflight/evaluate'
-import { parseToolId } from '../lib/preflight/ids'
+import type { Db } from '@/db/client'
+import { evaluateNow } from '@/lib/preflight/service'
+import type { Caller } from '@/lib/preflight/evaluate'
+import { parseToolId } from '@/lib/preflight/ids'
 import { printTable, timeAsync, timeInterleaved, timeSync, type Row } from './stats'
-import { insertActivity } from '../lib/activity/record'
+import { insertActivity } from '@/lib/activity/record'
 import { readyIds } from './state'
 
 const operator: Caller = { tier: 'operator', name: 'bench' }
@@ -49,7 +49,7 @@ export async function benchCore(db: Db, restUrl: string, apiKey: string): Promis
   })
   // the floor under every answered check: one durable (fsync'd) activity insert
   const durable = timeSync('baseline: one durable activity insert (synchronous=FULL)', 500, () =>
-    db.transaction((tx) => insertActivity(tx, { requestId: 'bench', type: 'preflight', actor: 'bench', data: {} })), 20)
+    db.transaction((tx) => insertActivity(tx, { requestId: 'bench', type: 'preflight', actor: 'bench', data: { ids_raw: 0, ids_unique: 0, tools: [], duration_ms: 0 } })), 20)
   const whoami = await timeAsync('baseline: GET /api/v1/whoami (authenticated, no evaluation)', 1000, async () => {
     const res = await fetch(`${restUrl}/api/v1/whoami`, { headers: { 'x-api-key': apiKey } })
     if (res.status !== 200) throw new Error(`whoami answered ${res.status}`)

@@ -1,6 +1,6 @@
 // MCP endpoint benchmarks: the served listing with and without the Shape A rider, Shape B
 // resolve, and describe_tool check mode, as a 2026-07-28 client sends them over loopback.
-import { EXTENSION_ID } from '../lib/mcp/extension-schema'
+import { EXTENSION_ID } from '@/lib/mcp/extension-schema'
 import { readyIds } from './state'
 import { printTable, summarize, type Row } from './stats'
 

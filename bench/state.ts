@@ -1,4 +1,4 @@
-import type { StateFileInput } from '../lib/state/schema'
+import type { StateFileInput } from '@/lib/state/schema'
 
 /**
  * The benchmark state: `servers` × `toolsPerServer` ready tools, with a sprinkling of every

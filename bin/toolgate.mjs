@@ -37,6 +37,8 @@ if (!existsSync(bundle)) {
   buildSync({
     entryPoints: [path.join(root, 'lib', 'cli', 'main.ts')], outfile: tmp, absWorkingDir: root,
     bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'error',
+    // the CLI is a server: modules marked server-only belong in it (the marker guards client bundles)
+    alias: { 'server-only': path.join(root, 'node_modules', 'server-only', 'empty.js') },
   })
   renameSync(tmp, bundle) // atomic: a concurrent run sees the whole file or none
 }

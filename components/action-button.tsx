@@ -1,7 +1,7 @@
 'use client'
 
 import { useState, useTransition } from 'react'
-import type { ActionResult } from '../lib/actions/safe-action'
+import type { ActionResult } from '@/lib/actions/safe-action'
 import { ErrorNote } from './error-note'
 import { Button, type ButtonVariant } from './ui'
 

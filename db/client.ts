@@ -1,10 +1,11 @@
+import 'server-only'
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
 import * as schema from './schema'
-import { defaultDbFile, projectRoot } from '../lib/paths'
+import { defaultDbFile, projectRoot } from '@/lib/paths'
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database }
 /** A transaction handle; queries and record writers accept either. */

@@ -1,5 +1,6 @@
+import 'server-only'
 import { SqliteError } from 'better-sqlite3'
-import { unavailableError } from '../lib/errors'
+import { unavailableError } from '@/lib/errors'
 import type { Db, Tx } from './client'
 
 /** How long a write waits for a lock held by another process before it fails closed. */

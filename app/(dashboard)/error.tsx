@@ -1,7 +1,7 @@
 'use client' // error boundaries are client components
 
-import { ErrorNote } from '../../components/error-note'
-import { Button } from '../../components/ui'
+import { ErrorNote } from '@/components/error-note'
+import { Button } from '@/components/ui'
 
 /** A page that could not be rendered says why and what to do, and offers a retry. */
 export default function DashboardError({ error, retry }: { error: unknown; retry: () => void }) {

@@ -1,6 +1,6 @@
-import { Nav } from '../../components/nav'
-import { Providers } from '../../components/providers'
-import { requireOperatorForLayout } from '../../lib/dashboard/operator'
+import { Nav } from '@/components/nav'
+import { Providers } from '@/components/providers'
+import { requireOperatorForLayout } from '@/lib/dashboard/operator'
 
 // Every page here reads live state and the session cookie: never prerender at build time.
 export const dynamic = 'force-dynamic'

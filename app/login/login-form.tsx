@@ -1,8 +1,8 @@
 'use client'
 
 import { useEffect, useState, useTransition } from 'react'
-import { signIn } from '../../lib/actions/session'
-import { ErrorNote } from '../../components/error-note'
+import { signIn } from '@/lib/actions/session'
+import { ErrorNote } from '@/components/error-note'
 
 export function LoginForm({ next }: { next: string }) {
   const [pending, start] = useTransition()

@@ -1,8 +1,8 @@
 import type { Metadata } from 'next'
 import { redirect } from 'next/navigation'
-import { isSignedIn } from '../../lib/dashboard/operator'
+import { isSignedIn } from '@/lib/dashboard/operator'
 import { LoginForm } from './login-form'
-import { sameSitePath } from '../../lib/schemas/return-path'
+import { sameSitePath } from '@/lib/schemas/return-path'
 
 export const metadata: Metadata = { title: 'Sign in' }
 export const dynamic = 'force-dynamic'

@@ -1,10 +1,10 @@
 'use client'
 
 import { useState } from 'react'
-import { createProfileAction, deleteProfileAction, updateProfileAction } from '../../lib/actions/access'
-import type { AccessOverview } from '../../lib/dashboard/access'
-import { ActionButton } from '../action-button'
-import { Card, Empty, inputClass } from '../ui'
+import { createProfileAction, deleteProfileAction, updateProfileAction } from '@/lib/actions/access'
+import type { AccessOverview } from '@/lib/dashboard/access'
+import { ActionButton } from '@/components/action-button'
+import { Card, Empty, inputClass } from '@/components/ui'
 import { ServerPicker } from './server-picker'
 
 export function ProfilesPanel({ data }: { data: AccessOverview }) {

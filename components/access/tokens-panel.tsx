@@ -2,13 +2,13 @@
 
 import Link from 'next/link'
 import { useState, useTransition } from 'react'
-import { createTokenAction, revokeTokenAction, updateTokenAction } from '../../lib/actions/access'
-import type { TokenScope } from '../../lib/admin/schemas'
-import type { AccessOverview } from '../../lib/dashboard/access'
-import { ActionButton } from '../action-button'
-import { CopyButton } from '../copy-button'
-import { ErrorNote } from '../error-note'
-import { Button, Card, Empty, inputClass, Pill } from '../ui'
+import { createTokenAction, revokeTokenAction, updateTokenAction } from '@/lib/actions/access'
+import type { TokenScope } from '@/lib/admin/schemas'
+import type { AccessOverview } from '@/lib/dashboard/access'
+import { ActionButton } from '@/components/action-button'
+import { CopyButton } from '@/components/copy-button'
+import { ErrorNote } from '@/components/error-note'
+import { Button, Card, Empty, inputClass, Pill } from '@/components/ui'
 import { ServerPicker } from './server-picker'
 
 type Failure = { error: string; fix: string }

@@ -1,7 +1,7 @@
 import Link from 'next/link'
-import type { ActivityItem } from '../../lib/dashboard/activity'
-import { Pill } from '../ui'
-import { VerdictPill } from '../verdict'
+import type { ActivityItem } from '@/lib/activity/present'
+import { Pill } from '@/components/ui'
+import { VerdictPill } from '@/components/verdict'
 
 const time = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'medium' })
 

@@ -1,6 +1,6 @@
-import { activityTypes, surfaces } from '../../lib/activity/vocabulary'
-import { verdicts } from '../../lib/preflight/taxonomy'
-import { buttonClass, inputClass } from '../ui'
+import { activityTypes, surfaces } from '@/lib/activity/vocabulary'
+import { verdicts } from '@/lib/preflight/taxonomy'
+import { buttonClass, inputClass } from '@/components/ui'
 
 type Values = Partial<Record<'request_id' | 'type' | 'surface' | 'verdict' | 'server' | 'from' | 'to', string>>
 

@@ -3,9 +3,9 @@
 import { useQuery } from '@tanstack/react-query'
 import Link from 'next/link'
 import { useRef } from 'react'
-import { groupByRequest, type ActivityItem } from '../../lib/dashboard/activity'
-import { ErrorNote } from '../error-note'
-import { Empty } from '../ui'
+import { groupByRequest, type ActivityItem } from '@/lib/activity/present'
+import { ErrorNote } from '@/components/error-note'
+import { Empty } from '@/components/ui'
 import { ActivityLine } from './activity-item'
 
 const POLL_MS = 2000

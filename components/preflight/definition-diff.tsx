@@ -1,5 +1,5 @@
-import { lineDiff } from '../../lib/dashboard/diff'
-import type { Definition } from '../../lib/dashboard/row-details'
+import { lineDiff } from '@/lib/dashboard/diff'
+import type { Definition } from '@/lib/dashboard/row-details'
 
 const show = (d: Definition) => JSON.stringify({ description: d.description, input_schema: d.input_schema, output_schema: d.output_schema }, null, 2)
 const styles = {

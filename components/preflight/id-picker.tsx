@@ -2,7 +2,7 @@
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useId, useState } from 'react'
-import { inputClass } from '../ui'
+import { inputClass } from '@/components/ui'
 
 /** Suggestions for what is being typed, from an index-backed route (the catalog may hold many thousands of ids). */
 function useSuggestions(prefix: string): string[] {

@@ -2,12 +2,12 @@
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useEffect, useState } from 'react'
-import type { Exchange, PreviewInput } from '../../lib/dashboard/preview'
-import { EXTENSION_ID } from '../../lib/mcp/extension-schema'
-import type { PreflightForm } from '../../lib/dashboard/schemas'
-import { ErrorNote } from '../error-note'
-import { JsonView } from '../json-view'
-import { Card, inputClass } from '../ui'
+import type { Exchange, PreviewInput } from '@/lib/dashboard/preview'
+import { EXTENSION_ID } from '@/lib/mcp/extension-schema'
+import type { PreflightForm } from '@/lib/dashboard/schemas'
+import { ErrorNote } from '@/components/error-note'
+import { JsonView } from '@/components/json-view'
+import { Card, inputClass } from '@/components/ui'
 
 const DEBOUNCE_MS = 300
 

@@ -2,13 +2,13 @@
 
 import Link from 'next/link'
 import { useState } from 'react'
-import type { ToolResult } from '../../lib/preflight/evaluate'
-import type { RowDetail } from '../../lib/dashboard/row-details'
-import type { Fix } from '../../lib/dashboard/schemas'
-import { fixFor } from '../../lib/dashboard/fixes'
-import { Exposure } from '../servers/exposure'
-import { Button, LinkButton, Pill } from '../ui'
-import { LoginButton } from '../servers/login-button'
+import type { ToolResult } from '@/lib/preflight/evaluate'
+import type { RowDetail } from '@/lib/dashboard/row-details'
+import type { Fix } from '@/lib/dashboard/schemas'
+import { fixFor } from '@/lib/dashboard/fixes'
+import { Exposure } from '@/components/servers/exposure'
+import { Button, LinkButton, Pill } from '@/components/ui'
+import { LoginButton } from '@/components/servers/login-button'
 import { DefinitionDiff } from './definition-diff'
 
 interface Props {

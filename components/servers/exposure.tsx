@@ -1,5 +1,5 @@
-import type { RowDetail } from '../../lib/dashboard/row-details'
-import { Pill } from '../ui'
+import type { RowDetail } from '@/lib/dashboard/row-details'
+import { Pill } from '@/components/ui'
 
 /** What releasing a quarantined server would serve, tool by tool (the shared classifier's view). */
 export function Exposure({ detail }: { detail: Extract<RowDetail, { kind: 'exposure' }> }) {

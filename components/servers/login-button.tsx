@@ -1,9 +1,9 @@
 'use client'
 
 import { useState, useTransition } from 'react'
-import { startLoginAction } from '../../lib/actions/upstream'
-import { ErrorNote } from '../error-note'
-import { Button } from '../ui'
+import { startLoginAction } from '@/lib/actions/upstream'
+import { ErrorNote } from '@/components/error-note'
+import { Button } from '@/components/ui'
 
 /**
  * Start the upstream's real OAuth login and send this browser to the authorization server;

@@ -1,9 +1,9 @@
 'use client'
 
 import { useState } from 'react'
-import { setSecretAction } from '../../lib/actions/upstream'
-import { ActionButton } from '../action-button'
-import { inputClass } from '../ui'
+import { setSecretAction } from '@/lib/actions/upstream'
+import { ActionButton } from '@/components/action-button'
+import { inputClass } from '@/components/ui'
 
 /** Give the runtime a secret the server's transport needs (stored for the runtime; never shown again). */
 export function SecretForm({ server, missing }: { server: string; missing: string[] }) {

@@ -1,7 +1,7 @@
-import { setServerState } from '../../lib/actions/servers'
-import type { ServerRow } from '../../lib/dashboard/servers'
-import { ActionButton } from '../action-button'
-import { LinkButton } from '../ui'
+import { setServerState } from '@/lib/actions/servers'
+import type { ServerRow } from '@/lib/catalog/servers'
+import { ActionButton } from '@/components/action-button'
+import { LinkButton } from '@/components/ui'
 
 const detail = (name: string, anchor = '') => `/servers/${encodeURIComponent(name)}${anchor}`
 

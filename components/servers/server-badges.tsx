@@ -1,5 +1,5 @@
-import type { Health, ServerRow } from '../../lib/dashboard/servers'
-import { Pill, type Tone } from '../ui'
+import type { Health, ServerRow } from '@/lib/catalog/servers'
+import { Pill, type Tone } from '@/components/ui'
 
 const healthTone: Record<Health, Tone> = { ready: 'good', starting: 'warn', login_needed: 'bad', unhealthy: 'bad', unpublished: 'muted' }
 const healthLabel: Record<Health, string> = { ready: 'connected', starting: 'starting', login_needed: 'login needed', unhealthy: 'unhealthy', unpublished: 'no state yet' }

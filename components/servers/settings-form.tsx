@@ -1,10 +1,10 @@
 'use client'
 
 import { useState, useTransition } from 'react'
-import { saveServerSettings } from '../../lib/actions/servers'
-import type { ServerSettings } from '../../lib/admin/schemas'
-import { ErrorNote } from '../error-note'
-import { Button, inputClass } from '../ui'
+import { saveServerSettings } from '@/lib/actions/servers'
+import type { ServerSettings } from '@/lib/admin/schemas'
+import { ErrorNote } from '@/components/error-note'
+import { Button, inputClass } from '@/components/ui'
 
 const lines = (s: string) => s.split(/[\n,]+/).map((x) => x.trim()).filter(Boolean)
 

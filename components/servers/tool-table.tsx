@@ -1,17 +1,17 @@
 'use client'
 
 import { useState, useTransition } from 'react'
-import { changeToolsAction } from '../../lib/actions/servers'
-import type { ServerTool } from '../../lib/dashboard/servers'
-import { CopyButton } from '../copy-button'
-import { ErrorNote } from '../error-note'
-import { Button, Empty, Pill } from '../ui'
+import { changeToolsAction } from '@/lib/actions/servers'
+import type { InventoryTool } from '@/lib/catalog/inventory'
+import { CopyButton } from '@/components/copy-button'
+import { ErrorNote } from '@/components/error-note'
+import { Button, Empty, Pill } from '@/components/ui'
 
 const statusTone = (s: string) => (s === 'callable' ? 'good' : s === 'tool_pending_approval' || s === 'tool_changed' ? 'warn' : 'bad')
 const verbLabels = { approve: 'Approve', block: 'Block', enable: 'Unblock' } as const
 
 /** A server's tools with their approval state, annotations and pins; select some and approve/block them together. */
-export function ToolTable({ tools }: { tools: ServerTool[] }) {
+export function ToolTable({ tools }: { tools: InventoryTool[] }) {
   const [selected, setSelected] = useState<Set<string>>(new Set())
   const [failure, setFailure] = useState<{ error: string; fix: string } | null>(null)
   const [pending, start] = useTransition()

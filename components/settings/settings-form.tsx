@@ -1,10 +1,10 @@
 'use client'
 
 import { useState, useTransition } from 'react'
-import { pruneNowAction, saveSettingsAction } from '../../lib/actions/settings'
-import type { PresentedSettings } from '../../lib/admin/settings'
-import { ErrorNote } from '../error-note'
-import { Button, inputClass } from '../ui'
+import { pruneNowAction, saveSettingsAction } from '@/lib/actions/settings'
+import type { PresentedSettings } from '@/lib/admin/settings'
+import { ErrorNote } from '@/components/error-note'
+import { Button, inputClass } from '@/components/ui'
 
 type Result = { ok: true; note: string } | { ok: false; error: string; fix: string } | null
 

@@ -1,7 +1,8 @@
+import 'server-only'
 import { eq } from 'drizzle-orm'
-import type { DbLike } from '../client'
-import { runtimeLease, type ServerConnection } from '../schema'
-import type { ConnectionView } from '../../lib/preflight/state'
+import type { DbLike } from '@/db/client'
+import { runtimeLease, type ServerConnection } from '@/db/schema'
+import type { ConnectionView } from '@/lib/preflight/state'
 
 export interface Lease { instance: string; heartbeatAt: number; expiresAt: number }
 

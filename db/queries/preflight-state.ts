@@ -1,8 +1,9 @@
+import 'server-only'
 import { and, eq, isNull, sql } from 'drizzle-orm'
-import type { Db } from '../client'
-import { agentTokens, profiles, runtimeLease, serverConnections, servers, settings, toolApprovals, tools } from '../schema'
+import type { Db } from '@/db/client'
+import { agentTokens, profiles, runtimeLease, serverConnections, servers, settings, toolApprovals, tools } from '@/db/schema'
 import { believedConnection, type Lease } from './connections'
-import type { ConnectionView, PreflightState, ServerView, ToolView } from '../../lib/preflight/state'
+import type { ConnectionView, PreflightState, ServerView, ToolView } from '@/lib/preflight/state'
 
 const p = (name: string) => sql.placeholder(name)
 

@@ -1,13 +1,13 @@
+import 'server-only'
 import { and, asc, eq, getTableName, sql, type SQL, isNull } from 'drizzle-orm'
-import type { Db } from '../client'
-import { servers, settings, toolApprovals, tools, type JsonObject, type ToolAnnotations } from '../schema'
-import { classify } from '../../lib/preflight/classifier'
-import type { ServerView } from '../../lib/preflight/state'
+import type { Db } from '@/db/client'
+import { servers, settings, toolApprovals, tools, type JsonObject, type ToolAnnotations } from '@/db/schema'
+import type { ApprovalView, ServerView } from '@/lib/preflight/state'
 
 /**
- * The served listing: the tools an MCP session may call, i.e. the ones the shared classifier
- * says are callable, on servers in the session's scope. Withholding goes through `classify`,
- * the same function call-time dispatch uses, so the listing and dispatch cannot disagree.
+ * The served listing: the tools an MCP session may call, on servers in the session's scope.
+ * Which tools are callable is the caller's `callable` judgement (lib/mcp passes the shared
+ * classifier, the same function call-time dispatch uses), so this read decides nothing itself.
  *
  * A tool whose server is not connected (initializing, unhealthy, waiting for login) is still
  * served. Connection state is transient: de-listing on every reconnect would churn client
@@ -66,8 +66,11 @@ function statements(db: Db) {
 
 type Row = NonNullable<ReturnType<ReturnType<typeof prepare>['one']['get']>>
 
-/** Judges rows with the shared classifier, reading each server's configuration once. */
-function judge(db: Db) {
+/** Whether a tool is callable: given its server's configuration, its approval and the global gate. */
+export type Callable = (server: ServerView | undefined, tool: string, approval: ApprovalView | null, quarantineEnabled: boolean) => boolean
+
+/** Keeps the callable rows, reading each server's configuration once. */
+function judge(db: Db, callable: Callable) {
   const st = statements(db)
   const quarantineEnabled = st.quarantine.get()?.q ?? true
   const views = new Map<string, ServerView | undefined>()
@@ -75,7 +78,7 @@ function judge(db: Db) {
     if (!row) return undefined
     if (!views.has(row.server)) views.set(row.server, st.server.get({ name: row.server }))
     const approval = row.status ? { status: row.status, disabled: row.disabled ?? false } : null
-    if (classify(views.get(row.server), row.name, { approval }, quarantineEnabled) !== 'callable') return undefined
+    if (!callable(views.get(row.server), row.name, approval, quarantineEnabled)) return undefined
     return { server: row.server, name: row.name, description: row.description, inputSchema: row.inputSchema, outputSchema: row.outputSchema, annotations: row.annotations }
   }
 }
@@ -85,7 +88,7 @@ function judge(db: Db) {
  * the caller's read transaction so scope and listing come from one snapshot. Returns `more`
  * when at least one further served tool exists.
  */
-export function listServedTools(db: Db, opts: { inScope: (server: string) => boolean; after?: ToolKey; limit: number }): { tools: ServedTool[]; more: boolean } {
+export function listServedTools(db: Db, opts: { inScope: (server: string) => boolean; callable: Callable; after?: ToolKey; limit: number }): { tools: ServedTool[]; more: boolean } {
   const st = statements(db)
   const all = st.serverNames.all()
   const inScope = all.filter(opts.inScope)
@@ -95,7 +98,7 @@ export function listServedTools(db: Db, opts: { inScope: (server: string) => boo
   const read = inScope.length === all.length
     ? (args: { afterServer: string; afterName: string; limit: number }) => st.pageAll.all(args)
     : (args: { afterServer: string; afterName: string; limit: number }) => st.pageOf.all({ ...args, servers: JSON.stringify(inScope) })
-  const servedOrUndefined = judge(db)
+  const servedOrUndefined = judge(db, opts.callable)
   // Withheld tools are skipped in code (the classifier is the one judge), so read the page
   // plus a look-ahead with some slack for withheld rows, and more only while they fall out.
   let chunk = Math.ceil(opts.limit * 1.25) + 1
@@ -116,7 +119,7 @@ export function listServedTools(db: Db, opts: { inScope: (server: string) => boo
 }
 
 /** The served tool with this key, or undefined when it is not served to this scope. */
-export function findServedTool(db: Db, inScope: (server: string) => boolean, key: ToolKey): ServedTool | undefined {
+export function findServedTool(db: Db, inScope: (server: string) => boolean, callable: Callable, key: ToolKey): ServedTool | undefined {
   if (!inScope(key.server)) return undefined
-  return judge(db)(statements(db).one.get({ server: key.server, name: key.name }))
+  return judge(db, callable)(statements(db).one.get({ server: key.server, name: key.name }))
 }

@@ -1,6 +1,7 @@
+import 'server-only'
 import { eq } from 'drizzle-orm'
-import type { DbLike } from '../client'
-import { settings } from '../schema'
+import type { DbLike } from '@/db/client'
+import { settings } from '@/db/schema'
 
 /** The proxy-wide settings with their defaults: the one place they are read (state-file spec). */
 export interface ProxySettings {

@@ -14,7 +14,7 @@ export const activity = sqliteTable(
     verdict: text('verdict'),
     server: text('server'),
     // type-specific body: per-tool verdicts, before/after, ...
-    data: text('data', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    data: text('data', { mode: 'json' }).$type<object>().notNull(),
   },
   (t) => [
     index('activity_request_id').on(t.requestId, t.id),

@@ -1,9 +1,10 @@
 'use server'
 
+import 'server-only'
 import { z } from 'zod'
-import { createProfile, deleteProfile, updateProfile } from '../admin/profiles'
-import { profileNameSchema, serverNameSchema, tokenNameSchema, tokenScopeSchema } from '../admin/schemas'
-import { createAgentToken, revokeAgentToken, updateAgentToken } from '../admin/tokens'
+import { createProfile, deleteProfile, updateProfile } from '@/lib/admin/profiles'
+import { profileNameSchema, serverNameSchema, tokenNameSchema, tokenScopeSchema } from '@/lib/admin/schemas'
+import { createAgentToken, revokeAgentToken, updateAgentToken } from '@/lib/admin/tokens'
 import { operatorAction } from './safe-action'
 
 const tokenInput = z.strictObject({ name: tokenNameSchema, scope: tokenScopeSchema })

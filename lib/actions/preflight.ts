@@ -1,7 +1,8 @@
 'use server'
 
-import { dashboardPreflight, remediateAndRecheck } from '../dashboard/preflight'
-import { preflightFormSchema, remediateSchema } from '../dashboard/schemas'
+import 'server-only'
+import { dashboardPreflight, remediateAndRecheck } from '@/lib/dashboard/preflight'
+import { preflightFormSchema, remediateSchema } from '@/lib/dashboard/schemas'
 import { operatorAction } from './safe-action'
 
 /** Run and record a check (surface `dashboard`). */

@@ -1,11 +1,11 @@
 import 'server-only'
 import { refresh } from 'next/cache'
 import type { z } from 'zod'
-import type { Db } from '../../db/client'
-import { describeError, ToolgateError, type FailureKind } from '../errors'
+import type { Db } from '@/db/client'
+import { describeError, ToolgateError, type FailureKind } from '@/lib/errors'
 import { getDb } from '@/db/client'
-import { formatIssues } from '../preflight/schemas'
-import { isSignedIn, OPERATOR_ACTOR } from '../dashboard/operator'
+import { formatIssues } from '@/lib/preflight/schemas'
+import { isSignedIn, OPERATOR_ACTOR } from '@/lib/dashboard/operator'
 
 /** What every dashboard action returns: data, or an error that says why and what to do. */
 export type ActionResult<T> = { ok: true; data: T } | { ok: false; error: string; fix: string }

@@ -1,10 +1,11 @@
 'use server'
 
+import 'server-only'
 import { z } from 'zod'
-import { changeTools } from '../admin/bulk-tools'
-import { serverNameSchema, serverSettingsSchema } from '../admin/schemas'
-import { configureServer } from '../admin/server-settings'
-import { disableServer, enableServer, quarantineServer, unquarantineServer } from '../admin/servers'
+import { changeTools } from '@/lib/admin/bulk-tools'
+import { serverNameSchema, serverSettingsSchema } from '@/lib/admin/schemas'
+import { configureServer } from '@/lib/admin/server-settings'
+import { disableServer, enableServer, quarantineServer, unquarantineServer } from '@/lib/admin/servers'
 import { operatorAction } from './safe-action'
 
 const stateChanges = { enable: enableServer, disable: disableServer, quarantine: quarantineServer, release: unquarantineServer }

@@ -1,16 +1,17 @@
 'use server'
 
+import 'server-only'
 import { cookies, headers } from 'next/headers'
 import { redirect } from 'next/navigation'
 import { z } from 'zod'
 import { getDb } from '@/db/client'
-import { signInOperator, signOutOperator } from '../auth/session'
-import { SESSION_COOKIE } from '../dashboard/session-cookie'
-import { formatIssues } from '../preflight/schemas'
-import { returnPathSchema } from '../schemas/return-path'
-import { OPERATOR_ACTOR } from '../dashboard/operator'
+import { signInOperator, signOutOperator } from '@/lib/auth/operator-sessions'
+import { SESSION_COOKIE } from '@/lib/dashboard/session-cookie'
+import { formatIssues } from '@/lib/preflight/schemas'
+import { returnPathSchema } from '@/lib/schemas/return-path'
+import { OPERATOR_ACTOR } from '@/lib/dashboard/operator'
 import { operatorAction, type ActionResult } from './safe-action'
-import { REMOTE_HEADER } from '../http/headers'
+import { REMOTE_HEADER } from '@/lib/http/headers'
 
 const signInSchema = z.strictObject({ key: z.string().trim().min(1, 'enter the operator API key').max(512), next: returnPathSchema })
 

@@ -1,9 +1,10 @@
 'use server'
 
+import 'server-only'
 import { z } from 'zod'
-import { updateSettings } from '../admin/settings'
-import { settingsPatchSchema } from '../admin/schemas'
-import { pruneActivity, retentionCutoff } from '../activity/retention'
+import { updateSettings } from '@/lib/admin/settings'
+import { settingsPatchSchema } from '@/lib/admin/schemas'
+import { pruneActivity, retentionCutoff } from '@/lib/activity/retention'
 import { operatorAction } from './safe-action'
 
 /** Change proxy-wide settings (quarantine gate, anonymous /mcp profile, activity retention). */

@@ -1,13 +1,14 @@
 'use server'
 
+import 'server-only'
 import { headers } from 'next/headers'
 import { z } from 'zod'
-import { serverNameSchema } from '../admin/schemas'
-import { requestIdSchema } from '../dashboard/schemas'
-import { requestRestart, setSecret } from '../upstream/config'
-import { startLogin } from '../upstream/oauth'
+import { serverNameSchema } from '@/lib/admin/schemas'
+import { requestIdSchema } from '@/lib/dashboard/schemas'
+import { requestRestart, setSecret } from '@/lib/admin/upstreams'
+import { startLogin } from '@/lib/upstream/oauth'
 import { operatorAction } from './safe-action'
-import { strictReturnPathSchema } from '../schemas/return-path'
+import { strictReturnPathSchema } from '@/lib/schemas/return-path'
 
 
 /** This server's own origin as the browser reached it: the OAuth callback must come back here. */

@@ -1,21 +1,25 @@
-import type { Db, DbLike } from '../../db/client'
-import { activity, activityServers, type ActivityRow } from '../../db/schema'
-import { writeTransaction } from '../../db/write'
-import type { ActivityType, Surface } from './vocabulary'
+import 'server-only'
+import type { Db, DbLike } from '@/db/client'
+import { activity, activityServers, type ActivityRow } from '@/db/schema'
+import { writeTransaction } from '@/db/write'
+import type { ActivityDataByType, ActivityType, Surface } from './vocabulary'
 
-export interface ActivityInput {
-  requestId: string
-  type: ActivityType
-  actor: string
-  surface?: Surface
-  tier?: 'operator' | 'agent'
-  verdict?: string
-  server?: string
-  /** further servers the record concerns (a check's ids), for the server filter */
-  servers?: Iterable<string>
-  data: Record<string, unknown>
-  at?: number
-}
+/** One record to write; its data must have its type's shape (lib/activity/vocabulary.ts). */
+export type ActivityInput = {
+  [T in ActivityType]: {
+    requestId: string
+    type: T
+    actor: string
+    surface?: Surface
+    tier?: 'operator' | 'agent'
+    verdict?: string
+    server?: string
+    /** further servers the record concerns (a check's ids), for the server filter */
+    servers?: Iterable<string>
+    data: ActivityDataByType[T]
+    at?: number
+  }
+}[ActivityType]
 
 /**
  * Insert one record inside the caller's write transaction, so a change and its record commit

@@ -1,11 +1,13 @@
+import 'server-only'
 import { statSync } from 'node:fs'
-import { min, sql } from 'drizzle-orm'
-import type { Db } from '../../db/client'
-import { activity } from '../../db/schema'
-import { writeTransaction } from '../../db/write'
-import { readSettings } from '../../db/queries/settings'
-import { describeError } from '../errors'
-import { logLine } from '../log'
+import { sql } from 'drizzle-orm'
+import { activityExtent } from '@/db/queries/activity'
+import type { Db } from '@/db/client'
+import { activity } from '@/db/schema'
+import { writeTransaction } from '@/db/write'
+import { readSettings } from '@/db/queries/settings'
+import { describeError } from '@/lib/errors'
+import { logLine } from '@/lib/log'
 import { appendActivity } from './record'
 import { mintRequestId } from './request-id'
 
@@ -43,11 +45,10 @@ export async function pruneActivity(db: Db, before: number, actor: string, onBat
 
 /** The oldest record kept, and the database's size on disk (file + write-ahead log). */
 export function activityStorage(db: Db): { oldestAt: number | null; records: number; dbBytes: number; walBytes: number } {
-  const oldest = db.select({ at: min(activity.at) }).from(activity).get()?.at ?? null
-  const records = db.$client.prepare('select count(*) from activity').pluck().get() as number
+  const { oldestAt, records } = activityExtent(db)
   const size = (f: string) => { try { return statSync(f).size } catch { return 0 } }
   const file = db.$client.name
-  return { oldestAt: oldest, records, dbBytes: size(file), walBytes: size(`${file}-wal`) }
+  return { oldestAt, records, dbBytes: size(file), walBytes: size(`${file}-wal`) }
 }
 
 /** Prune by the retention setting at start and then daily, in the background. */

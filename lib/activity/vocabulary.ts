@@ -1,22 +1,110 @@
-/** The closed vocabulary of activity types. */
+/**
+ * The closed vocabulary of activity records: every type, and the shape of its data. Writers
+ * are checked against it (`ActivityInput<T>`), and readers narrow on `type` instead of casting.
+ */
+
+import type { Policy } from '@/lib/preflight/evaluate'
+
+/** Surfaces a check can arrive on. */
+export const surfaces = ['rest', 'cli', 'dashboard', 'mcp-check', 'mcp-shape-a', 'mcp-shape-b'] as const
+export type Surface = (typeof surfaces)[number]
+
+/** An operator's (or the runtime's) change to one thing: what, before and after. */
+export interface ChangeData<T> { target: string; before: T | null; after: T | null; note?: string }
+
+export interface CheckedTool { id: string; status: 'ready' | 'unavailable'; reason?: string }
+
+export interface PreflightData {
+  ids_raw: number
+  ids_unique: number
+  tools: CheckedTool[]
+  profile?: string
+  policy?: Policy
+  pinned?: number
+  waited_ms?: number
+  duration_ms: number
+}
+
+interface ApprovalState { status: string; disabled: boolean }
+interface ServerAdminState { enabled: boolean; quarantined: boolean }
+interface DiscoveryState { status?: string; pin?: string | null }
+
+/** Each type's data. */
+export interface ActivityDataByType {
+  preflight: PreflightData
+  'tool.approved': ChangeData<ApprovalState>
+  'tool.blocked': ChangeData<ApprovalState>
+  'tool.enabled': ChangeData<ApprovalState>
+  'server.enabled': ChangeData<ServerAdminState>
+  'server.disabled': ChangeData<ServerAdminState>
+  'server.quarantined': ChangeData<ServerAdminState>
+  'server.unquarantined': ChangeData<ServerAdminState>
+  'state.loaded': ChangeData<{ servers: number; tools: number; profiles: number; agent_tokens: number }>
+  // upstream runtime (lib/upstream/*, lib/admin/upstreams.ts): configuration, discovery, logins, calls
+  'server.added': ChangeData<{ quarantined: boolean; trust: string; transport: string; secrets: string[] }>
+  'server.removed': ChangeData<{ enabled: boolean; quarantined: boolean; transport: string | null }>
+  'server.secret_set': { target: string; secret: string }
+  'server.restart_requested': { target: string }
+  'server.login_started': { target: string; result: string }
+  'server.login_completed': { target: string }
+  'server.baseline': ChangeData<{ approved: number }>
+  'tool.discovered': ChangeData<DiscoveryState>
+  'tool.changed': ChangeData<DiscoveryState>
+  'tool.auto_approved': ChangeData<DiscoveryState>
+  'tool.gone': { target: string }
+  'tool.returned': { target: string }
+  'tool.call': { target: string; outcome: 'ok' | 'tool_error' | 'refused' | 'failed'; reason?: string; duration_ms: number }
+  // dashboard operator actions (lib/admin/*): sign-in, server settings, tokens, profiles
+  'operator.signed_in': { surface: 'dashboard'; until: string }
+  'operator.signed_out': { surface: 'dashboard' }
+  'server.configured': ChangeData<{ disabledTools: string[]; enabledTools: string[] | null; trust: string }>
+  'token.created': ChangeData<{ allowedServers: string[]; profilePin: string | null }>
+  'token.updated': ChangeData<{ allowedServers: string[]; profilePin: string | null }>
+  'token.revoked': ChangeData<{ allowedServers: string[]; profilePin: string | null }>
+  'profile.created': ChangeData<{ servers: string[] }>
+  'profile.updated': ChangeData<{ servers: string[] }>
+  'profile.deleted': ChangeData<{ servers: string[] }>
+  // proxy-wide settings and the activity log's own upkeep
+  'settings.changed': ChangeData<{ quarantine_enabled: boolean; mcp_anonymous_profile: string | null; activity_retention_days: number | null }>
+  'activity.pruned': { before: string; deleted: number }
+}
+
+export type ActivityType = keyof ActivityDataByType
+
+/** Every type, in the vocabulary's order (for filters and the docs). */
 export const activityTypes = [
   'preflight',
   'tool.approved', 'tool.blocked', 'tool.enabled',
   'server.enabled', 'server.disabled', 'server.quarantined', 'server.unquarantined',
   'state.loaded',
-  // upstream runtime (lib/upstream/*): configuration, discovery transitions, logins, calls
   'server.added', 'server.removed', 'server.secret_set', 'server.restart_requested',
   'server.login_started', 'server.login_completed', 'server.baseline',
   'tool.discovered', 'tool.changed', 'tool.auto_approved', 'tool.gone', 'tool.returned', 'tool.call',
-  // dashboard operator actions (lib/admin/*): sign-in, server settings, tokens, profiles
   'operator.signed_in', 'operator.signed_out', 'server.configured',
   'token.created', 'token.updated', 'token.revoked',
   'profile.created', 'profile.updated', 'profile.deleted',
-  // proxy-wide settings and the activity log's own upkeep
   'settings.changed', 'activity.pruned',
-] as const
-export type ActivityType = (typeof activityTypes)[number]
+] as const satisfies readonly ActivityType[]
 
-/** Surfaces a check can arrive on. */
-export const surfaces = ['rest', 'cli', 'dashboard', 'mcp-check', 'mcp-shape-a', 'mcp-shape-b'] as const
-export type Surface = (typeof surfaces)[number]
+// every type is listed above: a type added to ActivityDataByType alone fails to compile here
+const everyType: Exclude<ActivityType, (typeof activityTypes)[number]> extends never ? true : never = true
+void everyType
+
+/** The types whose data is a ChangeData (before/after), for readers that show a diff. */
+export type ChangeType = { [T in ActivityType]: ActivityDataByType[T] extends ChangeData<unknown> ? T : never }[ActivityType]
+
+/** One record as stored, typed by its `type`. */
+export type ActivityRecord = {
+  [T in ActivityType]: {
+    id: number
+    requestId: string
+    at: number
+    type: T
+    surface: Surface | null
+    actor: string
+    tier: 'operator' | 'agent' | null
+    verdict: string | null
+    server: string | null
+    data: ActivityDataByType[T]
+  }
+}[ActivityType]

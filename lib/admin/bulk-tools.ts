@@ -1,5 +1,6 @@
-import type { Db } from '../../db/client'
-import { writeTransaction } from '../../db/write'
+import 'server-only'
+import type { Db } from '@/db/client'
+import { writeTransaction } from '@/db/write'
 import { changeToolIn, type ActionContext, type ToolVerb } from './tools'
 
 const verbs = { approve: 'tool.approved', block: 'tool.blocked', enable: 'tool.enabled' } as const satisfies Record<string, ToolVerb>

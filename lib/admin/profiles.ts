@@ -1,8 +1,10 @@
+import 'server-only'
 import { eq } from 'drizzle-orm'
-import type { Db, Tx } from '../../db/client'
-import { writeTransaction } from '../../db/write'
-import { profiles } from '../../db/schema'
-import { badRequest, notFoundError } from '../errors'
+import type { Db, Tx } from '@/db/client'
+import { writeTransaction } from '@/db/write'
+import { profiles } from '@/db/schema'
+import { profileServers } from '@/db/queries/access'
+import { badRequest, notFoundError } from '@/lib/errors'
 import { recordChange } from './record-change'
 import type { ActionContext } from './tools'
 
@@ -11,7 +13,7 @@ const dedupe = (names: readonly string[]) => [...new Set(names)]
 /** Create a profile: a named set of servers that can only narrow a scope. */
 export function createProfile(db: Db, name: string, servers: readonly string[], ctx: ActionContext) {
   return writeTransaction(db, (tx: Tx) => {
-    if (tx.select({ n: profiles.name }).from(profiles).where(eq(profiles.name, name)).get()) {
+    if (profileServers(tx, name) !== undefined) {
       throw badRequest(`a profile named "${name}" already exists: edit it instead`)
     }
     const after = { servers: dedupe(servers) }
@@ -23,8 +25,9 @@ export function createProfile(db: Db, name: string, servers: readonly string[], 
 /** Replace a profile's servers. */
 export function updateProfile(db: Db, name: string, servers: readonly string[], ctx: ActionContext) {
   return writeTransaction(db, (tx: Tx) => {
-    const before = tx.select({ servers: profiles.servers }).from(profiles).where(eq(profiles.name, name)).get()
-    if (!before) throw notFoundError(`no profile named "${name}"`)
+    const current = profileServers(tx, name)
+    if (!current) throw notFoundError(`no profile named "${name}"`)
+    const before = { servers: current }
     const after = { servers: dedupe(servers) }
     tx.update(profiles).set(after).where(eq(profiles.name, name)).run()
     return { name, ...recordChange(tx, 'profile.updated', ctx, { target: name, before, after }) }
@@ -34,8 +37,9 @@ export function updateProfile(db: Db, name: string, servers: readonly string[], 
 /** Delete a profile. Tokens pinned to it are then denied everything (contract §5), by design. */
 export function deleteProfile(db: Db, name: string, ctx: ActionContext) {
   return writeTransaction(db, (tx: Tx) => {
-    const before = tx.select({ servers: profiles.servers }).from(profiles).where(eq(profiles.name, name)).get()
-    if (!before) throw notFoundError(`no profile named "${name}"`)
+    const current = profileServers(tx, name)
+    if (!current) throw notFoundError(`no profile named "${name}"`)
+    const before = { servers: current }
     tx.delete(profiles).where(eq(profiles.name, name)).run()
     return { name, ...recordChange(tx, 'profile.deleted', ctx, { target: name, before, after: null }) }
   })

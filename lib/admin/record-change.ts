@@ -1,16 +1,18 @@
-import type { Tx } from '../../db/client'
-import { insertActivity } from '../activity/record'
-import { mintRequestId } from '../activity/request-id'
-import type { ActivityType } from '../activity/vocabulary'
+import 'server-only'
+import type { Tx } from '@/db/client'
+import { insertActivity, type ActivityInput } from '@/lib/activity/record'
+import { mintRequestId } from '@/lib/activity/request-id'
+import type { ActivityDataByType, ChangeType } from '@/lib/activity/vocabulary'
 import type { ActionContext } from './tools'
 
-export interface Change<T> { target: string; server?: string; before: T | null; after: T | null }
-
-/** The activity record of one operator change: who, what, before and after (inside the change's transaction). */
-export function recordChange<T>(tx: Tx, type: ActivityType, ctx: ActionContext, change: Change<T>, now = Date.now()) {
-  const record = insertActivity(tx, {
-    requestId: ctx.requestId ?? mintRequestId(now), type, actor: ctx.actor, server: change.server, at: now,
-    data: { target: change.target, before: change.before, after: change.after },
-  })
+/**
+ * The activity record of one change — who, what, before and after — written inside the change's
+ * own transaction, so the change and its record commit together. Every change is recorded here.
+ */
+export function recordChange<T extends ChangeType>(tx: Tx, type: T, ctx: ActionContext, data: ActivityDataByType[T], opts: { server?: string; now?: number } = {}) {
+  const now = opts.now ?? Date.now()
+  // the union member for this T (TypeScript cannot pick it for a generic T by itself)
+  const input = { requestId: ctx.requestId ?? mintRequestId(now), type, actor: ctx.actor, server: opts.server, at: now, data } as ActivityInput
+  const record = insertActivity(tx, input)
   return { activityId: record.id, requestId: record.requestId }
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod'
-import { profileNameSchema, serverNameSchema } from '../schemas/names'
+import { profileNameSchema, serverNameSchema } from '@/lib/schemas/names'
 
-export { profileNameSchema, serverNameSchema, tokenNameSchema } from '../schemas/names'
+export { profileNameSchema, serverNameSchema, tokenNameSchema } from '@/lib/schemas/names'
 
 /**
  * Inputs of the shared admin mutations (servers' settings, tokens, profiles, proxy settings),

@@ -1,21 +1,22 @@
+import 'server-only'
 import { eq } from 'drizzle-orm'
-import type { Db, Tx } from '../../db/client'
-import { writeTransaction } from '../../db/write'
-import { servers } from '../../db/schema'
-import { badRequest, notFoundError } from '../errors'
-import { parseToolId } from '../preflight/ids'
+import type { Db, Tx } from '@/db/client'
+import { writeTransaction } from '@/db/write'
+import { servers } from '@/db/schema'
+import { badRequest } from '@/lib/errors'
+import { requireServer } from './require'
+import { parseToolId } from '@/lib/preflight/ids'
 import { recordChange } from './record-change'
 import type { ServerSettings } from './schemas'
 import type { ActionContext } from './tools'
 
-const columns = { disabledTools: servers.disabledTools, enabledTools: servers.enabledTools, trust: servers.trust }
 const dedupe = (names: readonly string[]) => [...new Set(names)]
 
 /** Read, change and record in one immediate transaction, so the "before" is what was replaced. */
 function changeSettings(db: Db, name: string, update: (before: ServerSettings) => ServerSettings, ctx: ActionContext) {
   return writeTransaction(db, (tx: Tx) => {
-    const before = tx.select(columns).from(servers).where(eq(servers.name, name)).get()
-    if (!before) throw notFoundError(`no server "${name}" is configured`)
+    const { disabledTools, enabledTools, trust } = requireServer(tx, name)
+    const before: ServerSettings = { disabledTools: [...disabledTools], enabledTools: enabledTools && [...enabledTools], trust }
     const next = update(before)
     const after: ServerSettings = {
       disabledTools: dedupe(next.disabledTools),
@@ -24,7 +25,7 @@ function changeSettings(db: Db, name: string, update: (before: ServerSettings) =
     }
     const now = Date.now()
     tx.update(servers).set({ ...after, updatedAt: now }).where(eq(servers.name, name)).run()
-    return { name, before, after, ...recordChange(tx, 'server.configured', ctx, { target: name, server: name, before, after }, now) }
+    return { name, before, after, ...recordChange(tx, 'server.configured', ctx, { target: name, before, after }, { server: name, now }) }
   })
 }
 

@@ -1,10 +1,10 @@
+import 'server-only'
 import { eq } from 'drizzle-orm'
-import type { Db, Tx } from '../../db/client'
-import { servers } from '../../db/schema'
-import { insertActivity } from '../activity/record'
-import { writeTransaction } from '../../db/write'
-import { mintRequestId } from '../activity/request-id'
-import { notFoundError } from '../errors'
+import type { Db, Tx } from '@/db/client'
+import { servers } from '@/db/schema'
+import { writeTransaction } from '@/db/write'
+import { requireServer } from './require'
+import { recordChange } from './record-change'
 import type { ActionContext } from './tools'
 
 const changes = {
@@ -16,16 +16,12 @@ const changes = {
 
 function changeServer(db: Db, name: string, type: keyof typeof changes, ctx: ActionContext) {
   return writeTransaction(db, (tx: Tx) => {
-    const row = tx.select({ enabled: servers.enabled, quarantined: servers.quarantined }).from(servers).where(eq(servers.name, name)).get()
-    if (!row) throw notFoundError(`no server "${name}" is configured`)
+    const { enabled, quarantined } = requireServer(tx, name)
+    const row = { enabled, quarantined }
     const now = Date.now()
     const after = { ...row, ...changes[type] }
     tx.update(servers).set({ ...changes[type], updatedAt: now }).where(eq(servers.name, name)).run()
-    const record = insertActivity(tx, {
-      requestId: ctx.requestId ?? mintRequestId(now), type, actor: ctx.actor, server: name, at: now,
-      data: { target: name, before: row, after },
-    })
-    return { name, before: row, after, activityId: record.id, requestId: record.requestId }
+    return { name, before: row, after, ...recordChange(tx, type, ctx, { target: name, before: row, after }, { server: name, now }) }
   })
 }
 

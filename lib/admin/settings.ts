@@ -1,10 +1,12 @@
+import 'server-only'
 import { eq } from 'drizzle-orm'
-import type { Db } from '../../db/client'
-import { profiles, settings } from '../../db/schema'
-import { readSettings, type ProxySettings } from '../../db/queries/settings'
-import { writeTransaction } from '../../db/write'
-import { badRequest } from '../errors'
-import { formatIssues } from '../preflight/schemas'
+import type { Db } from '@/db/client'
+import { settings } from '@/db/schema'
+import { profileServers } from '@/db/queries/access'
+import { readSettings, type ProxySettings } from '@/db/queries/settings'
+import { writeTransaction } from '@/db/write'
+import { badRequest } from '@/lib/errors'
+import { formatIssues } from '@/lib/preflight/schemas'
 import { recordChange } from './record-change'
 import { settingsPatchSchema } from './schemas'
 import type { ActionContext } from './tools'
@@ -28,7 +30,7 @@ export async function updateSettings(db: Db, patch: unknown, ctx: ActionContext)
   if (Object.keys(p).length === 0) throw badRequest('nothing to change: name a setting (quarantine_enabled, mcp_anonymous_profile, activity_retention_days)')
   return writeTransaction(db, (tx) => {
     const before = presentSettings(readSettings(tx))
-    if (p.mcp_anonymous_profile && !tx.select({ n: profiles.name }).from(profiles).where(eq(profiles.name, p.mcp_anonymous_profile)).get()) {
+    if (p.mcp_anonymous_profile && profileServers(tx, p.mcp_anonymous_profile) === undefined) {
       throw badRequest(`mcp_anonymous_profile: no profile "${p.mcp_anonymous_profile}" exists (create it first)`)
     }
     tx.update(settings).set({

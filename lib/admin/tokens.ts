@@ -1,18 +1,24 @@
+import 'server-only'
 import { eq } from 'drizzle-orm'
-import type { Db, Tx } from '../../db/client'
-import { writeTransaction } from '../../db/write'
-import { agentTokens, profiles } from '../../db/schema'
-import { hashSecret, newSecret } from '../auth/secrets'
-import { badRequest, notFoundError } from '../errors'
+import type { Db, Tx } from '@/db/client'
+import { writeTransaction } from '@/db/write'
+import { agentTokens } from '@/db/schema'
+import { profileServers, tokenByName, type TokenRow } from '@/db/queries/access'
+import { hashSecret, newSecret } from '@/lib/auth/secrets'
+import { badRequest, notFoundError } from '@/lib/errors'
 import { recordChange } from './record-change'
 import type { TokenScope } from './schemas'
 import type { ActionContext } from './tools'
 
-const scopeColumns = { allowedServers: agentTokens.allowedServers, profilePin: agentTokens.profilePin }
+/** A token's scope before a change, or the not-found error. */
+function scopeOf(row: TokenRow | undefined, name: string): TokenScope {
+  if (!row) throw notFoundError(`no token named "${name}"`)
+  return { allowedServers: row.allowedServers, profilePin: row.profilePin }
+}
 
 /** A pin must name a profile that exists now (a later deletion is what makes a pin deny-all). */
 function assertProfile(tx: Tx, pin: string | null) {
-  if (pin !== null && !tx.select({ n: profiles.name }).from(profiles).where(eq(profiles.name, pin)).get()) {
+  if (pin !== null && profileServers(tx, pin) === undefined) {
     throw badRequest(`no profile "${pin}" exists: create it first or choose another pin`)
   }
 }
@@ -20,34 +26,32 @@ function assertProfile(tx: Tx, pin: string | null) {
 /** Create an agent token. The secret is returned once and only its hash is stored. */
 export function createAgentToken(db: Db, name: string, scope: TokenScope, ctx: ActionContext) {
   return writeTransaction(db, (tx: Tx) => {
-    if (tx.select({ n: agentTokens.name }).from(agentTokens).where(eq(agentTokens.name, name)).get()) {
+    if (tokenByName(tx, name)) {
       throw badRequest(`a token named "${name}" already exists: pick another name or revoke it first`)
     }
     assertProfile(tx, scope.profilePin)
     const token = newSecret('tg_at_')
     const now = Date.now()
     tx.insert(agentTokens).values({ name, tokenHash: hashSecret(token), ...scope, createdAt: now }).run()
-    return { name, token, ...recordChange(tx, 'token.created', ctx, { target: name, before: null, after: scope }, now) }
+    return { name, token, ...recordChange(tx, 'token.created', ctx, { target: name, before: null, after: scope }, { now }) }
   })
 }
 
 /** Change a token's scope: allowed servers and profile pin. */
 export function updateAgentToken(db: Db, name: string, scope: TokenScope, ctx: ActionContext) {
   return writeTransaction(db, (tx: Tx) => {
-    const before = tx.select(scopeColumns).from(agentTokens).where(eq(agentTokens.name, name)).get()
-    if (!before) throw notFoundError(`no token named "${name}"`)
+    const before = scopeOf(tokenByName(tx, name), name)
     assertProfile(tx, scope.profilePin)
     const now = Date.now()
     tx.update(agentTokens).set(scope).where(eq(agentTokens.name, name)).run()
-    return { name, before, after: scope, ...recordChange(tx, 'token.updated', ctx, { target: name, before, after: scope }, now) }
+    return { name, before, after: scope, ...recordChange(tx, 'token.updated', ctx, { target: name, before, after: scope }, { now }) }
   })
 }
 
 /** Revoke (delete) a token: its secret stops working at once on every surface. */
 export function revokeAgentToken(db: Db, name: string, ctx: ActionContext) {
   return writeTransaction(db, (tx: Tx) => {
-    const before = tx.select(scopeColumns).from(agentTokens).where(eq(agentTokens.name, name)).get()
-    if (!before) throw notFoundError(`no token named "${name}"`)
+    const before = scopeOf(tokenByName(tx, name), name)
     tx.delete(agentTokens).where(eq(agentTokens.name, name)).run()
     return { name, ...recordChange(tx, 'token.revoked', ctx, { target: name, before, after: null }) }
   })

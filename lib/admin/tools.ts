@@ -1,12 +1,12 @@
-import { and, eq } from 'drizzle-orm'
-import type { Db, Tx } from '../../db/client'
-import { toolApprovals, tools, type ToolApproval } from '../../db/schema'
-import { insertActivity } from '../activity/record'
-import { writeTransaction } from '../../db/write'
-import { mintRequestId } from '../activity/request-id'
-import type { ActivityType } from '../activity/vocabulary'
-import { badRequest, notFoundError } from '../errors'
-import { parseToolId } from '../preflight/ids'
+import 'server-only'
+import type { Db, Tx } from '@/db/client'
+import { toolApprovals, type ToolApproval } from '@/db/schema'
+import { knownTool } from '@/db/queries/tools'
+import { writeTransaction } from '@/db/write'
+import type { ActivityType } from '@/lib/activity/vocabulary'
+import { badRequest, notFoundError } from '@/lib/errors'
+import { parseToolId } from '@/lib/preflight/ids'
+import { recordChange } from './record-change'
 
 type ApprovalState = { status: ToolApproval['status'] | 'none'; disabled: boolean }
 
@@ -25,28 +25,23 @@ export function changeToolIn(tx: Tx, id: string, type: ToolVerb, ctx: ActionCont
   const parsed = parseToolId(id)
   if ('malformed' in parsed) throw badRequest(`"${id}" is not a tool id: expected <server>:<tool>`)
   const { server, tool } = parsed
-  const known = tx.select({ hash: tools.hash }).from(tools).where(and(eq(tools.serverName, server), eq(tools.name, tool))).get()
+  const known = knownTool(tx, server, tool)
   if (!known) throw notFoundError(`no tool "${parsed.id}" is known to toolgate`)
-  const where = and(eq(toolApprovals.serverName, server), eq(toolApprovals.toolName, tool))
-  const row = tx.select().from(toolApprovals).where(where).get()
+  const row = known.approval
   const before: ApprovalState = row ? { status: row.status, disabled: row.disabled } : { status: 'none', disabled: false }
   const after = actionsByType[type](before)
   const now = Date.now()
   // approving accepts the current definition: its pin becomes the approved one and the
   // kept "previous" definition goes
   const approving = type === 'tool.approved'
-  const previous = approving ? null : row?.previous ?? null
-  const approvedHash = approving ? known.hash : row ? row.approvedHash : known.hash
+  const previous = approving ? null : known.previous
+  const approvedHash = approving ? known.hash : row ? known.approvedHash : known.hash
   const values = { ...after, previous, approvedHash, decidedBy: ctx.actor, decidedAt: now }
   tx.insert(toolApprovals)
     .values({ serverName: server, toolName: tool, ...values })
     .onConflictDoUpdate({ target: [toolApprovals.serverName, toolApprovals.toolName], set: values })
     .run()
-  const record = insertActivity(tx, {
-    requestId: ctx.requestId ?? mintRequestId(now), type, actor: ctx.actor, server, at: now,
-    data: { target: parsed.id, before, after },
-  })
-  return { id: parsed.id, before, after, activityId: record.id, requestId: record.requestId }
+  return { id: parsed.id, before, after, ...recordChange(tx, type, ctx, { target: parsed.id, before, after }, { server, now }) }
 }
 
 const changeTool = (db: Db, id: string, type: ToolVerb, ctx: ActionContext) => writeTransaction(db, (tx) => changeToolIn(tx, id, type, ctx))

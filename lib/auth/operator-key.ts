@@ -1,12 +1,11 @@
+import 'server-only'
 import { eq } from 'drizzle-orm'
-import type { Db, Tx } from '../../db/client'
-import { operatorSessions, settings } from '../../db/schema'
-import { writeTransaction } from '../../db/write'
+import type { Db, Tx } from '@/db/client'
+import { operatorSessions, settings } from '@/db/schema'
+import { writeTransaction } from '@/db/write'
 import { hashSecret, newSecret, sameHash } from './secrets'
+import { operatorKeyHash } from '@/db/queries/auth'
 
-function storedHash(db: Db | Tx): string | null {
-  return db.select({ h: settings.operatorKeyHash }).from(settings).where(eq(settings.id, 1)).get()?.h ?? null
-}
 
 /** A new key hash; every dashboard session ends with the old key (they were opened with it). */
 function setKeyHash(tx: Tx, hash: string): void {
@@ -20,7 +19,7 @@ function setKeyHash(tx: Tx, hash: string): void {
  * printed exactly once; only its hash is kept.
  */
 export async function ensureOperatorKey(db: Db, fromEnv = process.env.TOOLGATE_API_KEY): Promise<string | undefined> {
-  const stored = storedHash(db)
+  const stored = operatorKeyHash(db)
   if (fromEnv) {
     const h = hashSecret(fromEnv)
     if (stored !== h) await writeTransaction(db, (tx) => setKeyHash(tx, h))
@@ -38,6 +37,6 @@ export async function rotateOperatorKey(db: Db): Promise<string> {
 }
 
 export function isOperatorKey(db: Db, presented: string): boolean {
-  const stored = storedHash(db)
+  const stored = operatorKeyHash(db)
   return !!stored && sameHash(stored, hashSecret(presented))
 }

@@ -1,3 +1,4 @@
+import 'server-only'
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 
 /** Secrets here are long random strings, so a plain sha256 is a sound one-way store. */

@@ -1,7 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { userInfo } from 'node:os'
-import { openDb, type Db } from '../../db/client'
-import { defaultDbFile } from '../paths'
+import { openDb, type Db } from '@/db/client'
+import { defaultDbFile } from '@/lib/paths'
 
 export class UsageError extends Error {}
 

@@ -1,5 +1,5 @@
 import { UsageError } from './args'
-import { ToolgateError } from '../errors'
+import { ToolgateError } from '@/lib/errors'
 import { preflightCommand } from './commands/preflight'
 import { toolsCommand } from './commands/tools'
 import { upstreamCommand } from './commands/upstream'

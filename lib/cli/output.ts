@@ -1,5 +1,5 @@
-import type { PreflightData } from '../preflight/service'
-import { exitCodes } from '../preflight/taxonomy'
+import type { PreflightData } from '@/lib/preflight/service'
+import { exitCodes } from '@/lib/preflight/taxonomy'
 
 /** A plain aligned table; the last column may be long. */
 export function table(headers: string[], rows: string[][]): string {

@@ -1,17 +1,17 @@
-import { asc } from 'drizzle-orm'
-import type { Db } from '../../db/client'
-import { agentTokens, profiles, servers } from '../../db/schema'
+import 'server-only'
+import type { Db } from '@/db/client'
+import { profileList, tokens } from '@/db/queries/access'
+import { serverNames } from '@/db/queries/servers'
 
 /** Tokens (never their secrets or hashes), profiles, and the server names to pick from. */
 export function accessOverview(db: Db) {
-  const profileRows = db.select().from(profiles).orderBy(asc(profiles.name)).all()
-  const tokens = db.select({ name: agentTokens.name, allowedServers: agentTokens.allowedServers, profilePin: agentTokens.profilePin, createdAt: agentTokens.createdAt })
-    .from(agentTokens).orderBy(asc(agentTokens.name)).all()
+  const profileRows = profileList(db)
+  const tokenRows = tokens(db)
   const profileNames = new Set(profileRows.map((p) => p.name))
   return {
-    tokens: tokens.map((t) => ({ ...t, createdAt: new Date(t.createdAt).toISOString(), pinDangling: t.profilePin !== null && !profileNames.has(t.profilePin) })),
-    profiles: profileRows.map((p) => ({ ...p, pinnedBy: tokens.filter((t) => t.profilePin === p.name).map((t) => t.name) })),
-    servers: db.select({ name: servers.name }).from(servers).orderBy(asc(servers.name)).all().map((s) => s.name),
+    tokens: tokenRows.map((t) => ({ ...t, createdAt: new Date(t.createdAt).toISOString(), pinDangling: t.profilePin !== null && !profileNames.has(t.profilePin) })),
+    profiles: profileRows.map((p) => ({ ...p, pinnedBy: tokenRows.filter((t) => t.profilePin === p.name).map((t) => t.name) })),
+    servers: serverNames(db),
   }
 }
 export type AccessOverview = ReturnType<typeof accessOverview>

@@ -1,11 +1,11 @@
-import { and, asc, desc, eq, gt, gte, lte, ne } from 'drizzle-orm'
+import 'server-only'
 import { z } from 'zod'
-import type { Db } from '../../db/client'
-import { activity, type ActivityRow } from '../../db/schema'
-import { listActivity } from '../activity/query'
-import { activityTypes, surfaces } from '../activity/vocabulary'
-import { verdicts } from '../preflight/taxonomy'
-import { parseToolId } from '../preflight/ids'
+import type { Db } from '@/db/client'
+import { activityAfter, activityIdWindow, listActivity } from '@/db/queries/activity'
+import { presentActivity, type ActivityItem } from '@/lib/activity/present'
+import { activityTypes, surfaces } from '@/lib/activity/vocabulary'
+import { verdicts } from '@/lib/preflight/taxonomy'
+import { parseToolId } from '@/lib/preflight/ids'
 import { requestIdSchema } from './schemas'
 import { searchValue, type SearchParams } from './search-params'
 
@@ -41,50 +41,9 @@ export function activityFilterFromSearch(sp: SearchParams): { filter: ActivityFi
   return { filter: activityFilterSchema.parse(kept), problems }
 }
 
-/** One record as the dashboard shows it (snake_case, ISO time, a one-line summary). */
-export interface ActivityItem {
-  id: number
-  request_id: string
-  at: string
-  type: string
-  surface: string | null
-  actor: string
-  tier: string | null
-  verdict: string | null
-  server: string | null
-  summary: string
-  data: Record<string, unknown>
-}
-
-interface CheckData { tools?: { id: string; status: string; reason?: string }[]; target?: string; ids_unique?: number }
-
-export function presentActivity(r: ActivityRow): ActivityItem {
-  const d = r.data as CheckData
-  const summary = d.tools
-    ? `${d.tools.length} id${d.tools.length === 1 ? '' : 's'}: ${d.tools.filter((t) => t.status !== 'ready').map((t) => `${t.id} ${t.reason}`).join(', ') || 'all ready'}`
-    : d.target ?? ''
-  return {
-    id: r.id, request_id: r.requestId, at: new Date(r.at).toISOString(), type: r.type, surface: r.surface, actor: r.actor,
-    tier: r.tier, verdict: r.verdict, server: r.server, summary, data: r.data,
-  }
-}
-
-/**
- * A time range becomes an id window through the `at` index: the log is append-only, so id
- * order is time order, and paging stays keyset-by-id (one index seek per bound, then the
- * filter's own (column, id) index) however many records there are.
- */
-function idWindow(db: Db, from?: number, to?: number): { floor?: number; ceiling?: number } {
-  const floor = from === undefined ? undefined
-    : db.select({ id: activity.id }).from(activity).where(gte(activity.at, from)).orderBy(asc(activity.at)).limit(1).get()?.id ?? Number.MAX_SAFE_INTEGER
-  const ceiling = to === undefined ? undefined
-    : db.select({ id: activity.id }).from(activity).where(lte(activity.at, to)).orderBy(desc(activity.at)).limit(1).get()?.id ?? 0
-  return { floor, ceiling }
-}
-
 /** One page, newest first, plus the cursor of the next (older) page. */
 export function activityPage(db: Db, f: ActivityFilter, limit = ACTIVITY_PAGE_SIZE): { items: ActivityItem[]; nextBefore: number | null } {
-  const { floor, ceiling } = idWindow(db, f.from, f.to)
+  const { floor, ceiling } = activityIdWindow(db, f.from, f.to)
   const before = Math.min(f.before ?? Number.MAX_SAFE_INTEGER, ceiling === undefined ? Number.MAX_SAFE_INTEGER : ceiling + 1)
   if (floor !== undefined && before <= floor) return { items: [], nextBefore: null }
   const rows = listActivity(db, {
@@ -94,19 +53,6 @@ export function activityPage(db: Db, f: ActivityFilter, limit = ACTIVITY_PAGE_SI
   const inWindow = floor === undefined ? rows : rows.filter((r) => r.id >= floor)
   const page = inWindow.slice(0, limit)
   return { items: page.map(presentActivity), nextBefore: inWindow.length > limit ? page[page.length - 1].id : null }
-}
-
-export interface ActivityGroup { request_id: string; items: ActivityItem[] }
-
-/** Consecutive records of one request shown together (the list stays newest first). */
-export function groupByRequest(items: readonly ActivityItem[]): ActivityGroup[] {
-  const groups: ActivityGroup[] = []
-  for (const it of items) {
-    const last = groups.at(-1)
-    if (last?.request_id === it.request_id) last.items.push(it)
-    else groups.push({ request_id: it.request_id, items: [it] })
-  }
-  return groups
 }
 
 const STORY_LIMIT = 500
@@ -123,15 +69,15 @@ export function requestStory(db: Db, requestId: string) {
   if (!first) return { items, followed: [] as ActivityItem[] }
   const servers = new Set<string>()
   for (const it of items) {
-    for (const t of (it.data as CheckData).tools ?? []) {
-      const p = parseToolId(t.id)
-      if (!('malformed' in p)) servers.add(p.server)
+    if (it.type === 'preflight') {
+      for (const t of it.data.tools) {
+        const p = parseToolId(t.id)
+        if (!('malformed' in p)) servers.add(p.server)
+      }
     }
     if (it.server) servers.add(it.server)
   }
-  const followed = [...servers].flatMap((server) => db.select().from(activity)
-    .where(and(eq(activity.server, server), gt(activity.id, first.id), ne(activity.requestId, requestId)))
-    .orderBy(asc(activity.id)).limit(FOLLOW_LIMIT).all())
+  const followed = [...servers].flatMap((server) => activityAfter(db, server, first.id, requestId, FOLLOW_LIMIT))
     .sort((a, b) => a.id - b.id).slice(0, FOLLOW_LIMIT).map(presentActivity)
   return { items, followed }
 }

@@ -1,5 +1,5 @@
-import type { ToolResult } from '../preflight/evaluate'
-import { parseToolId } from '../preflight/ids'
+import type { ToolResult } from '@/lib/preflight/evaluate'
+import { parseToolId } from '@/lib/preflight/ids'
 import type { Fix } from './schemas'
 
 /**

@@ -1,9 +1,9 @@
 import 'server-only'
 import { cookies, headers } from 'next/headers'
 import { redirect } from 'next/navigation'
-import { isValidSession } from '../auth/session'
+import { isValidSession } from '@/lib/auth/operator-sessions'
 import { PATH_HEADER, SESSION_COOKIE } from './session-cookie'
-import { sameSitePath } from '../schemas/return-path'
+import { sameSitePath } from '@/lib/schemas/return-path'
 import { getDb } from '@/db/client'
 
 /** Who the dashboard's operator is on the record (the same name the REST operator tier uses). */

@@ -1,15 +1,15 @@
-import { eq } from 'drizzle-orm'
-import type { Db } from '../../db/client'
-import { agentTokens } from '../../db/schema'
-import { mintRequestId } from '../activity/request-id'
-import { allowToolInConfig } from '../admin/server-settings'
-import { enableServer, unquarantineServer } from '../admin/servers'
-import { approveTool, enableTool, type ActionContext } from '../admin/tools'
-import { badRequest } from '../errors'
-import { requestRestart } from '../upstream/config'
-import type { Caller } from '../preflight/evaluate'
-import { runCheck, type PreflightData } from '../preflight/service'
-import { exitCodes } from '../preflight/taxonomy'
+import 'server-only'
+import type { Db } from '@/db/client'
+import { profileList, tokenByName, tokens } from '@/db/queries/access'
+import { mintRequestId } from '@/lib/activity/request-id'
+import { allowToolInConfig } from '@/lib/admin/server-settings'
+import { enableServer, unquarantineServer } from '@/lib/admin/servers'
+import { approveTool, enableTool, type ActionContext } from '@/lib/admin/tools'
+import { badRequest } from '@/lib/errors'
+import { requestRestart } from '@/lib/admin/upstreams'
+import type { Caller } from '@/lib/preflight/evaluate'
+import { runCheck, type PreflightData } from '@/lib/preflight/service'
+import { exitCodes } from '@/lib/preflight/taxonomy'
 import type { Fix, PreflightForm } from './schemas'
 import { rowDetails, type RowDetail } from './row-details'
 
@@ -28,7 +28,7 @@ export interface DashboardCheck extends PreflightData {
  */
 export function callerFor(db: Db, token: string | null, operator: string): Caller {
   if (token === null) return { tier: 'operator', name: operator }
-  const row = db.select().from(agentTokens).where(eq(agentTokens.name, token)).get()
+  const row = tokenByName(db, token)
   if (!row) throw badRequest(`no agent token named "${token}": choose one from the list`)
   return { tier: 'agent', name: `token:${row.name}`, allowedServers: row.allowedServers, profilePin: row.profilePin }
 }
@@ -65,3 +65,12 @@ export async function remediateAndRecheck(db: Db, fix: Fix, form: PreflightForm,
   await applyFix(db, fix, { actor: operator, requestId })
   return dashboardPreflight(db, form, operator, requestId)
 }
+
+/** What the preflight form offers besides ids: the agent tokens and the profiles. */
+export function preflightOptions(db: Db) {
+  return {
+    tokens: tokens(db).map(({ name, allowedServers, profilePin }) => ({ name, allowedServers, profilePin })),
+    profiles: profileList(db).map((p) => p.name),
+  }
+}
+export type PreflightOptions = ReturnType<typeof preflightOptions>

@@ -1,9 +1,12 @@
-import { and, eq } from 'drizzle-orm'
-import type { Db } from '../../db/client'
-import { servers, settings, toolApprovals, tools, type JsonObject, type ToolAnnotations } from '../../db/schema'
-import { classifyTool } from '../preflight/classifier'
-import type { ToolResult } from '../preflight/evaluate'
-import { parseToolId } from '../preflight/ids'
+import 'server-only'
+import type { Db } from '@/db/client'
+import type { JsonObject, ToolAnnotations } from '@/db/schema'
+import { knownTool, knownTools } from '@/db/queries/tools'
+import { serverConfig } from '@/db/queries/servers'
+import { readSettings } from '@/db/queries/settings'
+import { classifyTool } from '@/lib/preflight/classifier'
+import type { ToolResult } from '@/lib/preflight/evaluate'
+import { parseToolId } from '@/lib/preflight/ids'
 
 export interface Definition { description: string | null; input_schema: JsonObject | null; output_schema: JsonObject | null }
 
@@ -21,36 +24,26 @@ export type RowDetail =
 
 /** The approved definition kept for a changed tool, against the one now offered. */
 export function toolChange(db: Db, server: string, name: string): RowDetail | undefined {
-  const row = db.select({
-    description: tools.description, input: tools.inputSchema, output: tools.outputSchema, previous: toolApprovals.previous,
-  }).from(tools)
-    .innerJoin(toolApprovals, and(eq(toolApprovals.serverName, tools.serverName), eq(toolApprovals.toolName, tools.name)))
-    .where(and(eq(tools.serverName, server), eq(tools.name, name))).get()
-  if (!row) return undefined
-  const prev = row.previous ?? {}
+  const tool = knownTool(db, server, name)
+  if (!tool?.approval) return undefined
+  const prev = tool.previous ?? {}
   return {
     kind: 'diff',
     approved: { description: prev.description ?? null, input_schema: prev.input_schema ?? null, output_schema: prev.output_schema ?? null },
-    current: { description: row.description, input_schema: row.input, output_schema: row.output },
+    current: { description: tool.description, input_schema: tool.inputSchema, output_schema: tool.outputSchema },
   }
 }
 
 /** Every tool a quarantined server would expose if released, judged by the shared classifier. */
 export function releaseExposure(db: Db, server: string): RowDetail | undefined {
-  const sv = db.select().from(servers).where(eq(servers.name, server)).get()
+  const sv = serverConfig(db, server)
   if (!sv) return undefined
-  const quarantineEnabled = db.select({ q: settings.quarantineEnabled }).from(settings).get()?.q ?? true
-  const rows = db.select({
-    name: tools.name, description: tools.description, annotations: tools.annotations,
-    status: toolApprovals.status, disabled: toolApprovals.disabled,
-  }).from(tools)
-    .leftJoin(toolApprovals, and(eq(toolApprovals.serverName, tools.serverName), eq(toolApprovals.toolName, tools.name)))
-    .where(eq(tools.serverName, server)).orderBy(tools.name).all()
+  const { quarantineEnabled } = readSettings(db)
   return {
     kind: 'exposure', server,
-    tools: rows.map((r) => ({
-      name: r.name, description: r.description, annotations: r.annotations,
-      after_release: classifyTool(sv, r.name, { approval: r.status ? { status: r.status, disabled: r.disabled ?? false } : null }, quarantineEnabled),
+    tools: knownTools(db, server).map((t) => ({
+      name: t.name, description: t.description, annotations: t.annotations,
+      after_release: classifyTool(sv, t.name, t, quarantineEnabled),
     })),
   }
 }

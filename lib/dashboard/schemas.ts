@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import { policySchema } from '../preflight/schemas'
-import { profileNameSchema, serverNameSchema, tokenNameSchema } from '../admin/schemas'
+import { policySchema } from '@/lib/preflight/schemas'
+import { profileNameSchema, serverNameSchema, tokenNameSchema } from '@/lib/admin/schemas'
 
 /**
  * The dashboard's boundary schemas: what its forms and URLs may carry. Actions parse their

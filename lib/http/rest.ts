@@ -1,8 +1,9 @@
+import 'server-only'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { Db } from '../../db/client'
-import { callerFromHeaders, type HeaderReader } from '../auth/caller'
-import { parsePreflightBody } from '../preflight/schemas'
-import { runCheck } from '../preflight/service'
+import type { Db } from '@/db/client'
+import { callerFromHeaders, type HeaderReader } from '@/lib/auth/caller'
+import { parsePreflightBody } from '@/lib/preflight/schemas'
+import { runCheck } from '@/lib/preflight/service'
 import { parseJson, readBody, sendError, sendJson } from './json'
 
 export interface RestContext { db: Db; requestId: string; headers: HeaderReader }

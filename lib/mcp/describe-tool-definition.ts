@@ -1,9 +1,9 @@
 import type { Tool } from '@modelcontextprotocol/server'
 import { z } from 'zod'
-import type { Policy } from '../preflight/evaluate'
+import type { Policy } from '@/lib/preflight/evaluate'
 import { MAX_RIDER_TOOLS, pathOf, policySchema } from './extension-schema'
 import { invalidParams } from './errors'
-import { idBoundsFault } from '../preflight/ids'
+import { idBoundsFault } from '@/lib/preflight/ids'
 
 /** describe_tool (contract §11): schemas for ≤ 5 served ids, or a verdict check for ≤ 50. */
 export const DESCRIBE_TOOL = 'describe_tool'

@@ -1,13 +1,23 @@
-import type { CallToolResult } from '@modelcontextprotocol/server'
-import { uniqueIds } from '../preflight/ids'
-import { runCheck } from '../preflight/service'
+import 'server-only'
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server'
+import { parseToolId, uniqueIds } from '@/lib/preflight/ids'
+import { evaluateNow, runCheck } from '@/lib/preflight/service'
+import type { Reason } from '@/lib/preflight/taxonomy'
 import { parseDescribeArgs } from './describe-tool-definition'
 import { servedTool, toMcpTool } from './listing'
 import type { McpSession } from './session'
 import { wireResult } from './wire'
 
-/** Plain mode says only "not served", whatever the cause: the reason is check mode's job. */
-const NOT_SERVED = 'not served to this session (describe_tool with check: true says why)'
+/**
+ * Plain mode's per-id error codes, as the reference implementation names them (contract §11):
+ * the gate that withholds a known tool, else not_found — out of scope and unconfigured included.
+ */
+const plainCodes: Partial<Record<Reason, string>> = {
+  server_quarantined: 'quarantined', server_disabled: 'disabled', tool_denied_by_config: 'disabled',
+  tool_blocked_by_user: 'disabled', tool_changed: 'changed', tool_pending_approval: 'pending_approval',
+}
+const NOT_FOUND_REMEDIATION = 'Tool not found or no longer available; list tools again.'
+const MALFORMED_REMEDIATION = "Tool ids must be '<server>:<tool>', exactly as listed."
 
 function answer(body: Record<string, unknown>): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body }
@@ -33,10 +43,19 @@ export async function describeTool(session: McpSession, args: Record<string, unk
     })
     return answer({ verdict: data.verdict, checked_at: data.checked_at, request_id: data.request_id, results: data.tools.map(wireResult) })
   }
-  return answer({
-    tools: uniqueIds(parsed.ids).map((id) => {
-      const t = servedTool(session, id)
-      return t ? { id, tool: toMcpTool(t) } : { id, error: NOT_SERVED }
-    }),
+  // Plain mode: the served definitions, and for every other id why it is not served. Read-only.
+  const definitions: Tool[] = []
+  const unserved: string[] = []
+  for (const id of uniqueIds(parsed.ids)) {
+    const t = servedTool(session, id)
+    if (t) definitions.push(toMcpTool(t))
+    else unserved.push(id)
+  }
+  const verdicts = unserved.length ? evaluateNow(session.db, session.caller, { ids: unserved, profile: session.profile }).tools : []
+  const errors = verdicts.map((v) => {
+    const code = v.status === 'unavailable' ? plainCodes[v.reason] : undefined
+    if (v.status === 'unavailable' && code) return { id: v.id, error: code, remediation: v.remediation }
+    return { id: v.id, error: 'not_found', remediation: 'malformed' in parseToolId(v.id) ? MALFORMED_REMEDIATION : NOT_FOUND_REMEDIATION }
   })
+  return answer({ definitions, errors })
 }

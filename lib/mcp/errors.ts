@@ -1,5 +1,5 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
-import { describeError, ToolgateError } from '../errors'
+import { describeError, ToolgateError } from '@/lib/errors'
 
 export const invalidParams = (message: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, message)
 

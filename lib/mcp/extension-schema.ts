@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import { actions, verdicts, type Reason } from '../preflight/taxonomy'
-import { idBoundsFault } from '../preflight/ids'
+import { actions, verdicts, type Reason } from '@/lib/preflight/taxonomy'
+import { idBoundsFault } from '@/lib/preflight/ids'
 
 /**
  * The app.mcpproxy/required-tools extension, v1: toolgate's own copy of the wire rules it

@@ -1,10 +1,12 @@
+import 'server-only'
 import type { Tool } from '@modelcontextprotocol/server'
 import { z } from 'zod'
-import { findServedTool, listServedTools, type ServedTool, type ToolKey } from '../../db/queries/served-tools'
-import { readSnapshot } from '../../db/queries/preflight-state'
-import { describeError, ToolgateError, unavailableError } from '../errors'
-import { scopeOf } from '../preflight/evaluate'
-import { parseToolId } from '../preflight/ids'
+import { findServedTool, listServedTools, type ServedTool, type ToolKey } from '@/db/queries/served-tools'
+import { readSnapshot } from '@/db/queries/preflight-state'
+import { describeError, ToolgateError, unavailableError } from '@/lib/errors'
+import { scopeOf } from '@/lib/preflight/evaluate'
+import { isCallable } from '@/lib/preflight/classifier'
+import { parseToolId } from '@/lib/preflight/ids'
 import { describeToolDefinition } from './describe-tool-definition'
 import { invalidParams } from './errors'
 import type { McpSession } from './session'
@@ -51,7 +53,7 @@ function read<T>(session: McpSession, fn: (inScope: (server: string) => boolean)
 /** One tools/list page for this session; the same request always yields the same bytes. */
 export function listPage(session: McpSession, cursor: string | undefined): { tools: Tool[]; nextCursor?: string } {
   const after = cursor === undefined ? undefined : decodeCursor(cursor)
-  const page = read(session, (inScope) => listServedTools(session.db, { inScope, after, limit: PAGE_SIZE }))
+  const page = read(session, (inScope) => listServedTools(session.db, { inScope, callable: isCallable, after, limit: PAGE_SIZE }))
   const tools = page.tools.map(toMcpTool)
   const last = page.tools.at(-1)
   return {
@@ -65,5 +67,5 @@ export function servedTool(session: McpSession, name: string): ServedTool | unde
   const parsed = parseToolId(name)
   // Served names are exact; a near-miss spelling is not the same tool.
   if ('malformed' in parsed || `${parsed.server}:${parsed.tool}` !== name) return undefined
-  return read(session, (inScope) => findServedTool(session.db, inScope, { server: parsed.server, name: parsed.tool }))
+  return read(session, (inScope) => findServedTool(session.db, inScope, isCallable, { server: parsed.server, name: parsed.tool }))
 }

@@ -1,15 +1,16 @@
+import 'server-only'
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolErrorCode, Server, type CallToolResult, type ServerCapabilities } from '@modelcontextprotocol/server'
 import { z } from 'zod'
-import pkg from '../../package.json'
-import { runCheck } from '../preflight/service'
-import { dispatchToolCall } from '../upstream/dispatch'
+import pkg from '@/package.json'
+import { runCheck } from '@/lib/preflight/service'
+import { dispatchToolCall } from '@/lib/upstream/dispatch'
 import { describeTool } from './describe-tool'
 import { DESCRIBE_TOOL, describeToolDefinition } from './describe-tool-definition'
 import { invalidParams, toProtocolError } from './errors'
 import { EXTENSION_ID, legacySettings, parseRider, RiderError, serverSettings, type Rider } from './extension-schema'
 import { listPage, servedTool, toMcpTool } from './listing'
 import type { McpSession } from './session'
-import { shapeAFacet, shapeBFacet } from './wire'
+import { callResult, shapeAFacet, shapeBFacet } from './wire'
 
 export type Era = 'modern' | 'legacy'
 
@@ -109,7 +110,7 @@ export function buildMcpServer(session: McpSession, era: Era): Server {
   server.setRequestHandler('tools/call', (request) => guard(session, async (): Promise<CallToolResult> => {
     const { name, arguments: args } = request.params
     if (name === DESCRIBE_TOOL) return describeTool(session, args)
-    return dispatchToolCall(session, name, args)
+    return callResult(name, await dispatchToolCall(session, name, args))
   }))
 
   return server

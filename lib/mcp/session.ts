@@ -1,8 +1,9 @@
-import type { Db } from '../../db/client'
-import { statements } from '../../db/queries/preflight-state'
-import { mcpCaller, type HeaderReader } from '../auth/caller'
-import { describeError, notFoundError, ToolgateError, unavailableError } from '../errors'
-import type { Caller } from '../preflight/evaluate'
+import 'server-only'
+import type { Db } from '@/db/client'
+import { statements } from '@/db/queries/preflight-state'
+import { mcpCaller, type HeaderReader } from '@/lib/auth/caller'
+import { describeError, notFoundError, ToolgateError, unavailableError } from '@/lib/errors'
+import type { Caller } from '@/lib/preflight/evaluate'
 
 /**
  * Everything one MCP exchange is judged under. The endpoint is stateless, so a "session"

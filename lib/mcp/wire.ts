@@ -1,7 +1,11 @@
-import type { ToolResult } from '../preflight/evaluate'
-import type { PreflightData } from '../preflight/service'
+import type { CallToolResult } from '@modelcontextprotocol/server'
+import type { ToolResult, UnavailableResult } from '@/lib/preflight/evaluate'
+import type { CallOutcome } from '@/lib/upstream/dispatch'
+import { quote } from '@/lib/log'
+import { invalidParams } from './errors'
+import type { PreflightData } from '@/lib/preflight/service'
 import type { Facet, FacetTool, ResolveFacet } from './extension-schema'
-import { wireReasons } from './extension-schema'
+import { EXTENSION_ID, wireReasons } from './extension-schema'
 
 type WireReason = (typeof wireReasons)[number]
 const onWire: ReadonlySet<string> = new Set(wireReasons)
@@ -40,4 +44,32 @@ export function shapeBFacet(t: ToolResult): ResolveFacet {
   if (w.status === 'ready') return { status: 'ready' }
   const { id: _id, ...facet } = w
   return facet
+}
+
+/** A refused call: a tool error carrying the verdict preflight gives for the same id. */
+function refusal(v: UnavailableResult): CallToolResult {
+  const facet = shapeBFacet(v)
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `unavailable (${v.reason}): ${v.detail}. Fix: ${v.remediation}` }],
+    structuredContent: facet,
+    _meta: { [EXTENSION_ID]: facet },
+  }
+}
+
+/**
+ * A tools/call outcome as MCP carries it. A name the session could not know (absent, out of
+ * scope, unconfigured, malformed) is the protocol error -32602 "Unknown tool" (contract §13); a
+ * known tool withheld by a gate is a tool error carrying its verdict.
+ */
+export function callResult(name: string, outcome: CallOutcome): CallToolResult {
+  switch (outcome.kind) {
+    case 'refused':
+      if (outcome.verdict.reason === 'not_found') throw invalidParams(`Unknown tool: ${quote(name)}`)
+      return refusal(outcome.verdict)
+    case 'failed':
+      return { isError: true, content: [{ type: 'text', text: `the upstream call failed: ${outcome.error}` }] }
+    case 'answered':
+      return outcome.result
+  }
 }

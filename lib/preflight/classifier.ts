@@ -1,4 +1,4 @@
-import type { ServerView, ToolView } from './state'
+import type { ApprovalView, ServerView, ToolView } from './state'
 
 /**
  * The shared tool classifier (contract §4). Call-time dispatch uses `classify`, the evaluator
@@ -51,3 +51,7 @@ export function classify(
   if (s !== 'ok') return s
   return classifyTool(server!, toolName, tool, quarantineEnabled)
 }
+
+/** The served listing's test: the classifier says callable (the same judgement dispatch makes). */
+export const isCallable = (server: ServerView | undefined, tool: string, approval: ApprovalView | null, quarantineEnabled: boolean): boolean =>
+  classify(server, tool, { approval }, quarantineEnabled) === 'callable'

@@ -1,6 +1,5 @@
 import { checkPin } from './hash'
 import { classifyServer, classifyTool } from './classifier'
-import type { ConnectionAction } from '../../db/schema/servers'
 import { parseToolId } from './ids'
 import type { ConnectionView, PreflightState, ServerView, ToolView } from './state'
 import { reasonSpec, taxonomy, worstVerdict, type Action, type Reason, type Verdict } from './taxonomy'
@@ -14,10 +13,16 @@ export interface Policy {
   exclude_open_world?: boolean
 }
 
-/** Who is asking, already authenticated. Scope is resolved against the snapshot. */
+/** An agent token's scope: its allowed servers ("*" = all) and its profile pin. */
+export interface TokenScope { allowedServers: readonly string[]; profilePin: string | null }
+
+/**
+ * Who is asking, already authenticated. Scope is resolved against the snapshot. An operator
+ * may evaluate under a token's scope (`asToken`) and still be told the operator-tier causes.
+ */
 export type Caller =
-  | { tier: 'operator'; name: string }
-  | { tier: 'agent'; name: string; allowedServers: readonly string[]; profilePin: string | null }
+  | { tier: 'operator'; name: string; asToken?: TokenScope & { name: string } }
+  | ({ tier: 'agent'; name: string } & TokenScope)
 
 export interface EvaluationInput {
   ids: readonly string[] // raw, as requested
@@ -41,20 +46,26 @@ export type ToolResult = ReadyResult | UnavailableResult
 
 export interface Evaluation { verdict: Verdict; tools: ToolResult[] }
 
-/** Build every unavailable result here, so field order and omission rules hold everywhere. */
-function unavailable(
+/**
+ * Build every unavailable result here — the evaluator and call-time dispatch alike — so field
+ * order, omission rules and the taxonomy's words hold everywhere.
+ */
+export function unavailable(
   id: string, reason: Reason, detail: string,
   ctx: { server: string; tool: string }, action: Action | undefined = reasonSpec[reason].action,
-  remediation?: string,
 ): UnavailableResult {
   const spec = reasonSpec[reason]
   return {
     id, status: 'unavailable', reason, retryable: spec.retryable,
     ...(action ? { action } : {}),
     detail,
-    remediation: remediation ?? spec.remediation({ id, ...ctx }),
+    remediation: spec.remediation({ id, ...ctx, action }),
   }
 }
+
+/** The constant details of not_found (contract §5): they never echo the id, which the `id` field carries. */
+export const NOT_FOUND_DETAIL = 'No tool with this id is available.'
+export const MALFORMED_ID_DETAIL = 'Malformed tool id: expected the format <server>:<tool>.'
 
 /**
  * The single not_found constructor. At the agent tier an out-of-scope or unconfigured server
@@ -62,7 +73,7 @@ function unavailable(
  * three cases byte-identical (contract §5).
  */
 function notFound(id: string): UnavailableResult {
-  return unavailable(id, 'not_found', `no tool "${id}" is available`, { server: '', tool: '' })
+  return unavailable(id, 'not_found', NOT_FOUND_DETAIL, { server: '', tool: '' })
 }
 
 const connectionReasons: Record<ConnectionView['state'], Reason | null> = {
@@ -75,14 +86,6 @@ const connectionReasons: Record<ConnectionView['state'], Reason | null> = {
   disconnected: 'server_unhealthy',
 }
 
-/** Remediation when diagnostics override server_unhealthy's default action. */
-const unhealthyRemediation: Record<ConnectionAction, (server: string) => string> = {
-  view_logs: (s) => taxonomy.server_unhealthy.remediation({ id: '', server: s, tool: '' }),
-  restart: (s) => `Restart the server: toolgate upstream restart ${s}`,
-  login: (s) => taxonomy.oauth_required.remediation({ id: '', server: s, tool: '' }),
-  set_secret: (s) => `Provide the server's missing secret: toolgate upstream set-secret ${s} <NAME>`,
-}
-
 /** The connection verdict for a server, or null when it is ready. No published state = initializing. */
 function connectionFailure(id: string, server: string, tool: string, conn: ConnectionView | undefined): UnavailableResult | null {
   const ctx = { server, tool }
@@ -91,8 +94,7 @@ function connectionFailure(id: string, server: string, tool: string, conn: Conne
   if (!reason) return null
   const note = conn.detail ? `: ${conn.detail}` : ''
   if (reason === 'server_unhealthy') {
-    const action = conn.action ?? 'view_logs'
-    return unavailable(id, reason, `upstream connection is in state ${conn.state}${note}`, ctx, action, unhealthyRemediation[action](server))
+    return unavailable(id, reason, `upstream connection is in state ${conn.state}${note}`, ctx, conn.action ?? 'view_logs')
   }
   if (reason === 'oauth_required') return unavailable(id, reason, `upstream connection is in pending_auth: login required${note}`, ctx)
   return unavailable(id, reason, `upstream connection is in state ${conn.state}${note}`, ctx)
@@ -122,20 +124,49 @@ const pinDetail = {
   no_hash: () => 'the proxy has no stored hash for this tool, so the pin cannot be verified',
 }
 
+/** Where a scope's narrowing comes from, for the operator tier's server_not_in_scope detail. */
+export type Narrowing =
+  | { by: 'allowed_servers'; token: string }
+  | { by: 'token_profile'; token: string; profile: string; exists: boolean }
+  | { by: 'profile'; profile: string }
+
+/** The token a caller's scope comes from: an agent's own, or the one an operator evaluates as. */
+function tokenOf(caller: Caller): (TokenScope & { name: string }) | undefined {
+  if (caller.tier === 'agent') return { name: caller.name.replace(/^token:/, ''), allowedServers: caller.allowedServers, profilePin: caller.profilePin }
+  return caller.asToken
+}
+
 /**
  * Scope = token allowed_servers ∩ token profile pin ∩ requested profile (contract §5).
  * Naming a profile can only narrow. A pin naming a deleted profile denies everything.
+ * Returns, per server, null when it is in scope, else the first narrowing that excludes it.
  */
-export function scopeOf(state: PreflightState, caller: Caller, profile?: string): (server: string) => boolean {
-  const sets: (readonly string[])[] = []
-  if (caller.tier === 'agent') {
-    if (!caller.allowedServers.includes('*')) sets.push(caller.allowedServers)
-    if (caller.profilePin !== null) sets.push(state.profileServers(caller.profilePin) ?? [])
+export function narrowingOf(state: PreflightState, caller: Caller, profile?: string): (server: string) => Narrowing | null {
+  const sets: { set: ReadonlySet<string>; why: Narrowing }[] = []
+  const token = tokenOf(caller)
+  if (token && !token.allowedServers.includes('*')) sets.push({ set: new Set(token.allowedServers), why: { by: 'allowed_servers', token: token.name } })
+  if (token && token.profilePin !== null) {
+    const servers = state.profileServers(token.profilePin)
+    sets.push({ set: new Set(servers), why: { by: 'token_profile', token: token.name, profile: token.profilePin, exists: servers !== undefined } })
   }
-  if (profile !== undefined) sets.push(state.profileServers(profile) ?? [])
-  if (sets.length === 0) return () => true
-  const lookups = sets.map((s) => new Set(s))
-  return (server) => lookups.every((s) => s.has(server))
+  if (profile !== undefined) sets.push({ set: new Set(state.profileServers(profile)), why: { by: 'profile', profile } })
+  return (server) => sets.find((s) => !s.set.has(server))?.why ?? null
+}
+
+export function scopeOf(state: PreflightState, caller: Caller, profile?: string): (server: string) => boolean {
+  const narrowing = narrowingOf(state, caller, profile)
+  return (server) => narrowing(server) === null
+}
+
+/** The operator tier's server_not_in_scope detail: where the narrowing came from, and what an agent sees. */
+function notInScopeDetail(server: string, n: Narrowing): string {
+  switch (n.by) {
+    case 'allowed_servers': return `server "${server}" is not among token "${n.token}"'s allowed servers; an agent with that token sees not_found`
+    case 'token_profile': return n.exists
+      ? `server "${server}" is outside profile "${n.profile}", which token "${n.token}" is pinned to; an agent with that token sees not_found`
+      : `token "${n.token}" is pinned to profile "${n.profile}", which no longer exists, so it may use no server; an agent with that token sees not_found`
+    case 'profile': return `server "${server}" is outside profile "${n.profile}"; an agent in that profile sees not_found`
+  }
 }
 
 /**
@@ -149,7 +180,8 @@ export function scopeOf(state: PreflightState, caller: Caller, profile?: string)
  */
 export function evaluate(state: PreflightState, caller: Caller, input: EvaluationInput): Evaluation {
   const agent = caller.tier === 'agent'
-  const inScope = scopeOf(state, caller, input.profile)
+  const narrowing = narrowingOf(state, caller, input.profile)
+  const inScope = (server: string) => narrowing(server) === null
   const quarantineEnabled = state.quarantineEnabled()
   const seen = new Set<string>()
   const results: ToolResult[] = []
@@ -159,10 +191,10 @@ export function evaluate(state: PreflightState, caller: Caller, input: Evaluatio
     if (seen.has(parsed.id)) continue
     seen.add(parsed.id)
     if ('malformed' in parsed) {
-      results.push(unavailable(parsed.id, 'not_found', `"${parsed.id}" is not a tool id: expected <server>:<tool>`, { server: '', tool: '' }))
+      results.push(unavailable(parsed.id, 'not_found', MALFORMED_ID_DETAIL, { server: '', tool: '' }))
       continue
     }
-    const r = judge(state, parsed, agent, inScope, quarantineEnabled, input)
+    const r = judge(state, parsed, agent, narrowing, quarantineEnabled, input)
     if (r.status === 'unavailable' && r.reason === 'not_found') {
       const suggestions = didYouMean(state, parsed.id, inScope, quarantineEnabled)
       if (suggestions.length) r.did_you_mean = suggestions
@@ -174,16 +206,15 @@ export function evaluate(state: PreflightState, caller: Caller, input: Evaluatio
 
 function judge(
   state: PreflightState, { id, server: serverName, tool: toolName }: { id: string; server: string; tool: string },
-  agent: boolean, inScope: (s: string) => boolean, quarantineEnabled: boolean, input: EvaluationInput,
+  agent: boolean, narrowing: (s: string) => Narrowing | null, quarantineEnabled: boolean, input: EvaluationInput,
 ): ToolResult {
   const ctx = { server: serverName, tool: toolName }
   const server: ServerView | undefined = state.server(serverName)
 
   // Agent tier: unconfigured and out-of-scope collapse into the absent tool's not_found.
   if (!server) return agent ? notFound(id) : unavailable(id, 'server_not_configured', `server "${serverName}" is not configured`, ctx)
-  if (!inScope(serverName)) {
-    return agent ? notFound(id) : unavailable(id, 'server_not_in_scope', `server "${serverName}" is outside the requested scope`, ctx)
-  }
+  const outside = narrowing(serverName)
+  if (outside) return agent ? notFound(id) : unavailable(id, 'server_not_in_scope', notInScopeDetail(serverName, outside), ctx)
   const serverGate = classifyServer(server)
   if (serverGate === 'server_quarantined') {
     return unavailable(id, serverGate, `server "${serverName}" is quarantined: its tools are withheld until an operator reviews it`, ctx)

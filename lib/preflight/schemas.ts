@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import { badRequest } from '../errors'
-import { profileNameSchema } from '../schemas/names'
+import { badRequest } from '@/lib/errors'
+import { profileNameSchema } from '@/lib/schemas/names'
 import { idBoundsFault } from './ids'
 import type { EvaluationInput } from './evaluate'
 

@@ -1,5 +1,5 @@
-import type { ConnectionAction, ConnectionState } from '../../db/schema/servers'
-import type { ToolAnnotations } from '../../db/schema/tools'
+import type { ConnectionAction, ConnectionState } from '@/db/schema/servers'
+import type { ToolAnnotations } from '@/db/schema/tools'
 
 /**
  * The narrow, read-only view of proxy state the evaluator may consult. Nothing reachable

@@ -11,7 +11,8 @@ export type Verdict = (typeof verdicts)[number]
 
 export type ReasonClass = 'retryable' | 'fix-state' | 'permanent'
 
-interface Ctx { id: string; server: string; tool: string }
+/** What a remediation may name: the id, its halves, and (server_unhealthy) the diagnosed action. */
+export interface RemediationCtx { id: string; server: string; tool: string; action?: Action }
 
 interface ReasonSpec {
   class: ReasonClass
@@ -19,7 +20,7 @@ interface ReasonSpec {
   /** default action; undefined = no action (the field is omitted on the wire) */
   action?: Action
   verdict: Exclude<Verdict, 'ready'>
-  remediation: (c: Ctx) => string
+  remediation: (c: RemediationCtx) => string
 }
 
 export const taxonomy = {
@@ -28,8 +29,16 @@ export const taxonomy = {
     remediation: (c) => `Wait and retry: server "${c.server}" is still connecting (or use wait_ms / --wait).`,
   },
   server_unhealthy: {
+    // the runtime's diagnosis may name a better action than reading logs; the fix follows it
     class: 'retryable', retryable: true, action: 'view_logs', verdict: 'degraded_retryable',
-    remediation: (c) => `Inspect the server's logs: toolgate upstream logs ${c.server}`,
+    remediation: (c) => {
+      switch (c.action) {
+        case 'restart': return `Restart the server: toolgate upstream restart ${c.server}`
+        case 'login': return `Complete login: toolgate upstream login ${c.server}`
+        case 'set_secret': return `Provide the server's missing secret: toolgate upstream set-secret ${c.server} <NAME>`
+        default: return `Inspect the server's logs: toolgate upstream logs ${c.server}`
+      }
+    },
   },
   server_disabled: {
     class: 'fix-state', retryable: false, action: 'enable', verdict: 'blocked',
@@ -86,6 +95,17 @@ export const taxonomy = {
 } as const satisfies Record<string, ReasonSpec>
 
 export type Reason = keyof typeof taxonomy
+
+/**
+ * Precedence (contract §3): for one id, the first condition that holds in this order owns the
+ * verdict. The two annotation filters share the last slot, in the order the policy names them.
+ */
+export const precedence = [
+  'server_not_configured', 'server_not_in_scope', 'server_quarantined', 'server_disabled',
+  'not_found', 'tool_denied_by_config', 'tool_blocked_by_user', 'tool_changed',
+  'tool_pending_approval', 'hash_mismatch', 'oauth_required', 'server_unhealthy',
+  'server_initializing', 'missing_annotation', 'policy_filtered',
+] as const satisfies readonly Reason[]
 /** The table viewed through its row type, for lookups by a reason variable. */
 export const reasonSpec: Record<Reason, ReasonSpec> = taxonomy
 export const reasons = Object.keys(taxonomy) as Reason[]

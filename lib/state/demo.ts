@@ -1,7 +1,8 @@
+import 'server-only'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import type { Db } from '../../db/client'
-import { projectRoot } from '../paths'
+import type { Db } from '@/db/client'
+import { projectRoot } from '@/lib/paths'
 import { isEmptyState, loadState } from './load'
 
 export const demoStateFile = () => path.join(projectRoot(), 'lib', 'state', 'demo-state.json')

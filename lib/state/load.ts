@@ -1,13 +1,14 @@
-import type { Db } from '../../db/client'
-import { agentTokens, profiles, serverConnections, servers, settings, toolApprovals, tools } from '../../db/schema'
+import 'server-only'
+import type { Db } from '@/db/client'
+import { agentTokens, profiles, serverConnections, servers, settings, toolApprovals, tools } from '@/db/schema'
 import { eq } from 'drizzle-orm'
-import { insertActivity } from '../activity/record'
-import { writeTransaction } from '../../db/write'
-import { mintRequestId } from '../activity/request-id'
-import { hashSecret } from '../auth/secrets'
-import { badRequest } from '../errors'
-import { formatIssue } from '../preflight/schemas'
-import { toolPin } from '../preflight/hash'
+import { recordChange } from '@/lib/admin/record-change'
+import { serverNames } from '@/db/queries/servers'
+import { writeTransaction } from '@/db/write'
+import { hashSecret } from '@/lib/auth/secrets'
+import { badRequest } from '@/lib/errors'
+import { formatIssue } from '@/lib/preflight/schemas'
+import { toolPin } from '@/lib/preflight/hash'
 import { crossEntryIssues, stateFileSchema, type StateFile } from './schema'
 
 /** Validate a parsed state file; throws bad_request listing every problem by JSON path. */
@@ -75,15 +76,15 @@ export async function loadState(db: Db, doc: unknown, actor: string): Promise<{ 
         allowedServers: t.allowed_servers, profilePin: t.profile_pin, createdAt: now,
       }).run()
     }
-    insertActivity(tx, {
-      requestId: mintRequestId(now), type: 'state.loaded', actor,
-      data: { after: { servers: state.servers.length, tools: toolCount, profiles: state.profiles.length, agent_tokens: state.agent_tokens.length } },
-    })
+    recordChange(tx, 'state.loaded', { actor }, {
+      target: 'state', before: null,
+      after: { servers: state.servers.length, tools: toolCount, profiles: state.profiles.length, agent_tokens: state.agent_tokens.length },
+    }, { now })
   })
   return { servers: state.servers.length, tools: toolCount }
 }
 
 /** Whether the database holds no proxy state yet (first start). */
 export function isEmptyState(db: Db): boolean {
-  return !db.select({ n: servers.name }).from(servers).limit(1).get()
+  return serverNames(db).length === 0
 }

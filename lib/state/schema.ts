@@ -1,7 +1,7 @@
 import { z } from 'zod'
-import { connectionActions, connectionStates } from '../../db/schema/servers'
-import { settingsDefaults } from '../../db/queries/settings'
-import { profileNameSchema, retentionDaysSchema, serverNameSchema, tokenNameSchema } from '../admin/schemas'
+import { connectionActions, connectionStates } from '@/db/schema/servers'
+import { settingsDefaults } from '@/db/queries/settings'
+import { profileNameSchema, retentionDaysSchema, serverNameSchema, tokenNameSchema } from '@/lib/admin/schemas'
 
 /** The state file, version 1 (see docs/state-file.md). Strict: unknown fields are errors. */
 const json = z.record(z.string(), z.unknown())

@@ -1,11 +1,12 @@
+import 'server-only'
 import { and, eq, isNull } from 'drizzle-orm'
-import type { Db, Tx } from '../../db/client'
-import { servers, toolApprovals, tools, type ApprovedDefinition, type ToolAnnotations } from '../../db/schema'
-import { insertActivity } from '../activity/record'
-import { writeTransaction } from '../../db/write'
-import { mintRequestId } from '../activity/request-id'
-import type { ActivityType } from '../activity/vocabulary'
-import { toolPin } from '../preflight/hash'
+import type { Db, Tx } from '@/db/client'
+import { servers, toolApprovals, tools, type ApprovedDefinition, type ToolAnnotations } from '@/db/schema'
+import { insertActivity, type ActivityInput } from '@/lib/activity/record'
+import { writeTransaction } from '@/db/write'
+import { mintRequestId } from '@/lib/activity/request-id'
+import type { ActivityDataByType } from '@/lib/activity/vocabulary'
+import { toolPin } from '@/lib/preflight/hash'
 
 /** A tool as an upstream's tools/list describes it. */
 export interface DiscoveredTool {
@@ -19,6 +20,7 @@ export interface DiscoveredTool {
 export interface DiscoveryOutcome { baseline: boolean; added: string[]; changed: string[]; gone: string[]; returned: string[] }
 
 const RUNTIME = 'runtime'
+type DiscoveryRecord = 'tool.discovered' | 'tool.changed' | 'tool.auto_approved' | 'tool.gone' | 'tool.returned' | 'server.baseline'
 
 /**
  * Store one complete discovery and apply the rug-pull guard, in one transaction:
@@ -34,8 +36,8 @@ export function applyDiscovery(db: Db, serverName: string, discovered: Discovere
     const server = tx.select().from(servers).where(eq(servers.name, serverName)).get()
     if (!server) return { baseline: false, added: [], changed: [], gone: [], returned: [] }
     const requestId = mintRequestId(now)
-    const record = (type: ActivityType, data: Record<string, unknown>) =>
-      insertActivity(tx, { requestId, type, actor: RUNTIME, server: serverName, at: now, data })
+    const record = <T extends DiscoveryRecord>(type: T, data: ActivityDataByType[T]) =>
+      insertActivity(tx, { requestId, type, actor: RUNTIME, server: serverName, at: now, data } as ActivityInput)
     const baseline = server.baselineAt === null
     const auto = server.trust === 'auto'
     const known = new Map(tx.select().from(tools).where(eq(tools.serverName, serverName)).all().map((t) => [t.name, t]))
@@ -55,7 +57,7 @@ export function applyDiscovery(db: Db, serverName: string, discovered: Discovere
         const status = baseline || auto ? 'approved' : 'pending'
         upsertApproval(tx, serverName, d.name, { status, approvedHash: status === 'approved' ? hash : null, previous: null, decidedAt: now })
         out.added.push(d.name)
-        if (!baseline) record(auto ? 'tool.auto_approved' : 'tool.discovered', { target: `${serverName}:${d.name}`, after: { status, pin: hash } })
+        if (!baseline) record(auto ? 'tool.auto_approved' : 'tool.discovered', { target: `${serverName}:${d.name}`, before: null, after: { status, pin: hash } })
         continue
       }
       tx.update(tools).set(definition).where(and(eq(tools.serverName, serverName), eq(tools.name, d.name))).run()
@@ -96,7 +98,7 @@ export function applyDiscovery(db: Db, serverName: string, discovered: Discovere
     }
     if (baseline) {
       tx.update(servers).set({ baselineAt: now }).where(eq(servers.name, serverName)).run()
-      record('server.baseline', { target: serverName, after: { approved: out.added.length } })
+      record('server.baseline', { target: serverName, before: null, after: { approved: out.added.length } })
     }
     return out
   })

@@ -1,20 +1,19 @@
+import 'server-only'
 import { randomBytes } from 'node:crypto'
 import { eq } from 'drizzle-orm'
 import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
 import type { OAuthClientInformationFull, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
-import type { Db } from '../../db/client'
-import { serverOauth, servers } from '../../db/schema'
-import { appendActivity } from '../activity/record'
-import { writeTransaction } from '../../db/write'
-import { mintRequestId } from '../activity/request-id'
-import { badRequest, notFoundError } from '../errors'
-import type { ActionContext } from '../admin/tools'
+import type { Db } from '@/db/client'
+import { serverOauth, servers } from '@/db/schema'
+import { appendActivity } from '@/lib/activity/record'
+import { writeTransaction } from '@/db/write'
+import { mintRequestId } from '@/lib/activity/request-id'
+import { badRequest } from '@/lib/errors'
+import { requireServer } from '@/lib/admin/require'
+import { oauthByState, oauthOf } from '@/db/queries/upstream'
+import type { ActionContext } from '@/lib/admin/tools'
 
 export const CALLBACK_PATH = '/api/upstream/oauth/callback'
-
-function row(db: Db, server: string) {
-  return db.select().from(serverOauth).where(eq(serverOauth.serverName, server)).get()
-}
 
 function save(db: Db, server: string, values: Partial<typeof serverOauth.$inferInsert>): Promise<void> {
   const v = { ...values, updatedAt: Date.now() }
@@ -54,7 +53,7 @@ export class DbOAuthProvider implements OAuthClientProvider {
   }
 
   clientInformation() {
-    return (row(this.db, this.server)?.clientInformation ?? undefined) as OAuthClientInformationFull | undefined
+    return (oauthOf(this.db, this.server)?.clientInformation ?? undefined) as OAuthClientInformationFull | undefined
   }
 
   saveClientInformation(info: OAuthClientInformationFull) {
@@ -62,7 +61,7 @@ export class DbOAuthProvider implements OAuthClientProvider {
   }
 
   tokens() {
-    return (row(this.db, this.server)?.tokens ?? undefined) as OAuthTokens | undefined
+    return (oauthOf(this.db, this.server)?.tokens ?? undefined) as OAuthTokens | undefined
   }
 
   saveTokens(tokens: OAuthTokens) {
@@ -78,7 +77,7 @@ export class DbOAuthProvider implements OAuthClientProvider {
   }
 
   codeVerifier() {
-    const v = row(this.db, this.server)?.codeVerifier
+    const v = oauthOf(this.db, this.server)?.codeVerifier
     if (!v) throw new Error('no login in progress for this server (start one with toolgate upstream login)')
     return v
   }
@@ -91,8 +90,7 @@ export class DbOAuthProvider implements OAuthClientProvider {
 }
 
 function httpServer(db: Db, name: string) {
-  const s = db.select().from(servers).where(eq(servers.name, name)).get()
-  if (!s) throw notFoundError(`no server "${name}" is configured`)
+  const s = requireServer(db, name)
   if (!s.transport || !('url' in s.transport)) throw badRequest(`server "${name}" is not an HTTP upstream: OAuth login applies to Streamable HTTP servers`)
   return { ...s, url: s.transport.url }
 }
@@ -117,7 +115,7 @@ export async function startLogin(db: Db, name: string, opts: { baseUrl: string; 
 
 /** Finish a login from the callback: the state names the server; the code becomes tokens. */
 export async function completeLogin(db: Db, state: string, code: string): Promise<{ server: string; returnTo: string | null }> {
-  const pending = db.select().from(serverOauth).where(eq(serverOauth.state, state)).get()
+  const pending = oauthByState(db, state)
   if (!pending || !pending.redirectUrl) throw badRequest('unknown or expired login (state does not match a login in progress)')
   const server = httpServer(db, pending.serverName)
   const provider = new DbOAuthProvider(db, server.name, pending.redirectUrl, true)

@@ -1,7 +1,8 @@
-import { desc, eq, lt, and } from 'drizzle-orm'
-import type { Db } from '../../db/client'
-import { writeTransaction } from '../../db/write'
-import { serverConnections, serverLogs, type ConnectionAction, type ConnectionState } from '../../db/schema'
+import 'server-only'
+import { and, eq, sql } from 'drizzle-orm'
+import type { Db } from '@/db/client'
+import { writeTransaction } from '@/db/write'
+import { serverConnections, serverLogs, type ConnectionAction, type ConnectionState } from '@/db/schema'
 
 export interface Published { state: ConnectionState; detail?: string | null; action?: ConnectionAction | null }
 
@@ -27,14 +28,8 @@ export function appendLogs(db: Db, lines: { serverName: string; at: number; stre
   return writeTransaction(db, (tx) => {
     for (const l of lines) tx.insert(serverLogs).values({ ...l, line: l.line.slice(0, LOG_LINE_MAX) }).run()
     for (const name of new Set(lines.map((l) => l.serverName))) {
-      const cutoff = tx.select({ id: serverLogs.id }).from(serverLogs).where(eq(serverLogs.serverName, name))
-        .orderBy(desc(serverLogs.id)).limit(1).offset(LOG_LINES_KEPT - 1).get()
-      if (cutoff) tx.delete(serverLogs).where(and(eq(serverLogs.serverName, name), lt(serverLogs.id, cutoff.id))).run()
+      tx.delete(serverLogs).where(and(eq(serverLogs.serverName, name), sql`${serverLogs.id} < (select ${serverLogs.id} from ${serverLogs}
+        where ${serverLogs.serverName} = ${name} order by ${serverLogs.id} desc limit 1 offset ${LOG_LINES_KEPT - 1})`)).run()
     }
   })
-}
-
-/** The last `n` log lines of a server, oldest first. */
-export function readLogs(db: Db, serverName: string, n = 50) {
-  return db.select().from(serverLogs).where(eq(serverLogs.serverName, serverName)).orderBy(desc(serverLogs.id)).limit(n).all().reverse()
 }

@@ -1,10 +1,12 @@
+import 'server-only'
 import { createHash, randomBytes } from 'node:crypto'
-import { and, eq, inArray, isNotNull } from 'drizzle-orm'
-import type { Db } from '../../db/client'
-import { runtimeLease, serverConnections, serverSecrets, servers } from '../../db/schema'
-import { writeTransaction } from '../../db/write'
-import { describeError } from '../errors'
-import { logLine } from '../log'
+import { and, eq, inArray } from 'drizzle-orm'
+import { managedServers } from '@/db/queries/servers'
+import type { Db } from '@/db/client'
+import { runtimeLease, serverConnections } from '@/db/schema'
+import { writeTransaction } from '@/db/write'
+import { describeError } from '@/lib/errors'
+import { logLine } from '@/lib/log'
 import { UpstreamConnection, type RuntimeOptions } from './connection'
 import { appendLogs, publishState, type Published } from './publish'
 
@@ -85,10 +87,8 @@ export class Supervisor {
   async start(): Promise<void> {
     await this.renewLease()
     await writeTransaction(this.db, (tx) => {
-      const managed = tx.select({ name: servers.name, enabled: servers.enabled, quarantined: servers.quarantined }).from(servers)
-        .where(isNotNull(servers.transport)).all()
       const now = Date.now()
-      for (const s of managed) {
+      for (const s of managedServers(tx)) {
         const active = s.enabled && !s.quarantined
         const values = {
           state: active ? 'connecting' as const : 'disconnected' as const,
@@ -179,13 +179,8 @@ export class Supervisor {
 
   private reconcile(): void {
     if (this.stopped) return
-    const rows = this.db.select().from(servers).where(isNotNull(servers.transport)).all()
-    const secrets = new Map<string, Record<string, string>>()
-    for (const s of this.db.select().from(serverSecrets).all()) {
-      secrets.set(s.serverName, { ...(secrets.get(s.serverName) ?? {}), [s.name]: s.value })
-    }
     const wanted = new Set<string>()
-    for (const row of rows) {
+    for (const row of managedServers(this.db)) {
       const current = this.connections.get(row.name)
       if (!row.enabled || row.quarantined) {
         if (current) {
@@ -197,7 +192,7 @@ export class Supervisor {
         continue
       }
       wanted.add(row.name)
-      const serverSecretValues = secrets.get(row.name) ?? {}
+      const serverSecretValues = row.secrets
       // anything that changes how to connect restarts the connection (a completed login bumps
       // restartRequestedAt; the runtime's own token refreshes must not restart it)
       const fingerprint = createHash('sha256')
@@ -209,7 +204,7 @@ export class Supervisor {
         this.log(row.name, 'event', 'configuration changed or restart requested: reconnecting')
       }
       const conn = new UpstreamConnection(
-        this.db, { name: row.name, transport: row.transport!, secrets: serverSecretValues, fingerprint }, this.opts,
+        this.db, { name: row.name, transport: row.transport, secrets: serverSecretValues, fingerprint }, this.opts,
         (state, detail = null, action = null) => {
           // a stopped connection must not overwrite its successor's state
           if (this.connections.get(row.name) === conn) this.publisher(row.name).set({ state, detail, action })

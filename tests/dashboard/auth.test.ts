@@ -1,9 +1,9 @@
 import { eq } from 'drizzle-orm'
 import type { Request as PwRequest } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { agentTokens, toolApprovals } from '../../db/schema'
-import { listActivity } from '../../lib/activity/query'
-import { rotateOperatorKey } from '../../lib/auth/operator-key'
+import { agentTokens, toolApprovals } from '@/db/schema'
+import { listActivity } from '@/db/queries/activity'
+import { rotateOperatorKey } from '@/lib/auth/operator-key'
 import { OPERATOR_KEY, signedIn, startDashboard, type Dashboard, eventually } from './harness'
 
 let d: Dashboard

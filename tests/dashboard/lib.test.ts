@@ -1,15 +1,16 @@
 import { describe, expect, it } from 'vitest'
-import { listActivity } from '../../lib/activity/query'
-import { appendActivity } from '../../lib/activity/record'
-import { changeTools } from '../../lib/admin/bulk-tools'
-import { listTools } from '../../lib/admin/catalog'
-import { activityPage, groupByRequest } from '../../lib/dashboard/activity'
-import { suggestToolIds } from '../../lib/dashboard/catalog'
-import { lineDiff } from '../../lib/dashboard/diff'
-import { fixFor } from '../../lib/dashboard/fixes'
-import { dashboardPreflight } from '../../lib/dashboard/preflight'
-import { reasons } from '../../lib/preflight/taxonomy'
-import { freshDb, load } from '../helpers/db'
+import { listActivity } from '@/db/queries/activity'
+import { appendActivity } from '@/lib/activity/record'
+import { changeTools } from '@/lib/admin/bulk-tools'
+import { toolInventory } from '@/lib/catalog/inventory'
+import { activityPage } from '@/lib/dashboard/activity'
+import { groupByRequest } from '@/lib/activity/present'
+import { suggestToolIds } from '@/db/queries/tools'
+import { lineDiff } from '@/lib/dashboard/diff'
+import { fixFor } from '@/lib/dashboard/fixes'
+import { dashboardPreflight } from '@/lib/dashboard/preflight'
+import { reasons } from '@/lib/preflight/taxonomy'
+import { freshDb, load } from '@/tests/helpers/db'
 import { demoState } from './harness'
 
 const demo = async () => {
@@ -21,10 +22,10 @@ const demo = async () => {
 describe('dashboard logic', () => {
   it('autocomplete ranges over the tools key: by server prefix, then by tool prefix', async () => {
     const db = await demo()
-    expect(suggestToolIds(db, 'sl')).toEqual(['slack:post_message'])
-    expect(suggestToolIds(db, 'notes:re')).toEqual(['notes:read_note', 'notes:rebuild_index'])
+    expect(suggestToolIds(db, 'sl', 20)).toEqual(['slack:post_message'])
+    expect(suggestToolIds(db, 'notes:re', 20)).toEqual(['notes:read_note', 'notes:rebuild_index'])
     expect(suggestToolIds(db, 'notes:', 3)).toHaveLength(3)
-    expect(suggestToolIds(db, 'nope')).toEqual([])
+    expect(suggestToolIds(db, 'nope', 20)).toEqual([])
   })
 
   it('every reason maps to an honest row action (or none), never a fake one', async () => {
@@ -47,13 +48,13 @@ describe('dashboard logic', () => {
   it('bulk changes are one transaction: one unknown id changes nothing', async () => {
     const db = await demo()
     await expect(changeTools(db, 'approve', ['notes:export_notes', 'notes:nope'], { actor: 't' })).rejects.toThrow(/notes:nope/)
-    expect(listTools(db, 'notes').find((t) => t.name === 'export_notes')?.approval).toBe('pending')
+    expect(toolInventory(db, 'notes').find((t) => t.name === 'export_notes')?.approval).toBe('pending')
     expect(listActivity(db, { type: 'tool.approved' })).toEqual([])
   })
 
   it('activity pages newest first by id, honour a time window, and group by request', async () => {
     const db = await demo()
-    for (let i = 0; i < 30; i++) await appendActivity(db, { requestId: `req_${Math.floor(i / 3)}`, type: 'preflight', actor: 't', verdict: i % 2 ? 'ready' : 'blocked', at: 1_000 + i, data: {} })
+    for (let i = 0; i < 30; i++) await appendActivity(db, { requestId: `req_${Math.floor(i / 3)}`, type: 'preflight', actor: 't', verdict: i % 2 ? 'ready' : 'blocked', at: 1_000 + i, data: { ids_raw: 0, ids_unique: 0, tools: [], duration_ms: 0 } })
     const first = activityPage(db, { verdict: 'blocked' }, 5)
     expect(first.items.map((i) => i.verdict)).toEqual(Array(5).fill('blocked'))
     const second = activityPage(db, { verdict: 'blocked', before: first.nextBefore! }, 5)

@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { serverConnections } from '../../db/schema'
-import { listActivity } from '../../lib/activity/query'
-import { startOAuthFixture, type OAuthFixture } from '../fixtures/oauth-upstream'
+import { serverConnections } from '@/db/schema'
+import { listActivity } from '@/db/queries/activity'
+import { startOAuthFixture, type OAuthFixture } from '@/tests/fixtures/oauth-upstream'
 import { eventually, screenshot, signedIn, startDashboard, type Dashboard } from './harness'
 
 let oauth: OAuthFixture

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { agentTokens, servers, toolApprovals } from '../../db/schema'
-import { listActivity } from '../../lib/activity/query'
+import { agentTokens, servers, toolApprovals } from '@/db/schema'
+import { listActivity } from '@/db/queries/activity'
 import { screenshot, signedIn, startDashboard, type Dashboard, eventually } from './harness'
 
 let d: Dashboard

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { listActivity } from '../../lib/activity/query'
+import { listActivity } from '@/db/queries/activity'
 import { screenshot, signedIn, startDashboard, type Dashboard, eventually } from './harness'
 
 let d: Dashboard

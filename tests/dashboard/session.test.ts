@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { ensureOperatorKey, rotateOperatorKey } from '../../lib/auth/operator-key'
-import { issueSession, isValidSession, listSessions, SESSION_IDLE_MS, SESSION_TTL_MS, signOutOperator } from '../../lib/auth/session'
-import { operatorSessions } from '../../db/schema'
-import { freshDb } from '../helpers/db'
+import { ensureOperatorKey, rotateOperatorKey } from '@/lib/auth/operator-key'
+import { issueSession, isValidSession, listSessions, SESSION_IDLE_MS, SESSION_TTL_MS, signOutOperator } from '@/lib/auth/operator-sessions'
+import { operatorSessions } from '@/db/schema'
+import { freshDb } from '@/tests/helpers/db'
 
 describe('operator sessions (server-side, ended by sign-out, idleness, age or key rotation)', () => {
   const setup = async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { readSettings } from '../../db/queries/settings'
+import { readSettings } from '@/db/queries/settings'
 import { eventually, screenshot, signedIn, startDashboard, type Dashboard } from './harness'
 
 let d: Dashboard

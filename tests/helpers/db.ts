@@ -1,9 +1,9 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { openDb, type Db } from '../../db/client'
-import { loadState } from '../../lib/state/load'
-import type { StateFileInput } from '../../lib/state/schema'
+import { openDb, type Db } from '@/db/client'
+import { loadState } from '@/lib/state/load'
+import type { StateFileInput } from '@/lib/state/schema'
 
 /** A fresh, migrated SQLite file in a temp directory. */
 export function tempDbFile(name = 'toolgate.db'): string {
@@ -19,4 +19,4 @@ export async function load(db: Db, state: Omit<StateFileInput, 'version'>): Prom
 }
 
 /** The state file shipped as the demo, parsed. */
-export { demoStateFile } from '../../lib/state/demo'
+export { demoStateFile } from '@/lib/state/demo'

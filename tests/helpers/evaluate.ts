@@ -1,6 +1,6 @@
-import type { Db } from '../../db/client'
-import { readSnapshot } from '../../db/queries/preflight-state'
-import { evaluate, type Caller, type EvaluationInput } from '../../lib/preflight/evaluate'
+import type { Db } from '@/db/client'
+import { readSnapshot } from '@/db/queries/preflight-state'
+import { evaluate, type Caller, type EvaluationInput } from '@/lib/preflight/evaluate'
 
 export const operator: Caller = { tier: 'operator', name: 'test' }
 export const agent = (allowedServers: string[] = ['*'], profilePin: string | null = null): Caller =>

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { activity } from '../../db/schema'
-import { insertActivity } from '../../lib/activity/record'
-import { runCli } from '../helpers/cli'
-import { freshDb, load } from '../helpers/db'
+import { activity } from '@/db/schema'
+import { insertActivity } from '@/lib/activity/record'
+import { runCli } from '@/tests/helpers/cli'
+import { freshDb, load } from '@/tests/helpers/db'
 
 describe('toolgate settings', () => {
   it('lists the settings with their defaults and changes one on the record', async () => {
@@ -37,8 +37,8 @@ describe('toolgate activity prune', () => {
     const { db, file } = freshDb()
     const day = 24 * 60 * 60 * 1000
     db.transaction((tx) => {
-      for (let i = 0; i < 7; i++) insertActivity(tx, { requestId: `ancient_${i}`, type: 'preflight', actor: 't', at: Date.now() - 400 * day, data: {} })
-      for (let i = 0; i < 3; i++) insertActivity(tx, { requestId: `month_${i}`, type: 'preflight', actor: 't', at: Date.now() - 30 * day, data: {} })
+      for (let i = 0; i < 7; i++) insertActivity(tx, { requestId: `ancient_${i}`, type: 'preflight', actor: 't', at: Date.now() - 400 * day, data: { ids_raw: 0, ids_unique: 0, tools: [], duration_ms: 0 } })
+      for (let i = 0; i < 3; i++) insertActivity(tx, { requestId: `month_${i}`, type: 'preflight', actor: 't', at: Date.now() - 30 * day, data: { ids_raw: 0, ids_unique: 0, tools: [], duration_ms: 0 } })
     })
     const byRetention = await runCli(['activity', 'prune', '-o', 'json', '--db', file])
     expect(byRetention.code, byRetention.stderr).toBe(0)

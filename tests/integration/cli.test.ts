@@ -1,12 +1,13 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { taxonomy, exitCodes, type Reason } from '../../lib/preflight/taxonomy'
-import { loadState } from '../../lib/state/load'
-import { openDb } from '../../db/client'
-import { freshDb, demoStateFile, tempDbFile } from '../helpers/db'
-import { runCli } from '../helpers/cli'
-import { startServer, type RunningServer } from '../helpers/server'
+import { taxonomy, exitCodes, type Reason } from '@/lib/preflight/taxonomy'
+import { loadState } from '@/lib/state/load'
+import { openDb } from '@/db/client'
+import { freshDb, demoStateFile, tempDbFile } from '@/tests/helpers/db'
+import { runCli } from '@/tests/helpers/cli'
+import { NOT_FOUND_DETAIL } from '@/lib/preflight/evaluate'
+import { startServer, type RunningServer } from '@/tests/helpers/server'
 
 const NIGHTLY = 'tg_at_demo_nightly_0000'
 const demo = () => JSON.parse(readFileSync(demoStateFile(), 'utf8'))
@@ -60,12 +61,21 @@ describe.concurrent('tools preflight: every code, its exit code and JSON fields'
     expect(JSON.parse(r.stdout).tools[0]).toMatchObject({ reason })
   })
 
-  it('agent tier (--token): out-of-scope and unconfigured collapse to not_found, exit 12', async () => {
+  it('agent tier (--token): out-of-scope and unconfigured collapse to not_found, byte for byte, exit 12', async () => {
+    const absent = await runCli(['tools', 'preflight', 'notes:no_such_tool', '-o', 'json', '--token', NIGHTLY, '--db', file])
+    const { id: _, ...notFound } = JSON.parse(absent.stdout).tools[0]
+    expect(notFound).toMatchObject({ reason: 'not_found', detail: NOT_FOUND_DETAIL })
     for (const id of ['billing:get_invoice', 'wiki:page']) {
       const r = await runCli(['tools', 'preflight', id, '-o', 'json', '--token', NIGHTLY, '--db', file])
       expect(r.code).toBe(12)
-      expect(JSON.parse(r.stdout).tools[0]).toMatchObject({ reason: 'not_found', detail: `no tool "${id}" is available` })
+      expect(JSON.parse(r.stdout).tools[0]).toEqual({ id, ...notFound })
     }
+  })
+
+  it('operator tier: server_not_in_scope names the profile that narrowed it', async () => {
+    const r = await runCli(['tools', 'preflight', 'billing:get_invoice', '--profile', 'ops', '-o', 'json', '--db', file])
+    expect(r.code).toBe(11)
+    expect(JSON.parse(r.stdout).tools[0]).toMatchObject({ reason: 'server_not_in_scope', detail: 'server "billing" is outside profile "ops"; an agent in that profile sees not_found' })
   })
 
   it('exit 0 when every tool is ready; table output ends with the verdict and the request id', async () => {

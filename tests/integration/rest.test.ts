@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { eq } from 'drizzle-orm'
-import type { Db } from '../../db/client'
-import { activity, serverConnections, servers } from '../../db/schema'
-import { taxonomy, type Reason } from '../../lib/preflight/taxonomy'
-import { loadState } from '../../lib/state/load'
-import { freshDb, demoStateFile } from '../helpers/db'
-import { startServer, type RunningServer } from '../helpers/server'
+import type { Db } from '@/db/client'
+import { activity, serverConnections, servers } from '@/db/schema'
+import { taxonomy, type Reason } from '@/lib/preflight/taxonomy'
+import { loadState } from '@/lib/state/load'
+import { freshDb, demoStateFile } from '@/tests/helpers/db'
+import { startServer, type RunningServer } from '@/tests/helpers/server'
 
 const OPERATOR_KEY = 'tg_op_rest_test_key_0123456789'
 const NIGHTLY = 'tg_at_demo_nightly_0000' // demo token: allowed ["*"], pinned to profile "ops"

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCli } from '../helpers/cli'
+import { runCli } from '@/tests/helpers/cli'
 import { AGENT, demoState, expectValidFacet, recordsFor, startHarness, type Harness } from './harness'
 
 let h: Harness

@@ -15,18 +15,34 @@ const textOf = (r: { body: { result?: Record<string, any> } }) => r.body.result!
 const n = (k: number) => Array.from({ length: k }, (_, i) => `notes:t${i}`)
 
 describe('describe_tool, plain mode', () => {
-  it('describes served tools with their schemas; anything else is just "not served"', async () => {
+  it('answers the reference envelope: {definitions, errors:[{id, error, remediation}]} with the gate as a code', async () => {
     const before = activityCount(h.db)
-    const r = await call({ tool_ids: ['notes:read_note', 'notes:export_notes', 'wiki:page', 'notes:read_note '] })
+    const r = await call({ tool_ids: ['notes:read_note', 'notes:export_notes', 'notes:share_note', 'github:list_issues', 'notes:read_note '] })
     expect(r.body.result!.isError).toBeUndefined()
     const body = JSON.parse(textOf(r))
     expect(r.body.result!.structuredContent).toEqual(body)
-    expect(body.tools).toEqual([
-      { id: 'notes:read_note', tool: { name: 'notes:read_note', description: 'Read one note by id.', inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] }, annotations: { readOnlyHint: true, openWorldHint: false } } },
-      { id: 'notes:export_notes', error: 'not served to this session (describe_tool with check: true says why)' },
-      { id: 'wiki:page', error: 'not served to this session (describe_tool with check: true says why)' },
+    expect(body.definitions).toEqual([
+      { name: 'notes:read_note', description: 'Read one note by id.', inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] }, annotations: { readOnlyHint: true, openWorldHint: false } },
+    ])
+    expect(body.errors).toEqual([
+      { id: 'notes:export_notes', error: 'pending_approval', remediation: 'Review and approve: toolgate tools approve notes:export_notes' },
+      { id: 'notes:share_note', error: 'changed', remediation: expect.stringContaining('toolgate tools approve notes:share_note') },
+      { id: 'github:list_issues', error: 'quarantined', remediation: expect.stringContaining('github') },
     ])
     expect(activityCount(h.db)).toBe(before) // no verdict computed, nothing recorded
+  })
+
+  it('disabled covers a disabled server, a user block and a config denial; out of scope, unconfigured, absent and malformed are not_found', async () => {
+    const r = await call({ tool_ids: ['legacy-ci:run_job', 'notes:purge_notes', 'notes:rebuild_index', 'wiki:page', 'notes:nope'] })
+    const body = JSON.parse(textOf(r))
+    expect(body.definitions).toEqual([])
+    expect(body.errors.map((e: { error: string }) => e.error)).toEqual(['disabled', 'disabled', 'disabled', 'not_found', 'not_found'])
+    expect(body.errors[3]).toEqual({ id: 'wiki:page', error: 'not_found', remediation: 'Tool not found or no longer available; list tools again.' })
+    const bot = await modernRpc(h.mcp, 'tools/call', { name: 'describe_tool', arguments: { tool_ids: ['billing:get_invoice', 'no-colon'] } }, { headers: { authorization: 'Bearer tg_at_demo_notes_bot_00' } })
+    expect(JSON.parse(textOf(bot)).errors).toEqual([
+      { id: 'billing:get_invoice', error: 'not_found', remediation: 'Tool not found or no longer available; list tools again.' },
+      { id: 'no-colon', error: 'not_found', remediation: "Tool ids must be '<server>:<tool>', exactly as listed." },
+    ])
   })
 
   it('at most 5 ids', async () => {
@@ -102,8 +118,18 @@ describe('describe_tool, check mode', () => {
 describe('other tools/call: gated dispatch, refused with the preflight verdict', () => {
   const facetOf = (r: { body: { result?: Record<string, any> } }) => r.body.result!._meta[EXTENSION_ID] // eslint-disable-line @typescript-eslint/no-explicit-any
 
-  it('a withheld or unknown tool is a tool error carrying the same verdict as preflight', async () => {
-    for (const [name, reason] of [['notes:export_notes', 'tool_pending_approval'], ['wiki:page', 'not_found'], ['jira:create_ticket', 'oauth_required']]) {
+  it('a name the session cannot know is -32602 "Unknown tool" (contract §13), and nothing is called', async () => {
+    for (const name of ['wiki:page', 'notes:nope', 'no-colon']) {
+      const r = await modernRpc(h.mcp, 'tools/call', { name, arguments: {} })
+      expect(r.body.error, name).toMatchObject({ code: -32602, message: `Unknown tool: "${name}"` })
+    }
+    // out of the token's scope reads exactly the same
+    const bot = await modernRpc(h.mcp, 'tools/call', { name: 'billing:get_invoice', arguments: {} }, { headers: { authorization: 'Bearer tg_at_demo_notes_bot_00' } })
+    expect(bot.body.error).toMatchObject({ code: -32602, message: 'Unknown tool: "billing:get_invoice"' })
+  })
+
+  it('a known tool withheld by a gate is a tool error carrying the same verdict as preflight', async () => {
+    for (const [name, reason] of [['notes:export_notes', 'tool_pending_approval'], ['legacy-ci:run_job', 'server_disabled'], ['jira:create_ticket', 'oauth_required']]) {
       const r = await modernRpc(h.mcp, 'tools/call', { name, arguments: {} })
       expect(r.body.result!.isError, name).toBe(true)
       const check = JSON.parse(textOf(await call({ tool_ids: [name], check: true }))).results[0]

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import {
   facetSchema, legacySettings, MAX_RIDER_TOOLS, parseRider, resolveFacetSchema, RiderError, riderSchema, serverSettings, wireReasons,
-} from '../../lib/mcp/extension-schema'
-import { shapeAFacet, shapeBFacet, wireResult } from '../../lib/mcp/wire'
-import { reasons } from '../../lib/preflight/taxonomy'
+} from '@/lib/mcp/extension-schema'
+import { shapeAFacet, shapeBFacet, wireResult } from '@/lib/mcp/wire'
+import { reasons } from '@/lib/preflight/taxonomy'
 import { sharedValidators } from './harness'
 
 // toolgate's own copy of the rules it emits must judge exactly as the shared JSON Schema does.

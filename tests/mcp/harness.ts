@@ -6,13 +6,13 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { expect } from 'vitest'
-import type { Db } from '../../db/client'
-import { activity } from '../../db/schema'
-import { EXTENSION_ID, facetSchema, resolveFacetSchema } from '../../lib/mcp/extension-schema'
-import type { StateFileInput } from '../../lib/state/schema'
-import { demoStateFile, freshDb, load } from '../helpers/db'
-import { DEMO_AGENT_TOKEN } from '../../lib/state/demo'
-import { startServer, type RunningServer } from '../helpers/server'
+import type { Db } from '@/db/client'
+import { activity } from '@/db/schema'
+import { EXTENSION_ID, facetSchema, resolveFacetSchema } from '@/lib/mcp/extension-schema'
+import type { StateFileInput } from '@/lib/state/schema'
+import { demoStateFile, freshDb, load } from '@/tests/helpers/db'
+import { DEMO_AGENT_TOKEN } from '@/lib/state/demo'
+import { startServer, type RunningServer } from '@/tests/helpers/server'
 
 export { EXTENSION_ID }
 export const OPERATOR_KEY = 'tg_op_mcp_test_key_0123456789'
@@ -120,7 +120,7 @@ export async function legacyClient(url: string, opts: { token?: string } = {}): 
 
 // ---- schema validation: the shared JSON Schema and toolgate's own copy --------------------
 
-const sharedSchema = JSON.parse(readFileSync(path.resolve(__dirname, '../../../shared/spec/required-tools-extension.schema.json'), 'utf8'))
+const sharedSchema = JSON.parse(readFileSync(path.resolve(__dirname, '../../docs/spec/required-tools-extension.schema.json'), 'utf8'))
 // strictTypes off: the shared schema's allOf branches add `required` without restating `type`, which is valid 2020-12.
 const ajv = new Ajv2020({ allErrors: true, strictTypes: false })
 // RFC 3339 date-time, without pulling in a formats plugin the project does not depend on.

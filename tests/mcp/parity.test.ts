@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { runCli } from '../helpers/cli'
+import { runCli } from '@/tests/helpers/cli'
 import {
   EXTENSION_ID, expectValidFacet, expectValidResolveFacet, legacyClient, modernClient, modernRpc, sharedValidators, startHarness,
   type Harness, type State,

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runProcess } from '../helpers/cli'
+import { runProcess } from '@/tests/helpers/cli'
 import { demoState, EXTENSION_ID, expectValidFacet, recordsFor, startHarness, type Harness } from './harness'
 
 // The README's in-band section is executed as written (only the base URL changes), so the

@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { issueSession } from '../../lib/auth/session'
-import { SESSION_COOKIE } from '../../lib/dashboard/session-cookie'
-import { runCli } from '../helpers/cli'
-import { activityCount, AGENT, demoState, LEGACY, OPERATOR_KEY, rider, startHarness, type Harness } from '../mcp/harness'
+import { issueSession } from '@/lib/auth/operator-sessions'
+import { SESSION_COOKIE } from '@/lib/dashboard/session-cookie'
+import { runCli } from '@/tests/helpers/cli'
+import { activityCount, AGENT, demoState, LEGACY, OPERATOR_KEY, rider, startHarness, type Harness } from '@/tests/mcp/harness'
 
 const root = path.resolve(import.meta.dirname, '..', '..')
 let h: Harness

@@ -2,9 +2,9 @@ import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { eq } from 'drizzle-orm'
-import type { Db } from '../../db/client'
-import { serverConnections } from '../../db/schema'
-import { createAgentToken } from '../../lib/admin/tokens'
+import type { Db } from '@/db/client'
+import { serverConnections } from '@/db/schema'
+import { createAgentToken } from '@/lib/admin/tokens'
 
 export const FIXTURE = path.resolve(import.meta.dirname, '..', 'fixtures', 'upstream-server.mjs')
 

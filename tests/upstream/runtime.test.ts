@@ -2,15 +2,16 @@ import { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { and, eq } from 'drizzle-orm'
-import type { Db } from '../../db/client'
-import { activity, serverSecrets, toolApprovals, tools } from '../../db/schema'
-import { addServer, setSecret } from '../../lib/upstream/config'
-import { unquarantineServer } from '../../lib/admin/servers'
-import { approveTool } from '../../lib/admin/tools'
-import { freshDb } from '../helpers/db'
-import { runCli } from '../helpers/cli'
-import { startServer, type RunningServer } from '../helpers/server'
-import { startOAuthFixture, type OAuthFixture } from '../fixtures/oauth-upstream'
+import type { Db } from '@/db/client'
+import { activity, serverSecrets, toolApprovals, tools } from '@/db/schema'
+import { addServer, setSecret } from '@/lib/admin/upstreams'
+import { unquarantineServer } from '@/lib/admin/servers'
+import { approveTool } from '@/lib/admin/tools'
+import { freshDb } from '@/tests/helpers/db'
+import { listActivity } from '@/db/queries/activity'
+import { runCli } from '@/tests/helpers/cli'
+import { startServer, type RunningServer } from '@/tests/helpers/server'
+import { startOAuthFixture, type OAuthFixture } from '@/tests/fixtures/oauth-upstream'
 import { agentToken, connectionState, runtimeEnv, stdioFixture, waitFor } from './harness'
 
 const KEY = 'tg_op_runtime_test_key_000000000'
@@ -85,7 +86,7 @@ describe('stdio upstream: discovery and the rug-pull guard', () => {
     const names = ((await listed.json()).result.tools as { name: string }[]).map((t) => t.name)
     expect(names).toContain('paged:d')
     expect(names).not.toContain('paged:e')
-    expect(db.select().from(activity).where(eq(activity.type, 'tool.gone')).all().map((r) => r.data.target)).toContain('paged:e')
+    expect(listActivity(db, { type: 'tool.gone' }).map((r) => r.type === 'tool.gone' && r.data.target)).toContain('paged:e')
   })
 
   it('on trust: auto servers new and changed tools are approved automatically, and recorded as such', async () => {

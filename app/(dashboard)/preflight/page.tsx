@@ -1,9 +1,9 @@
 import type { Metadata } from 'next'
-import { PreflightWorkbench } from '../../../components/preflight/workbench'
-import { PageHeader } from '../../../components/ui'
-import { preflightOptions } from '../../../lib/dashboard/catalog'
-import { requireOperator } from '../../../lib/dashboard/operator'
-import { preflightFormFromSearch, preflightSearch, type SearchParams } from '../../../lib/dashboard/search-params'
+import { PreflightWorkbench } from '@/components/preflight/workbench'
+import { PageHeader } from '@/components/ui'
+import { preflightOptions } from '@/lib/dashboard/preflight'
+import { requireOperator } from '@/lib/dashboard/operator'
+import { preflightFormFromSearch, preflightSearch, type SearchParams } from '@/lib/dashboard/search-params'
 import { getDb } from '@/db/client'
 
 export const metadata: Metadata = { title: 'Preflight' }

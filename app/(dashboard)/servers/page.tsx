@@ -1,10 +1,10 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
-import { AdminState, HealthState } from '../../../components/servers/server-badges'
-import { ServerAction } from '../../../components/servers/server-action'
-import { Card, Empty, PageHeader } from '../../../components/ui'
-import { requireOperator } from '../../../lib/dashboard/operator'
-import { serverRows } from '../../../lib/dashboard/servers'
+import { AdminState, HealthState } from '@/components/servers/server-badges'
+import { ServerAction } from '@/components/servers/server-action'
+import { Card, Empty, PageHeader } from '@/components/ui'
+import { requireOperator } from '@/lib/dashboard/operator'
+import { serverRows } from '@/lib/catalog/servers'
 import { getDb } from '@/db/client'
 
 export const metadata: Metadata = { title: 'Servers' }

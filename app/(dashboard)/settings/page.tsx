@@ -1,13 +1,12 @@
 import type { Metadata } from 'next'
-import { asc } from 'drizzle-orm'
 import { getDb } from '@/db/client'
-import { profiles } from '@/db/schema'
+import { profileList } from '@/db/queries/access'
 import { readSettings } from '@/db/queries/settings'
 import { ProxySettingsForm } from '@/components/settings/settings-form'
 import { Card, PageHeader } from '@/components/ui'
 import { activityStorage } from '@/lib/activity/retention'
 import { presentSettings } from '@/lib/admin/settings'
-import { listSessions } from '@/lib/auth/session'
+import { listSessions } from '@/lib/auth/operator-sessions'
 import { requireOperator } from '@/lib/dashboard/operator'
 
 export const metadata: Metadata = { title: 'Settings' }
@@ -26,7 +25,7 @@ export default async function SettingsPage() {
       <PageHeader title="Settings">Proxy-wide switches, who is signed in, and what the activity log keeps.</PageHeader>
       <div className="grid gap-6 lg:grid-cols-2">
         <Card title="Proxy">
-          <ProxySettingsForm settings={settings} profiles={db.select({ name: profiles.name }).from(profiles).orderBy(asc(profiles.name)).all().map((p) => p.name)} />
+          <ProxySettingsForm settings={settings} profiles={profileList(db).map((p) => p.name)} />
         </Card>
         <div className="space-y-6">
           <Card title="Activity log">

@@ -1,9 +1,9 @@
 import type { Metadata } from 'next'
-import { ProfilesPanel } from '../../../components/access/profiles-panel'
-import { TokensPanel } from '../../../components/access/tokens-panel'
-import { PageHeader } from '../../../components/ui'
-import { accessOverview } from '../../../lib/dashboard/access'
-import { requireOperator } from '../../../lib/dashboard/operator'
+import { ProfilesPanel } from '@/components/access/profiles-panel'
+import { TokensPanel } from '@/components/access/tokens-panel'
+import { PageHeader } from '@/components/ui'
+import { accessOverview } from '@/lib/dashboard/access'
+import { requireOperator } from '@/lib/dashboard/operator'
 import { getDb } from '@/db/client'
 
 export const metadata: Metadata = { title: 'Tokens & profiles' }

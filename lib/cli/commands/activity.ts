@@ -1,22 +1,12 @@
-import { cliActor, one, openCliDb, outputFormat, parse, UsageError } from '../args'
-import { table } from '../output'
-import { getActivity, listActivity } from '../../activity/query'
-import { activityStorage, pruneActivity, retentionCutoff } from '../../activity/retention'
-import type { ActivityRow } from '../../../db/schema'
+import { cliActor, one, openCliDb, outputFormat, parse, UsageError } from '@/lib/cli/args'
+import { table } from '@/lib/cli/output'
+import { getActivity, listActivity } from '@/db/queries/activity'
+import { presentActivity, summarize } from '@/lib/activity/present'
+import type { ActivityRecord } from '@/lib/activity/vocabulary'
+import { activityStorage, pruneActivity, retentionCutoff } from '@/lib/activity/retention'
 
-/** The record as users see it: snake_case, time as ISO. */
-export function presentActivity(r: ActivityRow) {
-  return {
-    id: r.id, request_id: r.requestId, at: new Date(r.at).toISOString(), type: r.type,
-    ...(r.surface ? { surface: r.surface } : {}), actor: r.actor, ...(r.tier ? { tier: r.tier } : {}),
-    ...(r.verdict ? { verdict: r.verdict } : {}), ...(r.server ? { server: r.server } : {}), data: r.data,
-  }
-}
-
-function summary(r: ActivityRow): string {
-  const d = r.data as { tools?: { id: string; status: string; reason?: string }[]; target?: string }
-  if (d.tools) return d.tools.map((t) => `${t.id}=${t.reason ?? t.status}`).join(' ')
-  return d.target ?? ''
+function summary(r: ActivityRecord): string {
+  return r.type === 'preflight' ? r.data.tools.map((t) => `${t.id}=${t.reason ?? t.status}`).join(' ') : summarize(r)
 }
 
 export async function activityCommand(sub: string | undefined, argv: string[]): Promise<number> {

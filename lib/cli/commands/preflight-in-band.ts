@@ -1,11 +1,11 @@
 import { Client, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { z } from 'zod'
-import pkg from '../../../package.json'
-import { outputFormat, UsageError } from '../args'
-import { preflightTable } from '../output'
-import type { Policy, ToolResult } from '../../preflight/evaluate'
-import { exitCodes } from '../../preflight/taxonomy'
-import { EXTENSION_ID, facetSchema, legacySettings, MAX_RIDER_TOOLS, type Facet, type FacetTool, type Rider } from '../../mcp/extension-schema'
+import pkg from '@/package.json'
+import { outputFormat, UsageError } from '@/lib/cli/args'
+import { preflightTable } from '@/lib/cli/output'
+import type { Policy, ToolResult } from '@/lib/preflight/evaluate'
+import { exitCodes } from '@/lib/preflight/taxonomy'
+import { EXTENSION_ID, facetSchema, legacySettings, MAX_RIDER_TOOLS, type Facet, type FacetTool, type Rider } from '@/lib/mcp/extension-schema'
 
 /** The flags `tools preflight` parsed; in band only a subset applies. */
 export interface InBandFlags {

@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import path from 'node:path'
-import { openCliDb, parse, UsageError } from '../args'
-import { rotateOperatorKey } from '../../auth/operator-key'
-import { loadDemoIfEmpty } from '../../state/demo'
-import { projectRoot } from '../../paths'
-import { startToolgate } from '../../server/start'
-import { DEMO_AGENT_TOKEN } from '../../state/demo'
+import { openCliDb, parse, UsageError } from '@/lib/cli/args'
+import { rotateOperatorKey } from '@/lib/auth/operator-key'
+import { loadDemoIfEmpty } from '@/lib/state/demo'
+import { projectRoot } from '@/lib/paths'
+import { startToolgate } from '@/lib/server/start'
+import { DEMO_AGENT_TOKEN } from '@/lib/state/demo'
 
 const nextBin = () => path.join(projectRoot(), 'node_modules', 'next', 'dist', 'bin', 'next')
 

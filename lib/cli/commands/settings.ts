@@ -1,7 +1,7 @@
-import { cliActor, openCliDb, outputFormat, parse, UsageError } from '../args'
-import { table } from '../output'
-import { readSettings } from '../../../db/queries/settings'
-import { presentSettings, updateSettings } from '../../admin/settings'
+import { cliActor, openCliDb, outputFormat, parse, UsageError } from '@/lib/cli/args'
+import { table } from '@/lib/cli/output'
+import { readSettings } from '@/db/queries/settings'
+import { presentSettings, updateSettings } from '@/lib/admin/settings'
 
 const USAGE = `usage:
   toolgate settings list [-o json]

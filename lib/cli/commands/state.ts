@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
-import { cliActor, one, openCliDb, parse, UsageError } from '../args'
-import { loadState } from '../../state/load'
-import { dumpState } from '../../state/dump'
+import { cliActor, one, openCliDb, parse, UsageError } from '@/lib/cli/args'
+import { loadState } from '@/lib/state/load'
+import { dumpState } from '@/lib/state/dump'
 
 export async function stateCommand(sub: string | undefined, argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, {})

@@ -1,14 +1,14 @@
-import { cliActor, one, openCliDb, outputFormat, parse, UsageError } from '../args'
-import { table } from '../output'
-import { listTools } from '../../admin/catalog'
-import { approveTool, blockTool, enableTool } from '../../admin/tools'
+import { cliActor, one, openCliDb, outputFormat, parse, UsageError } from '@/lib/cli/args'
+import { table } from '@/lib/cli/output'
+import { toolInventory } from '@/lib/catalog/inventory'
+import { approveTool, blockTool, enableTool } from '@/lib/admin/tools'
 
 const mutations = { approve: approveTool, block: blockTool, enable: enableTool }
 
 export async function toolsCommand(sub: string | undefined, argv: string[]): Promise<number> {
   if (sub === 'list') {
     const { values } = parse(argv, { server: { type: 'string' } })
-    const rows = listTools(openCliDb(values.db), values.server)
+    const rows = toolInventory(openCliDb(values.db), values.server)
     if (outputFormat(values.output) === 'json') console.log(JSON.stringify(rows, null, 2))
     else console.log(table(['ID', 'STATUS', 'APPROVAL', 'CONNECTION', 'PIN'], rows.map((r) => [r.id, r.status, r.approval + (r.blocked ? '+blocked' : ''), r.connection, r.pin ?? '-'])))
     return 0

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs'
-import { cliActor, one, openCliDb, outputFormat, parse, UsageError } from '../args'
-import { table } from '../output'
-import { disableServer, enableServer, quarantineServer, unquarantineServer } from '../../admin/servers'
-import { addServer, importServers, listUpstreams, removeServer, requestRestart, setSecret } from '../../upstream/config'
-import { readLogs } from '../../upstream/publish'
-import { startLogin } from '../../upstream/oauth'
+import { cliActor, one, openCliDb, outputFormat, parse, UsageError } from '@/lib/cli/args'
+import { table } from '@/lib/cli/output'
+import { disableServer, enableServer, quarantineServer, unquarantineServer } from '@/lib/admin/servers'
+import { addServer, importServers, removeServer, requestRestart, setSecret } from '@/lib/admin/upstreams'
+import { serverRows } from '@/lib/catalog/servers'
+import { readLogs } from '@/db/queries/upstream'
+import { startLogin } from '@/lib/upstream/oauth'
 
 const mutations = { enable: enableServer, disable: disableServer, quarantine: quarantineServer, unquarantine: unquarantineServer }
 
@@ -44,7 +45,10 @@ export async function upstreamCommand(sub: string | undefined, argv: string[]): 
   }
   if (sub === 'list') {
     const { values } = parse(argv, {})
-    const rows = listUpstreams(openCliDb(values.db))
+    const rows = serverRows(openCliDb(values.db)).map((r) => ({
+      name: r.name, enabled: r.enabled, quarantined: r.quarantined, trust: r.trust, transport: r.transport, missingSecrets: r.missingSecrets,
+      connection: r.connection?.state ?? 'unpublished', detail: r.connection?.detail ?? null, health: r.health, tools: r.tools,
+    }))
     if (outputFormat(values.output) === 'json') console.log(JSON.stringify(rows, null, 2))
     else console.log(table(['NAME', 'ADMIN', 'TRUST', 'CONNECTION', 'TRANSPORT', 'DETAIL'], rows.map((r) => [
       r.name, `${r.enabled ? 'enabled' : 'disabled'}${r.quarantined ? ', quarantined' : ''}`, r.trust, r.connection,

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { openDb } from '../../../db/client'
-import { listActivity } from '../../../lib/activity/query'
-import { approveTool } from '../../../lib/admin/tools'
-import { runCheck } from '../../../lib/preflight/service'
-import { mintRequestId } from '../../../lib/activity/request-id'
-import { load } from '../../helpers/db'
+import { openDb } from '@/db/client'
+import { listActivity } from '@/db/queries/activity'
+import { approveTool } from '@/lib/admin/tools'
+import { runCheck } from '@/lib/preflight/service'
+import { mintRequestId } from '@/lib/activity/request-id'
+import { load } from '@/tests/helpers/db'
 
 describe('activity filter by server', () => {
   it('finds the checks that named the server, not only actions on it, newest first and paged', async () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { count, eq } from 'drizzle-orm'
-import { openDb } from '../../../db/client'
-import { activity, activityServers } from '../../../db/schema'
-import { insertActivity } from '../../../lib/activity/record'
-import { activityStorage, PRUNE_BATCH, pruneActivity, retentionCutoff } from '../../../lib/activity/retention'
-import { updateSettings } from '../../../lib/admin/settings'
+import { openDb } from '@/db/client'
+import { activity, activityServers } from '@/db/schema'
+import { insertActivity } from '@/lib/activity/record'
+import { activityStorage, PRUNE_BATCH, pruneActivity, retentionCutoff } from '@/lib/activity/retention'
+import { updateSettings } from '@/lib/admin/settings'
 
 const DAY = 24 * 60 * 60 * 1000
 const NOW = Date.parse('2026-11-30T12:00:00Z') // a fixed clock
@@ -14,9 +14,9 @@ describe('activity retention', () => {
     const db = openDb(':memory:')
     // 1,200 records 100 days old (with a server link each), 10 from 89 days ago, 5 from today
     db.transaction((tx) => {
-      for (let i = 0; i < 1_200; i++) insertActivity(tx, { requestId: `old_${i}`, type: 'preflight', actor: 't', server: 'a', at: NOW - 100 * DAY, data: {} })
-      for (let i = 0; i < 10; i++) insertActivity(tx, { requestId: `kept_${i}`, type: 'preflight', actor: 't', at: NOW - 89 * DAY, data: {} })
-      for (let i = 0; i < 5; i++) insertActivity(tx, { requestId: `new_${i}`, type: 'preflight', actor: 't', at: NOW, data: {} })
+      for (let i = 0; i < 1_200; i++) insertActivity(tx, { requestId: `old_${i}`, type: 'preflight', actor: 't', server: 'a', at: NOW - 100 * DAY, data: { ids_raw: 0, ids_unique: 0, tools: [], duration_ms: 0 } })
+      for (let i = 0; i < 10; i++) insertActivity(tx, { requestId: `kept_${i}`, type: 'preflight', actor: 't', at: NOW - 89 * DAY, data: { ids_raw: 0, ids_unique: 0, tools: [], duration_ms: 0 } })
+      for (let i = 0; i < 5; i++) insertActivity(tx, { requestId: `new_${i}`, type: 'preflight', actor: 't', at: NOW, data: { ids_raw: 0, ids_unique: 0, tools: [], duration_ms: 0 } })
     })
     const cutoff = retentionCutoff(db, NOW)! // default 90 days
     expect(cutoff).toBe(NOW - 90 * DAY)

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { openDb } from '../../../db/client'
-import { activity } from '../../../db/schema'
-import { appendActivity } from '../../../lib/activity/record'
+import { openDb } from '@/db/client'
+import { activity } from '@/db/schema'
+import { appendActivity } from '@/lib/activity/record'
 
-const record = (requestId: string) => ({ requestId, type: 'preflight' as const, actor: 'test', data: {} })
+const record = (requestId: string) => ({ requestId, type: 'preflight' as const, actor: 'test', data: { ids_raw: 0, ids_unique: 0, tools: [], duration_ms: 0 } })
 
 describe('activity group commit', () => {
   it('records appended together share one transaction, and each resolves with its own row', async () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { boundaryFault, boundaryFromEnv, hostName } from '../../../lib/http/boundary'
-import { sameSitePath } from '../../../lib/schemas/return-path'
-import { logLine, quote } from '../../../lib/log'
-import { isLoopback } from '../../../lib/auth/caller'
-import { idBoundsFault } from '../../../lib/preflight/ids'
-import { separateSecrets } from '../../../lib/upstream/config'
+import { boundaryFault, boundaryFromEnv, hostName } from '@/lib/http/boundary'
+import { sameSitePath } from '@/lib/schemas/return-path'
+import { logLine, quote } from '@/lib/log'
+import { isLoopback } from '@/lib/auth/caller'
+import { idBoundsFault } from '@/lib/preflight/ids'
+import { separateSecrets } from '@/lib/admin/upstreams'
 
 describe('the boundary: Host and Origin (DNS rebinding)', () => {
   const b = boundaryFromEnv({})

@@ -1,10 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import { openDb, type Db } from '../../../db/client'
-import { tools } from '../../../db/schema'
-import { toolPin } from '../../../lib/preflight/hash'
-import type { StateFileInput } from '../../../lib/state/schema'
-import { load } from '../../helpers/db'
-import { agent, check, operator, reasonOf } from '../../helpers/evaluate'
+import { openDb, type Db } from '@/db/client'
+import { tools } from '@/db/schema'
+import { toolPin } from '@/lib/preflight/hash'
+import { MALFORMED_ID_DETAIL, NOT_FOUND_DETAIL } from '@/lib/preflight/evaluate'
+import type { StateFileInput } from '@/lib/state/schema'
+import { load } from '@/tests/helpers/db'
+import { agent, check, operator, reasonOf } from '@/tests/helpers/evaluate'
 
 type Srv = NonNullable<StateFileInput['servers']>[number]
 type T = NonNullable<Srv['tools']>[number]
@@ -149,7 +150,7 @@ describe('ids', () => {
     const [, , noColon, blankServer, blankTool, spaced] = r.tools
     for (const bad of [noColon, blankServer, blankTool]) {
       expect(bad).toMatchObject({ status: 'unavailable', reason: 'not_found' })
-      expect(bad.status === 'unavailable' && bad.detail).toContain('expected <server>:<tool>')
+      expect(bad.status === 'unavailable' && bad.detail).toBe(MALFORMED_ID_DETAIL)
     }
     // halves are trimmed: "a : t" names tool t on server a
     expect(spaced.status).toBe('ready')
@@ -230,10 +231,29 @@ describe('scope', () => {
   it('a pin naming a deleted profile denies everything', async () => {
     expect(visible(agent(['*'], 'deleted'))).toEqual([])
   })
-  it('the operator tier is narrowed only by a requested profile, and names the reason', async () => {
+  it('the operator tier is narrowed only by a requested profile, and names the profile', async () => {
     const r = check(db, operator, ['a:t', 'c:t'], { profile: 'ab' }).tools
     expect(r[0].status).toBe('ready')
-    expect(r[1]).toMatchObject({ reason: 'server_not_in_scope', action: 'configure' })
+    expect(r[1]).toMatchObject({ reason: 'server_not_in_scope', action: 'configure', detail: 'server "c" is outside profile "ab"; an agent in that profile sees not_found' })
+  })
+  it('an operator evaluating as a token is told which part of its scope excludes a server', async () => {
+    const as = (allowedServers: string[], profilePin: string | null): typeof operator => ({ tier: 'operator', name: 'test', asToken: { name: 'bot', allowedServers, profilePin } })
+    const detail = (caller: typeof operator, id: string, profile?: string) => {
+      const r = check(db, caller, [id], { profile }).tools[0]
+      return r.status === 'unavailable' && r.reason === 'server_not_in_scope' ? r.detail : r
+    }
+    expect(detail(as(['a'], null), 'b:t')).toBe('server "b" is not among token "bot"\'s allowed servers; an agent with that token sees not_found')
+    expect(detail(as(['*'], 'ab'), 'c:t')).toBe('server "c" is outside profile "ab", which token "bot" is pinned to; an agent with that token sees not_found')
+    expect(detail(as(['*'], 'gone'), 'a:t')).toBe('token "bot" is pinned to profile "gone", which no longer exists, so it may use no server; an agent with that token sees not_found')
+    expect(detail(as(['*'], 'ab'), 'b:t', 'bc')).toMatchObject({ status: 'ready' })
+  })
+  it('the agent tier never learns why: out of scope, unconfigured and absent are one not_found, byte for byte', async () => {
+    const [outside, unconfigured, absent] = check(db, agent(['a']), ['b:t', 'zz:t', 'a:nope']).tools
+    // did_you_mean depends on the id asked for (suggestions come from the caller's scope only)
+    const strip = ({ id: _, ...rest }: typeof outside) => ({ ...rest, did_you_mean: undefined })
+    expect(strip(absent)).toEqual({ status: 'unavailable', reason: 'not_found', retryable: false, action: 'configure', detail: NOT_FOUND_DETAIL, remediation: expect.any(String), did_you_mean: undefined })
+    expect(strip(outside)).toEqual(strip(absent))
+    expect(strip(unconfigured)).toEqual(strip(absent))
   })
 })
 

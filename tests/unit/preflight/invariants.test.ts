@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { openDb } from '../../../db/client'
-import { readSnapshot } from '../../../db/queries/preflight-state'
-import { classifyServer, classifyTool } from '../../../lib/preflight/classifier'
-import { evaluate, scopeOf, type Caller, type ToolResult } from '../../../lib/preflight/evaluate'
-import type { StateFileInput } from '../../../lib/state/schema'
-import { connectionStates } from '../../../db/schema/servers'
-import { load } from '../../helpers/db'
+import { openDb } from '@/db/client'
+import { readSnapshot } from '@/db/queries/preflight-state'
+import { classifyServer, classifyTool } from '@/lib/preflight/classifier'
+import { evaluate, scopeOf, type Caller, type ToolResult } from '@/lib/preflight/evaluate'
+import type { StateFileInput } from '@/lib/state/schema'
+import { connectionStates } from '@/db/schema/servers'
+import { load } from '@/tests/helpers/db'
 
 /** A small deterministic PRNG, so a failing state can be reproduced from its seed. */
 function rng(seed: number) {

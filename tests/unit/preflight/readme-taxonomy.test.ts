@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { expect, it } from 'vitest'
-import { exitCodes, reasonSpec, reasons } from '../../../lib/preflight/taxonomy'
+import { exitCodes, reasonSpec, reasons } from '@/lib/preflight/taxonomy'
 
 it('the README\'s taxonomy table says what the code\'s table says', () => {
   const readme = readFileSync(path.resolve(import.meta.dirname, '../../../README.md'), 'utf8')

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { exitCodes, reasons, taxonomy, worstVerdict } from '../../../lib/preflight/taxonomy'
+import { exitCodes, reasons, taxonomy, worstVerdict } from '@/lib/preflight/taxonomy'
 
 // The contract's table is the specification; the code's table must say the same, row by row.
-const contract = readFileSync(path.resolve(__dirname, '../../../../shared/spec/preflight-contract.md'), 'utf8')
+const contract = readFileSync(path.resolve(__dirname, '../../../docs/spec/preflight-contract.md'), 'utf8')
 const rows = contract.split('\n')
   .filter((l) => /^\| `[a-z_]+` \|/.test(l))
   .map((l) => l.split('|').slice(1, -1).map((c) => c.trim()))

@@ -1,20 +1,19 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
-import { ActionButton } from '../../../../components/action-button'
-import { Exposure } from '../../../../components/servers/exposure'
-import { AdminState, HealthState } from '../../../../components/servers/server-badges'
-import { SettingsForm } from '../../../../components/servers/settings-form'
-import { ToolTable } from '../../../../components/servers/tool-table'
-import { Card, Empty, PageHeader } from '../../../../components/ui'
-import { LoginButton } from '../../../../components/servers/login-button'
-import { SecretForm } from '../../../../components/servers/secret-form'
-import { setServerState } from '../../../../lib/actions/servers'
-import { restartAction } from '../../../../lib/actions/upstream'
-import { listUpstreams } from '../../../../lib/upstream/config'
-import { readLogs } from '../../../../lib/upstream/publish'
-import { requireOperator } from '../../../../lib/dashboard/operator'
-import { releaseExposure } from '../../../../lib/dashboard/row-details'
-import { serverDetail } from '../../../../lib/dashboard/servers'
+import { ActionButton } from '@/components/action-button'
+import { Exposure } from '@/components/servers/exposure'
+import { AdminState, HealthState } from '@/components/servers/server-badges'
+import { SettingsForm } from '@/components/servers/settings-form'
+import { ToolTable } from '@/components/servers/tool-table'
+import { Card, Empty, PageHeader } from '@/components/ui'
+import { LoginButton } from '@/components/servers/login-button'
+import { SecretForm } from '@/components/servers/secret-form'
+import { setServerState } from '@/lib/actions/servers'
+import { restartAction } from '@/lib/actions/upstream'
+import { readLogs } from '@/db/queries/upstream'
+import { requireOperator } from '@/lib/dashboard/operator'
+import { releaseExposure } from '@/lib/dashboard/row-details'
+import { serverDetail } from '@/lib/catalog/servers'
 import { getDb } from '@/db/client'
 
 export const metadata: Metadata = { title: 'Server' }
@@ -33,8 +32,7 @@ export default async function ServerPage({ params }: { params: Promise<{ name: s
     )
   }
   const exposure = s.quarantined ? releaseExposure(db, name) : undefined
-  const upstream = listUpstreams(db).find((u) => u.name === name)
-  const isHttp = /^https?:\/\//.test(upstream?.transport ?? '')
+  const isHttp = /^https?:\/\//.test(s.transport ?? '')
   const logs = readLogs(db, name, 100)
   const change = (c: 'enable' | 'disable' | 'quarantine' | 'release') => ({ server: name, change: c })
   return (
@@ -52,9 +50,9 @@ export default async function ServerPage({ params }: { params: Promise<{ name: s
         </Card>
         <Card title={<span id="connection">Connection health</span>}>
           <HealthState s={s} />
-          <p className="mt-2 text-xs text-slate-600 dark:text-slate-400">Transport: {upstream?.transport ? <code>{upstream.transport}</code> : 'none (state comes from a state file; the runtime does not manage this server)'}</p>
+          <p className="mt-2 text-xs text-slate-600 dark:text-slate-400">Transport: {s.transport ? <code>{s.transport}</code> : 'none (state comes from a state file; the runtime does not manage this server)'}</p>
           {s.connection?.action && <p className="mt-1 text-sm">The runtime suggests: <code>{s.connection.action}</code></p>}
-          {upstream?.transport && (
+          {s.transport && (
             <div className="mt-3 flex flex-wrap gap-2">
               <ActionButton action={restartAction} input={{ server: name }} label="Restart" variant={s.connection?.action === 'restart' ? 'primary' : 'secondary'} />
               {isHttp && <LoginButton server={name} label={s.health === 'login_needed' ? 'Log in' : 'Log in again'} />}
@@ -72,14 +70,14 @@ export default async function ServerPage({ params }: { params: Promise<{ name: s
       <Card className="mt-4" title={<span id="settings">Settings</span>}><SettingsForm server={name} settings={s.settings} /></Card>
       <div className="mt-4 grid gap-4 lg:grid-cols-2">
         <Card title={<span id="logs">Recent log lines</span>}>
-          {logs.length === 0 ? <Empty>No log lines yet{upstream?.transport ? '' : ': the runtime does not manage this server'}.</Empty> : (
+          {logs.length === 0 ? <Empty>No log lines yet{s.transport ? '' : ': the runtime does not manage this server'}.</Empty> : (
             <pre aria-label={`${name} log`} className="max-h-80 overflow-auto rounded bg-slate-950 p-3 text-xs text-slate-100">
               {logs.map((l) => `${new Date(l.at).toISOString()} ${l.stream === 'event' ? '·' : '!'} ${l.line}`).join('\n')}
             </pre>
           )}
         </Card>
         <Card title={<span id="secrets">Secrets</span>}>
-          {upstream?.transport ? <SecretForm server={name} missing={upstream.missingSecrets} /> : <Empty>Secrets are for servers the runtime starts; this one has no transport.</Empty>}
+          {s.transport ? <SecretForm server={name} missing={s.missingSecrets} /> : <Empty>Secrets are for servers the runtime starts; this one has no transport.</Empty>}
         </Card>
       </div>
     </>

@@ -1,5 +1,5 @@
-import { activityFilterFromSearch, activityPage } from '../../../../lib/dashboard/activity'
-import { unauthorizedUnlessSignedIn } from '../../../../lib/dashboard/operator'
+import { activityFilterFromSearch, activityPage } from '@/lib/dashboard/activity'
+import { unauthorizedUnlessSignedIn } from '@/lib/dashboard/operator'
 import { getDb } from '@/db/client'
 
 export const runtime = 'nodejs'

@@ -1,4 +1,4 @@
-import { unauthorizedUnlessSignedIn } from '../../../../lib/dashboard/operator'
+import { unauthorizedUnlessSignedIn } from '@/lib/dashboard/operator'
 
 export const runtime = 'nodejs'
 export const dynamic = 'force-dynamic'

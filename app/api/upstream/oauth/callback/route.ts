@@ -1,7 +1,7 @@
-import { completeLogin } from '../../../../../lib/upstream/oauth'
+import { completeLogin } from '@/lib/upstream/oauth'
 import { getDb } from '@/db/client'
-import { describeError } from '../../../../../lib/errors'
-import { sameSitePath } from '../../../../../lib/schemas/return-path'
+import { describeError } from '@/lib/errors'
+import { sameSitePath } from '@/lib/schemas/return-path'
 
 export const runtime = 'nodejs'
 export const dynamic = 'force-dynamic'

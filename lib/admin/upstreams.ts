@@ -1,15 +1,19 @@
+import 'server-only'
 import { asc, eq } from 'drizzle-orm'
 import { z } from 'zod'
-import type { Db, Tx } from '../../db/client'
-import { serverConnections, serverSecrets, servers, type Transport } from '../../db/schema'
-import { insertActivity } from '../activity/record'
-import { writeTransaction } from '../../db/write'
-import { mintRequestId } from '../activity/request-id'
-import { badRequest, notFoundError } from '../errors'
-import { formatIssue } from '../preflight/schemas'
-import { serverNameSchema } from '../schemas/names'
-import { transportSchema } from '../state/schema'
-import type { ActionContext } from '../admin/tools'
+import type { Db, Tx } from '@/db/client'
+import { serverConnections, serverSecrets, servers, type Transport } from '@/db/schema'
+import { insertActivity } from '@/lib/activity/record'
+import { recordChange } from '@/lib/admin/record-change'
+import { requireServer } from '@/lib/admin/require'
+import { serverConfig } from '@/db/queries/servers'
+import { writeTransaction } from '@/db/write'
+import { mintRequestId } from '@/lib/activity/request-id'
+import { badRequest, notFoundError } from '@/lib/errors'
+import { formatIssue } from '@/lib/preflight/schemas'
+import { serverNameSchema } from '@/lib/schemas/names'
+import { transportSchema } from '@/lib/state/schema'
+import type { ActionContext } from '@/lib/admin/tools'
 
 
 export const addServerSchema = z.strictObject({
@@ -49,7 +53,7 @@ export function separateSecrets(t: Transport): { transport: Transport; values: R
 }
 
 function insertServer(tx: Tx, s: z.infer<typeof addServerSchema>, ctx: ActionContext, now: number) {
-  if (tx.select({ n: servers.name }).from(servers).where(eq(servers.name, s.name)).get()) {
+  if (serverConfig(tx, s.name)) {
     throw badRequest(`server "${s.name}" already exists (remove it first, or pick another name)`)
   }
   const { transport, values } = separateSecrets(s.transport as Transport)
@@ -58,10 +62,9 @@ function insertServer(tx: Tx, s: z.infer<typeof addServerSchema>, ctx: ActionCon
     transport, createdAt: now, updatedAt: now,
   }).run()
   for (const [name, value] of Object.entries(values)) tx.insert(serverSecrets).values({ serverName: s.name, name, value, updatedAt: now }).run()
-  insertActivity(tx, {
-    requestId: ctx.requestId ?? mintRequestId(now), type: 'server.added', actor: ctx.actor, server: s.name, at: now,
-    data: { target: s.name, after: { quarantined: !s.trusted, trust: s.trust, transport: describeTransport(transport), secrets: transport.secrets ?? [] } },
-  })
+  recordChange(tx, 'server.added', ctx, {
+    target: s.name, before: null, after: { quarantined: !s.trusted, trust: s.trust, transport: describeTransport(transport), secrets: transport.secrets ?? [] },
+  }, { server: s.name, now })
 }
 
 /** Add one upstream. A new server is quarantined unless added as trusted (rug-pull guard). */
@@ -98,20 +101,14 @@ export async function importServers(db: Db, doc: unknown, opts: { trusted?: bool
   return entries.map(([n]) => n)
 }
 
-function requireServer(tx: Tx, name: string) {
-  const row = tx.select().from(servers).where(eq(servers.name, name)).get()
-  if (!row) throw notFoundError(`no server "${name}" is configured`)
-  return row
-}
 
 export function removeServer(db: Db, name: string, ctx: ActionContext): Promise<void> {
   return writeTransaction(db, (tx) => {
     const row = requireServer(tx, name)
     tx.delete(servers).where(eq(servers.name, name)).run()
-    insertActivity(tx, {
-      requestId: ctx.requestId ?? mintRequestId(), type: 'server.removed', actor: ctx.actor, server: name,
-      data: { target: name, before: { enabled: row.enabled, quarantined: row.quarantined, transport: row.transport ? describeTransport(row.transport) : null } },
-    })
+    recordChange(tx, 'server.removed', ctx, {
+      target: name, before: { enabled: row.enabled, quarantined: row.quarantined, transport: row.transport ? describeTransport(row.transport) : null }, after: null,
+    }, { server: name })
   })
 }
 
@@ -141,28 +138,4 @@ export function requestRestart(db: Db, server: string, ctx: ActionContext): Prom
 /** A one-line, secret-free description of a transport. */
 export function describeTransport(t: Transport): string {
   return 'command' in t ? [t.command, ...(t.args ?? [])].join(' ') : t.url
-}
-
-export interface UpstreamRow {
-  name: string
-  enabled: boolean
-  quarantined: boolean
-  trust: 'manual' | 'auto'
-  transport: string | null
-  missingSecrets: string[]
-  connection: string
-  detail: string | null
-}
-
-/** Servers with admin state and connection health side by side. */
-export function listUpstreams(db: Db): UpstreamRow[] {
-  const secrets = db.select({ server: serverSecrets.serverName, name: serverSecrets.name }).from(serverSecrets).all()
-  return db.select({ s: servers, c: serverConnections }).from(servers)
-    .leftJoin(serverConnections, eq(serverConnections.serverName, servers.name)).orderBy(asc(servers.name)).all()
-    .map(({ s, c }) => ({
-      name: s.name, enabled: s.enabled, quarantined: s.quarantined, trust: s.trust,
-      transport: s.transport ? describeTransport(s.transport) : null,
-      missingSecrets: (s.transport?.secrets ?? []).filter((n) => !secrets.some((x) => x.server === s.name && x.name === n)),
-      connection: c?.state ?? 'unpublished', detail: c?.detail ?? null,
-    }))
 }

@@ -1,14 +1,16 @@
-import { eq, gt } from 'drizzle-orm'
-import type { Db } from '../../db/client'
-import { operatorSessions, type OperatorSession } from '../../db/schema'
-import { writeTransaction } from '../../db/write'
-import { appendActivity } from '../activity/record'
-import { mintRequestId } from '../activity/request-id'
-import { describeError } from '../errors'
-import { logLine } from '../log'
+import 'server-only'
+import { eq } from 'drizzle-orm'
+import type { Db } from '@/db/client'
+import { operatorSessions, type OperatorSession } from '@/db/schema'
+import { writeTransaction } from '@/db/write'
+import { appendActivity } from '@/lib/activity/record'
+import { mintRequestId } from '@/lib/activity/request-id'
+import { describeError } from '@/lib/errors'
+import { logLine } from '@/lib/log'
 import { agentCaller } from './caller'
 import { isOperatorKey } from './operator-key'
 import { hashSecret, newSecret } from './secrets'
+import { sessionByHash, unexpiredSessions } from '@/db/queries/auth'
 
 /**
  * The dashboard's operator sessions. The cookie carries a random value; the database keeps its
@@ -45,7 +47,7 @@ const live = (s: OperatorSession, now: number) => s.expiresAt > now && s.lastSee
 export function isValidSession(db: Db, value: string | undefined, now = Date.now()): boolean {
   if (!value || !/^tg_ss_[A-Za-z0-9_-]{32}$/.test(value)) return false
   const idHash = hashSecret(value)
-  const row = db.select().from(operatorSessions).where(eq(operatorSessions.idHash, idHash)).get()
+  const row = sessionByHash(db, idHash)
   if (!row || !live(row, now)) return false
   if (now - row.lastSeenAt > TOUCH_EVERY_MS) {
     writeTransaction(db, (tx) => tx.update(operatorSessions).set({ lastSeenAt: now }).where(eq(operatorSessions.idHash, idHash)).run(), 1_000)
@@ -56,7 +58,7 @@ export function isValidSession(db: Db, value: string | undefined, now = Date.now
 
 /** Live sessions, newest first: who is signed in, since when (never the values). */
 export function listSessions(db: Db, now = Date.now()) {
-  return db.select().from(operatorSessions).where(gt(operatorSessions.expiresAt, now)).all()
+  return unexpiredSessions(db, now)
     .filter((s) => live(s, now))
     .sort((a, b) => b.createdAt - a.createdAt)
     .map((s) => ({ id: s.idHash.slice(0, 12), createdAt: s.createdAt, lastSeenAt: s.lastSeenAt, expiresAt: Math.min(s.expiresAt, s.lastSeenAt + SESSION_IDLE_MS), userAgent: s.userAgent, address: s.address }))

@@ -1,0 +1,29 @@
+import 'server-only'
+import { asc, eq } from 'drizzle-orm'
+import type { DbLike } from '@/db/client'
+import { agentTokens, profiles } from '@/db/schema'
+
+/** Agent tokens as operators see them: never the secret or its hash. */
+export function tokens(db: DbLike) {
+  return db.select({ name: agentTokens.name, allowedServers: agentTokens.allowedServers, profilePin: agentTokens.profilePin, createdAt: agentTokens.createdAt })
+    .from(agentTokens).orderBy(asc(agentTokens.name)).all()
+}
+export type TokenRow = ReturnType<typeof tokens>[number]
+
+export function tokenByName(db: DbLike, name: string): TokenRow | undefined {
+  return db.select({ name: agentTokens.name, allowedServers: agentTokens.allowedServers, profilePin: agentTokens.profilePin, createdAt: agentTokens.createdAt })
+    .from(agentTokens).where(eq(agentTokens.name, name)).get()
+}
+
+export function profileList(db: DbLike) {
+  return db.select().from(profiles).orderBy(asc(profiles.name)).all()
+}
+
+export function profileServers(db: DbLike, name: string): string[] | undefined {
+  return db.select({ servers: profiles.servers }).from(profiles).where(eq(profiles.name, name)).get()?.servers
+}
+
+/** Tokens with their stored hashes: only `state dump` needs these (a dump must load back). */
+export function tokensWithHashes(db: DbLike) {
+  return db.select().from(agentTokens).orderBy(asc(agentTokens.name)).all()
+}

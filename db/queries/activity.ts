@@ -1,0 +1,68 @@
+import 'server-only'
+import { and, asc, count, desc, eq, gt, gte, lt, lte, min, ne, type SQL } from 'drizzle-orm'
+import type { Db } from '@/db/client'
+import { activity, activityServers } from '@/db/schema'
+import type { ActivityRecord } from '@/lib/activity/vocabulary'
+
+export interface ActivityFilter {
+  requestId?: string
+  type?: string
+  verdict?: string
+  server?: string
+  surface?: string
+  actor?: string
+  before?: number // id cursor: rows with a smaller id
+  limit?: number
+}
+
+// The data column is JSON written only through ActivityInput, so its shape follows `type`.
+const typed = (rows: (typeof activity.$inferSelect)[]) => rows as ActivityRecord[]
+
+/** Newest first, keyset-paged by id so deep pages stay as fast as the first. */
+export function listActivity(db: Db, f: ActivityFilter = {}): ActivityRecord[] {
+  const where: SQL[] = []
+  if (f.requestId) where.push(eq(activity.requestId, f.requestId))
+  if (f.type) where.push(eq(activity.type, f.type))
+  if (f.verdict) where.push(eq(activity.verdict, f.verdict))
+  if (f.surface) where.push(eq(activity.surface, f.surface))
+  if (f.actor) where.push(eq(activity.actor, f.actor))
+  if (f.server) {
+    // driven by the (server, activity_id) key: newest first, stopping after one page
+    if (f.before !== undefined) where.push(lt(activityServers.activityId, f.before))
+    return typed(db.select({ a: activity }).from(activityServers).innerJoin(activity, eq(activity.id, activityServers.activityId))
+      .where(and(eq(activityServers.server, f.server), ...where)).orderBy(desc(activityServers.activityId)).limit(f.limit ?? 50)
+      .all().map((r) => r.a))
+  }
+  if (f.before !== undefined) where.push(lt(activity.id, f.before))
+  return typed(db.select().from(activity).where(and(...where)).orderBy(desc(activity.id)).limit(f.limit ?? 50).all())
+}
+
+export function getActivity(db: Db, id: number): ActivityRecord | undefined {
+  const row = db.select().from(activity).where(eq(activity.id, id)).get()
+  return row && typed([row])[0]
+}
+
+/**
+ * A time range as an id window through the `at` index: the log is append-only, so id order is
+ * time order, and paging stays keyset-by-id however many records there are.
+ */
+export function activityIdWindow(db: Db, from?: number, to?: number): { floor?: number; ceiling?: number } {
+  const floor = from === undefined ? undefined
+    : db.select({ id: activity.id }).from(activity).where(gte(activity.at, from)).orderBy(asc(activity.at)).limit(1).get()?.id ?? Number.MAX_SAFE_INTEGER
+  const ceiling = to === undefined ? undefined
+    : db.select({ id: activity.id }).from(activity).where(lte(activity.at, to)).orderBy(desc(activity.at)).limit(1).get()?.id ?? 0
+  return { floor, ceiling }
+}
+
+/** What happened next on a server after record `afterId`, outside one request (oldest first). */
+export function activityAfter(db: Db, server: string, afterId: number, notRequestId: string, limit: number): ActivityRecord[] {
+  return typed(db.select().from(activity)
+    .where(and(eq(activity.server, server), gt(activity.id, afterId), ne(activity.requestId, notRequestId)))
+    .orderBy(asc(activity.id)).limit(limit).all())
+}
+
+/** The oldest record kept and how many there are. */
+export function activityExtent(db: Db): { oldestAt: number | null; records: number } {
+  const row = db.select({ oldestAt: min(activity.at), records: count() }).from(activity).get()
+  return { oldestAt: row?.oldestAt ?? null, records: row?.records ?? 0 }
+}

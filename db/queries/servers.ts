@@ -1,0 +1,59 @@
+import 'server-only'
+import { asc, eq, isNotNull } from 'drizzle-orm'
+import type { DbLike } from '@/db/client'
+import { serverConnections, serverSecrets, servers, type Transport } from '@/db/schema'
+import type { ConnectionView, ServerView } from '@/lib/preflight/state'
+import { believedConnection, readLease } from './connections'
+
+/**
+ * One server as every surface shows it: what the operator configured, and the connection
+ * state to believe (a runtime that is gone publishes nothing true). The one per-server view.
+ */
+export interface ServerState extends ServerView {
+  transport: Transport | null
+  /** secret names the transport needs that have no value yet */
+  missingSecrets: string[]
+  /** null = nothing published yet */
+  connection: ConnectionView | null
+  restartRequestedAt: number | null
+}
+
+export function serverStates(db: DbLike, name?: string): ServerState[] {
+  const lease = readLease(db)
+  const now = Date.now()
+  const set = new Map<string, Set<string>>()
+  for (const s of db.select({ server: serverSecrets.serverName, name: serverSecrets.name }).from(serverSecrets).all()) {
+    set.set(s.server, (set.get(s.server) ?? new Set()).add(s.name))
+  }
+  const q = db.select({ s: servers, c: serverConnections }).from(servers)
+    .leftJoin(serverConnections, eq(serverConnections.serverName, servers.name))
+  return (name === undefined ? q : q.where(eq(servers.name, name))).orderBy(asc(servers.name)).all().map(({ s, c }) => ({
+    name: s.name, enabled: s.enabled, quarantined: s.quarantined, trust: s.trust,
+    disabledTools: s.disabledTools, enabledTools: s.enabledTools, transport: s.transport, restartRequestedAt: s.restartRequestedAt,
+    missingSecrets: (s.transport?.secrets ?? []).filter((n) => !set.get(s.name)?.has(n)),
+    connection: c ? believedConnection(c, lease, now) : null,
+  }))
+}
+
+export const serverState = (db: DbLike, name: string): ServerState | undefined => serverStates(db, name)[0]
+
+/** A server's configuration alone (no connection): what mutations read before they change it. */
+export function serverConfig(db: DbLike, name: string): (ServerView & { transport: Transport | null }) | undefined {
+  return db.select({
+    name: servers.name, enabled: servers.enabled, quarantined: servers.quarantined, trust: servers.trust,
+    disabledTools: servers.disabledTools, enabledTools: servers.enabledTools, transport: servers.transport,
+  }).from(servers).where(eq(servers.name, name)).get()
+}
+
+/** Servers the upstream runtime manages (they have a transport), with their secret values. */
+export function managedServers(db: DbLike) {
+  const values = new Map<string, Record<string, string>>()
+  for (const s of db.select().from(serverSecrets).all()) values.set(s.serverName, { ...values.get(s.serverName), [s.name]: s.value })
+  return db.select().from(servers).where(isNotNull(servers.transport)).all()
+    .map((s) => ({ ...s, transport: s.transport!, secrets: values.get(s.name) ?? {} }))
+}
+
+/** The server names, for pickers. */
+export function serverNames(db: DbLike): string[] {
+  return db.select({ n: servers.name }).from(servers).orderBy(asc(servers.name)).all().map((r) => r.n)
+}

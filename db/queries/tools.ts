@@ -1,0 +1,64 @@
+import 'server-only'
+import { and, asc, eq, gte, isNull, lt, type SQL } from 'drizzle-orm'
+import type { DbLike } from '@/db/client'
+import { toolApprovals, tools, type ApprovedDefinition, type JsonObject, type ToolAnnotations } from '@/db/schema'
+import type { ApprovalView } from '@/lib/preflight/state'
+
+/**
+ * A tool the proxy knows: its definition, pin and approval record. Tools an upstream stopped
+ * listing (gone) do not exist for anyone, so no read here returns them.
+ */
+export interface KnownTool {
+  server: string
+  name: string
+  description: string | null
+  inputSchema: JsonObject
+  outputSchema: JsonObject | null
+  annotations: ToolAnnotations | null
+  hash: string | null
+  approval: ApprovalView | null
+  /** the approved definition kept for a changed tool's diff */
+  previous: ApprovedDefinition | null
+  approvedHash: string | null
+}
+
+const columns = {
+  server: tools.serverName, name: tools.name, description: tools.description, inputSchema: tools.inputSchema,
+  outputSchema: tools.outputSchema, annotations: tools.annotations, hash: tools.hash,
+  status: toolApprovals.status, disabled: toolApprovals.disabled, previous: toolApprovals.previous, approvedHash: toolApprovals.approvedHash,
+}
+const approvalJoin = and(eq(toolApprovals.serverName, tools.serverName), eq(toolApprovals.toolName, tools.name))
+
+const select = (db: DbLike, where: SQL | undefined) => db.select(columns).from(tools).leftJoin(toolApprovals, approvalJoin)
+  .where(and(isNull(tools.goneAt), where)).orderBy(asc(tools.serverName), asc(tools.name))
+
+function knownOf({ status, disabled, ...rest }: ReturnType<ReturnType<typeof select>['all']>[number]): KnownTool {
+  return { ...rest, approval: status ? { status, disabled: disabled ?? false } : null }
+}
+
+/** Every known tool (of one server, or all), in (server, name) order. */
+export function knownTools(db: DbLike, server?: string): KnownTool[] {
+  return select(db, server === undefined ? undefined : eq(tools.serverName, server)).all().map(knownOf)
+}
+
+export function knownTool(db: DbLike, server: string, name: string): KnownTool | undefined {
+  const row = select(db, and(eq(tools.serverName, server), eq(tools.name, name))).get()
+  return row && knownOf(row)
+}
+
+const MAX_CHAR = '\u{10FFFF}'
+
+/**
+ * Known `server:tool` ids starting with `prefix`, for autocomplete. Ranges over the tools
+ * primary key (server_name, name), so it stays an index seek however many tools there are:
+ * "no" → servers from "no"; "notes:re" → server "notes", names from "re".
+ */
+export function suggestToolIds(db: DbLike, prefix: string, limit: number): string[] {
+  const q = prefix.trim()
+  const at = q.indexOf(':')
+  const where = at < 0
+    ? and(gte(tools.serverName, q), lt(tools.serverName, q + MAX_CHAR))
+    : and(eq(tools.serverName, q.slice(0, at)), gte(tools.name, q.slice(at + 1)), lt(tools.name, q.slice(at + 1) + MAX_CHAR))
+  return db.select({ s: tools.serverName, t: tools.name }).from(tools).where(and(isNull(tools.goneAt), where))
+    .orderBy(asc(tools.serverName), asc(tools.name)).limit(limit).all().map((r) => `${r.s}:${r.t}`)
+}

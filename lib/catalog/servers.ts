@@ -1,0 +1,64 @@
+import 'server-only'
+import type { DbLike } from '@/db/client'
+import { serverStates, type ServerState } from '@/db/queries/servers'
+import { describeTransport } from '@/lib/admin/upstreams'
+import { toolInventory, type InventoryTool } from './inventory'
+
+/** Connection health, kept apart from admin state: one is what the operator set, the other what the runtime sees. */
+export type Health = 'ready' | 'starting' | 'login_needed' | 'unhealthy' | 'unpublished'
+const healthOf: Record<string, Health> = {
+  ready: 'ready', connecting: 'starting', discovering: 'starting', authenticating: 'starting',
+  pending_auth: 'login_needed', error: 'unhealthy', disconnected: 'unhealthy',
+}
+
+/** One server as the CLI's `upstream list` and the dashboard show it. */
+export interface ServerRow {
+  name: string
+  enabled: boolean
+  quarantined: boolean
+  trust: 'manual' | 'auto'
+  /** a one-line, secret-free description; null for a state-file server (no transport) */
+  transport: string | null
+  missingSecrets: string[]
+  connection: ServerState['connection']
+  health: Health
+  tools: { total: number; callable: number; pending: number; changed: number; blocked: number }
+}
+
+function countTools(list: readonly InventoryTool[]) {
+  return {
+    total: list.length,
+    callable: list.filter((t) => t.status === 'callable').length,
+    pending: list.filter((t) => t.status === 'tool_pending_approval').length,
+    changed: list.filter((t) => t.status === 'tool_changed').length,
+    blocked: list.filter((t) => t.blocked).length,
+  }
+}
+
+function rowOf(s: ServerState, tools: readonly InventoryTool[]): ServerRow {
+  return {
+    name: s.name, enabled: s.enabled, quarantined: s.quarantined, trust: s.trust,
+    transport: s.transport ? describeTransport(s.transport) : null, missingSecrets: s.missingSecrets,
+    connection: s.connection, health: s.connection ? healthOf[s.connection.state] : 'unpublished',
+    tools: countTools(tools),
+  }
+}
+
+/** Every server with admin state, believed connection health and tool counts. */
+export function serverRows(db: DbLike): ServerRow[] {
+  const byServer = new Map<string, InventoryTool[]>()
+  for (const t of toolInventory(db)) byServer.set(t.server, [...(byServer.get(t.server) ?? []), t])
+  return serverStates(db).map((s) => rowOf(s, byServer.get(s.name) ?? []))
+}
+
+/** One server with its settings and every tool it has (served or withheld), with pins. */
+export function serverDetail(db: DbLike, name: string) {
+  const state = serverStates(db, name)[0]
+  if (!state) return undefined
+  const toolList = toolInventory(db, name)
+  return {
+    ...rowOf(state, toolList),
+    settings: { disabledTools: [...state.disabledTools], enabledTools: state.enabledTools && [...state.enabledTools], trust: state.trust },
+    toolList,
+  }
+}
