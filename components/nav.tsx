@@ -3,7 +3,7 @@
 import Link from 'next/link'
 import { usePathname, useRouter } from 'next/navigation'
 import { useTransition } from 'react'
-import { signOut } from '@/lib/actions/session'
+import { signOut } from '@/lib/actions/sign-in'
 
 const links = [
   { href: '/', label: 'Overview' },

@@ -1,7 +1,7 @@
 'use client'
 
 import { useEffect, useState, useTransition } from 'react'
-import { signIn } from '@/lib/actions/session'
+import { signIn } from '@/lib/actions/sign-in'
 import { ErrorNote } from '@/components/error-note'
 
 export function LoginForm({ next }: { next: string }) {

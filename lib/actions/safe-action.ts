@@ -4,7 +4,7 @@ import type { z } from 'zod'
 import type { Db } from '@/db/client'
 import { describeError, ToolgateError, type FailureKind } from '@/lib/errors'
 import { getDb } from '@/db/client'
-import { formatIssues } from '@/lib/preflight/schemas'
+import { formatIssues } from '@/lib/schemas/issues'
 import { isSignedIn, OPERATOR_ACTOR } from '@/lib/dashboard/operator'
 
 /** What every dashboard action returns: data, or an error that says why and what to do. */

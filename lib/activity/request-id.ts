@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
+import { REQUEST_ID_RE } from '@/lib/schemas/request-id'
 
-const REQUEST_ID_RE = /^[A-Za-z0-9_-]{1,256}$/
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ' // Crockford base32: sortable, unambiguous
 
 /** A sortable id: "req_" + 10 chars of time + 16 random chars. */

@@ -6,7 +6,7 @@ import { presentActivity, type ActivityItem } from '@/lib/activity/present'
 import { activityTypes, surfaces } from '@/lib/activity/vocabulary'
 import { verdicts } from '@/lib/preflight/taxonomy'
 import { parseToolId } from '@/lib/preflight/ids'
-import { requestIdSchema } from './schemas'
+import { requestIdSchema } from '@/lib/schemas/request-id'
 import { searchValue, type SearchParams } from './search-params'
 
 export const ACTIVITY_PAGE_SIZE = 50

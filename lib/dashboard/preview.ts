@@ -4,7 +4,7 @@ import { mintRequestId } from '@/lib/activity/request-id'
 import { badRequest, ToolgateError } from '@/lib/errors'
 import { EXTENSION_ID } from '@/lib/mcp/extension-schema'
 import type { Era } from '@/lib/mcp/server'
-import type { McpSession } from '@/lib/mcp/session'
+import type { McpContext } from '@/lib/mcp/context'
 import { answerMcp, httpErrorBody } from '@/lib/mcp/http'
 import { mcpCaller } from '@/lib/auth/caller'
 import type { Caller } from '@/lib/preflight/evaluate'
@@ -68,7 +68,7 @@ export async function previewMcp(input: PreviewInput, operator: string): Promise
     const request = JSON.stringify(body)
     // without a token and without an anonymous profile, /mcp answers 401 before any dispatch
     if ('refused' in caller) return { endpoint, headers, request, status: 401, response: httpErrorBody(401, caller.refused) }
-    const session: McpSession = { db, caller, profile: input.profile ?? undefined, requestId: mintRequestId(), record: false }
+    const session: McpContext = { db, caller, profile: input.profile ?? undefined, requestId: mintRequestId(), record: false }
     const res = await answerMcp(session, new Request(`http://preview${endpoint}`, { method: 'POST', headers, body: request }), body)
     return { endpoint, headers: { ...headers, ...auth }, request, status: res.status, response: await res.text() }
   }

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { policySchema } from '@/lib/preflight/schemas'
+import { requestIdSchema } from '@/lib/schemas/request-id'
 import { profileNameSchema, serverNameSchema, tokenNameSchema } from '@/lib/admin/schemas'
 
 /**
@@ -7,7 +8,6 @@ import { profileNameSchema, serverNameSchema, tokenNameSchema } from '@/lib/admi
  * input with these; pages parse their search params with them too (filters live in the URL).
  */
 export const MAX_DASHBOARD_IDS = 100
-const requestIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,256}$/, 'request id must be 1–256 letters, digits, "_" or "-"')
 
 export const preflightFormSchema = z.strictObject({
   ids: z.array(z.string().trim().min(1, 'tool ids must not be blank').max(300, 'a tool id is at most 300 characters'))
@@ -35,4 +35,3 @@ export type Fix = z.infer<typeof fixSchema>
 
 export const remediateSchema = z.strictObject({ fix: fixSchema, check: preflightFormSchema, requestId: requestIdSchema })
 
-export { requestIdSchema }

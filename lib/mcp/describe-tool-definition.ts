@@ -1,7 +1,9 @@
 import type { Tool } from '@modelcontextprotocol/server'
 import { z } from 'zod'
 import type { Policy } from '@/lib/preflight/evaluate'
-import { MAX_RIDER_TOOLS, pathOf, policySchema } from './extension-schema'
+import { MAX_RIDER_TOOLS } from './extension-schema'
+import { policySchema } from '@/lib/preflight/schemas'
+import { issuePath } from '@/lib/schemas/issues'
 import { invalidParams } from './errors'
 import { idBoundsFault } from '@/lib/preflight/ids'
 
@@ -63,7 +65,7 @@ export function parseDescribeArgs(raw: Record<string, unknown> | undefined): Des
   }
   const parsed = argsSchema.safeParse(args)
   if (!parsed.success) {
-    return { fault: parsed.error.issues.map((i) => (i.path.length ? `${pathOf('', i.path)} ${i.message}` : i.message)).join('; ') }
+    return { fault: parsed.error.issues.map((i) => (i.path.length ? `${issuePath('', i.path)} ${i.message}` : i.message)).join('; ') }
   }
   const { tool_ids, filters } = parsed.data
   // An overlong id is a request error on every surface (JSON-RPC -32602 in band), not a tool error.

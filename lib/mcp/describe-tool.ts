@@ -5,7 +5,7 @@ import { evaluateNow, runCheck } from '@/lib/preflight/service'
 import type { Reason } from '@/lib/preflight/taxonomy'
 import { parseDescribeArgs } from './describe-tool-definition'
 import { servedTool, toMcpTool } from './listing'
-import type { McpSession } from './session'
+import type { McpContext } from './context'
 import { wireResult } from './wire'
 
 /**
@@ -33,7 +33,7 @@ function fault(message: string): CallToolResult {
  * session's scope, so its verdicts equal REST's and the CLI's; its request_id is the activity
  * record's. A failed read or record write throws, and the carrier answers -32603.
  */
-export async function describeTool(session: McpSession, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
+export async function describeTool(session: McpContext, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
   const parsed = parseDescribeArgs(args)
   if ('fault' in parsed) return fault(parsed.fault)
   if (parsed.mode === 'check') {

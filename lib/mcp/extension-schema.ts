@@ -1,6 +1,8 @@
 import { z } from 'zod'
 import { actions, verdicts, type Reason } from '@/lib/preflight/taxonomy'
 import { idBoundsFault } from '@/lib/preflight/ids'
+import { issuePath } from '@/lib/schemas/issues'
+import { policySchema } from '@/lib/preflight/schemas'
 
 /**
  * The app.mcpproxy/required-tools extension, v1: toolgate's own copy of the wire rules it
@@ -36,13 +38,6 @@ export const reservedEntryFields = ['pin_hash', 'expect_hashes'] as const
 
 const objectError = (what: string) => (iss: { code: string; keys?: string[] }) =>
   iss.code === 'unrecognized_keys' ? `has unknown ${what} ${(iss.keys ?? []).map((k) => `"${k}"`).join(', ')}` : 'must be an object'
-const mustBeBoolean = { error: 'must be a boolean' }
-
-export const policySchema = z.strictObject({
-  read_only_only: z.boolean(mustBeBoolean).optional(),
-  exclude_destructive: z.boolean(mustBeBoolean).optional(),
-  exclude_open_world: z.boolean(mustBeBoolean).optional(),
-}, { error: objectError('member') })
 
 export const riderSchema = z.strictObject({
   tools: z.array(
@@ -62,10 +57,6 @@ export const riderSchema = z.strictObject({
 }, { error: objectError('field') })
 export type Rider = z.infer<typeof riderSchema>
 
-/** `rider.tools[3].id` for an issue path under `root` (`filters.read_only_only` when root is ''). */
-export function pathOf(root: string, path: readonly PropertyKey[]): string {
-  return path.reduce<string>((acc, k) => (typeof k === 'number' ? `${acc}[${k}]` : acc ? `${acc}.${String(k)}` : String(k)), root)
-}
 
 export class RiderError extends Error {}
 
@@ -88,7 +79,7 @@ export function parseRider(raw: unknown): Rider {
   }
   if (faults.length) throw new RiderError(faults.join('; '))
   const parsed = riderSchema.safeParse(raw)
-  if (!parsed.success) throw new RiderError(parsed.error.issues.map((i) => `${pathOf('rider', i.path)} ${i.message}`).join('; '))
+  if (!parsed.success) throw new RiderError(parsed.error.issues.map((i) => `${issuePath('rider', i.path)} ${i.message}`).join('; '))
   return parsed.data
 }
 

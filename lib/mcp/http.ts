@@ -6,12 +6,12 @@ import type { HeaderReader } from '@/lib/auth/caller'
 import { parseJson, publicMessage, readBody, statusOfError } from '@/lib/http/json'
 import { logLine } from '@/lib/log'
 import { buildMcpServer } from './server'
-import { openSession, type McpSession } from './session'
+import { openContext, type McpContext } from './context'
 
 /** Sessions for in-flight modern exchanges, keyed by the request the SDK hands its factory. */
-const sessions = new WeakMap<Request, McpSession>()
+const sessions = new WeakMap<Request, McpContext>()
 
-function sessionOf(req: Request | undefined): McpSession {
+function sessionOf(req: Request | undefined): McpContext {
   const session = req && sessions.get(req)
   if (!session) throw new Error('no toolgate session for this MCP request')
   return session
@@ -31,7 +31,7 @@ const modernHandler = () => (modern ??= createMcpHandler(
 ))
 
 /** 2025-11-25 traffic: a fresh server and stateless transport per request, JSON responses. */
-async function serveLegacy(req: Request, body: unknown, session: McpSession): Promise<Response> {
+async function serveLegacy(req: Request, body: unknown, session: McpContext): Promise<Response> {
   const server = buildMcpServer(session, 'legacy')
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
   transport.onerror = logError
@@ -63,7 +63,7 @@ function httpError(res: ServerResponse, e: unknown, requestId: string): void {
  * One JSON-RPC exchange through the real MCP server for `session`, on the request's era. The
  * /mcp endpoint and the dashboard's preview both answer through here.
  */
-export async function answerMcp(session: McpSession, web: Request, body: unknown): Promise<Response> {
+export async function answerMcp(session: McpContext, web: Request, body: unknown): Promise<Response> {
   if (await isLegacyRequest(web, body)) return serveLegacy(web, body, session)
   sessions.set(web, session)
   return modernHandler().fetch(web, { parsedBody: body })
@@ -105,10 +105,10 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
     res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed: this endpoint is stateless, POST JSON-RPC requests' } }))
     return
   }
-  let session: McpSession
+  let session: McpContext
   let body: unknown
   try {
-    session = openSession(ctx.db, ctx.headers, ctx.remoteAddress, ctx.profile, ctx.requestId)
+    session = openContext(ctx.db, ctx.headers, ctx.remoteAddress, ctx.profile, ctx.requestId)
     body = parseJson(await readBody(req))
   } catch (e) {
     return httpError(res, e, ctx.requestId)

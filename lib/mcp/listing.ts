@@ -9,7 +9,7 @@ import { isCallable } from '@/lib/preflight/classifier'
 import { parseToolId } from '@/lib/preflight/ids'
 import { describeToolDefinition } from './describe-tool-definition'
 import { invalidParams } from './errors'
-import type { McpSession } from './session'
+import type { McpContext } from './context'
 
 /** Upstream tools per tools/list page; describe_tool rides on the first page in addition. */
 export const PAGE_SIZE = 100
@@ -41,7 +41,7 @@ function decodeCursor(cursor: string): ToolKey {
 }
 
 /** Reads for the listing surfaces: a failed read is an infrastructure error, never "no tools". */
-function read<T>(session: McpSession, fn: (inScope: (server: string) => boolean) => T): T {
+function read<T>(session: McpContext, fn: (inScope: (server: string) => boolean) => T): T {
   try {
     return readSnapshot(session.db, (state) => fn(scopeOf(state, session.caller, session.profile)))
   } catch (e) {
@@ -51,7 +51,7 @@ function read<T>(session: McpSession, fn: (inScope: (server: string) => boolean)
 }
 
 /** One tools/list page for this session; the same request always yields the same bytes. */
-export function listPage(session: McpSession, cursor: string | undefined): { tools: Tool[]; nextCursor?: string } {
+export function listPage(session: McpContext, cursor: string | undefined): { tools: Tool[]; nextCursor?: string } {
   const after = cursor === undefined ? undefined : decodeCursor(cursor)
   const page = read(session, (inScope) => listServedTools(session.db, { inScope, callable: isCallable, after, limit: PAGE_SIZE }))
   const tools = page.tools.map(toMcpTool)
@@ -63,7 +63,7 @@ export function listPage(session: McpSession, cursor: string | undefined): { too
 }
 
 /** The served tool named `name` (as listed: `server:tool`), or undefined when not served here. */
-export function servedTool(session: McpSession, name: string): ServedTool | undefined {
+export function servedTool(session: McpContext, name: string): ServedTool | undefined {
   const parsed = parseToolId(name)
   // Served names are exact; a near-miss spelling is not the same tool.
   if ('malformed' in parsed || `${parsed.server}:${parsed.tool}` !== name) return undefined

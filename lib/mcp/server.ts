@@ -9,7 +9,7 @@ import { DESCRIBE_TOOL, describeToolDefinition } from './describe-tool-definitio
 import { invalidParams, toProtocolError } from './errors'
 import { EXTENSION_ID, legacySettings, parseRider, RiderError, serverSettings, type Rider } from './extension-schema'
 import { listPage, servedTool, toMcpTool } from './listing'
-import type { McpSession } from './session'
+import type { McpContext } from './context'
 import { callResult, shapeAFacet, shapeBFacet } from './wire'
 
 export type Era = 'modern' | 'legacy'
@@ -60,7 +60,7 @@ function riderOf(era: Era, meta: Record<string, unknown> | undefined, envelope: 
 }
 
 /** Run a handler body; failures become JSON-RPC errors, and infrastructure ones are logged. */
-async function guard<T>(session: McpSession, fn: () => T | Promise<T>): Promise<T> {
+async function guard<T>(session: McpContext, fn: () => T | Promise<T>): Promise<T> {
   try {
     return await fn()
   } catch (e) {
@@ -77,7 +77,7 @@ const resolveParams = z.object({ name: z.string(), arguments: z.record(z.string(
  * gives comes from runCheckSync — the seam REST and the CLI use — at the agent tier, so the
  * in-band surface cannot drift from them, and each check is on the record before it answers.
  */
-export function buildMcpServer(session: McpSession, era: Era): Server {
+export function buildMcpServer(session: McpContext, era: Era): Server {
   const { db, caller, profile, requestId } = session
   const server = new Server({ name: 'toolgate', version: pkg.version }, { capabilities: capabilities(era), instructions: INSTRUCTIONS })
 

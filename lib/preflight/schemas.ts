@@ -2,16 +2,20 @@ import { z } from 'zod'
 import { badRequest } from '@/lib/errors'
 import { profileNameSchema } from '@/lib/schemas/names'
 import { idBoundsFault } from './ids'
+import { formatIssues } from '@/lib/schemas/issues'
 import type { EvaluationInput } from './evaluate'
 
 export const MAX_REST_IDS = 100
 export const MAX_WAIT_MS = 10_000
 
+const mustBeBoolean = { error: 'must be a boolean' }
+
+/** The annotation policy filters, one rule for every surface (REST, CLI, the rider, describe_tool, the dashboard). */
 export const policySchema = z.strictObject({
-  read_only_only: z.boolean().optional(),
-  exclude_destructive: z.boolean().optional(),
-  exclude_open_world: z.boolean().optional(),
-})
+  read_only_only: z.boolean(mustBeBoolean).optional(),
+  exclude_destructive: z.boolean(mustBeBoolean).optional(),
+  exclude_open_world: z.boolean(mustBeBoolean).optional(),
+}, { error: (iss) => (iss.code === 'unrecognized_keys' ? `has unknown member ${(iss.keys ?? []).map((k) => `"${k}"`).join(', ')}` : 'must be an object') })
 
 /** POST /api/v1/preflight body (contract §9). Unknown fields are rejected at every level. */
 export const preflightBodySchema = z.strictObject({
@@ -30,13 +34,6 @@ export const preflightBodySchema = z.strictObject({
 })
 export type PreflightBody = z.infer<typeof preflightBodySchema>
 
-/** "tools[3].id: expected string": an issue named by its JSON path. */
-export function formatIssue(i: { path: readonly PropertyKey[]; message: string }): string {
-  const at = i.path.reduce<string>((acc, k) => (typeof k === 'number' ? `${acc}[${k}]` : acc ? `${acc}.${String(k)}` : String(k)), '')
-  return at ? `${at}: ${i.message}` : i.message
-}
-
-export const formatIssues = (error: z.ZodError): string => error.issues.map(formatIssue).join('; ')
 
 /** Validate a parsed body into an evaluation input; throws bad_request naming the fault. */
 export function parsePreflightBody(body: unknown): { input: EvaluationInput; waitMs?: number } {

@@ -7,7 +7,7 @@ import { serverNames } from '@/db/queries/servers'
 import { writeTransaction } from '@/db/write'
 import { hashSecret } from '@/lib/auth/secrets'
 import { badRequest } from '@/lib/errors'
-import { formatIssue } from '@/lib/preflight/schemas'
+import { formatIssue } from '@/lib/schemas/issues'
 import { toolPin } from '@/lib/preflight/hash'
 import { crossEntryIssues, stateFileSchema, type StateFile } from './schema'
 

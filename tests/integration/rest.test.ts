@@ -156,7 +156,7 @@ describe('errors', () => {
     ['not one object (two values)', '{"tools":[{"id":"a:b"}]} {}', 'invalid JSON'],
     ['unknown top-level field', { tools: [{ id: 'a:b' }], verbose: true }, 'Unrecognized key: "verbose"'],
     ['unknown entry field', { tools: [{ id: 'a:b', hash: 'x' }] }, 'tools[0]: Unrecognized key: "hash"'],
-    ['unknown policy member', { tools: [{ id: 'a:b' }], policy: { read_only: true } }, 'policy: Unrecognized key: "read_only"'],
+    ['unknown policy member', { tools: [{ id: 'a:b' }], policy: { read_only: true } }, 'policy: has unknown member "read_only"'],
     ['empty tools', { tools: [] }, 'tools must not be empty'],
     ['missing tools', {}, 'tools'],
     ['non-string id', { tools: [{ id: 7 }] }, 'tools[0].id'],

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { exitCodes, reasons, taxonomy, worstVerdict } from '@/lib/preflight/taxonomy'
+import { exitCodes, precedence, reasons, taxonomy, worstVerdict } from '@/lib/preflight/taxonomy'
 
 // The contract's table is the specification; the code's table must say the same, row by row.
 const contract = readFileSync(path.resolve(__dirname, '../../../docs/spec/preflight-contract.md'), 'utf8')
@@ -31,6 +31,21 @@ describe('the reason taxonomy', () => {
     expect('action' in spec ? spec.action : undefined).toBe(row.action)
     expect(spec.verdict).toBe(row.verdict)
     expect(exitCodes[spec.verdict]).toBe(row.exit)
+  })
+
+  it('keeps the precedence chain as data, exactly as the contract (§3) writes it', () => {
+    const block = /## 3\. Precedence[\s\S]*?```\n([\s\S]*?)```/.exec(contract)![1]
+    const chain = block.match(/[a-z]+(?:_[a-z]+)+/g) // every reason code, in the order written
+    expect([...precedence]).toEqual(chain)
+    expect([...precedence].sort()).toEqual([...reasons].sort()) // every code has its place, once
+  })
+
+  it('words server_unhealthy\'s fix after the diagnosed action', () => {
+    const fix = (action?: 'restart' | 'login' | 'set_secret' | 'view_logs') => taxonomy.server_unhealthy.remediation({ id: 's:t', server: 's', tool: 't', action })
+    expect(fix()).toBe("Inspect the server's logs: toolgate upstream logs s")
+    expect(fix('restart')).toBe('Restart the server: toolgate upstream restart s')
+    expect(fix('login')).toBe(taxonomy.oauth_required.remediation({ id: 's:t', server: 's', tool: 't' }))
+    expect(fix('set_secret')).toBe("Provide the server's missing secret: toolgate upstream set-secret s <NAME>")
   })
 
   it('orders the set verdict worst class first', () => {

@@ -6,7 +6,7 @@ import { VerdictBadge } from '@/components/verdict'
 import { requestStory } from '@/lib/dashboard/activity'
 import type { ActivityItem } from '@/lib/activity/present'
 import { requireOperator } from '@/lib/dashboard/operator'
-import { requestIdSchema } from '@/lib/dashboard/schemas'
+import { requestIdSchema } from '@/lib/schemas/request-id'
 import { exitCodes, type Verdict } from '@/lib/preflight/taxonomy'
 import { getDb } from '@/db/client'
 

@@ -1,7 +1,7 @@
 import { describeError, ToolgateError } from '@/lib/errors'
 import { unauthorizedUnlessSignedIn, OPERATOR_ACTOR } from '@/lib/dashboard/operator'
 import { previewMcp, previewSchema } from '@/lib/dashboard/preview'
-import { formatIssues } from '@/lib/preflight/schemas'
+import { formatIssues } from '@/lib/schemas/issues'
 
 export const runtime = 'nodejs'
 export const dynamic = 'force-dynamic'

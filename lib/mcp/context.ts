@@ -10,7 +10,7 @@ import type { Caller } from '@/lib/preflight/evaluate'
  * lives for one HTTP request: its caller, its path profile, and the request id every check
  * in it records under.
  */
-export interface McpSession {
+export interface McpContext {
   db: Db
   caller: Caller
   /** the /mcp/p/<profile> pin; narrows scope, never widens it */
@@ -21,7 +21,7 @@ export interface McpSession {
 }
 
 /** Build the session, or throw: unauthorized (401), unknown profile (404), unreadable state (503). */
-export function openSession(db: Db, headers: HeaderReader, remoteAddress: string | undefined, profile: string | undefined, requestId: string): McpSession {
+export function openContext(db: Db, headers: HeaderReader, remoteAddress: string | undefined, profile: string | undefined, requestId: string): McpContext {
   try {
     const caller = mcpCaller(db, headers, remoteAddress)
     if (profile !== undefined && statements(db).profile.get({ name: profile }) === undefined) {
