@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runProcess } from '@/tests/helpers/cli'
 import { demoState, EXTENSION_ID, expectValidFacet, recordsFor, startHarness, type Harness } from './harness'
 
-// The README's in-band section is executed as written (only the base URL changes), so the
+// docs/mcp.md's in-band section is executed as written (only the base URL changes), so the
 // snippets a user pastes can never rot.
 const root = path.resolve(__dirname, '..', '..')
-const readme = readFileSync(path.join(root, 'README.md'), 'utf8')
+const readme = readFileSync(path.join(root, 'docs', 'mcp.md'), 'utf8')
 const section = readme.slice(readme.indexOf('<!-- in-band:start -->'), readme.indexOf('<!-- in-band:end -->'))
 const blocks = (lang: string) => [...section.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1])
 const README_BASE = 'http://127.0.0.1:3000'
@@ -23,7 +23,7 @@ afterAll(async () => {
   await h?.server.stop()
 })
 
-describe('README: in-band section', () => {
+describe('docs/mcp.md: in-band section', () => {
   it('has exactly one curl block and one SDK block, both aimed at the default local server', async () => {
     expect(blocks('bash')).toHaveLength(1)
     expect(blocks('js')).toHaveLength(1)
@@ -31,7 +31,7 @@ describe('README: in-band section', () => {
     expect(blocks('js')[0]).toContain(`'${README_BASE}/mcp'`)
   })
 
-  it('the curl request, pasted into a shell, returns the facet the README shows', async () => {
+  it('the curl request, pasted into a shell, returns the facet the doc shows', async () => {
     const script = blocks('bash')[0].replaceAll(README_BASE, h.server.url)
     const r = await run('bash', ['-c', script], root)
     expect(r.code, r.stderr).toBe(0)

@@ -3,8 +3,8 @@ import path from 'node:path'
 import { expect, it } from 'vitest'
 import { exitCodes, reasonSpec, reasons } from '@/lib/preflight/taxonomy'
 
-it('the README\'s taxonomy table says what the code\'s table says', () => {
-  const readme = readFileSync(path.resolve(import.meta.dirname, '../../../README.md'), 'utf8')
+it('docs/taxonomy.md\'s taxonomy table says what the code\'s table says', () => {
+  const readme = readFileSync(path.resolve(import.meta.dirname, '../../../docs/taxonomy.md'), 'utf8')
   const section = readme.slice(readme.indexOf('<!-- taxonomy:start -->'), readme.indexOf('<!-- taxonomy:end -->'))
   const rows = section.split('\n').filter((l) => /^\| `[a-z_]+` \|/.test(l))
   const expected = reasons.map((r) => {
