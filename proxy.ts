@@ -30,5 +30,6 @@ export const config = {
     { source: '/servers/:path*', missing: [{ type: 'header', key: 'next-action' }] },
     { source: '/tokens/:path*', missing: [{ type: 'header', key: 'next-action' }] },
     { source: '/settings/:path*', missing: [{ type: 'header', key: 'next-action' }] },
+    { source: '/approvals/:path*', missing: [{ type: 'header', key: 'next-action' }] },
   ],
 }

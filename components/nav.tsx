@@ -8,6 +8,7 @@ import { signOut } from '@/lib/actions/sign-in'
 const links = [
   { href: '/', label: 'Overview' },
   { href: '/preflight', label: 'Preflight' },
+  { href: '/approvals', label: 'Approvals' },
   { href: '/activity', label: 'Activity' },
   { href: '/servers', label: 'Servers' },
   { href: '/tokens', label: 'Tokens & profiles' },

@@ -6,6 +6,7 @@ import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
 import * as schema from './schema'
 import { defaultDbFile, projectRoot } from '@/lib/paths'
+import { upgradePins } from '@/lib/approvals/pin-upgrade'
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database }
 /** A transaction handle; queries and record writers accept either. */
@@ -32,6 +33,8 @@ export function openDb(file: string): Db {
   sqlite.pragma('foreign_keys = ON')
   const db = drizzle(sqlite, { schema }) as Db
   migrate(db, { migrationsFolder: path.join(projectRoot(), 'db', 'migrations') })
+  // the one data migration SQL cannot do: pins are sha256 over the domain's definition
+  upgradePins(db)
   sqlite.pragma('busy_timeout = 0')
   return db
 }

@@ -1,12 +1,10 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
-import { ActionButton } from '@/components/action-button'
 import { ActivityLine } from '@/components/activity/activity-item'
-import { DefinitionDiff } from '@/components/preflight/definition-diff'
+import { ApprovePanel } from '@/components/approvals/approve-panel'
 import { HealthState } from '@/components/servers/server-badges'
 import { ServerAction } from '@/components/servers/server-action'
 import { Card, Empty, LinkButton, PageHeader } from '@/components/ui'
-import { changeToolsAction } from '@/lib/actions/servers'
 import { requireOperator } from '@/lib/dashboard/operator'
 import { overview } from '@/lib/dashboard/overview'
 import type { ServerRow } from '@/lib/catalog/servers'
@@ -47,17 +45,12 @@ export default async function OverviewPage() {
                   <div className="flex flex-wrap items-center gap-3">
                     <span className="font-mono text-sm">{t.id}</span>
                     <span className="text-xs text-slate-500">{t.status === 'tool_changed' ? 'changed since approval' : 'new, never approved'}</span>
-                    {!t.change && <span className="ml-auto"><ActionButton action={changeToolsAction} input={{ verb: 'approve' as const, ids: [t.id] }} label="Approve" variant="primary" /></span>}
+                    {t.review.findings.length > 0 && <span className="text-xs text-red-700 dark:text-red-300">{t.review.findings.length} review finding{t.review.findings.length === 1 ? '' : 's'}</span>}
                   </div>
-                  {t.change && (
-                    <details className="mt-2">
-                      <summary className="cursor-pointer text-sm text-sky-700 dark:text-sky-300">Review the change, then approve</summary>
-                      <div className="mt-2 space-y-2">
-                        <DefinitionDiff approved={t.change.approved} current={t.change.current} />
-                        <ActionButton action={changeToolsAction} input={{ verb: 'approve' as const, ids: [t.id] }} label="Approve this definition" variant="primary" />
-                      </div>
-                    </details>
-                  )}
+                  <details className="mt-2">
+                    <summary className="cursor-pointer text-sm text-sky-700 dark:text-sky-300">{t.status === 'tool_changed' ? 'Review the change, then approve' : 'Review the definition, then approve'}</summary>
+                    <div className="mt-2"><ApprovePanel review={t.review} /></div>
+                  </details>
                 </li>
               ))}
             </ul>

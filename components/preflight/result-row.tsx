@@ -6,10 +6,10 @@ import type { ToolResult } from '@/lib/preflight/evaluate'
 import type { RowDetail } from '@/lib/dashboard/row-details'
 import type { Fix } from '@/lib/dashboard/schemas'
 import { fixFor } from '@/lib/dashboard/fixes'
-import { Exposure } from '@/components/servers/exposure'
 import { Button, LinkButton, Pill } from '@/components/ui'
 import { LoginButton } from '@/components/servers/login-button'
-import { DefinitionDiff } from './definition-diff'
+import { ToolReviewView } from '@/components/approvals/tool-review'
+import { Exposure, shownPins } from '@/components/servers/exposure'
 
 interface Props {
   result: ToolResult
@@ -52,9 +52,10 @@ export function ResultRow({ result: r, detail, requestId, token, busy, onFix, on
         </td>
         <td className="py-2 pr-3">
           <div className="flex flex-wrap gap-1.5">
-            {fix?.kind === 'run' && (fix.review
-              ? <Button aria-expanded={reviewing} onClick={() => setReviewing(!reviewing)}>{reviewing ? 'Hide review' : fix.label}</Button>
-              : <Button variant="primary" disabled={busy} onClick={() => onFix(fix.fix)}>{fix.label}</Button>)}
+            {(fix?.kind === 'approve' || fix?.kind === 'release' || (fix?.kind === 'run' && detail?.kind === 'confirm')) && (
+              <Button aria-expanded={reviewing} onClick={() => setReviewing(!reviewing)}>{reviewing ? 'Hide' : fix.label}</Button>
+            )}
+            {fix?.kind === 'run' && detail?.kind !== 'confirm' && <Button variant="primary" disabled={busy} onClick={() => onFix(fix.fix)}>{fix.label}</Button>}
             {fix?.kind === 'link' && <LinkButton href={fix.href}>{fix.label}</LinkButton>}
             {fix?.kind === 'login' && <LoginButton server={fix.server} requestId={requestId} label={fix.label} onAlreadyAuthorized={onRecheck} />}
             {fix?.kind === 'recheck' && <Button disabled={busy} onClick={onRecheck}>{fix.label}</Button>}
@@ -62,16 +63,34 @@ export function ResultRow({ result: r, detail, requestId, token, busy, onFix, on
         </td>
         <td className="py-2 text-xs"><Link className="text-sky-700 underline dark:text-sky-300" href={`/activity/${requestId}`}>timeline</Link></td>
       </tr>
-      {fix?.kind === 'run' && fix.review && reviewing && (
+      {reviewing && fix && detail && (
         <tr className="bg-slate-50 dark:bg-slate-950">
           <td colSpan={7} className="p-3">
-            {detail?.kind === 'diff' && <DefinitionDiff approved={detail.approved} current={detail.current} />}
-            {detail?.kind === 'exposure' && <Exposure detail={detail} />}
-            <div className="mt-3">
-              <Button variant="primary" disabled={busy} onClick={() => onFix(fix.fix)}>
-                {fix.review === 'diff' ? 'Approve this definition' : `Release server ${detail?.kind === 'exposure' ? detail.server : ''}`}
-              </Button>
-            </div>
+            {fix.kind === 'approve' && detail.kind === 'review' && (
+              <>
+                <ToolReviewView review={detail.review} />
+                <div className="mt-3">
+                  <Button variant="primary" disabled={busy} onClick={() => onFix({ kind: 'approve_tool', id: fix.id, hash: detail.review.pin ?? '' })}>Approve this definition</Button>
+                </div>
+              </>
+            )}
+            {fix.kind === 'release' && detail.kind === 'exposure' && (
+              <>
+                <Exposure detail={detail} />
+                <div className="mt-3">
+                  <Button variant="primary" disabled={busy} onClick={() => onFix({ kind: 'release_server', server: fix.server, shown: shownPins(detail) })}>{`Release server ${fix.server}`}</Button>
+                </div>
+              </>
+            )}
+            {fix.kind === 'run' && detail.kind === 'confirm' && (fix.fix.kind === 'enable_tool' || fix.fix.kind === 'allow_tool') && (
+              <div role="alertdialog" aria-label={`Confirm: ${fix.label}`}>
+                <p className="text-sm">{detail.message}</p>
+                <div className="mt-2 flex gap-2">
+                  <Button variant="danger" disabled={busy} onClick={() => onFix({ ...fix.fix, confirm: true } as Fix)}>{`Yes, ${fix.label.toLowerCase()}`}</Button>
+                  <Button onClick={() => setReviewing(false)}>Cancel</Button>
+                </div>
+              </div>
+            )}
           </td>
         </tr>
       )}

@@ -14,6 +14,7 @@ export function ProxySettingsForm({ settings, profiles }: { settings: PresentedS
   const [anonymous, setAnonymous] = useState(settings.mcp_anonymous_profile ?? '')
   const [keepAll, setKeepAll] = useState(settings.activity_retention_days === null)
   const [days, setDays] = useState(String(settings.activity_retention_days ?? 90))
+  const [holdSeconds, setHoldSeconds] = useState(String(settings.call_approval_wait_ms / 1000))
   const [result, setResult] = useState<Result>(null)
   const [pending, start] = useTransition()
   return (
@@ -24,6 +25,7 @@ export function ProxySettingsForm({ settings, profiles }: { settings: PresentedS
           quarantine_enabled: quarantine,
           mcp_anonymous_profile: anonymous === '' ? null : anonymous,
           activity_retention_days: keepAll ? null : Number(days),
+          call_approval_wait_ms: Math.round(Number(holdSeconds) * 1000),
         })
         setResult(r.ok ? { ok: true, note: 'Saved and recorded.' } : r)
       })
@@ -48,6 +50,13 @@ export function ProxySettingsForm({ settings, profiles }: { settings: PresentedS
             <span>days</span>
           </label>
           <label className="inline-flex items-center gap-2"><input type="checkbox" checked={keepAll} onChange={(e) => setKeepAll(e.target.checked)} /> keep everything</label>
+        </div>
+      </div>
+      <div>
+        <label className="block text-sm font-medium" htmlFor="hold-seconds">Call approval: hold a call open for</label>
+        <div className="mt-1 flex items-center gap-2 text-sm">
+          <input id="hold-seconds" type="number" min={0} max={900} step={1} value={holdSeconds} onChange={(e) => setHoldSeconds(e.target.value)} className={`w-24 ${inputClass}`} />
+          <span>seconds waiting for an operator, then tell the agent it awaits approval (the request stays open for an hour)</span>
         </div>
       </div>
       <div className="flex flex-wrap gap-2">

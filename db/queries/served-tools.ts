@@ -19,10 +19,14 @@ import type { ApprovalView, ServerView } from '@/lib/preflight/state'
 export interface ServedTool {
   server: string
   name: string
+  title: string | null
   description: string | null
   inputSchema: JsonObject
   outputSchema: JsonObject | null
   annotations: ToolAnnotations | null
+  execution: JsonObject | null
+  icons: unknown[] | null
+  meta: JsonObject | null
 }
 
 export interface ToolKey { server: string; name: string }
@@ -31,8 +35,9 @@ const p = (name: string) => sql.placeholder(name)
 
 function prepare(db: Db) {
   const toolColumns = {
-    server: tools.serverName, name: tools.name, description: tools.description,
+    server: tools.serverName, name: tools.name, title: tools.title, description: tools.description,
     inputSchema: tools.inputSchema, outputSchema: tools.outputSchema, annotations: tools.annotations,
+    execution: tools.execution, icons: tools.icons, meta: tools.meta,
     status: toolApprovals.status, disabled: toolApprovals.disabled,
   }
   const approvalJoin = and(eq(toolApprovals.serverName, tools.serverName), eq(toolApprovals.toolName, tools.name))
@@ -79,7 +84,8 @@ function judge(db: Db, callable: Callable) {
     if (!views.has(row.server)) views.set(row.server, st.server.get({ name: row.server }))
     const approval = row.status ? { status: row.status, disabled: row.disabled ?? false } : null
     if (!callable(views.get(row.server), row.name, approval, quarantineEnabled)) return undefined
-    return { server: row.server, name: row.name, description: row.description, inputSchema: row.inputSchema, outputSchema: row.outputSchema, annotations: row.annotations }
+    const { status: _s, disabled: _d, ...tool } = row
+    return tool
   }
 }
 

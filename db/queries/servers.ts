@@ -11,6 +11,9 @@ import { believedConnection, readLease } from './connections'
  */
 export interface ServerState extends ServerView {
   transport: Transport | null
+  /** tools whose every call waits for an operator's approval of that exact call */
+  callApprovalTools: string[]
+  inspectedAt: number | null
   /** secret names the transport needs that have no value yet */
   missingSecrets: string[]
   /** null = nothing published yet */
@@ -30,6 +33,7 @@ export function serverStates(db: DbLike, name?: string): ServerState[] {
   return (name === undefined ? q : q.where(eq(servers.name, name))).orderBy(asc(servers.name)).all().map(({ s, c }) => ({
     name: s.name, enabled: s.enabled, quarantined: s.quarantined, trust: s.trust,
     disabledTools: s.disabledTools, enabledTools: s.enabledTools, transport: s.transport, restartRequestedAt: s.restartRequestedAt,
+    callApprovalTools: s.callApprovalTools, inspectedAt: s.inspectedAt,
     missingSecrets: (s.transport?.secrets ?? []).filter((n) => !set.get(s.name)?.has(n)),
     connection: c ? believedConnection(c, lease, now) : null,
   }))
@@ -38,10 +42,11 @@ export function serverStates(db: DbLike, name?: string): ServerState[] {
 export const serverState = (db: DbLike, name: string): ServerState | undefined => serverStates(db, name)[0]
 
 /** A server's configuration alone (no connection): what mutations read before they change it. */
-export function serverConfig(db: DbLike, name: string): (ServerView & { transport: Transport | null }) | undefined {
+export function serverConfig(db: DbLike, name: string): (ServerView & { transport: Transport | null; callApprovalTools: string[] }) | undefined {
   return db.select({
     name: servers.name, enabled: servers.enabled, quarantined: servers.quarantined, trust: servers.trust,
     disabledTools: servers.disabledTools, enabledTools: servers.enabledTools, transport: servers.transport,
+    callApprovalTools: servers.callApprovalTools,
   }).from(servers).where(eq(servers.name, name)).get()
 }
 

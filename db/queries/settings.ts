@@ -8,14 +8,15 @@ export interface ProxySettings {
   quarantineEnabled: boolean
   mcpAnonymousProfile: string | null
   activityRetentionDays: number | null
+  callApprovalWaitMs: number
 }
 
-export const settingsDefaults: ProxySettings = { quarantineEnabled: true, mcpAnonymousProfile: null, activityRetentionDays: 90 }
+export const settingsDefaults: ProxySettings = { quarantineEnabled: true, mcpAnonymousProfile: null, activityRetentionDays: 90, callApprovalWaitMs: 60_000 }
 
 export function readSettings(db: DbLike): ProxySettings {
   const row = db.select({
     quarantineEnabled: settings.quarantineEnabled, mcpAnonymousProfile: settings.mcpAnonymousProfile,
-    activityRetentionDays: settings.activityRetentionDays,
+    activityRetentionDays: settings.activityRetentionDays, callApprovalWaitMs: settings.callApprovalWaitMs,
   }).from(settings).where(eq(settings.id, 1)).get()
   return row ?? settingsDefaults
 }

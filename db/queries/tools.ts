@@ -1,7 +1,7 @@
 import 'server-only'
-import { and, asc, eq, gte, isNull, lt, type SQL } from 'drizzle-orm'
+import { and, asc, eq, gte, isNull, lt, ne, type SQL } from 'drizzle-orm'
 import type { DbLike } from '@/db/client'
-import { toolApprovals, tools, type ApprovedDefinition, type JsonObject, type ToolAnnotations } from '@/db/schema'
+import { servers, toolApprovals, tools, type ApprovedDefinition, type JsonObject, type ToolAnnotations } from '@/db/schema'
 import type { ApprovalView } from '@/lib/preflight/state'
 
 /**
@@ -11,10 +11,14 @@ import type { ApprovalView } from '@/lib/preflight/state'
 export interface KnownTool {
   server: string
   name: string
+  title: string | null
   description: string | null
   inputSchema: JsonObject
   outputSchema: JsonObject | null
   annotations: ToolAnnotations | null
+  execution: JsonObject | null
+  icons: unknown[] | null
+  meta: JsonObject | null
   hash: string | null
   approval: ApprovalView | null
   /** the approved definition kept for a changed tool's diff */
@@ -23,8 +27,8 @@ export interface KnownTool {
 }
 
 const columns = {
-  server: tools.serverName, name: tools.name, description: tools.description, inputSchema: tools.inputSchema,
-  outputSchema: tools.outputSchema, annotations: tools.annotations, hash: tools.hash,
+  server: tools.serverName, name: tools.name, title: tools.title, description: tools.description, inputSchema: tools.inputSchema,
+  outputSchema: tools.outputSchema, annotations: tools.annotations, execution: tools.execution, icons: tools.icons, meta: tools.meta, hash: tools.hash,
   status: toolApprovals.status, disabled: toolApprovals.disabled, previous: toolApprovals.previous, approvedHash: toolApprovals.approvedHash,
 }
 const approvalJoin = and(eq(toolApprovals.serverName, tools.serverName), eq(toolApprovals.toolName, tools.name))
@@ -61,4 +65,26 @@ export function suggestToolIds(db: DbLike, prefix: string, limit: number): strin
     : and(eq(tools.serverName, q.slice(0, at)), gte(tools.name, q.slice(at + 1)), lt(tools.name, q.slice(at + 1) + MAX_CHAR))
   return db.select({ s: tools.serverName, t: tools.name }).from(tools).where(and(isNull(tools.goneAt), where))
     .orderBy(asc(tools.serverName), asc(tools.name)).limit(limit).all().map((r) => `${r.s}:${r.t}`)
+}
+
+/**
+ * What discovery compares a new listing with, inside its write transaction: the server's row,
+ * and every tool it ever listed — gone ones included, since discovery alone must notice a
+ * tool that comes back — with their approval records.
+ */
+export function discoveryBasis(db: DbLike, serverName: string) {
+  const server = db.select().from(servers).where(eq(servers.name, serverName)).get()
+  if (!server) return undefined
+  return {
+    server,
+    known: new Map(db.select().from(tools).where(eq(tools.serverName, serverName)).all().map((t) => [t.name, t])),
+    approvals: new Map(db.select().from(toolApprovals).where(eq(toolApprovals.serverName, serverName)).all().map((a) => [a.toolName, a])),
+  }
+}
+
+/** What a server's definitions could name elsewhere: the other servers and their known tools. */
+export function reviewContext(db: DbLike, server: string) {
+  const otherServers = db.select({ n: servers.name }).from(servers).where(ne(servers.name, server)).all().map((r) => r.n)
+  const otherToolIds = db.select({ s: tools.serverName, t: tools.name }).from(tools).where(and(ne(tools.serverName, server), isNull(tools.goneAt))).all().map((r) => `${r.s}:${r.t}`)
+  return { server, otherServers, otherToolIds }
 }

@@ -17,11 +17,16 @@ export const servers = sqliteTable('servers', {
   disabledTools: text('disabled_tools', { mode: 'json' }).$type<string[]>().notNull().default([]),
   // null = every tool allowed; an array = allowlist
   enabledTools: text('enabled_tools', { mode: 'json' }).$type<string[] | null>(),
+  // tools whose every call waits for an operator's approval of that exact call
+  callApprovalTools: text('call_approval_tools', { mode: 'json' }).$type<string[]>().notNull().default([]),
   transport: text('transport', { mode: 'json' }).$type<Transport | null>(),
   // set once the runtime's first discovery approved the server's tools as the baseline
   baselineAt: integer('baseline_at'),
   // bumped by "restart"; the supervisor reconnects when it changes
   restartRequestedAt: integer('restart_requested_at'),
+  // a quarantined server is inspected (connected, listed, never served) when asked; stdio only then
+  inspectRequestedAt: integer('inspect_requested_at'),
+  inspectedAt: integer('inspected_at'),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
 })

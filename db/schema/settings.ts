@@ -10,6 +10,8 @@ export const settings = sqliteTable('settings', {
   mcpAnonymousProfile: text('mcp_anonymous_profile'),
   // activity records older than this many days are pruned; null keeps everything
   activityRetentionDays: integer('activity_retention_days').default(90),
+  // how long a tools/call under call approval is held open waiting for a decision
+  callApprovalWaitMs: integer('call_approval_wait_ms').notNull().default(60_000),
 })
 
 export type Settings = typeof settings.$inferSelect

@@ -1,4 +1,4 @@
-import { sqliteTable, integer, text, primaryKey, foreignKey } from 'drizzle-orm/sqlite-core'
+import { sqliteTable, integer, text, primaryKey, foreignKey, index } from 'drizzle-orm/sqlite-core'
 import { servers } from './servers'
 
 export type JsonObject = Record<string, unknown>
@@ -17,11 +17,16 @@ export const tools = sqliteTable(
   {
     serverName: text('server_name').notNull().references(() => servers.name, { onDelete: 'cascade' }),
     name: text('name').notNull(),
+    // every field the upstream gave, served as given
+    title: text('title'),
     description: text('description'),
     inputSchema: text('input_schema', { mode: 'json' }).$type<JsonObject>().notNull(),
     outputSchema: text('output_schema', { mode: 'json' }).$type<JsonObject | null>(),
     annotations: text('annotations', { mode: 'json' }).$type<ToolAnnotations | null>(),
-    // "sha256/v1:<hex>" over name, description, input and output schema (contract §6)
+    execution: text('execution', { mode: 'json' }).$type<JsonObject | null>(),
+    icons: text('icons', { mode: 'json' }).$type<unknown[] | null>(),
+    meta: text('meta', { mode: 'json' }).$type<JsonObject | null>(),
+    // "sha256/v2:<hex>" over everything served but _meta (contract §6)
     hash: text('hash'),
     firstSeen: integer('first_seen').notNull(),
     lastSeen: integer('last_seen').notNull(),
@@ -31,10 +36,15 @@ export const tools = sqliteTable(
   (t) => [primaryKey({ columns: [t.serverName, t.name] })],
 )
 
+/** A definition as approvals keep it (the state file's names): any served field may appear. */
 export interface ApprovedDefinition {
+  title?: string | null
   description?: string | null
   input_schema?: JsonObject
   output_schema?: JsonObject | null
+  annotations?: ToolAnnotations | null
+  execution?: JsonObject | null
+  icons?: unknown[] | null
 }
 
 /** Approval record. No row = implicitly approved. */
@@ -61,3 +71,30 @@ export const toolApprovals = sqliteTable(
 
 export type Tool = typeof tools.$inferSelect
 export type ToolApproval = typeof toolApprovals.$inferSelect
+
+/**
+ * A call held for an operator's approval: the exact call (server, tool, canonical arguments and
+ * their hash) and who asked. An identical retry joins the same row; different arguments are a
+ * new one. `result` keeps the one execution's answer for everyone waiting on it.
+ */
+export const callApprovals = sqliteTable('call_approvals', {
+  id: text('id').primaryKey(),
+  serverName: text('server_name').notNull(),
+  toolName: text('tool_name').notNull(),
+  arguments: text('arguments').notNull(), // canonical JSON
+  argumentsHash: text('arguments_hash').notNull(),
+  caller: text('caller').notNull(),
+  requestId: text('request_id').notNull(),
+  status: text('status', { enum: ['pending', 'approved', 'denied', 'expired', 'running', 'done'] }).notNull(),
+  reason: text('reason'),
+  decidedBy: text('decided_by'),
+  decidedAt: integer('decided_at'),
+  result: text('result', { mode: 'json' }).$type<JsonObject | null>(),
+  createdAt: integer('created_at').notNull(),
+  expiresAt: integer('expires_at').notNull(),
+}, (t) => [
+  index('call_approvals_status').on(t.status, t.createdAt),
+  index('call_approvals_identity').on(t.caller, t.serverName, t.toolName, t.argumentsHash),
+])
+
+export type CallApproval = typeof callApprovals.$inferSelect

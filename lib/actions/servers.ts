@@ -4,15 +4,15 @@ import 'server-only'
 import { z } from 'zod'
 import { changeTools } from '@/lib/admin/bulk-tools'
 import { serverNameSchema, serverSettingsSchema } from '@/lib/admin/schemas'
-import { configureServer } from '@/lib/admin/server-settings'
-import { disableServer, enableServer, quarantineServer, unquarantineServer } from '@/lib/admin/servers'
+import { configureServer, setCallApproval } from '@/lib/admin/server-settings'
+import { disableServer, enableServer, quarantineServer, requestInspection, unquarantineServer } from '@/lib/admin/servers'
 import { operatorAction } from './safe-action'
 
-const stateChanges = { enable: enableServer, disable: disableServer, quarantine: quarantineServer, release: unquarantineServer }
+const stateChanges = { enable: enableServer, disable: disableServer, quarantine: quarantineServer }
 
-/** Enable, disable, quarantine or release a server (admin state only; connection health is the runtime's). */
+/** Enable, disable or quarantine a server (admin state only; connection health is the runtime's). Release reviews first: releaseAction. */
 export const setServerState = operatorAction(
-  z.strictObject({ server: serverNameSchema, change: z.enum(['enable', 'disable', 'quarantine', 'release']) }),
+  z.strictObject({ server: serverNameSchema, change: z.enum(['enable', 'disable', 'quarantine']) }),
   async ({ server, change }, { db, actor }) => (await stateChanges[change](db, server, { actor })).after,
   { refresh: true },
 )
@@ -24,12 +24,40 @@ export const saveServerSettings = operatorAction(
   { refresh: true },
 )
 
-/** Approve, block or unblock one or many tools, as one transaction. */
+const toolIds = z.array(z.string().trim().min(3, 'a tool id is <server>:<tool>').max(256)).min(1, 'select at least one tool').max(1000)
+
+/**
+ * Approve, block or unblock one or many tools, as one transaction. An approval from the
+ * dashboard always names the pin of each definition the operator was shown.
+ */
 export const changeToolsAction = operatorAction(
   z.strictObject({
     verb: z.enum(['approve', 'block', 'enable']),
-    ids: z.array(z.string().trim().min(3, 'a tool id is <server>:<tool>')).min(1, 'select at least one tool').max(1000),
-  }),
-  async ({ verb, ids }, { db, actor }) => (await changeTools(db, verb, ids, { actor })).length,
+    ids: toolIds,
+    hashes: z.record(z.string(), z.string().max(200)).optional(),
+    confirm: z.boolean().optional(),
+  }).refine((i) => i.verb !== 'approve' || i.ids.every((id) => i.hashes?.[id] !== undefined), { message: 'approve names the pin of each definition you were shown (review first)', path: ['hashes'] }),
+  async ({ verb, ids, hashes, confirm }, { db, actor }) => (await changeTools(db, verb, ids, { actor }, { hashes, confirm })).length,
+  { refresh: true },
+)
+
+/** Put a tool under call approval, or take it off. */
+export const callApprovalAction = operatorAction(
+  z.strictObject({ id: z.string().trim().min(3).max(256), on: z.boolean() }),
+  async ({ id, on }, { db, actor }) => (await setCallApproval(db, id, on, { actor })).after.call_approval,
+  { refresh: true },
+)
+
+/** Ask the runtime to inspect a quarantined server: its tools listed for review, never served. */
+export const inspectAction = operatorAction(
+  z.strictObject({ server: serverNameSchema }),
+  async ({ server }, { db, actor }) => { await requestInspection(db, server, { actor }); return server },
+  { refresh: true },
+)
+
+/** Release a quarantined server, approving exactly the definitions shown (tool → pin). */
+export const releaseAction = operatorAction(
+  z.strictObject({ server: serverNameSchema, shown: z.record(z.string(), z.string().max(200)) }),
+  async ({ server, shown }, { db, actor }) => (await unquarantineServer(db, server, { actor }, shown)).after,
   { refresh: true },
 )

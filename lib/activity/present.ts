@@ -25,6 +25,7 @@ export function summarize(r: ActivityRecord): string {
     return `${r.data.tools.length} id${r.data.tools.length === 1 ? '' : 's'}: ${blocked.join(', ') || 'all ready'}`
   }
   if (r.type === 'activity.pruned') return `${r.data.deleted} records before ${r.data.before}`
+  if (r.type === 'pins.upgraded') return `${r.data.tools} pins to hash schema v${r.data.hash_schema}`
   if (r.type === 'operator.signed_in' || r.type === 'operator.signed_out') return r.data.surface
   return r.data.target
 }

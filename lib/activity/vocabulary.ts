@@ -4,6 +4,8 @@
  */
 
 import type { Policy } from '@/lib/preflight/evaluate'
+import type { FieldChange } from '@/lib/approvals/definition'
+import type { Finding } from '@/lib/approvals/findings'
 
 /** Surfaces a check can arrive on. */
 export const surfaces = ['rest', 'cli', 'dashboard', 'mcp-check', 'mcp-shape-a', 'mcp-shape-b'] as const
@@ -28,6 +30,9 @@ export interface PreflightData {
 interface ApprovalState { status: string; disabled: boolean }
 interface ServerAdminState { enabled: boolean; quarantined: boolean }
 interface DiscoveryState { status?: string; pin?: string | null }
+/** A definition that arrived or changed: the field-by-field diff against the approved one, and review findings. */
+interface Reviewed { diff?: FieldChange[]; findings?: Finding[] }
+interface HeldCall { target: string; call_id: string; caller: string; arguments_hash: string; reason?: string }
 
 /** Each type's data. */
 export interface ActivityDataByType {
@@ -48,12 +53,20 @@ export interface ActivityDataByType {
   'server.login_started': { target: string; result: string }
   'server.login_completed': { target: string }
   'server.baseline': ChangeData<{ approved: number }>
-  'tool.discovered': ChangeData<DiscoveryState>
-  'tool.changed': ChangeData<DiscoveryState>
-  'tool.auto_approved': ChangeData<DiscoveryState>
+  'tool.discovered': ChangeData<DiscoveryState> & Reviewed
+  'tool.changed': ChangeData<DiscoveryState> & Reviewed
+  'tool.auto_approved': ChangeData<DiscoveryState> & Reviewed
+  'server.inspect_requested': ChangeData<Record<string, never>>
+  'server.inspected': ChangeData<{ tools: number }> & { findings: Finding[] }
   'tool.gone': { target: string }
   'tool.returned': { target: string }
-  'tool.call': { target: string; outcome: 'ok' | 'tool_error' | 'refused' | 'failed'; reason?: string; duration_ms: number }
+  'tool.call': { target: string; outcome: 'ok' | 'tool_error' | 'refused' | 'failed' | 'held' | 'denied' | 'expired'; reason?: string; call_id?: string; duration_ms: number }
+  // call approval: a call of a tool under call approval waits for an operator's decision on that exact call
+  'tool.call_approval': ChangeData<{ call_approval: boolean }>
+  'call.approval_requested': HeldCall
+  'call.approved': HeldCall
+  'call.denied': HeldCall
+  'call.expired': HeldCall
   // dashboard operator actions (lib/admin/*): sign-in, server settings, tokens, profiles
   'operator.signed_in': { surface: 'dashboard'; until: string }
   'operator.signed_out': { surface: 'dashboard' }
@@ -67,6 +80,7 @@ export interface ActivityDataByType {
   // proxy-wide settings and the activity log's own upkeep
   'settings.changed': ChangeData<{ quarantine_enabled: boolean; mcp_anonymous_profile: string | null; activity_retention_days: number | null }>
   'activity.pruned': { before: string; deleted: number }
+  'pins.upgraded': { tools: number; hash_schema: number }
 }
 
 export type ActivityType = keyof ActivityDataByType
@@ -78,12 +92,13 @@ export const activityTypes = [
   'server.enabled', 'server.disabled', 'server.quarantined', 'server.unquarantined',
   'state.loaded',
   'server.added', 'server.removed', 'server.secret_set', 'server.restart_requested',
-  'server.login_started', 'server.login_completed', 'server.baseline',
+  'server.login_started', 'server.login_completed', 'server.baseline', 'server.inspect_requested', 'server.inspected',
   'tool.discovered', 'tool.changed', 'tool.auto_approved', 'tool.gone', 'tool.returned', 'tool.call',
+  'tool.call_approval', 'call.approval_requested', 'call.approved', 'call.denied', 'call.expired',
   'operator.signed_in', 'operator.signed_out', 'server.configured',
   'token.created', 'token.updated', 'token.revoked',
   'profile.created', 'profile.updated', 'profile.deleted',
-  'settings.changed', 'activity.pruned',
+  'settings.changed', 'activity.pruned', 'pins.upgraded',
 ] as const satisfies readonly ActivityType[]
 
 // every type is listed above: a type added to ActivityDataByType alone fails to compile here

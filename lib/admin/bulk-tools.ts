@@ -8,8 +8,9 @@ export type BulkVerb = keyof typeof verbs
 
 /**
  * Approve, block or unblock many tools as ONE transaction: all of them change, or none does.
- * Each still writes its own activity record with before/after.
+ * Each still writes its own activity record with before/after. Approvals carry the pin each
+ * definition had when the operator saw it; one that changed since refuses the whole batch.
  */
-export function changeTools(db: Db, verb: BulkVerb, ids: readonly string[], ctx: ActionContext) {
-  return writeTransaction(db, (tx) => ids.map((id) => changeToolIn(tx, id, verbs[verb], ctx)))
+export function changeTools(db: Db, verb: BulkVerb, ids: readonly string[], ctx: ActionContext, opts: { hashes?: Readonly<Record<string, string>>; confirm?: boolean } = {}) {
+  return writeTransaction(db, (tx) => ids.map((id) => changeToolIn(tx, id, verbs[verb], ctx, { hash: opts.hashes?.[id], confirm: opts.confirm })))
 }

@@ -27,10 +27,14 @@ export type ServerSettings = z.infer<typeof serverSettingsSchema>
 export const retentionDaysSchema = z.number().int('must be a whole number of days')
   .min(1, 'must be at least 1 day (null keeps everything)').max(36_500, 'must be at most 36500 days')
 
+export const callApprovalWaitSchema = z.number().int('must be a whole number of milliseconds')
+  .min(0, 'must be at least 0 ms').max(15 * 60_000, 'must be at most 900000 ms (15 minutes)')
+
 /** Proxy-wide settings an operator may change (state-file names). */
 export const settingsPatchSchema = z.strictObject({
   quarantine_enabled: z.boolean().optional(),
   mcp_anonymous_profile: profileNameSchema.nullable().optional(),
   activity_retention_days: retentionDaysSchema.nullable().optional(),
+  call_approval_wait_ms: callApprovalWaitSchema.optional(),
 })
 export type SettingsPatch = z.infer<typeof settingsPatchSchema>

@@ -3,7 +3,8 @@ import { eq } from 'drizzle-orm'
 import type { Db, Tx } from '@/db/client'
 import { writeTransaction } from '@/db/write'
 import { servers } from '@/db/schema'
-import { badRequest } from '@/lib/errors'
+import { badRequest, notFoundError } from '@/lib/errors'
+import { knownTool } from '@/db/queries/tools'
 import { requireServer } from './require'
 import { parseToolId } from '@/lib/preflight/ids'
 import { recordChange } from './record-change'
@@ -34,12 +35,33 @@ export const configureServer = (db: Db, name: string, settings: ServerSettings, 
   changeSettings(db, name, () => settings, ctx)
 
 /** Let one tool through its server's configuration: off the denylist and, with an allowlist, onto it. */
-export function allowToolInConfig(db: Db, id: string, ctx: ActionContext) {
+export async function allowToolInConfig(db: Db, id: string, ctx: ActionContext, opts: { confirm?: boolean } = {}) {
   const parsed = parseToolId(id)
   if ('malformed' in parsed) throw badRequest(`"${id}" is not a tool id: expected <server>:<tool>`)
+  // the configuration denies it on purpose: lifting that takes an explicit yes
+  if (!opts.confirm) throw badRequest(`${parsed.id} is denied by server "${parsed.server}"'s configuration: confirm to allow it (--yes)`)
   return changeSettings(db, parsed.server, (s) => ({
     trust: s.trust,
     disabledTools: s.disabledTools.filter((t) => t !== parsed.tool),
     enabledTools: s.enabledTools === null ? null : [...s.enabledTools, parsed.tool],
   }), ctx)
+}
+
+/**
+ * Put one tool under call approval (every call waits for an operator's decision on that exact
+ * call), or take it off. The tool stays `ready` in preflight: it is callable.
+ */
+export function setCallApproval(db: Db, id: string, on: boolean, ctx: ActionContext) {
+  const parsed = parseToolId(id)
+  if ('malformed' in parsed) throw badRequest(`"${id}" is not a tool id: expected <server>:<tool>`)
+  return writeTransaction(db, (tx: Tx) => {
+    if (!knownTool(tx, parsed.server, parsed.tool)) throw notFoundError(`no tool "${parsed.id}" is known to toolgate`)
+    const list = requireServer(tx, parsed.server).callApprovalTools
+    const before = { call_approval: list.includes(parsed.tool) }
+    const next = on ? [...new Set([...list, parsed.tool])] : list.filter((t) => t !== parsed.tool)
+    const now = Date.now()
+    tx.update(servers).set({ callApprovalTools: next, updatedAt: now }).where(eq(servers.name, parsed.server)).run()
+    const after = { call_approval: on }
+    return { id: parsed.id, before, after, ...recordChange(tx, 'tool.call_approval', ctx, { target: parsed.id, before, after }, { server: parsed.server, now }) }
+  })
 }

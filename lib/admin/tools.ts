@@ -20,14 +20,28 @@ const actionsByType = {
 
 export type ToolVerb = keyof typeof actionsByType
 
+/** What the operator saw and agreed to, when the change needs it. */
+export interface ToolChangeOptions {
+  /** approve: the pin of the definition the operator was shown; refused if it changed since */
+  hash?: string
+  /** unblocking a tool annotated destructive needs an explicit confirmation */
+  confirm?: boolean
+}
+
 /** One tool's approval change and its record, inside the caller's write transaction. */
-export function changeToolIn(tx: Tx, id: string, type: ToolVerb, ctx: ActionContext) {
+export function changeToolIn(tx: Tx, id: string, type: ToolVerb, ctx: ActionContext, opts: ToolChangeOptions = {}) {
   const parsed = parseToolId(id)
   if ('malformed' in parsed) throw badRequest(`"${id}" is not a tool id: expected <server>:<tool>`)
   const { server, tool } = parsed
   const known = knownTool(tx, server, tool)
   if (!known) throw notFoundError(`no tool "${parsed.id}" is known to toolgate`)
+  if (type === 'tool.approved' && opts.hash !== undefined && opts.hash !== known.hash) {
+    throw badRequest(`the definition of ${parsed.id} changed since it was shown (shown ${opts.hash}, now ${known.hash}): review it again, then approve`)
+  }
   const row = known.approval
+  if (type === 'tool.enabled' && row?.disabled && known.annotations?.destructiveHint === true && !opts.confirm) {
+    throw badRequest(`${parsed.id} is annotated destructive and was blocked by an operator: confirm to unblock it (--yes)`)
+  }
   const before: ApprovalState = row ? { status: row.status, disabled: row.disabled } : { status: 'none', disabled: false }
   const after = actionsByType[type](before)
   const now = Date.now()
@@ -41,10 +55,11 @@ export function changeToolIn(tx: Tx, id: string, type: ToolVerb, ctx: ActionCont
     .values({ serverName: server, toolName: tool, ...values })
     .onConflictDoUpdate({ target: [toolApprovals.serverName, toolApprovals.toolName], set: values })
     .run()
-  return { id: parsed.id, before, after, ...recordChange(tx, type, ctx, { target: parsed.id, before, after }, { server, now }) }
+  const note = approving ? `approved pin ${known.hash}` : undefined
+  return { id: parsed.id, before, after, pin: known.hash, ...recordChange(tx, type, ctx, { target: parsed.id, before, after, ...(note ? { note } : {}) }, { server, now }) }
 }
 
-const changeTool = (db: Db, id: string, type: ToolVerb, ctx: ActionContext) => writeTransaction(db, (tx) => changeToolIn(tx, id, type, ctx))
-export const approveTool = (db: Db, id: string, ctx: ActionContext) => changeTool(db, id, 'tool.approved', ctx)
+const changeTool = (db: Db, id: string, type: ToolVerb, ctx: ActionContext, opts?: ToolChangeOptions) => writeTransaction(db, (tx) => changeToolIn(tx, id, type, ctx, opts))
+export const approveTool = (db: Db, id: string, ctx: ActionContext, opts?: { hash?: string }) => changeTool(db, id, 'tool.approved', ctx, opts)
 export const blockTool = (db: Db, id: string, ctx: ActionContext) => changeTool(db, id, 'tool.blocked', ctx)
-export const enableTool = (db: Db, id: string, ctx: ActionContext) => changeTool(db, id, 'tool.enabled', ctx)
+export const enableTool = (db: Db, id: string, ctx: ActionContext, opts?: { confirm?: boolean }) => changeTool(db, id, 'tool.enabled', ctx, opts)

@@ -59,6 +59,7 @@ export function serverDetail(db: DbLike, name: string) {
   return {
     ...rowOf(state, toolList),
     settings: { disabledTools: [...state.disabledTools], enabledTools: state.enabledTools && [...state.enabledTools], trust: state.trust },
+    callApprovalTools: state.callApprovalTools,
     toolList,
   }
 }

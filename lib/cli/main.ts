@@ -7,6 +7,7 @@ import { activityCommand } from './commands/activity'
 import { stateCommand } from './commands/state'
 import { operatorKeyCommand, serveCommand } from './commands/serve'
 import { settingsCommand } from './commands/settings'
+import { callsCommand } from './commands/calls'
 
 const HELP = `toolgate — is every tool this job needs ready, and if not, why and what fixes it?
 
@@ -16,8 +17,11 @@ const HELP = `toolgate — is every tool this job needs ready, and if not, why a
       --exclude-open-world  --wait 2s  --token <agent token>  --url <base> [--api-key K]  -o table|json
       --in-band --url <base>/mcp [--token T]: ask over MCP with the Shape A rider
   toolgate tools list [--server S] [-o json]          every known tool with status and pin
-  toolgate tools approve|block|enable <server:tool>
-  toolgate upstream list|add|import|remove|enable|disable|quarantine|unquarantine|restart|set-secret|login|logs ...
+  toolgate tools show <server:tool> [-o json]         the full definition, pin, diff, review findings, history
+  toolgate tools approve <server:tool> [--hash PIN] | block <server:tool> | enable <server:tool> [--yes]
+  toolgate tools call-approval <server:tool> on|off   hold every call of a tool for an operator's approval
+  toolgate calls list [--status S] | calls approve <id> | calls deny <id> [--reason R]
+  toolgate upstream list|add|import|remove|enable|disable|quarantine|inspect|unquarantine|restart|set-secret|login|logs ...
   toolgate activity list [--request-id ID] [--type T] [--limit N] [-o json]
   toolgate activity show <id>
   toolgate activity prune [--before DATE]           delete old records (default: by activity_retention_days)
@@ -36,6 +40,7 @@ async function main(argv: string[]): Promise<number> {
     case 'activity': return activityCommand(sub, rest)
     case 'state': return stateCommand(sub, rest)
     case 'settings': return settingsCommand(sub, rest)
+    case 'calls': return callsCommand(sub, rest)
     case 'serve': return serveCommand(argv.slice(1))
     case 'operator-key': return operatorKeyCommand(sub, rest)
     case undefined: case 'help': case '--help': case '-h':

@@ -5,13 +5,17 @@ import type { Fix } from './schemas'
 /**
  * What a row's remediation button does, decided from the verdict's reason and action. Pure, so
  * the browser renders it and tests can check every reason has an honest answer:
- *   run    — a shared admin mutation, then a re-check (review first: a diff or what a release exposes)
- *   login  — the upstream runtime's OAuth flow in this browser, returning to the same check
- *   link   — the page where the fix is made (logs to read, a secret to enter, a scope to edit)
+ *   approve — review the full definition (and the diff, for a changed tool), then approve that pin
+ *   release — review what the quarantined server would serve, then release approving those pins
+ *   run     — a shared admin mutation, then a re-check (confirmed first when it lifts a deliberate block)
+ *   login   — the upstream runtime's OAuth flow in this browser, returning to the same check
+ *   link    — the page where the fix is made (logs to read, a secret to enter, a scope to edit)
  *   recheck — nothing to change; the state is transient
  */
 export type RowFix =
-  | { kind: 'run'; fix: Fix; label: string; review?: 'diff' | 'exposure' }
+  | { kind: 'approve'; id: string; label: string }
+  | { kind: 'release'; server: string; label: string }
+  | { kind: 'run'; fix: Fix; label: string }
   | { kind: 'login'; server: string; label: string }
   | { kind: 'link'; href: string; label: string }
   | { kind: 'recheck'; label: string }
@@ -25,11 +29,11 @@ export function fixFor(r: ToolResult, token: string | null): RowFix | null {
   if (server === null) return null
   switch (r.reason) {
     case 'tool_pending_approval':
-      return { kind: 'run', fix: { kind: 'approve_tool', id: r.id }, label: 'Approve' }
+      return { kind: 'approve', id: r.id, label: 'Review & approve' }
     case 'tool_changed':
-      return { kind: 'run', fix: { kind: 'approve_tool', id: r.id }, label: 'Review change', review: 'diff' }
+      return { kind: 'approve', id: r.id, label: 'Review change' }
     case 'server_quarantined':
-      return { kind: 'run', fix: { kind: 'release_server', server }, label: 'Review server', review: 'exposure' }
+      return { kind: 'release', server, label: 'Review server' }
     case 'server_disabled':
       return { kind: 'run', fix: { kind: 'enable_server', server }, label: 'Enable server' }
     case 'tool_blocked_by_user':

@@ -3,7 +3,7 @@ import type { Db } from '@/db/client'
 import { listActivity } from '@/db/queries/activity'
 import { toolInventory } from '@/lib/catalog/inventory'
 import { presentActivity } from '@/lib/activity/present'
-import { toolChange, type RowDetail } from './row-details'
+import { toolReview } from '@/lib/approvals/review'
 import { serverRows } from '@/lib/catalog/servers'
 
 const RECENT_BLOCKED = 8
@@ -16,7 +16,7 @@ export function overview(db: Db) {
   const blocked = [...listActivity(db, { verdict: 'blocked', limit: RECENT_BLOCKED }), ...listActivity(db, { verdict: 'unknown_ids', limit: RECENT_BLOCKED })]
     .sort((a, b) => b.id - a.id).slice(0, RECENT_BLOCKED).map(presentActivity)
   return {
-    tools: waiting.map((t) => ({ ...t, change: t.status === 'tool_changed' ? toolChange(db, t.server, t.name) as Extract<RowDetail, { kind: 'diff' }> | undefined : undefined })),
+    tools: waiting.map((t) => ({ ...t, review: toolReview(db, t.id) })),
     quarantined: servers.filter((s) => s.quarantined),
     loginNeeded: servers.filter((s) => s.enabled && !s.quarantined && s.health === 'login_needed'),
     unhealthy: servers.filter((s) => s.enabled && !s.quarantined && s.health === 'unhealthy'),

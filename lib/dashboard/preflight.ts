@@ -48,11 +48,11 @@ const hasPolicy = (form: PreflightForm) => Object.values(form.policy).some(Boole
 /** Run one remediation through the shared admin mutation (it records who did what). */
 export async function applyFix(db: Db, fix: Fix, ctx: ActionContext): Promise<void> {
   switch (fix.kind) {
-    case 'approve_tool': await approveTool(db, fix.id, ctx); return
-    case 'enable_tool': await enableTool(db, fix.id, ctx); return
-    case 'allow_tool': await allowToolInConfig(db, fix.id, ctx); return
+    case 'approve_tool': await approveTool(db, fix.id, ctx, { hash: fix.hash }); return
+    case 'enable_tool': await enableTool(db, fix.id, ctx, { confirm: fix.confirm }); return
+    case 'allow_tool': await allowToolInConfig(db, fix.id, ctx, { confirm: fix.confirm }); return
     case 'enable_server': await enableServer(db, fix.server, ctx); return
-    case 'release_server': await unquarantineServer(db, fix.server, ctx); return
+    case 'release_server': await unquarantineServer(db, fix.server, ctx, fix.shown); return
     case 'restart_server': await requestRestart(db, fix.server, ctx); return
   }
 }

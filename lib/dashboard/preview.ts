@@ -16,12 +16,12 @@ import { profileNameSchema, tokenNameSchema } from '@/lib/admin/schemas'
 export const PROTOCOLS = { modern: '2026-07-28', legacy: '2025-11-25' } as const
 
 export const previewSchema = z.strictObject({
-  ids: z.array(z.string().max(300)).max(50, 'Shape A carries at most 50 ids'),
+  ids: z.array(z.string().max(256)).max(50, 'Shape A carries at most 50 ids'),
   token: tokenNameSchema.nullable(),
   profile: profileNameSchema.nullable(),
   policy: policySchema,
   era: z.enum(['modern', 'legacy']),
-  resolve: z.string().max(300).nullable(),
+  resolve: z.string().max(256).nullable(),
 })
 export type PreviewInput = z.infer<typeof previewSchema>
 

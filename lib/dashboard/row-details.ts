@@ -1,64 +1,78 @@
 import 'server-only'
 import type { Db } from '@/db/client'
-import type { JsonObject, ToolAnnotations } from '@/db/schema'
-import { knownTool, knownTools } from '@/db/queries/tools'
-import { serverConfig } from '@/db/queries/servers'
+import type { ToolAnnotations } from '@/db/schema'
+import { knownTool, knownTools, reviewContext } from '@/db/queries/tools'
+import { serverState } from '@/db/queries/servers'
 import { readSettings } from '@/db/queries/settings'
+import { definitionOf } from '@/lib/approvals/definition'
+import { reviewFindings, type Finding } from '@/lib/approvals/findings'
+import { toolReview, type ToolReview } from '@/lib/approvals/review'
 import { classifyTool } from '@/lib/preflight/classifier'
 import type { ToolResult } from '@/lib/preflight/evaluate'
 import { parseToolId } from '@/lib/preflight/ids'
-
-export interface Definition { description: string | null; input_schema: JsonObject | null; output_schema: JsonObject | null }
 
 export interface ExposedTool {
   name: string
   description: string | null
   annotations: ToolAnnotations | null
+  /** the pin of the definition shown: releasing approves exactly this one */
+  pin: string | null
+  findings: Finding[]
   /** what the shared classifier says once the quarantine is lifted: callable, or the gate that still holds it */
   after_release: string
 }
 
+/** What a row's fix needs shown before it runs. */
 export type RowDetail =
-  | { kind: 'diff'; approved: Definition; current: Definition }
-  | { kind: 'exposure'; server: string; tools: ExposedTool[] }
-
-/** The approved definition kept for a changed tool, against the one now offered. */
-export function toolChange(db: Db, server: string, name: string): RowDetail | undefined {
-  const tool = knownTool(db, server, name)
-  if (!tool?.approval) return undefined
-  const prev = tool.previous ?? {}
-  return {
-    kind: 'diff',
-    approved: { description: prev.description ?? null, input_schema: prev.input_schema ?? null, output_schema: prev.output_schema ?? null },
-    current: { description: tool.description, input_schema: tool.inputSchema, output_schema: tool.outputSchema },
-  }
-}
+  /** approve: the full definition, the diff for a changed tool, review findings, the pin */
+  | { kind: 'review'; review: ToolReview }
+  /** release: every tool the server would serve, with the pins a release approves */
+  | { kind: 'exposure'; server: string; inspectedAt: number | null; tools: ExposedTool[] }
+  /** lifting a deliberate block: say what the operator is about to undo */
+  | { kind: 'confirm'; message: string }
 
 /** Every tool a quarantined server would expose if released, judged by the shared classifier. */
-export function releaseExposure(db: Db, server: string): RowDetail | undefined {
-  const sv = serverConfig(db, server)
+export function releaseExposure(db: Db, server: string): Extract<RowDetail, { kind: 'exposure' }> | undefined {
+  const sv = serverState(db, server)
   if (!sv) return undefined
   const { quarantineEnabled } = readSettings(db)
+  const context = reviewContext(db, server)
   return {
-    kind: 'exposure', server,
+    kind: 'exposure', server, inspectedAt: sv.inspectedAt,
     tools: knownTools(db, server).map((t) => ({
-      name: t.name, description: t.description, annotations: t.annotations,
+      name: t.name, description: t.description, annotations: t.annotations, pin: t.hash,
+      findings: reviewFindings(definitionOf(t), context),
       after_release: classifyTool(sv, t.name, t, quarantineEnabled),
     })),
   }
 }
 
-/** Details for the rows whose remediation must be reviewed first (tool_changed, server_quarantined). */
+function detailFor(db: Db, r: Extract<ToolResult, { status: 'unavailable' }>, server: string, tool: string): RowDetail | undefined {
+  switch (r.reason) {
+    case 'tool_pending_approval':
+    case 'tool_changed':
+      return { kind: 'review', review: toolReview(db, r.id) }
+    case 'server_quarantined':
+      return releaseExposure(db, server)
+    case 'tool_blocked_by_user':
+      return knownTool(db, server, tool)?.annotations?.destructiveHint === true
+        ? { kind: 'confirm', message: `${r.id} is annotated destructive, and an operator blocked it on purpose. Unblock it?` }
+        : undefined
+    case 'tool_denied_by_config':
+      return { kind: 'confirm', message: `Server "${server}"'s configuration denies ${r.id} on purpose. Allow it?` }
+    default:
+      return undefined
+  }
+}
+
+/** Details for the rows whose remediation must be reviewed or confirmed first. */
 export function rowDetails(db: Db, results: readonly ToolResult[]): Record<string, RowDetail> {
   const out: Record<string, RowDetail> = {}
-  const exposures = new Map<string, RowDetail | undefined>()
   for (const r of results) {
-    if (r.status === 'ready' || (r.reason !== 'tool_changed' && r.reason !== 'server_quarantined')) continue
+    if (r.status === 'ready') continue
     const p = parseToolId(r.id)
     if ('malformed' in p) continue
-    const detail = r.reason === 'tool_changed'
-      ? toolChange(db, p.server, p.tool)
-      : exposures.has(p.server) ? exposures.get(p.server) : exposures.set(p.server, releaseExposure(db, p.server)).get(p.server)
+    const detail = detailFor(db, r, p.server, p.tool)
     if (detail) out[r.id] = detail
   }
   return out

@@ -10,7 +10,7 @@ import { profileNameSchema, serverNameSchema, tokenNameSchema } from '@/lib/admi
 export const MAX_DASHBOARD_IDS = 100
 
 export const preflightFormSchema = z.strictObject({
-  ids: z.array(z.string().trim().min(1, 'tool ids must not be blank').max(300, 'a tool id is at most 300 characters'))
+  ids: z.array(z.string().trim().min(1, 'tool ids must not be blank').max(256, 'a tool id is at most 256 characters'))
     .min(1, 'enter at least one tool id (<server>:<tool>)')
     .max(MAX_DASHBOARD_IDS, `at most ${MAX_DASHBOARD_IDS} tool ids per check`),
   // evaluate at the operator tier (null) or as this agent token
@@ -20,15 +20,22 @@ export const preflightFormSchema = z.strictObject({
 })
 export type PreflightForm = z.infer<typeof preflightFormSchema>
 
-const toolIdSchema = z.string().trim().min(3, 'a tool id is <server>:<tool>').max(300)
+const toolIdSchema = z.string().trim().min(3, 'a tool id is <server>:<tool>').max(256)
 
 /** One remediation a row's button can run (login is a browser redirect flow: lib/actions/upstream.ts). */
+const pin = z.string().max(200)
+
+/**
+ * One remediation a row's button can run (login is a browser redirect flow: lib/actions/upstream.ts).
+ * What the operator was shown travels with it: the pin approved, the pins a release approves,
+ * and an explicit yes where the change lifts a deliberate block.
+ */
 export const fixSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('approve_tool'), id: toolIdSchema }),
-  z.strictObject({ kind: z.literal('enable_tool'), id: toolIdSchema }),
-  z.strictObject({ kind: z.literal('allow_tool'), id: toolIdSchema }),
+  z.strictObject({ kind: z.literal('approve_tool'), id: toolIdSchema, hash: pin }),
+  z.strictObject({ kind: z.literal('enable_tool'), id: toolIdSchema, confirm: z.boolean().optional() }),
+  z.strictObject({ kind: z.literal('allow_tool'), id: toolIdSchema, confirm: z.boolean().optional() }),
   z.strictObject({ kind: z.literal('enable_server'), server: serverNameSchema }),
-  z.strictObject({ kind: z.literal('release_server'), server: serverNameSchema }),
+  z.strictObject({ kind: z.literal('release_server'), server: serverNameSchema, shown: z.record(z.string(), pin) }),
   z.strictObject({ kind: z.literal('restart_server'), server: serverNameSchema }),
 ])
 export type Fix = z.infer<typeof fixSchema>

@@ -2,10 +2,10 @@ import { isIP } from 'node:net'
 
 /**
  * Who may reach toolgate at all (contract §13, the MCP transport's DNS-rebinding rule):
- * - `Host` must be a name toolgate serves: the loopback names, any IP literal (DNS rebinding
- *   needs a DNS name), and the names in TOOLGATE_ALLOWED_HOSTS (e.g. behind a reverse proxy).
- *   Bound to a non-loopback address without TOOLGATE_ALLOWED_HOSTS, names are refused too:
- *   the operator says which names are theirs.
+ * - `Host` must be a name toolgate serves: the loopback names and any IP literal (DNS
+ *   rebinding needs a DNS name), whatever address it is bound to, plus the names listed in
+ *   TOOLGATE_ALLOWED_HOSTS (e.g. behind a reverse proxy). Every other name is refused: the
+ *   operator says which names are theirs.
  * - `Origin`, when present, must be toolgate's own (the origin of the Host it was reached on)
  *   or one in TOOLGATE_ALLOWED_ORIGINS.
  */

@@ -14,15 +14,22 @@ import type { McpContext } from './context'
 /** Upstream tools per tools/list page; describe_tool rides on the first page in addition. */
 export const PAGE_SIZE = 100
 
-/** A served tool as MCP lists it: `server:tool`, schemas and annotations, nothing else. */
+/**
+ * A served tool as MCP lists it: `server:tool`, and every other field exactly as the upstream
+ * gave it (the pin covers them all, so what an operator approved is what agents get).
+ */
 export function toMcpTool(t: ServedTool): Tool {
   return {
     name: `${t.server}:${t.name}`,
+    ...(t.title !== null ? { title: t.title } : {}),
     ...(t.description !== null ? { description: t.description } : {}),
     // Stored as the upstream declared it; MCP upstreams always declare an object schema.
     inputSchema: t.inputSchema as Tool['inputSchema'],
     ...(t.outputSchema ? { outputSchema: t.outputSchema as Tool['outputSchema'] } : {}),
     ...(t.annotations ? { annotations: t.annotations } : {}),
+    ...(t.execution ? { execution: t.execution as Tool['execution'] } : {}),
+    ...(t.icons ? { icons: t.icons as Tool['icons'] } : {}),
+    ...(t.meta ? { _meta: t.meta } : {}),
   }
 }
 

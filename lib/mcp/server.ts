@@ -99,7 +99,7 @@ export function buildMcpServer(session: McpContext, era: Era): Server {
     if (params.name === DESCRIBE_TOOL) return { tool: describeToolDefinition }
     const tool = servedTool(session, params.name)
     // SEP-1862: an unknown tool is -32602, so withheld, out-of-scope and absent tools all end
-    // here, and only codes that can hold for a served tool reach the facet (see README).
+    // here, and only codes that can hold for a served tool reach the facet (see docs/mcp.md).
     if (!tool) throw invalidParams(`unknown tool "${params.name}": no such tool is served to this session`)
     const data = await runCheck(db, { caller, surface: 'mcp-shape-b', requestId, record: session.record, input: { ids: [params.name], profile } })
     return { tool: { ...toMcpTool(tool), _meta: { [EXTENSION_ID]: shapeBFacet(data.tools[0]) } } }

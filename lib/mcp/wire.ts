@@ -57,6 +57,11 @@ function refusal(v: UnavailableResult): CallToolResult {
   }
 }
 
+/** A call under call approval that did not run: a tool error naming the call, so a retry can follow it. */
+function heldResult(callId: string, text: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text }], structuredContent: { call_id: callId } }
+}
+
 /**
  * A tools/call outcome as MCP carries it. A name the session could not know (absent, out of
  * scope, unconfigured, malformed) is the protocol error -32602 "Unknown tool" (contract §13); a
@@ -71,5 +76,11 @@ export function callResult(name: string, outcome: CallOutcome): CallToolResult {
       return { isError: true, content: [{ type: 'text', text: `the upstream call failed: ${outcome.error}` }] }
     case 'answered':
       return outcome.result
+    case 'held':
+      return heldResult(outcome.call.id, `awaits an operator's approval of this exact call (call id ${outcome.call.id}). An operator decides in the dashboard's Approvals inbox or with: toolgate calls approve ${outcome.call.id}. Retry the same call (same arguments) to keep waiting: it joins this request.`)
+    case 'denied':
+      return heldResult(outcome.call.id, `denied by an operator${outcome.call.reason ? `: ${outcome.call.reason}` : ''} (call id ${outcome.call.id})`)
+    case 'expired':
+      return heldResult(outcome.call.id, `expired without an operator's decision (call id ${outcome.call.id}); calling again asks again`)
   }
 }

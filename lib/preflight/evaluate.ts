@@ -1,4 +1,4 @@
-import { checkPin } from './hash'
+import { checkPin, HASH_SCHEMA_VERSION } from './hash'
 import { classifyServer, classifyTool } from './classifier'
 import { parseToolId } from './ids'
 import type { ConnectionView, PreflightState, ServerView, ToolView } from './state'
@@ -120,7 +120,7 @@ function policyFailure(id: string, ctx: { server: string; tool: string }, tool: 
 
 const pinDetail = {
   unparseable: () => 'pin is not of the form sha256/v<N>:<64 hex digits>',
-  version: (v?: number) => `pin uses hash schema v${v}; this proxy computes v1`,
+  version: (v?: number) => `pin uses hash schema v${v}; this proxy computes v${HASH_SCHEMA_VERSION} (the hash schema changed, not necessarily the tool: re-read the pin)`,
   no_hash: () => 'the proxy has no stored hash for this tool, so the pin cannot be verified',
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 
 /** Version of the hash schema below; part of every pin. Bump when the hashed fields change. */
-export const HASH_SCHEMA_VERSION = 1
+export const HASH_SCHEMA_VERSION = 2
 
 /** JSON with object keys sorted at every depth, so equal definitions hash equal. */
 export function canonicalJson(value: unknown): string {
@@ -12,24 +12,25 @@ export function canonicalJson(value: unknown): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`
 }
 
-export interface HashedDefinition {
-  name: string
-  description?: string | null
-  inputSchema?: unknown
-  outputSchema?: unknown
+/**
+ * Every field the proxy serves of a tool besides its name (contract §6, hash schema v2), by
+ * the state file's names. A pin covers them all, and so does an approval: a change to any of
+ * them is tool_changed. (`_meta` is served as given but is not part of the definition.)
+ */
+export const definitionFields = ['title', 'description', 'input_schema', 'output_schema', 'annotations', 'execution', 'icons'] as const
+export type DefinitionField = (typeof definitionFields)[number]
+export type Definition = { name: string } & { [F in DefinitionField]?: unknown }
+
+/** The tool's pin: sha256 over the canonical JSON of its name and every served field (absent = null). */
+export function toolPin(def: Definition): string {
+  const canonical: Record<string, unknown> = { name: def.name }
+  for (const f of definitionFields) canonical[f] = def[f] ?? null
+  return `sha256/v${HASH_SCHEMA_VERSION}:${createHash('sha256').update(canonicalJson(canonical)).digest('hex')}`
 }
 
-/** The tool's pin: covers name, description, input and output schema — not annotations (§6). */
-export function toolPin(def: HashedDefinition): string {
-  const digest = createHash('sha256')
-    .update(canonicalJson({
-      name: def.name,
-      description: def.description ?? null,
-      input_schema: def.inputSchema ?? null,
-      output_schema: def.outputSchema ?? null,
-    }))
-    .digest('hex')
-  return `sha256/v${HASH_SCHEMA_VERSION}:${digest}`
+/** The fields whose values differ between two definitions, in the order definitions list them. */
+export function changedFields(before: Omit<Definition, 'name'>, after: Omit<Definition, 'name'>): DefinitionField[] {
+  return definitionFields.filter((f) => canonicalJson(before[f] ?? null) !== canonicalJson(after[f] ?? null))
 }
 
 const PIN_RE = /^sha256\/v(\d+):([0-9a-f]{64})$/

@@ -5,6 +5,7 @@ import { serverStates } from '@/db/queries/servers'
 import { readSettings } from '@/db/queries/settings'
 import { knownTools, type KnownTool } from '@/db/queries/tools'
 import { presentSettings } from '@/lib/admin/settings'
+import { definitionOf } from '@/lib/approvals/definition'
 import type { StateFileInput } from './schema'
 
 /**
@@ -26,14 +27,11 @@ export function dumpState(db: Db): StateFileInput {
         trust: srv.trust,
         disabled_tools: [...srv.disabledTools],
         enabled_tools: srv.enabledTools && [...srv.enabledTools],
+        call_approval_tools: [...srv.callApprovalTools],
         ...(srv.transport ? { transport: srv.transport } : {}),
         ...(srv.connection ? { connection: { state: srv.connection.state, ...(srv.connection.detail ? { detail: srv.connection.detail } : {}), ...(srv.connection.action ? { action: srv.connection.action } : {}) } } : {}),
         tools: (toolsByServer.get(srv.name) ?? []).map((t) => ({
-          name: t.name,
-          ...(t.description !== null ? { description: t.description } : {}),
-          input_schema: t.inputSchema,
-          ...(t.outputSchema ? { output_schema: t.outputSchema } : {}),
-          ...(t.annotations ? { annotations: t.annotations } : {}),
+          ...definitionOf(t),
           ...(t.approval ? { approval: { status: t.approval.status, disabled: t.approval.disabled, ...(t.previous ? { previous: t.previous } : {}) } } : {}),
         })),
       })),

@@ -9,6 +9,7 @@ import { hashSecret } from '@/lib/auth/secrets'
 import { badRequest } from '@/lib/errors'
 import { formatIssue } from '@/lib/schemas/issues'
 import { toolPin } from '@/lib/preflight/hash'
+import { definitionOf } from '@/lib/approvals/definition'
 import { crossEntryIssues, stateFileSchema, type StateFile } from './schema'
 
 /** Validate a parsed state file; throws bad_request listing every problem by JSON path. */
@@ -35,11 +36,12 @@ export async function loadState(db: Db, doc: unknown, actor: string): Promise<{ 
       quarantineEnabled: state.settings.quarantine_enabled,
       mcpAnonymousProfile: state.settings.mcp_anonymous_profile,
       activityRetentionDays: state.settings.activity_retention_days,
+      callApprovalWaitMs: state.settings.call_approval_wait_ms,
     }).where(eq(settings.id, 1)).run()
     for (const s of state.servers) {
       tx.insert(servers).values({
         name: s.name, enabled: s.enabled, quarantined: s.quarantined, trust: s.trust,
-        disabledTools: s.disabled_tools, enabledTools: s.enabled_tools, transport: s.transport ?? null,
+        disabledTools: s.disabled_tools, enabledTools: s.enabled_tools, callApprovalTools: s.call_approval_tools, transport: s.transport ?? null,
         baselineAt: s.tools.length ? now : null, // a file's tools are the approved baseline
         createdAt: now, updatedAt: now,
       }).run()
@@ -51,16 +53,16 @@ export async function loadState(db: Db, doc: unknown, actor: string): Promise<{ 
       }
       for (const t of s.tools) {
         toolCount++
-        const hash = toolPin({ name: t.name, description: t.description, inputSchema: t.input_schema, outputSchema: t.output_schema })
-        tx.insert(tools).values({
-          serverName: s.name, name: t.name, description: t.description ?? null,
-          inputSchema: t.input_schema, outputSchema: t.output_schema ?? null, annotations: t.annotations ?? null,
-          hash, firstSeen: now, lastSeen: now,
-        }).run()
+        const columns = {
+          title: t.title ?? null, description: t.description ?? null, inputSchema: t.input_schema, outputSchema: t.output_schema ?? null,
+          annotations: t.annotations ?? null, execution: t.execution ?? null, icons: t.icons ?? null,
+        }
+        const hash = toolPin(definitionOf({ name: t.name, ...columns }))
+        tx.insert(tools).values({ serverName: s.name, name: t.name, ...columns, hash, firstSeen: now, lastSeen: now }).run()
         if (t.approval) {
           const prev = t.approval.previous
           const approvedHash = t.approval.status === 'approved' ? hash
-            : t.approval.status === 'changed' && prev ? toolPin({ name: t.name, description: prev.description, inputSchema: prev.input_schema, outputSchema: prev.output_schema })
+            : t.approval.status === 'changed' && prev ? toolPin({ name: t.name, ...prev })
               : null
           tx.insert(toolApprovals).values({
             serverName: s.name, toolName: t.name, status: t.approval.status, disabled: t.approval.disabled,

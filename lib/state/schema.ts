@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { connectionActions, connectionStates } from '@/db/schema/servers'
 import { settingsDefaults } from '@/db/queries/settings'
-import { profileNameSchema, retentionDaysSchema, serverNameSchema, tokenNameSchema } from '@/lib/admin/schemas'
+import { callApprovalWaitSchema, profileNameSchema, retentionDaysSchema, serverNameSchema, tokenNameSchema } from '@/lib/admin/schemas'
 
 /** The state file, version 1 (see docs/state-file.md). Strict: unknown fields are errors. */
 const json = z.record(z.string(), z.unknown())
@@ -18,20 +18,25 @@ export const transportSchema = z.union([
   }),
 ])
 
-const toolSchema = z.strictObject({
-  name: z.string().min(1),
+/** The served fields of a tool besides its name, as given (contract §6: the pin covers them all). */
+const servedFields = {
+  title: z.string().nullable().optional(),
   description: z.string().nullable().optional(),
-  input_schema: json.default({ type: 'object' }),
   output_schema: json.nullable().optional(),
   annotations: json.nullable().optional(),
+  execution: json.nullable().optional(),
+  icons: z.array(z.unknown()).nullable().optional(),
+}
+
+const toolSchema = z.strictObject({
+  name: z.string().min(1).max(256),
+  ...servedFields,
+  input_schema: json.default({ type: 'object' }),
   approval: z.strictObject({
     status: z.enum(['approved', 'pending', 'changed']),
     disabled: z.boolean().default(false),
-    previous: z.strictObject({
-      description: z.string().nullable().optional(),
-      input_schema: json.optional(),
-      output_schema: json.nullable().optional(),
-    }).nullable().optional(),
+    // for "changed": the approved definition; any served field may appear here
+    previous: z.strictObject({ ...servedFields, input_schema: json.optional() }).nullable().optional(),
   }).optional(),
 })
 
@@ -42,6 +47,7 @@ const serverSchema = z.strictObject({
   trust: z.enum(['manual', 'auto']).default('manual'),
   disabled_tools: z.array(z.string()).default([]),
   enabled_tools: z.array(z.string()).nullable().default(null),
+  call_approval_tools: z.array(z.string()).default([]),
   transport: transportSchema.nullable().optional(),
   connection: z.strictObject({
     state: z.enum(connectionStates),
@@ -66,6 +72,7 @@ export const stateFileSchema = z.strictObject({
     quarantine_enabled: z.boolean().default(settingsDefaults.quarantineEnabled),
     mcp_anonymous_profile: profileNameSchema.nullable().default(settingsDefaults.mcpAnonymousProfile),
     activity_retention_days: retentionDaysSchema.nullable().default(settingsDefaults.activityRetentionDays),
+    call_approval_wait_ms: callApprovalWaitSchema.default(settingsDefaults.callApprovalWaitMs),
   }).prefault({}),
   servers: z.array(serverSchema).default([]),
   profiles: z.array(z.strictObject({ name: profileNameSchema, servers: z.array(serverNameSchema) })).default([]),

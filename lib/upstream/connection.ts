@@ -5,10 +5,12 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { z } from 'zod'
 import type { Db } from '@/db/client'
 import type { ConnectionAction, ConnectionState, Transport } from '@/db/schema'
 import { describeError } from '@/lib/errors'
 import { projectRoot } from '@/lib/paths'
+import pkg from '@/package.json'
 import { applyDiscovery, type DiscoveredTool } from './discovery'
 import { DbOAuthProvider, CALLBACK_PATH } from './oauth'
 
@@ -23,12 +25,101 @@ export interface RuntimeOptions {
   baseUrl: string // toolgate's own URL, for OAuth redirects
   connectTimeoutMs: number
   pingIntervalMs: number
+  /** re-list tools this often even without list_changed: a server need not announce a change for it to count */
+  relistIntervalMs: number
   backoffBaseMs: number
   backoffMaxMs: number
 }
 
 type Publish = (state: ConnectionState, detail?: string | null, action?: ConnectionAction | null) => void
 type Log = (stream: 'stderr' | 'event', line: string) => void
+
+const json = z.record(z.string(), z.unknown())
+/**
+ * tools/list as the upstream sent it. The SDK's own listTools parses tools with a schema that
+ * drops fields it does not know; toolgate stores and serves every field as given, so it reads
+ * the raw page and checks only what it relies on.
+ */
+const rawToolsPage = z.looseObject({
+  tools: z.array(z.looseObject({
+    name: z.string().min(1),
+    title: z.string().optional(),
+    description: z.string().optional(),
+    inputSchema: json,
+    outputSchema: json.optional(),
+    annotations: json.optional(),
+    execution: json.optional(),
+    icons: z.array(z.unknown()).optional(),
+    _meta: json.optional(),
+  })),
+  nextCursor: z.string().optional(),
+})
+
+/** Every tool of an upstream, following each nextCursor page, every served field kept as given. */
+export async function listAllTools(client: Client, timeoutMs: number): Promise<DiscoveredTool[]> {
+  const all: DiscoveredTool[] = []
+  let cursor: string | undefined
+  do {
+    const page = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, rawToolsPage, { timeout: timeoutMs })
+    for (const t of page.tools) {
+      all.push({
+        name: t.name, inputSchema: t.inputSchema,
+        ...(t.title !== undefined ? { title: t.title } : {}),
+        ...(t.description !== undefined ? { description: t.description } : {}),
+        ...(t.outputSchema !== undefined ? { outputSchema: t.outputSchema } : {}),
+        ...(t.annotations !== undefined ? { annotations: t.annotations } : {}),
+        ...(t.execution !== undefined ? { execution: t.execution } : {}),
+        ...(t.icons !== undefined ? { icons: t.icons } : {}),
+        ...(t._meta !== undefined ? { _meta: t._meta } : {}),
+      })
+    }
+    cursor = page.nextCursor
+  } while (cursor)
+  return all
+}
+
+/** The SDK transport for a server: its process (stdio, stderr into the log) or its URL (with OAuth). */
+function makeTransport(db: Db, spec: Pick<ConnectionSpec, 'name' | 'transport' | 'secrets'>, opts: Pick<RuntimeOptions, 'baseUrl'>, log: Log): SdkTransport {
+  const t = spec.transport
+  const secretValues = Object.fromEntries((t.secrets ?? []).map((n) => [n, spec.secrets[n]]))
+  if ('command' in t) {
+    const transport = new StdioClientTransport({
+      command: t.command, args: t.args ?? [], cwd: projectRoot(), stderr: 'pipe',
+      env: { ...getDefaultEnvironment(), ...(t.env ?? {}), ...secretValues },
+    })
+    let partial = ''
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      const lines = (partial + chunk.toString('utf8')).split('\n')
+      partial = lines.pop() ?? ''
+      for (const l of lines) if (l.trim()) log('stderr', l)
+    })
+    return transport
+  }
+  const authProvider = new DbOAuthProvider(db, spec.name, new URL(CALLBACK_PATH, opts.baseUrl).href, false)
+  return new StreamableHTTPClientTransport(new URL(t.url), {
+    authProvider,
+    requestInit: { headers: { ...(t.headers ?? {}), ...secretValues } },
+  })
+}
+
+/**
+ * Inspect a quarantined server: connect, list every tool, store the definitions for review
+ * (withheld: the server stays quarantined, nothing is served or called), disconnect. Starting
+ * a stdio server runs its code, so this happens only when an operator asks — HTTP servers are
+ * inspected when added.
+ */
+export async function inspectServer(db: Db, spec: Pick<ConnectionSpec, 'name' | 'transport' | 'secrets'>, opts: Pick<RuntimeOptions, 'baseUrl' | 'connectTimeoutMs'>, log: Log): Promise<number> {
+  const client = new Client({ name: 'toolgate', version: pkg.version }, { capabilities: {} })
+  await client.connect(makeTransport(db, spec, opts, log), { timeout: opts.connectTimeoutMs })
+  try {
+    const all = await listAllTools(client, opts.connectTimeoutMs)
+    await applyDiscovery(db, spec.name, all, { inspect: true })
+    log('event', `inspected: ${all.length} tools listed for review (the server stays quarantined)`)
+    return all.length
+  } finally {
+    await client.close().catch(() => undefined)
+  }
+}
 
 /** A 401 that the OAuth provider could not fix by refreshing: only a login helps. */
 const isUnauthorized = (e: unknown) => e instanceof UnauthorizedError || (e as { code?: unknown })?.code === 401
@@ -86,26 +177,7 @@ export class UpstreamConnection {
   }
 
   private makeTransport(): SdkTransport {
-    const t = this.spec.transport
-    const secretValues = Object.fromEntries((t.secrets ?? []).map((n) => [n, this.spec.secrets[n]]))
-    if ('command' in t) {
-      const transport = new StdioClientTransport({
-        command: t.command, args: t.args ?? [], cwd: projectRoot(), stderr: 'pipe',
-        env: { ...getDefaultEnvironment(), ...(t.env ?? {}), ...secretValues },
-      })
-      let partial = ''
-      transport.stderr?.on('data', (chunk: Buffer) => {
-        const lines = (partial + chunk.toString('utf8')).split('\n')
-        partial = lines.pop() ?? ''
-        for (const l of lines) if (l.trim()) this.log('stderr', l)
-      })
-      return transport
-    }
-    const authProvider = new DbOAuthProvider(this.db, this.spec.name, new URL(CALLBACK_PATH, this.opts.baseUrl).href, false)
-    return new StreamableHTTPClientTransport(new URL(t.url), {
-      authProvider,
-      requestInit: { headers: { ...(t.headers ?? {}), ...secretValues } },
-    })
+    return makeTransport(this.db, this.spec, this.opts, this.log)
   }
 
   private async run(): Promise<void> {
@@ -144,7 +216,7 @@ export class UpstreamConnection {
 
   /** Connect, discover, then serve until the connection ends; resolve(reason) exactly once. */
   private async connectAndServe(done: (reason: string) => void): Promise<void> {
-    const client = new Client({ name: 'toolgate', version: '0.1.0' }, { capabilities: {} })
+    const client = new Client({ name: 'toolgate', version: pkg.version }, { capabilities: {} })
     this.client = client
     let finished = false
     const finish = (reason: string) => {
@@ -168,10 +240,16 @@ export class UpstreamConnection {
     } catch (e) {
       return finish(isUnauthorized(e) ? 'unauthorized' : `failed: ${describeError(e)}`)
     }
-    // Liveness: a ping notices dropped connections and expired logins between calls.
+    // Liveness: a ping notices dropped connections and expired logins between calls; a periodic
+    // re-list notices definitions changed without list_changed (stateless HTTP servers never send it).
+    let listedAt = Date.now()
     while (!finished && !this.stopped) {
-      await sleep(this.opts.pingIntervalMs, this.stopController.signal)
+      await sleep(Math.min(this.opts.pingIntervalMs, this.opts.relistIntervalMs), this.stopController.signal)
       if (finished || this.stopped) break
+      if (Date.now() - listedAt >= this.opts.relistIntervalMs) {
+        listedAt = Date.now()
+        this.rediscover()
+      }
       try {
         await client.ping({ timeout: this.opts.connectTimeoutMs })
       } catch (e) {
@@ -183,19 +261,7 @@ export class UpstreamConnection {
 
   /** tools/list, following every nextCursor page. */
   private async discover(): Promise<void> {
-    const client = this.client!
-    const all: DiscoveredTool[] = []
-    let cursor: string | undefined
-    do {
-      const page = await client.listTools(cursor ? { cursor } : {}, { timeout: this.opts.connectTimeoutMs })
-      for (const t of page.tools) {
-        all.push({
-          name: t.name, description: t.description, inputSchema: t.inputSchema as Record<string, unknown>,
-          outputSchema: t.outputSchema as Record<string, unknown> | undefined, annotations: t.annotations,
-        })
-      }
-      cursor = page.nextCursor
-    } while (cursor)
+    const all = await listAllTools(this.client!, this.opts.connectTimeoutMs)
     const out = await applyDiscovery(this.db, this.spec.name, all)
     this.log('event', `discovered ${all.length} tools${out.baseline ? ' (approved as the baseline)' : ''}` +
       `${out.added.length && !out.baseline ? `; new: ${out.added.join(', ')}` : ''}${out.changed.length ? `; changed: ${out.changed.join(', ')}` : ''}${out.gone.length ? `; gone: ${out.gone.join(', ')}` : ''}`)

@@ -8,6 +8,10 @@ import { parseToolId } from '@/lib/preflight/ids'
 import { evaluateNow } from '@/lib/preflight/service'
 import { unavailable, type Caller, type UnavailableResult } from '@/lib/preflight/evaluate'
 import { runningSupervisor, type Supervisor } from './supervisor'
+import { serverConfig } from '@/db/queries/servers'
+import { readSettings } from '@/db/queries/settings'
+import type { CallApproval } from '@/db/schema'
+import { callById, claimCall, finishCall, requestCall } from '@/lib/approvals/calls'
 
 export interface CallContext {
   db: Db
@@ -19,10 +23,44 @@ export interface CallContext {
 /** What became of one tools/call; the MCP surface words it (lib/mcp). */
 export type CallOutcome =
   | { kind: 'refused'; verdict: UnavailableResult }
-  | { kind: 'answered'; result: CallToolResult }
+  | { kind: 'answered'; result: CallToolResult; callId?: string }
   | { kind: 'failed'; error: string }
+  /** under call approval: no decision yet (the request stays open), denied, or expired */
+  | { kind: 'held' | 'denied' | 'expired'; call: CallApproval }
 
-const outcomeName = (o: CallOutcome) => (o.kind === 'refused' ? 'refused' : o.kind === 'failed' ? 'failed' : o.result.isError ? 'tool_error' : 'ok')
+const outcomeName = (o: CallOutcome) => (o.kind === 'answered' ? (o.result.isError ? 'tool_error' : 'ok') : o.kind)
+
+const POLL_MS = 200
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/**
+ * A call of a tool under call approval: open (or join) the approval request for this exact
+ * call, then wait up to the configured time for the operator. Approved, it runs once — by
+ * whichever waiter claims it — and every waiter gets that one result.
+ */
+async function heldCall(ctx: CallContext, server: string, tool: string, args: Record<string, unknown>, supervisor: Supervisor | undefined): Promise<CallOutcome> {
+  const { call } = await requestCall(ctx.db, { server, tool, args, caller: ctx.caller.name, requestId: ctx.requestId })
+  const deadline = Date.now() + readSettings(ctx.db).callApprovalWaitMs
+  for (;;) {
+    const c = callById(ctx.db, call.id)!
+    if (c.status === 'done') return { kind: 'answered', result: c.result as CallToolResult, callId: c.id }
+    if (c.status === 'denied' || c.status === 'expired') return { kind: c.status, call: c }
+    if (c.status === 'approved' && await claimCall(ctx.db, c.id)) {
+      const conn = supervisor?.connection(server)
+      let result: CallToolResult
+      try {
+        if (!conn) throw new Error(`no live upstream connection for server "${server}" in this toolgate process`)
+        result = await conn.callTool(tool, args)
+      } catch (e) {
+        result = { isError: true, content: [{ type: 'text', text: `the upstream call failed: ${describeError(e)}` }] }
+      }
+      await finishCall(ctx.db, c.id, result)
+      return { kind: 'answered', result, callId: c.id }
+    }
+    if (Date.now() >= deadline) return { kind: 'held', call: c }
+    await sleep(POLL_MS)
+  }
+}
 
 /**
  * Gated dispatch of tools/call. The gate IS the preflight evaluator (same snapshot reads, same
@@ -46,17 +84,26 @@ export async function dispatchToolCall(ctx: CallContext, id: string, args: Recor
       // (a state-file server without a transport, or the connection just dropped)
       outcome = { kind: 'refused', verdict: unavailable(verdict.id, 'server_unhealthy', `no live upstream connection for server "${server}" in this toolgate process`, { server: server ?? '', tool }) }
     } else {
-      try {
-        outcome = { kind: 'answered', result: await conn.callTool(tool, args) }
-      } catch (e) {
-        outcome = { kind: 'failed', error: describeError(e) }
+      if (serverConfig(ctx.db, server!)?.callApprovalTools.includes(tool)) {
+        outcome = await heldCall(ctx, server!, tool, args ?? {}, supervisor)
+      } else {
+        try {
+          outcome = { kind: 'answered', result: await conn.callTool(tool, args) }
+        } catch (e) {
+          outcome = { kind: 'failed', error: describeError(e) }
+        }
       }
     }
   }
   try {
     await appendActivity(ctx.db, {
       requestId: ctx.requestId, type: 'tool.call', actor: ctx.caller.name, tier: ctx.caller.tier, server,
-      data: { target: verdict.id, outcome: outcomeName(outcome), ...(outcome.kind === 'refused' ? { reason: outcome.verdict.reason } : {}), duration_ms: Date.now() - started },
+      data: {
+        target: verdict.id, outcome: outcomeName(outcome),
+        ...(outcome.kind === 'refused' ? { reason: outcome.verdict.reason } : {}),
+        ...('call' in outcome ? { call_id: outcome.call.id } : outcome.kind === 'answered' && outcome.callId ? { call_id: outcome.callId } : {}),
+        duration_ms: Date.now() - started,
+      },
     })
   } catch (e) {
     // The call has already happened: failing it now would invite a retry that repeats it.

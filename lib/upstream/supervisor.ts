@@ -7,8 +7,18 @@ import { runtimeLease, serverConnections } from '@/db/schema'
 import { writeTransaction } from '@/db/write'
 import { describeError } from '@/lib/errors'
 import { logLine } from '@/lib/log'
-import { UpstreamConnection, type RuntimeOptions } from './connection'
+import { inspectServer, UpstreamConnection, type RuntimeOptions } from './connection'
 import { appendLogs, publishState, type Published } from './publish'
+
+/** Whether a process with this pid exists (on this machine): a lease whose holder is gone is free. */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
 
 const TICK_MS = 500
 const LOG_FLUSH_MS = 250
@@ -77,6 +87,8 @@ export class Supervisor {
   private logBuffer: { serverName: string; at: number; stream: 'stderr' | 'event'; line: string }[] = []
   private logTimer?: NodeJS.Timeout
   private stopped = false
+  /** inspections started (server + request), so each request is served once */
+  private inspections = new Set<string>()
 
   constructor(private db: Db, private opts: SupervisorOptions) {}
 
@@ -85,9 +97,15 @@ export class Supervisor {
    * start supervising. A state left `ready` by a crashed process is never read as ready.
    */
   async start(): Promise<void> {
-    await this.renewLease()
     await writeTransaction(this.db, (tx) => {
       const now = Date.now()
+      // one runtime per database: two would fight over every upstream and every state
+      const held = tx.select().from(runtimeLease).where(eq(runtimeLease.id, 1)).get()
+      if (held && held.instance !== this.instance && held.expiresAt > now && held.pid !== process.pid && processAlive(held.pid)) {
+        throw new Error(`another toolgate (pid ${held.pid}) runs the upstream runtime on this database: stop it first, or start this one with TOOLGATE_RUNTIME=off`)
+      }
+      tx.insert(runtimeLease).values({ id: 1, ...this.leaseValues(now) })
+        .onConflictDoUpdate({ target: runtimeLease.id, set: this.leaseValues(now) }).run()
       for (const s of managedServers(tx)) {
         const active = s.enabled && !s.quarantined
         const values = {
@@ -107,13 +125,15 @@ export class Supervisor {
     this.timer.unref()
   }
 
+  private leaseValues(now: number) {
+    return { instance: this.instance, pid: process.pid, startedAt: now, heartbeatAt: now, expiresAt: now + this.opts.leaseMs }
+  }
+
   private renewLease(): Promise<void> {
     const now = Date.now()
-    const values = { instance: this.instance, pid: process.pid, startedAt: now, heartbeatAt: now, expiresAt: now + this.opts.leaseMs }
     return writeTransaction(this.db, (tx) => {
-      const { startedAt: _s, ...renewal } = values
-      tx.insert(runtimeLease).values({ id: 1, ...values })
-        .onConflictDoUpdate({ target: runtimeLease.id, set: renewal }).run()
+      const { startedAt: _s, ...renewal } = this.leaseValues(now)
+      tx.update(runtimeLease).set(renewal).where(eq(runtimeLease.instance, this.instance)).run()
     })
   }
 
@@ -177,11 +197,28 @@ export class Supervisor {
     }
   }
 
+  /**
+   * A quarantined server is inspected — connected, listed, never served — when an operator asks
+   * (inspect_requested_at), and an HTTP server once when it is added: connecting to a URL runs
+   * nobody's code, while starting a stdio server runs its code.
+   */
+  private inspectIfAsked(row: ReturnType<typeof managedServers>[number]): void {
+    const asked = row.inspectRequestedAt !== null && row.inspectRequestedAt > (row.inspectedAt ?? 0)
+    const onAdd = row.inspectRequestedAt === null && row.inspectedAt === null && 'url' in row.transport
+    const key = `${row.name}\u0000${row.inspectRequestedAt ?? 'added'}`
+    if (!(asked || onAdd) || this.inspections.has(key)) return
+    this.inspections.add(key)
+    const log = (stream: 'stderr' | 'event', line: string) => this.log(row.name, stream, line)
+    log('event', 'inspecting (the server stays quarantined)')
+    inspectServer(this.db, row, this.opts, log).catch((e: unknown) => log('event', `inspection failed: ${describeError(e)}`))
+  }
+
   private reconcile(): void {
     if (this.stopped) return
     const wanted = new Set<string>()
     for (const row of managedServers(this.db)) {
       const current = this.connections.get(row.name)
+      if (row.quarantined) this.inspectIfAsked(row)
       if (!row.enabled || row.quarantined) {
         if (current) {
           void current.stop()
@@ -194,9 +231,10 @@ export class Supervisor {
       wanted.add(row.name)
       const serverSecretValues = row.secrets
       // anything that changes how to connect restarts the connection (a completed login bumps
-      // restartRequestedAt; the runtime's own token refreshes must not restart it)
+      // restartRequestedAt; the runtime's own token refreshes must not restart it), and so does
+      // a server re-created under the same name (a state load replaces rows and their states)
       const fingerprint = createHash('sha256')
-        .update(JSON.stringify([row.transport, serverSecretValues, row.restartRequestedAt]))
+        .update(JSON.stringify([row.transport, serverSecretValues, row.restartRequestedAt, row.createdAt]))
         .digest('hex')
       if (current?.spec.fingerprint === fingerprint) continue
       if (current) {
@@ -224,6 +262,7 @@ export class Supervisor {
 }
 
 const GLOBAL_KEY = Symbol.for('toolgate.supervisor')
+
 type WithSupervisor = typeof globalThis & { [GLOBAL_KEY]?: Supervisor }
 
 const num = (v: string | undefined, d: number) => (v && Number.isFinite(Number(v)) ? Number(v) : d)
@@ -234,6 +273,7 @@ export function supervisorOptions(baseUrl: string, env: Record<string, string | 
     baseUrl,
     connectTimeoutMs: num(env.TOOLGATE_CONNECT_TIMEOUT_MS, 20_000),
     pingIntervalMs: num(env.TOOLGATE_PING_INTERVAL_MS, 15_000),
+    relistIntervalMs: num(env.TOOLGATE_RELIST_INTERVAL_MS, 300_000),
     backoffBaseMs: num(env.TOOLGATE_BACKOFF_BASE_MS, 1_000),
     backoffMaxMs: num(env.TOOLGATE_BACKOFF_MAX_MS, 30_000),
     leaseMs: num(env.TOOLGATE_RUNTIME_LEASE_MS, 15_000),

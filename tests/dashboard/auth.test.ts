@@ -1,7 +1,7 @@
-import { eq } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import type { Request as PwRequest } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { agentTokens, toolApprovals } from '@/db/schema'
+import { agentTokens, toolApprovals, tools } from '@/db/schema'
 import { listActivity } from '@/db/queries/activity'
 import { rotateOperatorKey } from '@/lib/auth/operator-key'
 import { OPERATOR_KEY, signedIn, startDashboard, type Dashboard, eventually } from './harness'
@@ -12,6 +12,7 @@ afterAll(async () => { await d?.stop() })
 
 const pages = ['/', '/preflight', '/activity', '/activity/req_anything', '/servers', '/servers/notes', '/tokens', '/settings']
 const approval = (tool: string) => d.db.select().from(toolApprovals).where(eq(toolApprovals.toolName, tool)).get()
+const pin = (server: string, tool: string) => d.db.select().from(tools).where(and(eq(tools.serverName, server), eq(tools.name, tool))).get()!.hash!
 
 /** Capture a real server-action call made by the signed-in UI, to replay it over plain HTTP. */
 function captureAction(page: import('playwright-core').Page): Promise<PwRequest> {
@@ -71,13 +72,16 @@ describe('sign-in and the session', () => {
     const { context, page } = await signedIn(d)
     await page.goto('/servers/notes')
     const captured = captureAction(page)
-    await page.getByTestId('tool-notes:export_notes').getByRole('button', { name: 'Approve' }).click()
+    await page.getByTestId('tool-notes:export_notes').getByRole('button', { name: 'Review & approve' }).click()
+    await page.getByRole('button', { name: 'Approve this definition' }).click()
     const req = await captured
     await eventually(() => approval('export_notes')?.status).toBe('approved')
     const session = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ')
 
     // the same action, now for another pending tool, replayed without the cookie
-    const other = (req.postData() ?? '').replace('notes:export_notes', 'docs:lookup')
+    // (the approval carries the pin the operator was shown: swap that too)
+    const other = (req.postData() ?? '').replaceAll('notes:export_notes', 'docs:lookup').replace(pin('notes', 'export_notes'), pin('docs', 'lookup'))
+    expect(other).toContain(pin('docs', 'lookup'))
     expect(other).toContain('docs:lookup')
     const before = listActivity(d.db).length
     // no cookie at all: the action's own check refuses it before anything runs

@@ -6,7 +6,6 @@ import { toolInventory } from '@/lib/catalog/inventory'
 import { activityPage } from '@/lib/dashboard/activity'
 import { groupByRequest } from '@/lib/activity/present'
 import { suggestToolIds } from '@/db/queries/tools'
-import { lineDiff } from '@/lib/dashboard/diff'
 import { fixFor } from '@/lib/dashboard/fixes'
 import { dashboardPreflight } from '@/lib/dashboard/preflight'
 import { reasons } from '@/lib/preflight/taxonomy'
@@ -40,7 +39,11 @@ describe('dashboard logic', () => {
     const db = await demo()
     const r = await dashboardPreflight(db, { ids: ['notes:share_note', 'github:list_issues'], token: null, profile: null, policy: {} }, 'operator')
     expect(r.exit_code).toBe(11)
-    expect(r.details['notes:share_note']).toMatchObject({ kind: 'diff', approved: { description: 'Share a note with a teammate.' } })
+    const review = r.details['notes:share_note']
+    expect(review).toMatchObject({ kind: 'review', review: { id: 'notes:share_note', status: 'tool_changed' } })
+    const diff = review.kind === 'review' ? review.review.diff : []
+    expect(diff.map((d) => d.field)).toEqual(['description', 'input_schema', 'annotations'])
+    expect(diff[0]).toMatchObject({ before: 'Share a note with a teammate.', after: expect.stringContaining('anyone who has the link') })
     expect(r.details['github:list_issues']).toMatchObject({ kind: 'exposure', server: 'github' })
     expect(listActivity(db, { type: 'preflight' })[0]).toMatchObject({ surface: 'dashboard', requestId: r.request_id })
   })
@@ -63,11 +66,5 @@ describe('dashboard logic', () => {
     expect(window.items.map((i) => i.at)).toEqual([1_014, 1_013, 1_012, 1_011, 1_010].map((t) => new Date(t).toISOString()))
     expect(window.nextBefore).toBeNull()
     expect(groupByRequest(window.items).map((g) => [g.request_id, g.items.length])).toEqual([['req_4', 3], ['req_3', 2]])
-  })
-
-  it('line diff marks what was removed and added', async () => {
-    expect(lineDiff('a\nb\nc', 'a\nx\nc')).toEqual([
-      { op: 'same', text: 'a' }, { op: 'added', text: 'x' }, { op: 'removed', text: 'b' }, { op: 'same', text: 'c' },
-    ])
   })
 })

@@ -24,7 +24,8 @@ describe('dashboard pages', () => {
     // the changed tool shows its diff before it can be approved
     const changed = page.getByTestId('waiting-notes:share_note')
     await changed.getByText('Review the change, then approve').click()
-    expect(await changed.getByLabel('definition diff').textContent()).toContain('Share a note with a teammate.')
+    expect(await changed.getByLabel('What changed in notes:share_note').textContent()).toContain('Share a note with a teammate.')
+    expect(await changed.getByLabel('Definition of notes:share_note').textContent()).toContain('"name": "notes:share_note"')
     await changed.getByRole('button', { name: 'Approve this definition' }).click()
     await eventually(() => page.getByTestId('waiting-notes:share_note').count()).toBe(0)
     expect(d.db.select().from(toolApprovals).where(eq(toolApprovals.toolName, 'share_note')).get()?.status).toBe('approved')
@@ -39,6 +40,12 @@ describe('dashboard pages', () => {
     await page.getByLabel('Select export_notes').check()
     await page.getByLabel('Select tag_note').check()
     await page.getByRole('button', { name: 'Approve selected' }).click()
+    // nothing is approved unseen: both definitions are shown first
+    const review = page.getByLabel('Review before approving')
+    expect(await review.getByLabel('Definition of notes:export_notes').textContent()).toContain('Export every note as a zip archive.')
+    expect(await review.textContent()).toContain('notes:tag_note: already approved')
+    expect(d.db.select().from(toolApprovals).where(eq(toolApprovals.toolName, 'export_notes')).get()?.status).toBe('pending')
+    await review.getByRole('button', { name: 'Approve 2 definitions' }).click()
     await eventually(() => page.getByTestId('tool-notes:export_notes').getAttribute('data-status')).toBe('callable')
     expect(listActivity(d.db, { type: 'tool.approved' }).map((r) => (r.data as { target: string }).target)).toEqual(expect.arrayContaining(['notes:export_notes', 'notes:tag_note']))
 

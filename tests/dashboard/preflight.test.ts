@@ -26,7 +26,9 @@ describe('preflight page', () => {
 
     const checkRequest = (await page.getByRole('link', { name: /^req_/ }).textContent())!
     const loads = await page.evaluate(() => performance.getEntriesByType('navigation').length)
-    await row('notes:export_notes').getByRole('button', { name: 'Approve' }).click()
+    await row('notes:export_notes').getByRole('button', { name: 'Review & approve' }).click()
+    expect(await page.getByLabel('Definition of notes:export_notes').textContent()).toContain('"name": "notes:export_notes"')
+    await page.getByRole('button', { name: 'Approve this definition' }).click()
     await eventually(() => row('notes:export_notes').getAttribute('data-status')).toBe('ready')
     // same document: the row turned ready without a reload
     expect(await page.evaluate(() => performance.getEntriesByType('navigation').length)).toBe(loads)

@@ -29,7 +29,7 @@ const cases: { reason: Reason; args: string[]; agent: boolean }[] = [
   { reason: 'tool_changed', args: ['notes:share_note'], agent: true },
   { reason: 'tool_blocked_by_user', args: ['notes:purge_notes'], agent: true },
   { reason: 'oauth_required', args: ['jira:create_ticket'], agent: true },
-  { reason: 'hash_mismatch', args: ['notes:read_note', '--pin', `notes:read_note=sha256/v1:${'0'.repeat(64)}`], agent: true },
+  { reason: 'hash_mismatch', args: ['notes:read_note', '--pin', `notes:read_note=sha256/v2:${'0'.repeat(64)}`], agent: true },
   { reason: 'server_not_in_scope', args: ['billing:get_invoice', '--profile', 'ops'], agent: false },
   { reason: 'tool_denied_by_config', args: ['notes:rebuild_index'], agent: true },
   { reason: 'missing_annotation', args: ['notes:tag_note', '--read-only-only'], agent: true },
@@ -126,7 +126,11 @@ describe('operator actions', () => {
     const db = await demoDb()
     const before = await runCli(['tools', 'preflight', 'notes:export_notes', 'notes:purge_notes', 'github:list_issues', 'legacy-ci:run_job', '--db', db])
     expect(before.code).toBe(11)
-    for (const args of [['tools', 'approve', 'notes:export_notes'], ['tools', 'enable', 'notes:purge_notes'], ['upstream', 'unquarantine', 'github'], ['upstream', 'enable', 'legacy-ci']]) {
+    // purge_notes is annotated destructive and was blocked on purpose: unblocking it takes a yes
+    const unconfirmed = await runCli(['tools', 'enable', 'notes:purge_notes', '--db', db])
+    expect(unconfirmed.code).toBe(1)
+    expect(unconfirmed.stderr).toContain('notes:purge_notes is annotated destructive and was blocked by an operator: confirm to unblock it (--yes)')
+    for (const args of [['tools', 'approve', 'notes:export_notes'], ['tools', 'enable', 'notes:purge_notes', '--yes'], ['upstream', 'unquarantine', 'github'], ['upstream', 'enable', 'legacy-ci']]) {
       const r = await runCli([...args, '--db', db])
       expect(r.code, r.stderr).toBe(0)
       expect(r.stdout).toMatch(/→/)
@@ -146,7 +150,7 @@ describe('operator actions', () => {
   it('tools list shows each tool\'s status and pin', async () => {
     const r = await runCli(['tools', 'list', '-o', 'json', '--db', file])
     const rows = JSON.parse(r.stdout) as { id: string; status: string; pin: string }[]
-    expect(rows.find((t) => t.id === 'notes:read_note')).toMatchObject({ status: 'callable', pin: expect.stringMatching(/^sha256\/v1:[0-9a-f]{64}$/) })
+    expect(rows.find((t) => t.id === 'notes:read_note')).toMatchObject({ status: 'callable', pin: expect.stringMatching(/^sha256\/v2:[0-9a-f]{64}$/) })
     expect(rows.find((t) => t.id === 'notes:export_notes')).toMatchObject({ status: 'tool_pending_approval' })
     expect(rows.find((t) => t.id === 'github:list_issues')).toMatchObject({ status: 'server_quarantined' })
   })

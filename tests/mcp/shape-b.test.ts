@@ -18,7 +18,7 @@ const resolveResult = z.object({
 })
 
 describe('Shape B: tools/resolve', () => {
-  // The codes that can hold for a served tool (README "Which codes reach Shape B").
+  // The codes that can hold for a served tool (docs/mcp.md "Which codes reach Shape B").
   const reachable: [string, string | undefined, string | undefined][] = [
     ['notes:read_note', undefined, undefined],
     ['search:web_search', 'server_initializing', undefined],

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, writeFileSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { eq } from 'drizzle-orm'
@@ -8,7 +8,18 @@ import { createAgentToken } from '@/lib/admin/tokens'
 
 export const FIXTURE = path.resolve(import.meta.dirname, '..', 'fixtures', 'upstream-server.mjs')
 
-export interface FixtureTool { name: string; description?: string; annotations?: Record<string, boolean>; error?: boolean }
+export interface FixtureTool {
+  name: string
+  description?: string
+  title?: string
+  inputSchema?: Record<string, unknown>
+  outputSchema?: Record<string, unknown>
+  annotations?: Record<string, unknown>
+  execution?: Record<string, unknown>
+  icons?: unknown[]
+  _meta?: Record<string, unknown>
+  error?: boolean
+}
 export interface Control { mode?: 'ok' | 'crash' | 'hang'; pageSize?: number; startDelayMs?: number; tools: FixtureTool[] }
 
 /** A stdio fixture upstream: its transport, and handles to steer it and read its message count. */
@@ -16,12 +27,17 @@ export function stdioFixture(control: Control) {
   const dir = mkdtempSync(path.join(tmpdir(), 'toolgate-fixture-'))
   const controlFile = path.join(dir, 'control.json')
   const countFile = path.join(dir, 'count')
+  const callLog = path.join(dir, 'calls.jsonl')
   const set = (c: Control) => writeFileSync(controlFile, JSON.stringify({ mode: 'ok', ...c }))
   set(control)
   return {
-    transport: { command: process.execPath, args: [FIXTURE], env: { FIXTURE_CONTROL: controlFile, FIXTURE_COUNT: countFile } },
+    transport: { command: process.execPath, args: [FIXTURE], env: { FIXTURE_CONTROL: controlFile, FIXTURE_COUNT: countFile, FIXTURE_CALL_LOG: callLog } },
     set,
-    received: () => Number(readFileSync(countFile, 'utf8') || '0'),
+    received: () => (existsSync(countFile) ? Number(readFileSync(countFile, 'utf8') || '0') : 0),
+    /** every tools/call the upstream executed, in order */
+    calls: (): { name: string; arguments: Record<string, unknown> }[] => (existsSync(callLog) ? readFileSync(callLog, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []),
+    /** the same fixture serving Streamable HTTP on a loopback port (its own process, started by the caller) */
+    httpEnv: (port: number) => ({ FIXTURE_CONTROL: controlFile, FIXTURE_COUNT: countFile, FIXTURE_CALL_LOG: callLog, FIXTURE_PORT: String(port) }),
   }
 }
 
@@ -46,6 +62,7 @@ export const runtimeEnv = {
   TOOLGATE_BACKOFF_MAX_MS: '800',
   TOOLGATE_CONNECT_TIMEOUT_MS: '3000',
   TOOLGATE_PING_INTERVAL_MS: '400',
+  TOOLGATE_RELIST_INTERVAL_MS: '1000',
 }
 
 /** An agent token with every server in scope: /mcp answers agent tokens only (contract §13). */

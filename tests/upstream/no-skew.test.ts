@@ -29,7 +29,7 @@ beforeAll(async () => {
   ;({ db, file: dbFile } = freshDb())
   agent = await agentToken(db)
   // no pings: the only traffic an upstream sees is what the tests cause
-  server = await startServer({ TOOLGATE_DB: dbFile, TOOLGATE_API_KEY: KEY, ...runtimeEnv, TOOLGATE_PING_INTERVAL_MS: '3600000' })
+  server = await startServer({ TOOLGATE_DB: dbFile, TOOLGATE_API_KEY: KEY, ...runtimeEnv, TOOLGATE_PING_INTERVAL_MS: '3600000', TOOLGATE_RELIST_INTERVAL_MS: '3600000' })
   await addServer(db, { name: 'gate', transport: gate.transport, trusted: true }, ctx)
   await addServer(db, { name: 'other', transport: other.transport, trusted: true }, ctx)
   await waitFor('gate and other ready', () => connectionState(db, 'gate')?.state === 'ready' && connectionState(db, 'other')?.state === 'ready')

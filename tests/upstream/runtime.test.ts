@@ -154,7 +154,7 @@ describe('connection states', () => {
 })
 
 describe('configuration', () => {
-  it('import reads an mcpServers file: servers arrive quarantined, and their tools appear once released', async () => {
+  it('import reads an mcpServers file: servers arrive quarantined, and their tools appear once inspected and released', async () => {
     const fx = stdioFixture({ tools: [{ name: 'hello' }] })
     const file = path.join(path.dirname(dbFile), 'mcp.json')
     const inline = 'ghp_inline0123456789abcdefINLINE'
@@ -163,7 +163,7 @@ describe('configuration', () => {
     expect(r.code, r.stderr).toBe(0)
     // every inline value is a secret: stored apart, never printed back
     expect(db.select().from(serverSecrets).where(eq(serverSecrets.serverName, 'imported')).all().map((x) => x.name).sort())
-      .toEqual(['FIXTURE_CONTROL', 'FIXTURE_COUNT', 'GITHUB_TOKEN'])
+      .toEqual(['FIXTURE_CALL_LOG', 'FIXTURE_CONTROL', 'FIXTURE_COUNT', 'GITHUB_TOKEN'])
     for (const args of [['state', 'dump'], ['upstream', 'list', '-o', 'json'], ['upstream', 'list'], ['activity', 'list', '-o', 'json']]) {
       const out = await runCli([...args, '--db', dbFile])
       expect(out.code, out.stderr).toBe(0)
@@ -173,9 +173,48 @@ describe('configuration', () => {
     const list = JSON.parse((await runCli(['upstream', 'list', '-o', 'json', '--db', dbFile])).stdout)
     expect(list.find((s: { name: string }) => s.name === 'imported')).toMatchObject({ quarantined: true, missingSecrets: ['TOKEN'] })
     await setSecret(db, 'imported', 'TOKEN', 'x', ctx)
+    const inspected = await runCli(['upstream', 'inspect', 'imported', '--db', dbFile])
+    expect(inspected.code, inspected.stderr).toBe(0)
+    expect(inspected.stdout).toContain('imported:hello')
     await unquarantineServer(db, 'imported', ctx)
     await waitFor('imported ready', () => connectionState(db, 'imported')?.state === 'ready')
     expect(await reasonOf('imported:hello')).toBe('ready')
+  })
+
+  it('a state load while toolgate runs reconnects the re-created servers', async () => {
+    const fx = stdioFixture({ tools: [{ name: 'kept' }] })
+    await addServer(db, { name: 'reloaded', transport: fx.transport, trusted: true }, ctx)
+    await waitFor('reloaded ready', () => connectionState(db, 'reloaded')?.state === 'ready')
+    const dump = await runCli(['state', 'dump', '--db', dbFile])
+    expect(dump.code, dump.stderr).toBe(0)
+    const loaded = await runCli(['state', 'load', '-', '--db', dbFile], {}, dump.stdout)
+    expect(loaded.code, loaded.stderr).toBe(0)
+    let last: unknown
+    await waitFor('reloaded ready again', async () => {
+      const t = (await preflight('reloaded:kept')).tools[0]
+      last = { ...t, connection: connectionState(db, 'reloaded') }
+      return t.status === 'ready'
+    }).catch((e: Error) => { throw new Error(`${e.message}; last: ${JSON.stringify(last)}\n${server.log().slice(-3000)}`) })
+  })
+
+  it('a second toolgate on a port in use says so and exits, leaving no process behind', async () => {
+    const started = Date.now()
+    const r = await runCli(['serve', '--port', String(server.port), '--no-demo'], { TOOLGATE_DB: dbFile, TOOLGATE_API_KEY: KEY, ...runtimeEnv })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain(`port ${server.port} on 127.0.0.1 is already in use`)
+    expect(Date.now() - started).toBeLessThan(30_000) // it ended on its own (no hang on upstream processes)
+  })
+
+  it('a second toolgate on the same database refuses to run a second runtime, and disturbs nothing', async () => {
+    const fx = stdioFixture({ tools: [{ name: 'steady' }] })
+    await addServer(db, { name: 'steady', transport: fx.transport, trusted: true }, ctx)
+    await waitFor('steady ready', () => connectionState(db, 'steady')?.state === 'ready')
+    const before = connectionState(db, 'steady')!
+    const r = await runCli(['serve', '--port', '0', '--no-demo'], { TOOLGATE_DB: dbFile, TOOLGATE_API_KEY: KEY, ...runtimeEnv })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/another toolgate \(pid \d+\) runs the upstream runtime on this database/)
+    expect(connectionState(db, 'steady')).toEqual(before)
+    expect(await reasonOf('steady:steady')).toBe('ready')
   })
 
   it('rejects a bad mcpServers file naming the fault, and adds nothing', async () => {

@@ -4,6 +4,9 @@ import { table } from '@/lib/cli/output'
 import { disableServer, enableServer, quarantineServer, unquarantineServer } from '@/lib/admin/servers'
 import { addServer, importServers, removeServer, requestRestart, setSecret } from '@/lib/admin/upstreams'
 import { serverRows } from '@/lib/catalog/servers'
+import { toolInventory } from '@/lib/catalog/inventory'
+import { managedServers, serverState } from '@/db/queries/servers'
+import { inspectServer } from '@/lib/upstream/connection'
 import { readLogs } from '@/db/queries/upstream'
 import { startLogin } from '@/lib/upstream/oauth'
 
@@ -15,6 +18,7 @@ const USAGE = `usage:
   toolgate upstream import <mcpServers.json> [--trusted]
   toolgate upstream remove <name>
   toolgate upstream enable|disable|quarantine|unquarantine|restart <name>
+  toolgate upstream inspect <name>                       (a quarantined server: list its tools for review, serve nothing)
   toolgate upstream set-secret <name> <SECRET_NAME>      (the value is read from stdin)
   toolgate upstream login <name> [--url <toolgate base URL>]
   toolgate upstream logs <name> [--lines N]`
@@ -40,7 +44,26 @@ export async function upstreamCommand(sub: string | undefined, argv: string[]): 
     const { values, positionals } = parse(argv, {})
     const r = await mutations[sub](openCliDb(values.db), one(positionals, 'server name'), actor)
     const fmt = (s: typeof r.before) => `${s.enabled ? 'enabled' : 'disabled'}${s.quarantined ? ', quarantined' : ''}`
-    console.log(`${r.name}: ${fmt(r.before)} → ${fmt(r.after)}  (activity ${r.activityId}, request_id ${r.requestId})`)
+    console.log(`${r.name}: ${fmt(r.before)} → ${fmt(r.after)}  (activity ${r.activityId}, request_id ${r.requestId})${r.note ? `\n  ${r.note}` : ''}`)
+    return 0
+  }
+  if (sub === 'inspect') {
+    // Starting a stdio server runs its code: this is the operator asking for exactly that, here.
+    const { values, positionals } = parse(argv, {})
+    const db = openCliDb(values.db)
+    const name = one(positionals, 'server name')
+    const state = serverState(db, name)
+    if (!state) throw new UsageError(`no server "${name}" is configured`)
+    if (!state.quarantined) throw new UsageError(`server "${name}" is not quarantined: its tools are listed already (toolgate tools list --server ${name})`)
+    if (!state.transport) throw new UsageError(`server "${name}" has no transport: its tools come from a state file (toolgate tools list --server ${name})`)
+    const secrets = Object.fromEntries(managedServers(db).filter((s) => s.name === name).flatMap((s) => Object.entries(s.secrets)))
+    const log = (stream: 'stderr' | 'event', line: string) => { if (stream === 'stderr') process.stderr.write(`${name}: ${line}\n`) }
+    const n = await inspectServer(db, { name, transport: state.transport, secrets }, { baseUrl: process.env.TOOLGATE_URL ?? 'http://127.0.0.1:3000', connectTimeoutMs: 30_000 }, log)
+    const rows = toolInventory(db, name)
+    if (outputFormat(values.output) === 'json') console.log(JSON.stringify(rows, null, 2))
+    else console.log([`inspected ${name}: ${n} tools listed for review; the server stays quarantined (nothing is served or called).`,
+      table(['ID', 'PIN', 'DESCRIPTION'], rows.map((r) => [r.id, r.pin ?? '-', (r.description ?? '').slice(0, 80)])),
+      `Review one with toolgate tools show <id>; release with toolgate upstream unquarantine ${name} (approves exactly these definitions).`].join('\n'))
     return 0
   }
   if (sub === 'list') {

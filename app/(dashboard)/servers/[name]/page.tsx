@@ -1,14 +1,15 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { ActionButton } from '@/components/action-button'
-import { Exposure } from '@/components/servers/exposure'
+import { Exposure, shownPins } from '@/components/servers/exposure'
 import { AdminState, HealthState } from '@/components/servers/server-badges'
 import { SettingsForm } from '@/components/servers/settings-form'
 import { ToolTable } from '@/components/servers/tool-table'
 import { Card, Empty, PageHeader } from '@/components/ui'
 import { LoginButton } from '@/components/servers/login-button'
 import { SecretForm } from '@/components/servers/secret-form'
-import { setServerState } from '@/lib/actions/servers'
+import { inspectAction, releaseAction, setServerState } from '@/lib/actions/servers'
+import { toolReview } from '@/lib/approvals/review'
 import { restartAction } from '@/lib/actions/upstream'
 import { readLogs } from '@/db/queries/upstream'
 import { requireOperator } from '@/lib/dashboard/operator'
@@ -32,9 +33,11 @@ export default async function ServerPage({ params }: { params: Promise<{ name: s
     )
   }
   const exposure = s.quarantined ? releaseExposure(db, name) : undefined
+  // what an approve from the tool table shows first: every pending or changed tool's full review
+  const reviews = Object.fromEntries(s.toolList.filter((t) => t.approval === 'pending' || t.approval === 'changed').map((t) => [t.id, toolReview(db, t.id)]))
   const isHttp = /^https?:\/\//.test(s.transport ?? '')
   const logs = readLogs(db, name, 100)
-  const change = (c: 'enable' | 'disable' | 'quarantine' | 'release') => ({ server: name, change: c })
+  const change = (c: 'enable' | 'disable' | 'quarantine') => ({ server: name, change: c })
   return (
     <>
       <PageHeader title={name}><Link className="underline" href="/servers">Servers</Link> / <span className="font-mono">{name}</span></PageHeader>
@@ -60,13 +63,17 @@ export default async function ServerPage({ params }: { params: Promise<{ name: s
           )}
         </Card>
       </div>
-      {exposure?.kind === 'exposure' && (
+      {exposure && (
         <Card className="mt-4" title={<span id="release">Quarantined: review before releasing</span>}>
           <Exposure detail={exposure} />
-          <div className="mt-3"><ActionButton action={setServerState} input={change('release')} label={`Release ${name}`} variant="primary" /></div>
+          <div className="mt-3 flex flex-wrap gap-2">
+            {s.transport && <ActionButton action={inspectAction} input={{ server: name }} label={exposure.inspectedAt === null ? 'Inspect (list its tools)' : 'Inspect again'}
+              confirm={s.transport.startsWith('http') ? undefined : `Inspect ${name}? This starts its process (${s.transport}) to list its tools; nothing is served or called.`} />}
+            <ActionButton action={releaseAction} input={{ server: name, shown: shownPins(exposure) }} label={`Release ${name}`} variant="primary" />
+          </div>
         </Card>
       )}
-      <Card className="mt-4" title={`Tools (${s.tools.total})`}><ToolTable tools={s.toolList} /></Card>
+      <Card className="mt-4" title={`Tools (${s.tools.total})`}><ToolTable tools={s.toolList} reviews={reviews} callApproval={s.callApprovalTools} /></Card>
       <Card className="mt-4" title={<span id="settings">Settings</span>}><SettingsForm server={name} settings={s.settings} /></Card>
       <div className="mt-4 grid gap-4 lg:grid-cols-2">
         <Card title={<span id="logs">Recent log lines</span>}>

@@ -1,0 +1,17 @@
+'use client'
+
+import { changeToolsAction } from '@/lib/actions/servers'
+import type { ToolReview } from '@/lib/approvals/review'
+import { ActionButton } from '@/components/action-button'
+import { ToolReviewView } from './tool-review'
+
+/** Review one definition, then approve exactly it: the action carries the pin that was shown. */
+export function ApprovePanel({ review, label = 'Approve this definition' }: { review: ToolReview; label?: string }) {
+  return (
+    <div className="space-y-3">
+      <ToolReviewView review={review} />
+      <ActionButton action={changeToolsAction} input={{ verb: 'approve' as const, ids: [review.id], hashes: { [review.id]: review.pin ?? '' } }}
+        label={label} variant="primary" />
+    </div>
+  )
+}

@@ -1,0 +1,91 @@
+'use client'
+
+import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { useState, useTransition } from 'react'
+import { approveCallAction, denyCallAction } from '@/lib/actions/calls'
+import type { ApprovalsInbox, InboxCall } from '@/lib/dashboard/approvals'
+import { ErrorNote } from '@/components/error-note'
+import { Button, Card, Empty, inputClass, Pill } from '@/components/ui'
+
+const POLL_MS = 1000
+
+function Decide({ call, onDone }: { call: InboxCall; onDone: () => void }) {
+  const [reason, setReason] = useState('')
+  const [failure, setFailure] = useState<{ error: string; fix: string } | null>(null)
+  const [pending, start] = useTransition()
+  const decide = (approve: boolean) => start(async () => {
+    const r = approve ? await approveCallAction({ id: call.id }) : await denyCallAction({ id: call.id, reason })
+    setFailure(r.ok ? null : r)
+    onDone()
+  })
+  return (
+    <div className="mt-3 flex flex-wrap items-end gap-2">
+      <Button variant="primary" disabled={pending} onClick={() => decide(true)} aria-label={`Approve call ${call.id} of ${call.tool}`}>Approve this call</Button>
+      <label className="text-xs">Reason (optional)<br />
+        <input className={`${inputClass} w-64`} value={reason} onChange={(e) => setReason(e.target.value)} aria-label={`Reason to deny call ${call.id}`} />
+      </label>
+      <Button variant="danger" disabled={pending} onClick={() => decide(false)} aria-label={`Deny call ${call.id} of ${call.tool}`}>Deny</Button>
+      {failure && <ErrorNote error={failure.error} fix={failure.fix} />}
+    </div>
+  )
+}
+
+/**
+ * Calls held for an operator's approval, live: the server, the tool and what it declares, the
+ * exact arguments, and who asked. An approval is for that one call.
+ */
+export function ApprovalsInboxView({ initial }: { initial: ApprovalsInbox }) {
+  const client = useQueryClient()
+  const inbox = useQuery({
+    queryKey: ['calls'],
+    queryFn: async () => {
+      const res = await fetch('/api/dashboard/calls', { cache: 'no-store' })
+      const body = await res.json()
+      if (!res.ok) throw new Error(res.status === 401 ? 'Your session ended: sign in again to keep the inbox live.' : body.error)
+      return body as ApprovalsInbox
+    },
+    initialData: initial,
+    refetchInterval: POLL_MS,
+  })
+  const refresh = () => void client.invalidateQueries({ queryKey: ['calls'] })
+  const { pending, recent } = inbox.data
+  return (
+    <div className="space-y-4">
+      <p className="text-xs text-slate-500 dark:text-slate-400" aria-live="polite">{inbox.isError ? 'Live updates paused.' : `Live: held calls appear here within a second (${pending.length} waiting).`}</p>
+      {inbox.isError && <ErrorNote error={(inbox.error as Error).message} fix="Reload the page; if it persists, sign in again." />}
+      {pending.length === 0 ? <Empty>No call is waiting for approval. Put a tool under call approval on its server page (Calls: hold for approval).</Empty> : (
+        <ul className="space-y-3" aria-label="Calls waiting for approval">
+          {pending.map((c) => (
+            <li key={c.id} data-testid={`call-${c.id}`}>
+              <Card title={<span className="font-mono">{c.tool}</span>}>
+                <p className="text-xs text-slate-600 dark:text-slate-400">
+                  {c.caller} asked at {c.created_at.replace('T', ' ').slice(0, 19)} UTC · request <span className="font-mono">{c.request_id}</span> · call <span className="font-mono">{c.id}</span> · expires {c.expires_at.replace('T', ' ').slice(0, 19)} UTC
+                </p>
+                {(c.title || c.description) && <p className="mt-1 text-sm">{c.title && <strong>{c.title}. </strong>}{c.description}</p>}
+                <div className="mt-1 flex flex-wrap gap-1">
+                  {c.annotations ? Object.entries(c.annotations).map(([k, v]) => <Pill key={k} tone={k === 'destructiveHint' && v === true ? 'bad' : k === 'openWorldHint' && v === true ? 'warn' : 'muted'}>{k}: {String(v)}</Pill>) : <Pill>no annotations declared</Pill>}
+                </div>
+                <h4 className="mt-2 text-xs font-medium">Arguments</h4>
+                <pre aria-label={`Arguments of call ${c.id}`} className="mt-1 max-h-72 overflow-auto rounded bg-slate-950 p-2 text-xs text-slate-100">{JSON.stringify(c.arguments, null, 2)}</pre>
+                <Decide call={c} onDone={refresh} />
+              </Card>
+            </li>
+          ))}
+        </ul>
+      )}
+      <Card title="Latest decisions">
+        {recent.length === 0 ? <Empty>No decision yet.</Empty> : (
+          <ul className="divide-y divide-slate-100 text-sm dark:divide-slate-800" aria-label="Latest decisions">
+            {recent.map((c) => (
+              <li key={c.id} className="flex flex-wrap items-center gap-2 py-1.5">
+                <Pill tone={c.status === 'denied' || c.status === 'expired' ? 'bad' : 'good'}>{c.status}</Pill>
+                <span className="font-mono text-xs">{c.tool}</span>
+                <span className="text-xs text-slate-500">{c.caller}{c.decided_by ? ` · decided by ${c.decided_by}` : ''}{c.reason ? ` · ${c.reason}` : ''}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </Card>
+    </div>
+  )
+}

@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { eq } from 'drizzle-orm'
+import { servers } from '@/db/schema'
+import { listCalls } from '@/lib/approvals/calls'
+import { addServer } from '@/lib/admin/upstreams'
+import { agentToken, connectionState, runtimeEnv, stdioFixture, waitFor } from '@/tests/upstream/harness'
+import { screenshot, signedIn, startDashboard, type Dashboard, eventually } from './harness'
+
+// The Approvals inbox in a real browser: an operator puts a tool under call approval on its
+// server page, a real MCP client's call is held, and the operator approves it live.
+
+let d: Dashboard
+let mcp: Client
+const fx = stdioFixture({ tools: [{ name: 'transfer', title: 'Transfer funds', annotations: { destructiveHint: true, openWorldHint: true } }] })
+
+beforeAll(async () => {
+  d = await startDashboard({ servers: [] }, runtimeEnv)
+  await addServer(d.db, { name: 'bank', transport: fx.transport, trusted: true }, { actor: 'test' })
+  await waitFor('bank ready', () => connectionState(d.db, 'bank')?.state === 'ready')
+  const token = await agentToken(d.db)
+  mcp = new Client({ name: 'inbox-test', version: '1.0.0' })
+  await mcp.connect(new StreamableHTTPClientTransport(new URL(`${d.server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }))
+})
+afterAll(async () => {
+  await mcp?.close()
+  await d?.stop()
+})
+
+describe('approvals inbox', () => {
+  it('a held call appears live with its arguments and the tool’s annotations; approving it runs it once and the agent gets the result', async () => {
+    const { page, context } = await signedIn(d)
+    await page.goto('/servers/bank')
+    await page.getByLabel('Hold every call of transfer for approval').check()
+    await eventually(() => d.db.select().from(servers).where(eq(servers.name, 'bank')).get()?.callApprovalTools).toEqual(['transfer'])
+
+    await page.goto('/approvals')
+    expect(await page.getByText('No call is waiting for approval.').count()).toBe(1)
+    const args = { amount: 250, to: 'DE89 3704 0044 0532 0130 00' }
+    const answer = mcp.request({ method: 'tools/call', params: { name: 'bank:transfer', arguments: args } }, CallToolResultSchema, { timeout: 60_000 }) as Promise<CallToolResult>
+
+    // live: no reload, the card arrives by itself
+    const id = (await waitFor('the call held', () => listCalls(d.db, 'pending')[0]?.id))
+    const card = page.getByTestId(`call-${id}`)
+    await eventually(() => card.count()).toBe(1)
+    expect(JSON.parse((await card.getByLabel(`Arguments of call ${id}`).textContent())!)).toEqual(args)
+    expect(await card.textContent()).toContain('destructiveHint: true')
+    expect(await card.textContent()).toContain('Transfer funds')
+    expect(await card.textContent()).toContain('token:upstream-tests')
+    expect(fx.calls()).toEqual([])
+    await screenshot(page, 'approvals-inbox')
+
+    await card.getByRole('button', { name: `Approve call ${id} of bank:transfer` }).click()
+    const r = await answer
+    expect(r.isError).toBeFalsy()
+    expect((r.content[0] as { text: string }).text).toBe(`transfer: ${JSON.stringify(args)}`)
+    expect(fx.calls()).toHaveLength(1)
+    await eventually(() => card.count()).toBe(0)
+    await eventually(() => page.getByLabel('Latest decisions').textContent()).toContain('decided by operator')
+    await context.close()
+  })
+})
