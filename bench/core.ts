@@ -1,9 +1,10 @@
 import type Database from 'better-sqlite3'
-import type { Db } from '@/db/client'
+import { transactionOn, type Db } from '@/db/client'
 import { evaluateNow } from '@/lib/preflight/service'
 import type { Caller } from '@/lib/preflight/evaluate'
 import { parseToolId } from '@/lib/preflight/ids'
-import { printTable, timeAsync, timeInterleaved, timeSync, type Row } from './stats'
+import { fmt, printTable, printTarget, timeInterleaved, timeInterleavedAsync, timeSync, type Row } from './stats'
+import { startFloor } from './floor'
 import { insertActivity } from '@/lib/activity/record'
 import { readyIds } from './state'
 
@@ -49,22 +50,32 @@ export async function benchCore(db: Db, restUrl: string, apiKey: string): Promis
   })
   // the floor under every answered check: one durable (fsync'd) activity insert
   const durable = timeSync('baseline: one durable activity insert (synchronous=FULL)', 500, () =>
-    db.transaction((tx) => insertActivity(tx, { requestId: 'bench', type: 'preflight', actor: 'bench', data: { ids_raw: 0, ids_unique: 0, tools: [], duration_ms: 0 } })), 20)
-  const whoami = await timeAsync('baseline: GET /api/v1/whoami (authenticated, no evaluation)', 1000, async () => {
-    const res = await fetch(`${restUrl}/api/v1/whoami`, { headers: { 'x-api-key': apiKey } })
-    if (res.status !== 200) throw new Error(`whoami answered ${res.status}`)
-    await res.json()
-  })
-  const rest10 = await timeAsync('REST POST /api/v1/preflight, 10 ids (incl. durable record)', 1000, async (i) => {
-    const res = await fetch(`${restUrl}/api/v1/preflight`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
-      body: JSON.stringify({ tools: ten(i).map((id) => ({ id })) }),
+    transactionOn(db, (tx) => insertActivity(tx, { requestId: 'bench', type: 'preflight', actor: 'bench', data: { ids_raw: 0, ids_unique: 0, tools: [], duration_ms: 0 } }), 'immediate'), 20)
+  const floor = await startFloor()
+  let rows: Row[]
+  try {
+    const post = (url: string, body: string, headers: Record<string, string>) => async () => {
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body })
+      if (res.status !== 200) throw new Error(`${url} answered ${res.status}`)
+      await res.json()
+    }
+    rows = await timeInterleavedAsync(2000, {
+      'floor: bare node:http, POST → small JSON (own process)': (i) => post(`${floor.url}/`, JSON.stringify({ tools: ten(i).map((id) => ({ id })) }), {})(),
+      'GET /api/v1/whoami (authenticated, no evaluation)': async () => {
+        const res = await fetch(`${restUrl}/api/v1/whoami`, { headers: { 'x-api-key': apiKey } })
+        if (res.status !== 200) throw new Error(`whoami answered ${res.status}`)
+        await res.json()
+      },
+      'REST POST /api/v1/preflight, 10 ids (incl. durable record)': (i) => post(`${restUrl}/api/v1/preflight`, JSON.stringify({ tools: ten(i).map((id) => ({ id })) }), { 'x-api-key': apiKey })(),
     })
-    if (res.status !== 200) throw new Error(`REST answered ${res.status}`)
-    await res.json()
-  })
+  } finally {
+    floor.stop()
+  }
+  const [floorRow, whoami, rest10] = rows
   printTable('Evaluator (1,000 servers × 20 tools), 10 ids', [baseline10, eval10], baseline10)
   printTable('Evaluator (1,000 servers × 20 tools), 50 ids', [baseline50, eval50], baseline50)
-  printTable('REST round trip on loopback', [durable, whoami, rest10], whoami)
-  return [baseline10, eval10, baseline50, eval50, durable, whoami, rest10]
+  printTable('REST round trip on loopback', [floorRow, durable, whoami, rest10], floorRow)
+  printTarget('REST preflight (10 ids) p50 ≤ 2× the floor p50', `${fmt(rest10.p50)} vs ${fmt(floorRow.p50)} (${(rest10.p50 / floorRow.p50).toFixed(2)}×)`, rest10.p50 <= 2 * floorRow.p50)
+  printTarget('REST preflight (10 ids) p95 ≤ floor p95 + 2 ms', `${fmt(rest10.p95)} vs ${fmt(floorRow.p95)} (+${fmt(rest10.p95 - floorRow.p95)})`, rest10.p95 <= floorRow.p95 + 2)
+  return [baseline10, eval10, baseline50, eval50, durable, floorRow, whoami, rest10]
 }

@@ -7,11 +7,12 @@ import { openDb } from '@/db/client'
 import { loadState } from '@/lib/state/load'
 import { tempDbFile } from '@/tests/helpers/db'
 import { startServer } from '@/tests/helpers/server'
-import { benchmarkState } from './state'
+import { BENCH_AGENT, benchmarkState } from './state'
 import { benchCore } from './core'
 import { benchMcp } from './mcp'
 import { benchDashboard } from './dashboard'
 import { benchUpstream } from './upstream'
+import { benchLoad } from './load'
 
 const API_KEY = 'tg_op_bench_key_0000000000000000'
 
@@ -30,14 +31,21 @@ async function main() {
   console.log(`benchmark state: ${loaded.servers} servers, ${loaded.tools} tools, loaded in ${(performance.now() - t).toFixed(0)} ms (${file})`)
   const server = await startServer({ TOOLGATE_DB: file, TOOLGATE_API_KEY: API_KEY })
   try {
-    await benchCore(db, server.url, API_KEY)
-    await benchMcp({ url: server.url })
-    await benchDashboard({ url: server.url, apiKey: API_KEY, dbFile: file })
+    if (wanted('core')) await benchCore(db, server.url, API_KEY)
+    if (wanted('mcp')) await benchMcp({ url: server.url, agentToken: BENCH_AGENT })
+    if (wanted('load')) await benchLoad(db, server.url, API_KEY)
+    if (wanted('dashboard')) await benchDashboard({ url: server.url, apiKey: API_KEY, dbFile: file })
   } finally {
     await server.stop()
   }
-  await benchUpstream()
+  if (wanted('upstream')) await benchUpstream()
 }
+
+// `npm run bench -- core load` runs only those sections; no names: all of them
+const SECTIONS = ['core', 'mcp', 'load', 'dashboard', 'upstream']
+const asked = process.argv.slice(2)
+for (const a of asked) if (!SECTIONS.includes(a)) throw new Error(`unknown bench section "${a}": use ${SECTIONS.join(', ')}`)
+const wanted = (section: string) => asked.length === 0 || asked.includes(section)
 
 main().catch((e) => {
   console.error(e)

@@ -1,5 +1,7 @@
 import type { StateFileInput } from '@/lib/state/schema'
 
+export const BENCH_AGENT = 'tg_at_bench_token_000000'
+
 /**
  * The benchmark state: `servers` × `toolsPerServer` ready tools, with a sprinkling of every
  * gate so evaluations walk the whole precedence chain, plus a profile and an agent token.
@@ -21,7 +23,7 @@ export function benchmarkState(servers = 1000, toolsPerServer = 20): StateFileIn
       })),
     })),
     profiles: [{ name: 'half', servers: Array.from({ length: servers / 2 }, (_, s) => `srv${s * 2}`) }],
-    agent_tokens: [{ name: 'bench', token: 'tg_at_bench_token_000000', allowed_servers: ['*'], profile_pin: null }],
+    agent_tokens: [{ name: 'bench', token: BENCH_AGENT, allowed_servers: ['*'], profile_pin: null }],
   }
 }
 

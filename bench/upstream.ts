@@ -10,14 +10,14 @@ import { addServer } from '@/lib/admin/upstreams'
 import { loadState } from '@/lib/state/load'
 import { tempDbFile } from '@/tests/helpers/db'
 import { startServer } from '@/tests/helpers/server'
-import { stdioFixture, waitFor } from '@/tests/upstream/harness'
-import { printTable, summarize, timeAsync, type Row } from './stats'
+import { agentToken, stdioFixture, waitFor } from '@/tests/upstream/harness'
+import { fmt, printTable, printTarget, summarize, timeAsync, type Row } from './stats'
 
 const KEY = 'tg_op_bench_key_0000000000000000'
 const ctx = { actor: 'bench' }
 const ready = (db: Db, name: string) => db.select().from(serverConnections).where(eq(serverConnections.serverName, name)).get()?.state === 'ready'
 
-/** RSS (MiB) of the toolgate server process: the `next-server` process in the server's group, fixtures excluded. */
+/** RSS (MiB) of the toolgate server process (the one listening on `port`), fixtures excluded. */
 function serverRssMiB(port: number): number {
   const pid = execFileSync('sh', ['-c', `ss -ltnp 'sport = :${port}' | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2`]).toString().trim()
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
@@ -63,7 +63,7 @@ export async function benchUpstream(): Promise<void> {
     const direct = new Client({ name: 'bench', version: '1' })
     await direct.connect(new StdioClientTransport({ command: fx.transport.command, args: fx.transport.args, env: { ...process.env, ...fx.transport.env } as Record<string, string> }))
     const via = new Client({ name: 'bench', version: '1' })
-    await via.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)))
+    await via.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${await agentToken(db)}` } } }))
     const directSamples: number[] = []
     const viaSamples: number[] = []
     for (let i = 0; i < 600; i++) {
@@ -81,7 +81,8 @@ export async function benchUpstream(): Promise<void> {
       await (await fetch(`${server.url}/api/v1/whoami`, { headers: { 'x-api-key': KEY } })).json()
     })
     printTable('tools/call overhead', [directRow, whoami, viaRow], directRow)
-    console.log(`added by toolgate: p50 ${(viaRow.p50 - directRow.p50).toFixed(2)} ms, p95 ${(viaRow.p95 - directRow.p95).toFixed(2)} ms`)
+    printTarget('tools/call through toolgate adds ≤ 1 ms p50 over the direct call', `+${fmt(viaRow.p50 - directRow.p50)}`, viaRow.p50 - directRow.p50 <= 1)
+    printTarget('tools/call through toolgate adds ≤ 2 ms p95 over the direct call', `+${fmt(viaRow.p95 - directRow.p95)}`, viaRow.p95 - directRow.p95 <= 2)
     await direct.close()
     await via.close()
 

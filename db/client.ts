@@ -9,9 +9,15 @@ import { defaultDbFile, projectRoot } from '@/lib/paths'
 import { upgradePins } from '@/lib/approvals/pin-upgrade'
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database }
-/** A transaction handle; queries and record writers accept either. */
-export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
+type DrizzleTx = Parameters<Parameters<Db['transaction']>[0]>[0]
+/** A transaction handle, carrying its connection (for statements prepared on it); queries and record writers accept either. */
+export type Tx = DrizzleTx & { $client: Database.Database }
 export type DbLike = Db | Tx
+
+/** Run `fn` in one transaction on `db`, handing it a Tx (see writeTransaction for writes that may meet a foreign lock). */
+export function transactionOn<T>(db: Db, fn: (tx: Tx) => T, behavior: 'deferred' | 'immediate' = 'deferred'): T {
+  return db.transaction((tx) => fn(Object.assign(tx, { $client: db.$client })), { behavior })
+}
 
 /** How long opening (and migrating) may wait for another process's write lock. */
 const OPEN_BUSY_MS = 5_000

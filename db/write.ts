@@ -1,7 +1,7 @@
 import 'server-only'
 import { SqliteError } from 'better-sqlite3'
 import { unavailableError } from '@/lib/errors'
-import type { Db, Tx } from './client'
+import { transactionOn, type Db, type Tx } from './client'
 
 /** How long a write waits for a lock held by another process before it fails closed. */
 export const WRITE_WAIT_MS = 5_000
@@ -20,7 +20,7 @@ export async function writeTransaction<T>(db: Db, fn: (tx: Tx) => T, waitMs = WR
   const deadline = Date.now() + waitMs
   for (let pause = 2; ; pause = Math.min(pause * 2, 100)) {
     try {
-      return db.transaction(fn, { behavior: 'immediate' })
+      return transactionOn(db, fn, 'immediate')
     } catch (e) {
       if (!isBusy(e)) throw e
       if (Date.now() + pause > deadline) throw unavailableError(`the state database stayed locked by another process for ${waitMs} ms`)

@@ -8,19 +8,24 @@ import { Button, inputClass } from '@/components/ui'
 
 const lines = (s: string) => s.split(/[\n,]+/).map((x) => x.trim()).filter(Boolean)
 
-/** disabled_tools, the enabled_tools allowlist and trust: the `configure` remediation. */
+/** disabled_tools, the enabled_tools allowlist, trust, the call timeout and roots: the `configure` remediation. */
 export function SettingsForm({ server, settings }: { server: string; settings: ServerSettings }) {
   const [disabled, setDisabled] = useState(settings.disabledTools.join('\n'))
   const [useAllowlist, setUseAllowlist] = useState(settings.enabledTools !== null)
   const [allowed, setAllowed] = useState((settings.enabledTools ?? []).join('\n'))
   const [trust, setTrust] = useState(settings.trust)
+  const [timeoutSeconds, setTimeoutSeconds] = useState(String(settings.callTimeoutMs / 1000))
+  const [roots, setRoots] = useState(settings.roots.map((r) => r.uri).join('\n'))
   const [result, setResult] = useState<{ ok: true } | { ok: false; error: string; fix: string } | null>(null)
   const [pending, start] = useTransition()
   return (
     <form aria-label="Server settings" className="space-y-3" onSubmit={(e) => {
       e.preventDefault()
       start(async () => {
-        const r = await saveServerSettings({ server, settings: { disabledTools: lines(disabled), enabledTools: useAllowlist ? lines(allowed) : null, trust } })
+        const r = await saveServerSettings({ server, settings: {
+          disabledTools: lines(disabled), enabledTools: useAllowlist ? lines(allowed) : null, trust,
+          callTimeoutMs: Math.round(Number(timeoutSeconds) * 1000), roots: lines(roots).map((uri) => ({ uri })),
+        } })
         setResult(r.ok ? { ok: true } : r)
       })
     }}>
@@ -42,6 +47,14 @@ export function SettingsForm({ server, settings }: { server: string; settings: S
         {useAllowlist && (
           <textarea aria-label="Enabled tools (one per line)" rows={3} value={allowed} onChange={(e) => setAllowed(e.target.value)} className={`mt-1 w-full font-mono ${inputClass}`} />
         )}
+      </div>
+      <div>
+        <label htmlFor="call-timeout" className="block text-sm font-medium">Call timeout <span className="font-normal text-slate-500">(seconds; progress from the server restarts the clock)</span></label>
+        <input id="call-timeout" type="number" min={1} step={1} value={timeoutSeconds} onChange={(e) => setTimeoutSeconds(e.target.value)} className={`mt-1 w-32 ${inputClass}`} />
+      </div>
+      <div>
+        <label htmlFor="roots" className="block text-sm font-medium">Roots <span className="font-normal text-slate-500">(file:// URIs the server may ask for, one per line; none by default)</span></label>
+        <textarea id="roots" rows={2} value={roots} onChange={(e) => setRoots(e.target.value)} className={`mt-1 w-full font-mono ${inputClass}`} />
       </div>
       <Button type="submit" variant="primary" disabled={pending}>{pending ? 'Saving…' : 'Save settings'}</Button>
       {result?.ok && <p role="status" className="text-sm text-emerald-700 dark:text-emerald-300">Saved and recorded.</p>}

@@ -1,8 +1,9 @@
 import 'server-only'
-import { and, asc, count, desc, eq, gt, gte, lt, lte, min, ne, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, gt, gte, lt, lte, min, ne, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { activity, activityServers } from '@/db/schema'
 import type { ActivityRecord } from '@/lib/activity/vocabulary'
+import { unindexedFor } from './activity-index'
 
 export interface ActivityFilter {
   requestId?: string
@@ -27,11 +28,17 @@ export function listActivity(db: Db, f: ActivityFilter = {}): ActivityRecord[] {
   if (f.surface) where.push(eq(activity.surface, f.surface))
   if (f.actor) where.push(eq(activity.actor, f.actor))
   if (f.server) {
-    // driven by the (server, activity_id) key: newest first, stopping after one page
+    const limit = f.limit ?? 50
+    // the newest records, not indexed yet (a short tail while the server runs), first …
+    const tailIds = unindexedFor(db, f.server).filter((id) => f.before === undefined || id < f.before)
+    const tail = tailIds.length === 0 ? [] : db.select().from(activity)
+      .where(and(sql`${activity.id} in (select value from json_each(${JSON.stringify(tailIds)}))`, ...where)).orderBy(desc(activity.id)).limit(limit).all()
+    if (tail.length === limit) return typed(tail)
+    // … then the (server, activity_id) key: newest first, stopping after one page
     if (f.before !== undefined) where.push(lt(activityServers.activityId, f.before))
-    return typed(db.select({ a: activity }).from(activityServers).innerJoin(activity, eq(activity.id, activityServers.activityId))
-      .where(and(eq(activityServers.server, f.server), ...where)).orderBy(desc(activityServers.activityId)).limit(f.limit ?? 50)
-      .all().map((r) => r.a))
+    return typed([...tail, ...db.select({ a: activity }).from(activityServers).innerJoin(activity, eq(activity.id, activityServers.activityId))
+      .where(and(eq(activityServers.server, f.server), ...where)).orderBy(desc(activityServers.activityId)).limit(limit - tail.length)
+      .all().map((r) => r.a)])
   }
   if (f.before !== undefined) where.push(lt(activity.id, f.before))
   return typed(db.select().from(activity).where(and(...where)).orderBy(desc(activity.id)).limit(f.limit ?? 50).all())

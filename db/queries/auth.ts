@@ -1,11 +1,16 @@
 import 'server-only'
 import { eq, gt } from 'drizzle-orm'
 import type { DbLike } from '@/db/client'
-import { operatorSessions, settings } from '@/db/schema'
+import type { Statement } from 'better-sqlite3'
+import { operatorSessions } from '@/db/schema'
 
-/** The stored hash of the operator key; null before one is set. */
+const keyHashStatements = new WeakMap<DbLike['$client'], Statement>()
+
+/** The stored hash of the operator key; null before one is set. Read on every operator request: prepared once. */
 export function operatorKeyHash(db: DbLike): string | null {
-  return db.select({ h: settings.operatorKeyHash }).from(settings).where(eq(settings.id, 1)).get()?.h ?? null
+  let st = keyHashStatements.get(db.$client)
+  if (!st) keyHashStatements.set(db.$client, (st = db.$client.prepare('select operator_key_hash from settings where id = 1').pluck()))
+  return (st.get() as string | null | undefined) ?? null
 }
 
 export function sessionByHash(db: DbLike, idHash: string) {

@@ -1,7 +1,7 @@
 import 'server-only'
 import { asc, eq, isNotNull } from 'drizzle-orm'
 import type { DbLike } from '@/db/client'
-import { serverConnections, serverSecrets, servers, type Transport } from '@/db/schema'
+import { serverConnections, serverSecrets, servers, type Root, type Transport } from '@/db/schema'
 import type { ConnectionView, ServerView } from '@/lib/preflight/state'
 import { believedConnection, readLease } from './connections'
 
@@ -13,6 +13,8 @@ export interface ServerState extends ServerView {
   transport: Transport | null
   /** tools whose every call waits for an operator's approval of that exact call */
   callApprovalTools: string[]
+  callTimeoutMs: number
+  roots: Root[]
   inspectedAt: number | null
   /** secret names the transport needs that have no value yet */
   missingSecrets: string[]
@@ -33,7 +35,7 @@ export function serverStates(db: DbLike, name?: string): ServerState[] {
   return (name === undefined ? q : q.where(eq(servers.name, name))).orderBy(asc(servers.name)).all().map(({ s, c }) => ({
     name: s.name, enabled: s.enabled, quarantined: s.quarantined, trust: s.trust,
     disabledTools: s.disabledTools, enabledTools: s.enabledTools, transport: s.transport, restartRequestedAt: s.restartRequestedAt,
-    callApprovalTools: s.callApprovalTools, inspectedAt: s.inspectedAt,
+    callApprovalTools: s.callApprovalTools, callTimeoutMs: s.callTimeoutMs, roots: s.roots, inspectedAt: s.inspectedAt,
     missingSecrets: (s.transport?.secrets ?? []).filter((n) => !set.get(s.name)?.has(n)),
     connection: c ? believedConnection(c, lease, now) : null,
   }))
@@ -42,11 +44,11 @@ export function serverStates(db: DbLike, name?: string): ServerState[] {
 export const serverState = (db: DbLike, name: string): ServerState | undefined => serverStates(db, name)[0]
 
 /** A server's configuration alone (no connection): what mutations read before they change it. */
-export function serverConfig(db: DbLike, name: string): (ServerView & { transport: Transport | null; callApprovalTools: string[] }) | undefined {
+export function serverConfig(db: DbLike, name: string): (ServerView & Pick<ServerState, 'transport' | 'callApprovalTools' | 'callTimeoutMs' | 'roots'>) | undefined {
   return db.select({
     name: servers.name, enabled: servers.enabled, quarantined: servers.quarantined, trust: servers.trust,
     disabledTools: servers.disabledTools, enabledTools: servers.enabledTools, transport: servers.transport,
-    callApprovalTools: servers.callApprovalTools,
+    callApprovalTools: servers.callApprovalTools, callTimeoutMs: servers.callTimeoutMs, roots: servers.roots,
   }).from(servers).where(eq(servers.name, name)).get()
 }
 

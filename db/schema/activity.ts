@@ -41,3 +41,13 @@ export const activityServers = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.server, t.activityId] })],
 )
+
+/**
+ * How far activity_servers is filled (one row, id = 1). It is derived data, filled in batches
+ * off the request path (lib/activity/server-index.ts), so a record's commit is that record alone;
+ * readers cover the few records past `serversThrough` themselves.
+ */
+export const activityIndex = sqliteTable('activity_index', {
+  id: integer('id').primaryKey(),
+  serversThrough: integer('servers_through').notNull().default(0),
+})

@@ -5,8 +5,12 @@ import { sqliteTable, integer, text, primaryKey, index } from 'drizzle-orm/sqlit
  * whose values come from `toolgate upstream set-secret`, never from the config itself.
  */
 export type Transport =
-  | { command: string; args?: string[]; env?: Record<string, string>; secrets?: string[] }
-  | { url: string; headers?: Record<string, string>; secrets?: string[] }
+  | { command: string; args?: string[]; env?: Record<string, string>; cwd?: string; secrets?: string[] }
+  /** type "sse": the 2024-11-05 HTTP+SSE transport; otherwise Streamable HTTP */
+  | { url: string; type?: 'sse'; headers?: Record<string, string>; secrets?: string[] }
+
+/** A root the runtime declares to a server (MCP roots); none unless configured. */
+export interface Root { uri: string; name?: string }
 
 /** Desired (admin) state of an upstream server, as the operator configured it. */
 export const servers = sqliteTable('servers', {
@@ -20,6 +24,10 @@ export const servers = sqliteTable('servers', {
   // tools whose every call waits for an operator's approval of that exact call
   callApprovalTools: text('call_approval_tools', { mode: 'json' }).$type<string[]>().notNull().default([]),
   transport: text('transport', { mode: 'json' }).$type<Transport | null>(),
+  // how long one tools/call may run; progress from the upstream restarts the clock
+  callTimeoutMs: integer('call_timeout_ms').notNull().default(600_000),
+  // the roots declared to the server when it asks (roots/list)
+  roots: text('roots', { mode: 'json' }).$type<Root[]>().notNull().default([]),
   // set once the runtime's first discovery approved the server's tools as the baseline
   baselineAt: integer('baseline_at'),
   // bumped by "restart"; the supervisor reconnects when it changes

@@ -1,6 +1,6 @@
 import 'server-only'
 import type { Db, DbLike } from '@/db/client'
-import { activity, activityServers, type ActivityRow } from '@/db/schema'
+import type { ActivityRow } from '@/db/schema'
 import { writeTransaction } from '@/db/write'
 import type { ActivityDataByType, ActivityType, Surface } from './vocabulary'
 
@@ -14,35 +14,35 @@ export type ActivityInput = {
     tier?: 'operator' | 'agent'
     verdict?: string
     server?: string
-    /** further servers the record concerns (a check's ids), for the server filter */
-    servers?: Iterable<string>
     data: ActivityDataByType[T]
     at?: number
   }
 }[ActivityType]
 
+type Connection = Db['$client']
+const statements = new WeakMap<Connection, ReturnType<typeof prepare>>()
+
+// The hot path writes one record per check and call: plain statements prepared once per connection.
+function prepare(client: Connection) {
+  return {
+    record: client.prepare(`insert into activity (request_id, at, type, surface, actor, tier, verdict, server, data)
+      values (?, ?, ?, ?, ?, ?, ?, ?, ?) returning id`).pluck(),
+  }
+}
+
 /**
  * Insert one record inside the caller's write transaction, so a change and its record commit
- * together (or neither does). Its rows (record + servers) are one savepoint.
+ * together (or neither does). The server filter's index follows in batches (db/queries/activity-index.ts).
  */
 export function insertActivity(db: DbLike, input: ActivityInput): ActivityRow {
-  return db.transaction((tx) => {
-    const row = tx.insert(activity).values({
-      requestId: input.requestId,
-      at: input.at ?? Date.now(),
-      type: input.type,
-      surface: input.surface ?? null,
-      actor: input.actor,
-      tier: input.tier ?? null,
-      verdict: input.verdict ?? null,
-      server: input.server ?? null,
-      data: input.data,
-    }).returning().get()
-    const servers = new Set(input.servers)
-    if (input.server) servers.add(input.server)
-    for (const server of servers) tx.insert(activityServers).values({ server, activityId: row.id }).run()
-    return row
-  })
+  let st = statements.get(db.$client)
+  if (!st) statements.set(db.$client, (st = prepare(db.$client)))
+  const row: ActivityRow = {
+    id: 0, requestId: input.requestId, at: input.at ?? Date.now(), type: input.type, surface: input.surface ?? null,
+    actor: input.actor, tier: input.tier ?? null, verdict: input.verdict ?? null, server: input.server ?? null, data: input.data,
+  }
+  row.id = st.record.get(row.requestId, row.at, row.type, row.surface, row.actor, row.tier, row.verdict, row.server, JSON.stringify(row.data)) as number
+  return row
 }
 
 interface Pending { input: ActivityInput; resolve: (row: ActivityRow) => void; reject: (e: unknown) => void }

@@ -60,7 +60,7 @@ export interface ActivityDataByType {
   'server.inspected': ChangeData<{ tools: number }> & { findings: Finding[] }
   'tool.gone': { target: string }
   'tool.returned': { target: string }
-  'tool.call': { target: string; outcome: 'ok' | 'tool_error' | 'refused' | 'failed' | 'held' | 'denied' | 'expired'; reason?: string; call_id?: string; duration_ms: number }
+  'tool.call': { target: string; outcome: 'ok' | 'tool_error' | 'refused' | 'failed' | 'held' | 'denied' | 'expired' | 'cancelled'; reason?: string; call_id?: string; duration_ms: number }
   // call approval: a call of a tool under call approval waits for an operator's decision on that exact call
   'tool.call_approval': ChangeData<{ call_approval: boolean }>
   'call.approval_requested': HeldCall
@@ -70,7 +70,7 @@ export interface ActivityDataByType {
   // dashboard operator actions (lib/admin/*): sign-in, server settings, tokens, profiles
   'operator.signed_in': { surface: 'dashboard'; until: string }
   'operator.signed_out': { surface: 'dashboard' }
-  'server.configured': ChangeData<{ disabledTools: string[]; enabledTools: string[] | null; trust: string }>
+  'server.configured': ChangeData<{ disabledTools: string[]; enabledTools: string[] | null; trust: string; callTimeoutMs?: number; roots?: { uri: string; name?: string }[] }>
   'token.created': ChangeData<{ allowedServers: string[]; profilePin: string | null }>
   'token.updated': ChangeData<{ allowedServers: string[]; profilePin: string | null }>
   'token.revoked': ChangeData<{ allowedServers: string[]; profilePin: string | null }>

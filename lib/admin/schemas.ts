@@ -16,11 +16,23 @@ export const tokenScopeSchema = z.strictObject({
 })
 export type TokenScope = z.infer<typeof tokenScopeSchema>
 
+/** A server's call timeout: long enough for real tools, bounded so a hung call ends. */
+export const callTimeoutSchema = z.number().int('must be a whole number of milliseconds')
+  .min(1_000, 'must be at least 1000 ms').max(24 * 60 * 60_000, 'must be at most 86400000 ms (24 hours)')
+
+/** Roots declared to a server when it asks (MCP roots): file:// URIs, optionally named. */
+export const rootsSchema = z.array(z.strictObject({
+  uri: z.string().regex(/^file:\/\//, 'a root is a file:// URI'),
+  name: z.string().min(1).max(200).optional(),
+})).max(100, 'at most 100 roots')
+
 export const serverSettingsSchema = z.strictObject({
   disabledTools: toolNameListSchema,
   // null = every tool allowed; an array = allowlist
   enabledTools: toolNameListSchema.nullable(),
   trust: z.enum(['manual', 'auto']),
+  callTimeoutMs: callTimeoutSchema,
+  roots: rootsSchema,
 })
 export type ServerSettings = z.infer<typeof serverSettingsSchema>
 

@@ -8,7 +8,8 @@ import { knownTool } from '@/db/queries/tools'
 import { requireServer } from './require'
 import { parseToolId } from '@/lib/preflight/ids'
 import { recordChange } from './record-change'
-import type { ServerSettings } from './schemas'
+import { serverSettingsSchema, type ServerSettings } from './schemas'
+import { formatIssues } from '@/lib/schemas/issues'
 import type { ActionContext } from './tools'
 
 const dedupe = (names: readonly string[]) => [...new Set(names)]
@@ -16,13 +17,13 @@ const dedupe = (names: readonly string[]) => [...new Set(names)]
 /** Read, change and record in one immediate transaction, so the "before" is what was replaced. */
 function changeSettings(db: Db, name: string, update: (before: ServerSettings) => ServerSettings, ctx: ActionContext) {
   return writeTransaction(db, (tx: Tx) => {
-    const { disabledTools, enabledTools, trust } = requireServer(tx, name)
-    const before: ServerSettings = { disabledTools: [...disabledTools], enabledTools: enabledTools && [...enabledTools], trust }
+    const { disabledTools, enabledTools, trust, callTimeoutMs, roots } = requireServer(tx, name)
+    const before: ServerSettings = { disabledTools: [...disabledTools], enabledTools: enabledTools && [...enabledTools], trust, callTimeoutMs, roots }
     const next = update(before)
     const after: ServerSettings = {
+      ...next,
       disabledTools: dedupe(next.disabledTools),
       enabledTools: next.enabledTools === null ? null : dedupe(next.enabledTools),
-      trust: next.trust,
     }
     const now = Date.now()
     tx.update(servers).set({ ...after, updatedAt: now }).where(eq(servers.name, name)).run()
@@ -30,9 +31,12 @@ function changeSettings(db: Db, name: string, update: (before: ServerSettings) =
   })
 }
 
-/** Replace a server's tool configuration and trust (the `configure` remediation), on the record. */
-export const configureServer = (db: Db, name: string, settings: ServerSettings, ctx: ActionContext) =>
-  changeSettings(db, name, () => settings, ctx)
+/** Change a server's tool configuration, trust, call timeout and roots (the `configure` remediation), on the record. */
+export function configureServer(db: Db, name: string, change: unknown, ctx: ActionContext) {
+  const parsed = serverSettingsSchema.partial().safeParse(change)
+  if (!parsed.success) throw badRequest(formatIssues(parsed.error))
+  return changeSettings(db, name, (before) => ({ ...before, ...parsed.data }), ctx)
+}
 
 /** Let one tool through its server's configuration: off the denylist and, with an allowlist, onto it. */
 export async function allowToolInConfig(db: Db, id: string, ctx: ActionContext, opts: { confirm?: boolean } = {}) {
@@ -41,7 +45,7 @@ export async function allowToolInConfig(db: Db, id: string, ctx: ActionContext, 
   // the configuration denies it on purpose: lifting that takes an explicit yes
   if (!opts.confirm) throw badRequest(`${parsed.id} is denied by server "${parsed.server}"'s configuration: confirm to allow it (--yes)`)
   return changeSettings(db, parsed.server, (s) => ({
-    trust: s.trust,
+    ...s,
     disabledTools: s.disabledTools.filter((t) => t !== parsed.tool),
     enabledTools: s.enabledTools === null ? null : [...s.enabledTools, parsed.tool],
   }), ctx)

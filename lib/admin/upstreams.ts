@@ -1,16 +1,17 @@
 import 'server-only'
-import { asc, eq } from 'drizzle-orm'
+import path from 'node:path'
+import { eq } from 'drizzle-orm'
 import { z } from 'zod'
 import type { Db, Tx } from '@/db/client'
-import { serverConnections, serverSecrets, servers, type Transport } from '@/db/schema'
+import { serverSecrets, servers, type Transport } from '@/db/schema'
 import { insertActivity } from '@/lib/activity/record'
 import { recordChange } from '@/lib/admin/record-change'
 import { requireServer } from '@/lib/admin/require'
 import { serverConfig } from '@/db/queries/servers'
 import { writeTransaction } from '@/db/write'
 import { mintRequestId } from '@/lib/activity/request-id'
-import { badRequest, notFoundError } from '@/lib/errors'
-import { formatIssue } from '@/lib/schemas/issues'
+import { badRequest } from '@/lib/errors'
+import { formatIssue, formatIssues } from '@/lib/schemas/issues'
 import { serverNameSchema } from '@/lib/schemas/names'
 import { transportSchema } from '@/lib/state/schema'
 import type { ActionContext } from '@/lib/admin/tools'
@@ -47,8 +48,8 @@ export function separateSecrets(t: Transport): { transport: Transport; values: R
   }
   const secrets = names.size ? { secrets: [...names] } : {}
   const transport: Transport = 'command' in t
-    ? { command: t.command, ...(t.args ? { args: t.args } : {}), ...secrets }
-    : { url: t.url, ...secrets }
+    ? { command: t.command, ...(t.args ? { args: t.args } : {}), ...(t.cwd ? { cwd: t.cwd } : {}), ...secrets }
+    : { url: t.url, ...(t.type ? { type: t.type } : {}), ...secrets }
   return { transport, values }
 }
 
@@ -74,31 +75,50 @@ export async function addServer(db: Db, input: unknown, ctx: ActionContext): Pro
   return { name: s.name, quarantined: !s.trusted }
 }
 
-/** `{"mcpServers": {...}}` as common MCP clients write it. */
+/** One entry of `{"mcpServers": {...}}` as common MCP clients write it. */
 const mcpServerEntry = z.union([
-  z.object({ command: z.string().min(1), args: z.array(z.string()).optional(), env: z.record(z.string(), z.string()).optional() }),
-  z.object({ url: z.url({ protocol: /^https?$/ }), headers: z.record(z.string(), z.string()).optional(), type: z.enum(['http', 'streamable-http', 'streamableHttp']).optional() }),
-])
-const mcpServersFile = z.object({ mcpServers: z.record(serverNameSchema, mcpServerEntry) })
+  z.object({ command: z.string().min(1), args: z.array(z.string()).optional(), env: z.record(z.string(), z.string()).optional(), cwd: z.string().min(1).optional(), type: z.literal('stdio').optional() }),
+  z.object({ url: z.url({ protocol: /^https?$/ }), headers: z.record(z.string(), z.string()).optional(), type: z.enum(['http', 'streamable-http', 'streamableHttp', 'sse']).optional() }),
+], { error: 'expected a stdio entry ({"command": …}) or a remote one ({"url": …})' })
+const mcpServersFile = z.object({ mcpServers: z.record(z.string(), z.unknown()) })
 
-export function transportFromMcpEntry(e: z.infer<typeof mcpServerEntry>): Transport {
-  if ('command' in e) return { command: e.command, ...(e.args ? { args: e.args } : {}), ...(e.env ? { env: e.env } : {}) }
-  return { url: e.url, ...(e.headers ? { headers: e.headers } : {}) }
+/** An entry's transport; a relative `cwd` is taken from the file's own directory. */
+export function transportFromMcpEntry(e: z.infer<typeof mcpServerEntry>, baseDir: string): Transport {
+  if ('command' in e) return { command: e.command, ...(e.args ? { args: e.args } : {}), ...(e.env ? { env: e.env } : {}), ...(e.cwd ? { cwd: path.resolve(baseDir, e.cwd) } : {}) }
+  return { url: e.url, ...(e.type === 'sse' ? { type: 'sse' as const } : {}), ...(e.headers ? { headers: e.headers } : {}) }
 }
 
-/** Import every server of an mcpServers file, all or nothing. */
-export async function importServers(db: Db, doc: unknown, opts: { trusted?: boolean }, ctx: ActionContext): Promise<string[]> {
+/**
+ * Import the servers of an mcpServers file. Each entry stands alone: one that cannot be
+ * imported (a bad name, a malformed entry, a name already taken) is reported by name, and the
+ * others are imported together, in one transaction.
+ */
+export async function importServers(db: Db, doc: unknown, opts: { trusted?: boolean; baseDir: string }, ctx: ActionContext): Promise<{ imported: string[]; refused: { name: string; error: string }[] }> {
   const file = parse(mcpServersFile, doc)
   const entries = Object.entries(file.mcpServers)
   if (entries.length === 0) throw badRequest('mcpServers: no servers in the file')
+  const refused: { name: string; error: string }[] = []
+  const ok: z.infer<typeof addServerSchema>[] = []
+  for (const [name, raw] of entries) {
+    const entry = mcpServerEntry.safeParse(raw)
+    const server = entry.success && addServerSchema.safeParse({ name, transport: transportFromMcpEntry(entry.data, opts.baseDir), trusted: opts.trusted ?? false })
+    if (!entry.success) refused.push({ name, error: formatIssues(entry.error) })
+    else if (server && !server.success) refused.push({ name, error: formatIssues(server.error) })
+    else if (server) ok.push(server.data)
+  }
   const now = Date.now()
   const requestId = ctx.requestId ?? mintRequestId(now)
-  await writeTransaction(db, (tx) => {
-    for (const [name, entry] of entries) {
-      insertServer(tx, { name, transport: transportFromMcpEntry(entry), trusted: opts.trusted ?? false, trust: 'manual' }, { ...ctx, requestId }, now)
+  const imported: string[] = []
+  if (ok.length) await writeTransaction(db, (tx) => {
+    for (const s of ok) {
+      if (serverConfig(tx, s.name)) refused.push({ name: s.name, error: 'a server with this name already exists' })
+      else {
+        insertServer(tx, s, { ...ctx, requestId }, now)
+        imported.push(s.name)
+      }
     }
   })
-  return entries.map(([n]) => n)
+  return { imported, refused }
 }
 
 
@@ -137,5 +157,5 @@ export function requestRestart(db: Db, server: string, ctx: ActionContext): Prom
 
 /** A one-line, secret-free description of a transport. */
 export function describeTransport(t: Transport): string {
-  return 'command' in t ? [t.command, ...(t.args ?? [])].join(' ') : t.url
+  return 'command' in t ? [t.command, ...(t.args ?? [])].join(' ') + (t.cwd ? ` (in ${t.cwd})` : '') : `${t.url}${t.type === 'sse' ? ' (SSE)' : ''}`
 }

@@ -1,5 +1,5 @@
 import { eq, not, like, and } from 'drizzle-orm'
-import type { Db } from '@/db/client'
+import { transactionOn, type Db } from '@/db/client'
 import { toolApprovals, tools } from '@/db/schema'
 import { insertActivity } from '@/lib/activity/record'
 import { mintRequestId } from '@/lib/activity/request-id'
@@ -16,7 +16,7 @@ export function upgradePins(db: Db): number {
   const current = `sha256/v${HASH_SCHEMA_VERSION}:%`
   const stale = db.select().from(tools).where(not(like(tools.hash, current))).all()
   if (stale.length === 0) return 0
-  db.transaction((tx) => {
+  transactionOn(db, (tx) => {
     for (const t of stale) {
       const definition = definitionOf(t)
       const hash = toolPin(definition)
@@ -27,6 +27,6 @@ export function upgradePins(db: Db): number {
       tx.update(toolApprovals).set({ approvedHash }).where(and(eq(toolApprovals.serverName, t.serverName), eq(toolApprovals.toolName, t.name))).run()
     }
     insertActivity(tx, { requestId: mintRequestId(), type: 'pins.upgraded', actor: 'toolgate', data: { tools: stale.length, hash_schema: HASH_SCHEMA_VERSION } })
-  }, { behavior: 'immediate' })
+  }, 'immediate')
   return stale.length
 }

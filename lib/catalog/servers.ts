@@ -58,7 +58,7 @@ export function serverDetail(db: DbLike, name: string) {
   const toolList = toolInventory(db, name)
   return {
     ...rowOf(state, toolList),
-    settings: { disabledTools: [...state.disabledTools], enabledTools: state.enabledTools && [...state.enabledTools], trust: state.trust },
+    settings: { disabledTools: [...state.disabledTools], enabledTools: state.enabledTools && [...state.enabledTools], trust: state.trust, callTimeoutMs: state.callTimeoutMs, roots: state.roots },
     callApprovalTools: state.callApprovalTools,
     toolList,
   }

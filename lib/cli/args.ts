@@ -14,6 +14,17 @@ export function parse<T extends NonNullable<ParseArgsConfig['options']>>(argv: s
   }
 }
 
+const UNITS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const
+
+/** A duration flag: 500ms, 2s, 15m, 1h (a bare number is milliseconds). */
+export function parseDuration(flag: string, v: string, maxMs = Number.MAX_SAFE_INTEGER): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(v.trim())
+  if (!m) throw new UsageError(`${flag} must be a duration like 500ms, 2s, 15m or 1h, not "${v}"`)
+  const ms = Math.round(Number(m[1]) * UNITS[(m[2] ?? 'ms') as keyof typeof UNITS])
+  if (ms > maxMs) throw new UsageError(`${flag} must be at most ${maxMs / 1000}s, not "${v}"`)
+  return ms
+}
+
 export function outputFormat(v: string | undefined): 'table' | 'json' {
   if (v === undefined || v === 'table' || v === 'json') return v ?? 'table'
   throw new UsageError(`-o must be table or json, not "${v}"`)

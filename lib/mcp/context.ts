@@ -18,6 +18,8 @@ export interface McpContext {
   requestId: string
   /** false only for the dashboard's preview, which must answer exactly as /mcp but not record */
   record?: boolean
+  /** aborted when the HTTP exchange ends early (the client went away) */
+  closed?: AbortSignal
 }
 
 /** Build the session, or throw: unauthorized (401), unknown profile (404), unreadable state (503). */

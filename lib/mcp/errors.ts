@@ -1,4 +1,5 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { describeError, ToolgateError } from '@/lib/errors'
 
 export const invalidParams = (message: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, message)
@@ -10,6 +11,8 @@ export const invalidParams = (message: string) => new ProtocolError(ProtocolErro
  */
 export function toProtocolError(e: unknown): ProtocolError {
   if (e instanceof ProtocolError) return e
+  // an error an upstream answered (resources/read of a missing resource, …) passes through as given
+  if (e instanceof McpError && e.code !== ErrorCode.ConnectionClosed && e.code !== ErrorCode.RequestTimeout) return new ProtocolError(e.code, e.message.replace(/^MCP error -?\d+: /, ''), e.data)
   if (e instanceof ToolgateError && (e.kind === 'bad_request' || e.kind === 'not_found')) return invalidParams(e.message)
   const message = e instanceof ToolgateError ? e.message : `toolgate could not answer honestly: ${describeError(e)}`
   return new ProtocolError(ProtocolErrorCode.InternalError, message)

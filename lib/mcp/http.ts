@@ -6,10 +6,22 @@ import type { HeaderReader } from '@/lib/auth/caller'
 import { parseJson, publicMessage, readBody, statusOfError } from '@/lib/http/json'
 import { logLine } from '@/lib/log'
 import { buildMcpServer } from './server'
+import { DESCRIBE_TOOL } from './describe-tool-definition'
 import { openContext, type McpContext } from './context'
+
+/**
+ * Calls in flight, by caller and JSON-RPC id. A 2025-11-25 client cancels with a separate POST
+ * (notifications/cancelled naming the request id), which a stateless endpoint can match only
+ * this way — among the calls of the same caller, never another's.
+ */
+const inflight = new Map<string, AbortController>()
+const inflightKey = (caller: string, id: unknown) => `${caller}\u0000${JSON.stringify(id)}`
 
 /** Sessions for in-flight modern exchanges, keyed by the request the SDK hands its factory. */
 const sessions = new WeakMap<Request, McpContext>()
+/** Modern exchanges that are a handshake (server/discover), where instructions are read. */
+const handshakes = new WeakSet<Request>()
+const isHandshake = (body: unknown) => ['initialize', 'server/discover'].includes((body as { method?: string } | null)?.method ?? '')
 
 function sessionOf(req: Request | undefined): McpContext {
   const session = req && sessions.get(req)
@@ -20,28 +32,70 @@ function sessionOf(req: Request | undefined): McpContext {
 const logError = (e: Error) => console.error(logLine(`toolgate: mcp: ${e.message}`))
 
 /**
- * 2026-07-28 traffic. JSON responses only: no handler here emits anything before its
- * result. Legacy traffic never reaches this handler (routed below), because the SDK's own
- * stateless legacy leg would answer it as SSE.
+ * Whether this exchange may stream (SSE): a call of an upstream tool that asked for progress —
+ * the one request that produces notifications — from a client that accepts an event stream.
+ * Everything else answers one JSON body.
  */
-let modern: ReturnType<typeof createMcpHandler> | undefined
-const modernHandler = () => (modern ??= createMcpHandler(
-  ({ requestInfo }) => buildMcpServer(sessionOf(requestInfo), 'modern'),
-  { legacy: 'reject', responseMode: 'json', onerror: logError },
+function streams(web: Request, body: unknown): boolean {
+  if (!(web.headers.get('accept') ?? '').includes('text/event-stream')) return false
+  const msg = body as { method?: unknown; params?: { name?: unknown; _meta?: { progressToken?: unknown } } } | null
+  return msg?.method === 'tools/call' && msg.params?.name !== DESCRIBE_TOOL && msg.params?._meta?.progressToken !== undefined
+}
+
+/**
+ * 2026-07-28 traffic: 'auto' answers one JSON body unless the handler emits progress before
+ * its result, which upgrades the response to an SSE stream. Legacy traffic never reaches these
+ * handlers (routed below), because the SDK's own stateless legacy leg would always stream.
+ */
+const modernHandlers: Partial<Record<'auto' | 'json', ReturnType<typeof createMcpHandler>>> = {}
+const modernHandler = (mode: 'auto' | 'json') => (modernHandlers[mode] ??= createMcpHandler(
+  ({ requestInfo }) => buildMcpServer(sessionOf(requestInfo), 'modern', handshakes.has(requestInfo!)),
+  { legacy: 'reject', responseMode: mode, onerror: logError },
 ))
 
-/** 2025-11-25 traffic: a fresh server and stateless transport per request, JSON responses. */
+/** 2025-11-25 traffic: a fresh server and stateless transport per request; SSE only where it may stream. */
 async function serveLegacy(req: Request, body: unknown, session: McpContext): Promise<Response> {
-  const server = buildMcpServer(session, 'legacy')
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+  const server = buildMcpServer(session, 'legacy', isHandshake(body))
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streams(req, body) })
   transport.onerror = logError
   await server.connect(transport)
-  try {
-    return await transport.handleRequest(req, { parsedBody: body })
-  } finally {
+  const close = async () => {
     await transport.close().catch(logError)
     await server.close().catch(logError)
   }
+  let answer: Response
+  try {
+    answer = await transport.handleRequest(req, { parsedBody: body })
+  } catch (e) {
+    await close()
+    throw e
+  }
+  if (!answer.body || !(answer.headers.get('content-type') ?? '').includes('text/event-stream')) {
+    await close()
+    return answer
+  }
+  // a stream is still being written when it is returned: close once it ends, or the client leaves
+  return new Response(whenDone(answer.body, close), { status: answer.status, headers: answer.headers })
+}
+
+/** The same stream, calling `done` once when it ends or is cancelled. */
+function whenDone(body: ReadableStream<Uint8Array>, done: () => Promise<void>): ReadableStream<Uint8Array> {
+  const reader = body.getReader()
+  let finished = false
+  const finish = () => { if (!finished) { finished = true; void done() } }
+  return new ReadableStream({
+    async pull(controller) {
+      const { done: end, value } = await reader.read()
+      if (end) {
+        controller.close()
+        finish()
+      } else controller.enqueue(value)
+    },
+    async cancel(reason) {
+      await reader.cancel(reason).catch(() => undefined)
+      finish()
+    },
+  })
 }
 
 /** The JSON-RPC body of a failure before any dispatch (body, credentials, path profile, unreadable state). */
@@ -63,10 +117,23 @@ function httpError(res: ServerResponse, e: unknown, requestId: string): void {
  * One JSON-RPC exchange through the real MCP server for `session`, on the request's era. The
  * /mcp endpoint and the dashboard's preview both answer through here.
  */
+/**
+ * A fault in a request's params that the SDK would answer as an internal error (with its raw
+ * schema dump): a paginated list's cursor must be a string. Answered -32602 here instead.
+ */
+function paramsFault(body: unknown): Response | undefined {
+  const msg = body as { id?: unknown; method?: unknown; params?: { cursor?: unknown } } | null
+  if (typeof msg?.method !== 'string' || !msg.method.endsWith('/list') || msg.params?.cursor === undefined || typeof msg.params.cursor === 'string') return undefined
+  return Response.json({ jsonrpc: '2.0', id: msg.id ?? null, error: { code: -32602, message: `Invalid params: cursor must be a string (pass back a nextCursor exactly as received)` } })
+}
+
 export async function answerMcp(session: McpContext, web: Request, body: unknown): Promise<Response> {
+  const fault = paramsFault(body)
+  if (fault) return fault
   if (await isLegacyRequest(web, body)) return serveLegacy(web, body, session)
   sessions.set(web, session)
-  return modernHandler().fetch(web, { parsedBody: body })
+  if (isHandshake(body)) handshakes.add(web)
+  return modernHandler(streams(web, body) ? 'auto' : 'json').fetch(web, { parsedBody: body })
 }
 
 /** Copy a web Response onto the node response, streaming its body. */
@@ -77,8 +144,10 @@ async function sendWeb(res: ServerResponse, web: Response, requestId: string): P
   res.writeHead(web.status, headers)
   if (!web.body) return void res.end()
   const reader = web.body.getReader()
+  // a client that leaves mid-stream ends the stream (and what it was waiting for)
+  res.on('close', () => { if (!res.writableFinished) void reader.cancel().catch(() => undefined) })
   for (;;) {
-    const { done, value } = await reader.read()
+    const { done, value } = await reader.read().catch(() => ({ done: true as const, value: undefined }))
     if (done) break
     res.write(value)
   }
@@ -107,11 +176,30 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
   }
   let session: McpContext
   let body: unknown
+  // the client going away mid-call, or cancelling it, cancels what it asked for (an upstream call, a held wait)
+  const cancel = new AbortController()
+  res.on('close', () => { if (!res.writableFinished) cancel.abort() })
   try {
-    session = openContext(ctx.db, ctx.headers, ctx.remoteAddress, ctx.profile, ctx.requestId)
+    session = { ...openContext(ctx.db, ctx.headers, ctx.remoteAddress, ctx.profile, ctx.requestId), closed: cancel.signal }
     body = parseJson(await readBody(req))
   } catch (e) {
     return httpError(res, e, ctx.requestId)
+  }
+  const msg = body as { id?: unknown; method?: unknown; params?: { requestId?: unknown } } | null
+  if (msg?.method === 'notifications/cancelled') {
+    inflight.get(inflightKey(session.caller.name, msg.params?.requestId))?.abort()
+    res.writeHead(202, { 'x-request-id': ctx.requestId }).end()
+    return
+  }
+  if (msg?.method === 'tools/call' && msg.id !== undefined) {
+    const key = inflightKey(session.caller.name, msg.id)
+    inflight.set(key, cancel)
+    res.on('close', () => { if (inflight.get(key) === cancel) inflight.delete(key) })
+  }
+  // JSON-RPC batches are gone from both revisions served here (2025-11-25 removed them)
+  if (Array.isArray(body)) {
+    res.writeHead(400, { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-request-id': ctx.requestId })
+    return void res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: JSON-RPC batches are not supported; send one request per HTTP POST' } }))
   }
   // The SDK speaks web Requests: hand it the headers and the already-parsed body.
   const webHeaders = new Headers()

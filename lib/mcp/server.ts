@@ -1,5 +1,5 @@
 import 'server-only'
-import { CLIENT_CAPABILITIES_META_KEY, ProtocolErrorCode, Server, type CallToolResult, type ServerCapabilities } from '@modelcontextprotocol/server'
+import { CLIENT_CAPABILITIES_META_KEY, ProtocolErrorCode, Server, type CallToolResult, type Progress, type ServerCapabilities } from '@modelcontextprotocol/server'
 import { z } from 'zod'
 import pkg from '@/package.json'
 import { runCheck } from '@/lib/preflight/service'
@@ -11,6 +11,7 @@ import { EXTENSION_ID, legacySettings, parseRider, RiderError, serverSettings, t
 import { listPage, servedTool, toMcpTool } from './listing'
 import type { McpContext } from './context'
 import { callResult, shapeAFacet, shapeBFacet } from './wire'
+import { getPrompt, listPrompts, listResources, listResourceTemplates, readResource, upstreamInstructions } from './resources'
 
 export type Era = 'modern' | 'legacy'
 
@@ -26,9 +27,11 @@ const INSTRUCTIONS = `toolgate serves its callable tools as server:tool. To chec
 function capabilities(era: Era): ServerCapabilities {
   // `resolve` is a SEP-1862 draft member the SDK's types do not know yet; it passes to the wire.
   const tools = { listChanged: false, resolve: true }
+  // the upstreams' resources and prompts, under toolgate's names (lib/mcp/resources.ts)
+  const served = { tools, resources: {}, prompts: {} }
   return era === 'modern'
-    ? { tools, extensions: { [EXTENSION_ID]: serverSettings } }
-    : { tools, experimental: { [EXTENSION_ID]: legacySettings } }
+    ? { ...served, extensions: { [EXTENSION_ID]: serverSettings } }
+    : { ...served, experimental: { [EXTENSION_ID]: legacySettings } }
 }
 
 const envelopeSchema = z.object({
@@ -77,9 +80,12 @@ const resolveParams = z.object({ name: z.string(), arguments: z.record(z.string(
  * gives comes from runCheckSync — the seam REST and the CLI use — at the agent tier, so the
  * in-band surface cannot drift from them, and each check is on the record before it answers.
  */
-export function buildMcpServer(session: McpContext, era: Era): Server {
+export function buildMcpServer(session: McpContext, era: Era, handshake = false): Server {
   const { db, caller, profile, requestId } = session
-  const server = new Server({ name: 'toolgate', version: pkg.version }, { capabilities: capabilities(era), instructions: INSTRUCTIONS })
+  // the upstreams' instructions matter only where a client reads them (initialize, server/discover)
+  const upstream = handshake ? upstreamInstructions(session) : ''
+  const instructions = upstream ? `${INSTRUCTIONS}\n\nInstructions of the servers behind toolgate:\n\n${upstream}` : INSTRUCTIONS
+  const server = new Server({ name: 'toolgate', version: pkg.version }, { capabilities: capabilities(era), instructions })
 
   server.setRequestHandler('tools/list', (request, ctx) => guard(session, async () => {
     const rider = riderOf(era, request.params?._meta, ctx.mcpReq.envelope)
@@ -107,11 +113,27 @@ export function buildMcpServer(session: McpContext, era: Era): Server {
 
   // Upstream tools go through gated dispatch, whose gate is the same evaluator: a call is
   // refused, as a tool error carrying the preflight's verdict, exactly when preflight says so.
-  server.setRequestHandler('tools/call', (request) => guard(session, async (): Promise<CallToolResult> => {
+  // Progress the upstream reports (and the wait for a held call's approval) reaches the client
+  // under its own progress token; a cancellation, or the client going away, cancels upstream.
+  server.setRequestHandler('tools/call', (request, ctx) => guard(session, async (): Promise<CallToolResult> => {
     const { name, arguments: args } = request.params
     if (name === DESCRIBE_TOOL) return describeTool(session, args)
-    return callResult(name, await dispatchToolCall(session, name, args))
+    const token = request.params._meta?.progressToken
+    // every progress notification goes out before the result it precedes
+    const sent: Promise<unknown>[] = []
+    const progress = token === undefined ? undefined : (p: Progress) =>
+      void sent.push(ctx.mcpReq.notify({ method: 'notifications/progress', params: { ...p, progressToken: token } }).catch(() => undefined))
+    const signal = session.closed ? AbortSignal.any([ctx.mcpReq.signal, session.closed]) : ctx.mcpReq.signal
+    const outcome = await dispatchToolCall({ ...session, progress, signal }, name, args)
+    await Promise.all(sent)
+    return callResult(name, outcome)
   }))
+
+  server.setRequestHandler('resources/list', () => guard(session, () => listResources(session)))
+  server.setRequestHandler('resources/templates/list', () => guard(session, () => listResourceTemplates(session)))
+  server.setRequestHandler('resources/read', (request) => guard(session, () => readResource(session, request.params.uri)))
+  server.setRequestHandler('prompts/list', () => guard(session, () => listPrompts(session)))
+  server.setRequestHandler('prompts/get', (request) => guard(session, () => getPrompt(session, request.params.name, request.params.arguments)))
 
   return server
 }

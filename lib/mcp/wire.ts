@@ -3,6 +3,7 @@ import type { ToolResult, UnavailableResult } from '@/lib/preflight/evaluate'
 import type { CallOutcome } from '@/lib/upstream/dispatch'
 import { quote } from '@/lib/log'
 import { invalidParams } from './errors'
+import { mapContent } from './resources'
 import type { PreflightData } from '@/lib/preflight/service'
 import type { Facet, FacetTool, ResolveFacet } from './extension-schema'
 import { EXTENSION_ID, wireReasons } from './extension-schema'
@@ -67,15 +68,23 @@ function heldResult(callId: string, text: string): CallToolResult {
  * scope, unconfigured, malformed) is the protocol error -32602 "Unknown tool" (contract §13); a
  * known tool withheld by a gate is a tool error carrying its verdict.
  */
+const serverOf = (id: string) => id.slice(0, id.indexOf(':'))
+
 export function callResult(name: string, outcome: CallOutcome): CallToolResult {
   switch (outcome.kind) {
     case 'refused':
       if (outcome.verdict.reason === 'not_found') throw invalidParams(`Unknown tool: ${quote(name)}`)
       return refusal(outcome.verdict)
     case 'failed':
-      return { isError: true, content: [{ type: 'text', text: `the upstream call failed: ${outcome.error}` }] }
+      return { isError: true, content: [{ type: 'text', text: outcome.error }] }
+    case 'cancelled':
+      // the client cancelled: per the spec nothing is sent back, and the SDK sends nothing
+      return { isError: true, content: [{ type: 'text', text: 'the call was cancelled' }] }
     case 'answered':
-      return outcome.result
+      // resource links the upstream returns are readable back through toolgate, under its names
+      return Array.isArray(outcome.result.content)
+        ? { ...outcome.result, content: outcome.result.content.map((c) => mapContent(serverOf(name), c) as typeof c) }
+        : outcome.result
     case 'held':
       return heldResult(outcome.call.id, `awaits an operator's approval of this exact call (call id ${outcome.call.id}). An operator decides in the dashboard's Approvals inbox or with: toolgate calls approve ${outcome.call.id}. Retry the same call (same arguments) to keep waiting: it joins this request.`)
     case 'denied':

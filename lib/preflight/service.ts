@@ -5,7 +5,7 @@ import { appendActivity } from '@/lib/activity/record'
 import type { Surface } from '@/lib/activity/vocabulary'
 import { badRequest, describeError, ToolgateError, unavailableError } from '@/lib/errors'
 import { evaluate, type Caller, type Evaluation, type EvaluationInput, type ToolResult } from './evaluate'
-import { parseToolId, uniqueIds } from './ids'
+import { uniqueIds } from './ids'
 import type { Verdict } from './taxonomy'
 
 export interface PreflightData {
@@ -81,16 +81,6 @@ export async function runCheck(db: Db, req: CheckRequest): Promise<PreflightData
   return finishCheck(db, req, evaluation, started, waited)
 }
 
-/** The servers a check named (well-formed ids only), for the activity log's server filter. */
-function serversOf(tools: ToolResult[]): Set<string> {
-  const out = new Set<string>()
-  for (const t of tools) {
-    const p = parseToolId(t.id)
-    if (!('malformed' in p)) out.add(p.server)
-  }
-  return out
-}
-
 async function finishCheck(db: Db, req: Omit<CheckRequest, 'waitMs'>, evaluation: Evaluation, started: number, waited: number | undefined): Promise<PreflightData> {
   const checkedAt = new Date()
   const { input } = req
@@ -102,7 +92,6 @@ async function finishCheck(db: Db, req: Omit<CheckRequest, 'waitMs'>, evaluation
       tier: req.caller.tier,
       actor: req.caller.name,
       verdict: evaluation.verdict,
-      servers: serversOf(evaluation.tools),
       at: checkedAt.getTime(),
       data: {
         ids_raw: input.ids.length,

@@ -3,7 +3,9 @@ import { createServer, type RequestListener, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import next from 'next'
 import { getDb } from '@/db/client'
+import { startCheckpointer } from '@/db/checkpointer'
 import { startRetention } from '@/lib/activity/retention'
+import { startServerIndex } from '@/lib/activity/server-index'
 import { expireCalls } from '@/lib/approvals/calls'
 import { ensureOperatorKey } from '@/lib/auth/operator-key'
 import { describeError } from '@/lib/errors'
@@ -56,10 +58,13 @@ export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate
 
   let supervisor: Supervisor | undefined
   let retention: ReturnType<typeof startRetention> | undefined
+  let serverIndex: ReturnType<typeof startServerIndex> | undefined
+  const checkpointer = startCheckpointer(db)
   let expiry: NodeJS.Timeout | undefined
   let closing: Promise<void> | undefined
   const close = () => (closing ??= (async () => {
     retention?.stop()
+    serverIndex?.stop()
     clearInterval(expiry)
     server.closeIdleConnections()
     const closed = new Promise<void>((r) => server.close(() => r()))
@@ -68,6 +73,7 @@ export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate
     await Promise.race([closed, new Promise((r) => setTimeout(r, 3_000).unref())])
     server.closeAllConnections()
     await app.close().catch(() => undefined)
+    await checkpointer.stop()
     db.$client.close()
   })())
 
@@ -94,6 +100,7 @@ export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate
     throw e
   }
   retention = startRetention(db)
+  serverIndex = startServerIndex(db)
   // held calls nobody decided on expire after an hour, on the record
   expiry = setInterval(() => void expireCalls(db).catch((e: unknown) => console.error(logLine(`toolgate: expiring held calls: ${describeError(e)}`))), 60_000)
   expiry.unref()

@@ -1,5 +1,5 @@
 import 'server-only'
-import type { Db } from '@/db/client'
+import { transactionOn, type Db } from '@/db/client'
 import { profileList, tokensWithHashes } from '@/db/queries/access'
 import { serverStates } from '@/db/queries/servers'
 import { readSettings } from '@/db/queries/settings'
@@ -14,7 +14,7 @@ import type { StateFileInput } from './schema'
  * believe now (a runtime that is gone publishes nothing true).
  */
 export function dumpState(db: Db): StateFileInput {
-  return db.transaction((tx) => {
+  return transactionOn(db, (tx) => {
     const toolsByServer = new Map<string, KnownTool[]>()
     for (const t of knownTools(tx)) toolsByServer.set(t.server, [...(toolsByServer.get(t.server) ?? []), t])
     return {
@@ -28,6 +28,8 @@ export function dumpState(db: Db): StateFileInput {
         disabled_tools: [...srv.disabledTools],
         enabled_tools: srv.enabledTools && [...srv.enabledTools],
         call_approval_tools: [...srv.callApprovalTools],
+        call_timeout_ms: srv.callTimeoutMs,
+        roots: srv.roots,
         ...(srv.transport ? { transport: srv.transport } : {}),
         ...(srv.connection ? { connection: { state: srv.connection.state, ...(srv.connection.detail ? { detail: srv.connection.detail } : {}), ...(srv.connection.action ? { action: srv.connection.action } : {}) } } : {}),
         tools: (toolsByServer.get(srv.name) ?? []).map((t) => ({

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { connectionActions, connectionStates } from '@/db/schema/servers'
 import { settingsDefaults } from '@/db/queries/settings'
-import { callApprovalWaitSchema, profileNameSchema, retentionDaysSchema, serverNameSchema, tokenNameSchema } from '@/lib/admin/schemas'
+import { callApprovalWaitSchema, callTimeoutSchema, profileNameSchema, retentionDaysSchema, rootsSchema, serverNameSchema, tokenNameSchema } from '@/lib/admin/schemas'
 
 /** The state file, version 1 (see docs/state-file.md). Strict: unknown fields are errors. */
 const json = z.record(z.string(), z.unknown())
@@ -10,10 +10,10 @@ const json = z.record(z.string(), z.unknown())
 export const transportSchema = z.union([
   z.strictObject({
     command: z.string().min(1), args: z.array(z.string()).optional(), env: z.record(z.string(), z.string()).optional(),
-    secrets: z.array(z.string().min(1)).optional(),
+    cwd: z.string().min(1).optional(), secrets: z.array(z.string().min(1)).optional(),
   }),
   z.strictObject({
-    url: z.url({ protocol: /^https?$/ }), headers: z.record(z.string(), z.string()).optional(),
+    url: z.url({ protocol: /^https?$/ }), type: z.literal('sse').optional(), headers: z.record(z.string(), z.string()).optional(),
     secrets: z.array(z.string().min(1)).optional(),
   }),
 ])
@@ -48,6 +48,8 @@ const serverSchema = z.strictObject({
   disabled_tools: z.array(z.string()).default([]),
   enabled_tools: z.array(z.string()).nullable().default(null),
   call_approval_tools: z.array(z.string()).default([]),
+  call_timeout_ms: callTimeoutSchema.default(600_000),
+  roots: rootsSchema.default([]),
   transport: transportSchema.nullable().optional(),
   connection: z.strictObject({
     state: z.enum(connectionStates),

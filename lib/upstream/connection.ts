@@ -1,13 +1,16 @@
 import 'server-only'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
-import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import {
+  ErrorCode, ListRootsRequestSchema, McpError, ProgressNotificationSchema, ToolListChangedNotificationSchema, type CallToolResult, type Progress,
+} from '@modelcontextprotocol/sdk/types.js'
 import type { Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { z } from 'zod'
 import type { Db } from '@/db/client'
-import type { ConnectionAction, ConnectionState, Transport } from '@/db/schema'
+import type { ConnectionAction, ConnectionState, Root, Transport } from '@/db/schema'
 import { describeError } from '@/lib/errors'
 import { projectRoot } from '@/lib/paths'
 import pkg from '@/package.json'
@@ -19,12 +22,22 @@ export interface ConnectionSpec {
   transport: Transport
   secrets: Record<string, string>
   fingerprint: string
+  roots: Root[]
+}
+
+/** How one call may run: its timeout (restarted by progress), where progress goes, what cancels it. */
+export interface CallOptions {
+  timeoutMs: number
+  onProgress?: (p: Progress) => void
+  signal?: AbortSignal
 }
 
 export interface RuntimeOptions {
   baseUrl: string // toolgate's own URL, for OAuth redirects
   connectTimeoutMs: number
   pingIntervalMs: number
+  /** HTTP upstreams are pinged this often: a dead one must stop reading ready within ~2 s (a dead stdio process is noticed at once) */
+  httpPingIntervalMs: number
   /** re-list tools this often even without list_changed: a server need not announce a change for it to count */
   relistIntervalMs: number
   backoffBaseMs: number
@@ -84,7 +97,7 @@ function makeTransport(db: Db, spec: Pick<ConnectionSpec, 'name' | 'transport' |
   const secretValues = Object.fromEntries((t.secrets ?? []).map((n) => [n, spec.secrets[n]]))
   if ('command' in t) {
     const transport = new StdioClientTransport({
-      command: t.command, args: t.args ?? [], cwd: projectRoot(), stderr: 'pipe',
+      command: t.command, args: t.args ?? [], cwd: t.cwd ?? projectRoot(), stderr: 'pipe',
       env: { ...getDefaultEnvironment(), ...(t.env ?? {}), ...secretValues },
     })
     let partial = ''
@@ -96,11 +109,37 @@ function makeTransport(db: Db, spec: Pick<ConnectionSpec, 'name' | 'transport' |
     return transport
   }
   const authProvider = new DbOAuthProvider(db, spec.name, new URL(CALLBACK_PATH, opts.baseUrl).href, false)
-  return new StreamableHTTPClientTransport(new URL(t.url), {
-    authProvider,
-    requestInit: { headers: { ...(t.headers ?? {}), ...secretValues } },
-  })
+  const requestInit = { headers: { ...(t.headers ?? {}), ...secretValues } }
+  return t.type === 'sse'
+    ? new SSEClientTransport(new URL(t.url), { authProvider, requestInit })
+    : new StreamableHTTPClientTransport(new URL(t.url), { authProvider, requestInit })
 }
+
+/** What an operator needs to know about a failed connection: refused where, DNS, TLS, spawn. */
+export function describeConnectionError(e: unknown): string {
+  const err = e as { message?: string; code?: string; cause?: { code?: string; address?: string; port?: number; hostname?: string; message?: string }; path?: string }
+  const cause = err?.cause
+  const code = cause?.code ?? err?.code
+  if (code === 'ECONNREFUSED') return `connection refused${cause?.address ? ` by ${cause.address}${cause.port ? `:${cause.port}` : ''}` : ''} (ECONNREFUSED)`
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `DNS lookup failed for ${cause?.hostname ?? 'the host'} (${code})`
+  if (code === 'ECONNRESET') return 'the connection was reset by the server (ECONNRESET)'
+  if (code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return `connecting timed out (${code})`
+  if (code && (/^ERR_TLS|^CERT_|_CERT|^DEPTH_ZERO|^SELF_SIGNED|^UNABLE_TO_VERIFY/.test(code))) return `TLS error: ${cause?.message ?? err.message} (${code})`
+  if (code === 'ENOENT' && err.path) return `could not start "${err.path}": no such file or command (ENOENT)`
+  if (code === 'EACCES' && err.path) return `could not start "${err.path}": permission denied (EACCES)`
+  return describeError(e)
+}
+
+/** A failure of the connection itself (not an error the server answered): the upstream needs reconnecting. */
+function isTransportFailure(e: unknown): boolean {
+  if (e instanceof McpError) return e.code === ErrorCode.ConnectionClosed
+  if (e instanceof StreamableHTTPError) return e.code === 404 || e.code === 400 || (e.code ?? 0) >= 500 // session gone, server failing
+  return true // fetch failed, not connected, stream errors
+}
+
+const RAW_RESULT = z.looseObject({})
+/** The longest a timer can wait (setTimeout's limit): the SDK's own timeout, out of the way of toolgate's. */
+const MAX_TIMER_MS = 2 ** 31 - 1
 
 /**
  * Inspect a quarantined server: connect, list every tool, store the definitions for review
@@ -109,7 +148,7 @@ function makeTransport(db: Db, spec: Pick<ConnectionSpec, 'name' | 'transport' |
  * inspected when added.
  */
 export async function inspectServer(db: Db, spec: Pick<ConnectionSpec, 'name' | 'transport' | 'secrets'>, opts: Pick<RuntimeOptions, 'baseUrl' | 'connectTimeoutMs'>, log: Log): Promise<number> {
-  const client = new Client({ name: 'toolgate', version: pkg.version }, { capabilities: {} })
+  const client = new Client({ name: 'toolgate', version: pkg.version }, { capabilities: {} }) // for inspection: ask for nothing
   await client.connect(makeTransport(db, spec, opts, log), { timeout: opts.connectTimeoutMs })
   try {
     const all = await listAllTools(client, opts.connectTimeoutMs)
@@ -142,6 +181,13 @@ export class UpstreamConnection {
   private ready = false
   private discovering: Promise<void> | null = null
   private rediscoverAgain = false
+  /** ends the current connection (a reconnect follows); set while one is open */
+  private fail?: (reason: string) => void
+  private lastStderr = ''
+  private transport?: SdkTransport
+  private calls = 0
+  /** progress listeners of the calls in flight, by the progress token toolgate gave each */
+  private progress = new Map<string, (p: Progress) => void>()
 
   constructor(
     private db: Db, readonly spec: ConnectionSpec, private opts: RuntimeOptions,
@@ -162,10 +208,55 @@ export class UpstreamConnection {
     await this.client?.close().catch(() => undefined)
   }
 
-  /** Route one tools/call to the upstream. The caller has already checked the gates. */
-  async callTool(tool: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
-    if (!this.client || !this.ready) throw new Error(`server "${this.spec.name}" is not connected`)
-    return (await this.client.callTool({ name: tool, arguments: args ?? {} })) as CallToolResult
+  /**
+   * Route one tools/call to the upstream and pass its result through as given. The caller has
+   * already checked the gates. A failure of the connection itself (not an error the server
+   * answered) ends the connection at once, so the server reads unhealthy and is reconnected.
+   */
+  async callTool(tool: string, args: Record<string, unknown> | undefined, opts: CallOptions): Promise<CallToolResult> {
+    const client = this.client
+    if (!client || !this.ready) throw new Error(`server "${this.spec.name}" is not connected`)
+    // toolgate keeps the timeout itself (restarted by progress) and its own progress tokens: the
+    // SDK drops a progress notification that arrives in the same read as the result, and an
+    // agent should see every step
+    const token = `tg_${++this.calls}`
+    const timedOut = new AbortController()
+    let timer = setTimeout(() => timedOut.abort(), opts.timeoutMs)
+    this.progress.set(token, (p) => {
+      clearTimeout(timer)
+      timer = setTimeout(() => timedOut.abort(), opts.timeoutMs)
+      opts.onProgress?.(p)
+    })
+    try {
+      return await client.request({ method: 'tools/call', params: { name: tool, arguments: args ?? {}, _meta: { progressToken: token } } }, RAW_RESULT, {
+        timeout: MAX_TIMER_MS, signal: opts.signal ? AbortSignal.any([opts.signal, timedOut.signal]) : timedOut.signal,
+      }) as CallToolResult
+    } catch (e) {
+      if (timedOut.signal.aborted) throw new McpError(ErrorCode.RequestTimeout, `the call took longer than ${opts.timeoutMs} ms without progress`)
+      if (isTransportFailure(e) && !opts.signal?.aborted) this.fail?.(`closed: a call failed: ${describeConnectionError(e)}`)
+      throw e
+    } finally {
+      clearTimeout(timer)
+      this.progress.delete(token)
+    }
+  }
+
+  /** What the server offers (resources, prompts, …) and its instructions, once connected. */
+  get offers(): { resources: boolean; prompts: boolean; instructions: string | undefined } {
+    const caps = this.ready ? this.client?.getServerCapabilities() : undefined
+    return { resources: !!caps?.resources, prompts: !!caps?.prompts, instructions: this.ready ? this.client?.getInstructions() : undefined }
+  }
+
+  /** One resources/* or prompts/* request, passed through; a broken connection is noticed as for calls. */
+  async request(method: 'resources/list' | 'resources/templates/list' | 'resources/read' | 'prompts/list' | 'prompts/get', params: Record<string, unknown>, timeoutMs: number): Promise<Record<string, unknown>> {
+    const client = this.client
+    if (!client || !this.ready) throw new Error(`server "${this.spec.name}" is not connected`)
+    try {
+      return await client.request({ method, params }, RAW_RESULT, { timeout: timeoutMs })
+    } catch (e) {
+      if (isTransportFailure(e)) this.fail?.(`closed: a request failed: ${describeConnectionError(e)}`)
+      throw e
+    }
   }
 
   private get stopped() {
@@ -177,7 +268,19 @@ export class UpstreamConnection {
   }
 
   private makeTransport(): SdkTransport {
-    return makeTransport(this.db, this.spec, this.opts, this.log)
+    this.lastStderr = ''
+    return (this.transport = makeTransport(this.db, this.spec, this.opts, (stream, line) => {
+      if (stream === 'stderr') this.lastStderr = line
+      this.log(stream, line)
+    }))
+  }
+
+  /** Why the connection ended, as specifically as the transport lets us say. */
+  private endedBecause(): string {
+    if (!('command' in this.spec.transport)) return 'the upstream connection ended'
+    // the SDK keeps its child process private; its exit code is worth reading all the same
+    const code = (this.transport as unknown as { _process?: { exitCode: number | null } } | undefined)?._process?.exitCode
+    return `the server process exited${typeof code === 'number' ? ` with code ${code}` : ''}${this.lastStderr ? `; its last stderr line: ${this.lastStderr.slice(0, 300)}` : ''}`
   }
 
   private async run(): Promise<void> {
@@ -216,13 +319,23 @@ export class UpstreamConnection {
 
   /** Connect, discover, then serve until the connection ends; resolve(reason) exactly once. */
   private async connectAndServe(done: (reason: string) => void): Promise<void> {
-    const client = new Client({ name: 'toolgate', version: pkg.version }, { capabilities: {} })
+    // roots: the ones configured for this server (none unless the operator set some)
+    const client = new Client({ name: 'toolgate', version: pkg.version }, { capabilities: { roots: { listChanged: false } } })
+    client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: this.spec.roots }))
+    client.setNotificationHandler(ProgressNotificationSchema, (n) => {
+      const { progressToken, ...p } = n.params
+      this.progress.get(String(progressToken))?.(p)
+    })
     this.client = client
     let finished = false
     const finish = (reason: string) => {
       if (!finished) { finished = true; done(reason) }
     }
-    client.onclose = () => finish(this.ready ? 'closed: the upstream connection ended' : 'failed: the upstream closed the connection')
+    this.fail = (reason) => {
+      this.ready = false
+      finish(reason)
+    }
+    client.onclose = () => finish(this.ready ? `closed: ${this.endedBecause()}` : `failed: ${this.endedBecause()}`)
     client.onerror = (e) => {
       this.log('event', `transport error: ${describeError(e)}`)
       // the SDK may close the transport before connect() rejects: settle the reason here
@@ -238,22 +351,23 @@ export class UpstreamConnection {
       this.publish('ready')
       this.log('event', 'ready')
     } catch (e) {
-      return finish(isUnauthorized(e) ? 'unauthorized' : `failed: ${describeError(e)}`)
+      return finish(isUnauthorized(e) ? 'unauthorized' : `failed: ${describeConnectionError(e)}${'command' in this.spec.transport && this.lastStderr ? `; its last stderr line: ${this.lastStderr.slice(0, 300)}` : ''}`)
     }
     // Liveness: a ping notices dropped connections and expired logins between calls; a periodic
     // re-list notices definitions changed without list_changed (stateless HTTP servers never send it).
     let listedAt = Date.now()
+    const pingEvery = 'url' in this.spec.transport ? this.opts.httpPingIntervalMs : this.opts.pingIntervalMs
     while (!finished && !this.stopped) {
-      await sleep(Math.min(this.opts.pingIntervalMs, this.opts.relistIntervalMs), this.stopController.signal)
+      await sleep(Math.min(pingEvery, this.opts.relistIntervalMs), this.stopController.signal)
       if (finished || this.stopped) break
       if (Date.now() - listedAt >= this.opts.relistIntervalMs) {
         listedAt = Date.now()
         this.rediscover()
       }
       try {
-        await client.ping({ timeout: this.opts.connectTimeoutMs })
+        await client.ping({ timeout: Math.min(this.opts.connectTimeoutMs, Math.max(2 * pingEvery, 1_000)) })
       } catch (e) {
-        finish(isUnauthorized(e) ? 'unauthorized' : `closed: ping failed: ${describeError(e)}`)
+        finish(isUnauthorized(e) ? 'unauthorized' : `closed: ping failed: ${describeConnectionError(e)}`)
       }
     }
     finish('stopped')

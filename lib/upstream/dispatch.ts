@@ -1,5 +1,5 @@
 import 'server-only'
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { ErrorCode, McpError, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js'
 import type { Db } from '@/db/client'
 import { appendActivity } from '@/lib/activity/record'
 import { describeError } from '@/lib/errors'
@@ -8,6 +8,7 @@ import { parseToolId } from '@/lib/preflight/ids'
 import { evaluateNow } from '@/lib/preflight/service'
 import { unavailable, type Caller, type UnavailableResult } from '@/lib/preflight/evaluate'
 import { runningSupervisor, type Supervisor } from './supervisor'
+import { describeConnectionError } from './connection'
 import { serverConfig } from '@/db/queries/servers'
 import { readSettings } from '@/db/queries/settings'
 import type { CallApproval } from '@/db/schema'
@@ -18,6 +19,10 @@ export interface CallContext {
   caller: Caller
   profile: string | undefined
   requestId: string
+  /** the client's progress token, as a sink: upstream progress (and the wait for an approval) go here */
+  progress?: (p: Progress) => void
+  /** the client cancelled, or went away */
+  signal?: AbortSignal
 }
 
 /** What became of one tools/call; the MCP surface words it (lib/mcp). */
@@ -27,10 +32,33 @@ export type CallOutcome =
   | { kind: 'failed'; error: string }
   /** under call approval: no decision yet (the request stays open), denied, or expired */
   | { kind: 'held' | 'denied' | 'expired'; call: CallApproval }
+  /** the client cancelled the call (or went away): nothing is answered */
+  | { kind: 'cancelled' }
 
 const outcomeName = (o: CallOutcome) => (o.kind === 'answered' ? (o.result.isError ? 'tool_error' : 'ok') : o.kind)
 
+/**
+ * One call on the live connection, within the server's call timeout (progress restarts it).
+ * A timeout, a cancellation and a broken connection each say what happened.
+ */
+async function callUpstream(ctx: CallContext, server: string, tool: string, args: Record<string, unknown> | undefined, supervisor: Supervisor | undefined): Promise<CallOutcome> {
+  const conn = supervisor?.connection(server)
+  if (!conn) return { kind: 'failed', error: `no live upstream connection for server "${server}" in this toolgate process` }
+  const timeoutMs = serverConfig(ctx.db, server)?.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS
+  try {
+    return { kind: 'answered', result: await conn.callTool(tool, args, { timeoutMs, onProgress: ctx.progress, signal: ctx.signal }) }
+  } catch (e) {
+    if (ctx.signal?.aborted) return { kind: 'cancelled' }
+    if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
+      return { kind: 'failed', error: `the call timed out after ${timeoutMs / 1000} s without a result or progress: that is server "${server}"'s call timeout. Raise it with: toolgate upstream set ${server} --call-timeout 30m (or on the server's dashboard page)` }
+    }
+    return { kind: 'failed', error: `the upstream call failed: ${describeConnectionError(e)}` }
+  }
+}
+
 const POLL_MS = 200
+const WAIT_PROGRESS_MS = 5_000
+const DEFAULT_CALL_TIMEOUT_MS = 600_000
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /**
@@ -40,24 +68,27 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
  */
 async function heldCall(ctx: CallContext, server: string, tool: string, args: Record<string, unknown>, supervisor: Supervisor | undefined): Promise<CallOutcome> {
   const { call } = await requestCall(ctx.db, { server, tool, args, caller: ctx.caller.name, requestId: ctx.requestId })
-  const deadline = Date.now() + readSettings(ctx.db).callApprovalWaitMs
+  const started = Date.now()
+  const deadline = started + readSettings(ctx.db).callApprovalWaitMs
+  let reported = started
   for (;;) {
     const c = callById(ctx.db, call.id)!
     if (c.status === 'done') return { kind: 'answered', result: c.result as CallToolResult, callId: c.id }
     if (c.status === 'denied' || c.status === 'expired') return { kind: c.status, call: c }
     if (c.status === 'approved' && await claimCall(ctx.db, c.id)) {
-      const conn = supervisor?.connection(server)
-      let result: CallToolResult
-      try {
-        if (!conn) throw new Error(`no live upstream connection for server "${server}" in this toolgate process`)
-        result = await conn.callTool(tool, args)
-      } catch (e) {
-        result = { isError: true, content: [{ type: 'text', text: `the upstream call failed: ${describeError(e)}` }] }
-      }
+      const outcome = await callUpstream(ctx, server, tool, args, supervisor)
+      const result: CallToolResult = outcome.kind === 'answered' ? outcome.result
+        : { isError: true, content: [{ type: 'text', text: outcome.kind === 'failed' ? outcome.error : 'the caller cancelled the call while it ran' }] }
       await finishCall(ctx.db, c.id, result)
-      return { kind: 'answered', result, callId: c.id }
+      return outcome.kind === 'cancelled' ? outcome : { kind: 'answered', result, callId: c.id }
     }
+    // the request stays open: the client went away, or the wait is over
+    if (ctx.signal?.aborted) return { kind: 'cancelled' }
     if (Date.now() >= deadline) return { kind: 'held', call: c }
+    if (ctx.progress && Date.now() - reported >= WAIT_PROGRESS_MS) {
+      reported = Date.now()
+      ctx.progress({ progress: reported - started, message: `waiting for an operator to approve this call (call id ${c.id})` })
+    }
     await sleep(POLL_MS)
   }
 }
@@ -78,21 +109,14 @@ export async function dispatchToolCall(ctx: CallContext, id: string, args: Recor
   if (verdict.status === 'unavailable') {
     outcome = { kind: 'refused', verdict }
   } else {
-    const conn = server === undefined ? undefined : supervisor?.connection(server)
-    if (!conn) {
+    if (server === undefined || !supervisor?.connection(server)) {
       // ready by its published state, but nothing in this process can reach it
       // (a state-file server without a transport, or the connection just dropped)
-      outcome = { kind: 'refused', verdict: unavailable(verdict.id, 'server_unhealthy', `no live upstream connection for server "${server}" in this toolgate process`, { server: server ?? '', tool }) }
+      outcome = { kind: 'refused', verdict: unavailable(verdict.id, 'server_unhealthy', `no live upstream connection for server "${server ?? ''}" in this toolgate process`, { server: server ?? '', tool }) }
     } else {
-      if (serverConfig(ctx.db, server!)?.callApprovalTools.includes(tool)) {
-        outcome = await heldCall(ctx, server!, tool, args ?? {}, supervisor)
-      } else {
-        try {
-          outcome = { kind: 'answered', result: await conn.callTool(tool, args) }
-        } catch (e) {
-          outcome = { kind: 'failed', error: describeError(e) }
-        }
-      }
+      outcome = serverConfig(ctx.db, server)?.callApprovalTools.includes(tool)
+        ? await heldCall(ctx, server, tool, args ?? {}, supervisor)
+        : await callUpstream(ctx, server, tool, args, supervisor)
     }
   }
   try {

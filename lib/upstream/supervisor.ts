@@ -170,6 +170,11 @@ export class Supervisor {
     return c?.isReady ? c : undefined
   }
 
+  /** Every server connected and discovered right now. */
+  connectedServers(): string[] {
+    return [...this.connections].filter(([, c]) => c.isReady).map(([name]) => name)
+  }
+
   private publisher(server: string): StatePublisher {
     let p = this.publishers.get(server)
     if (!p) this.publishers.set(server, (p = new StatePublisher(this.db, server, this.instance)))
@@ -234,7 +239,7 @@ export class Supervisor {
       // restartRequestedAt; the runtime's own token refreshes must not restart it), and so does
       // a server re-created under the same name (a state load replaces rows and their states)
       const fingerprint = createHash('sha256')
-        .update(JSON.stringify([row.transport, serverSecretValues, row.restartRequestedAt, row.createdAt]))
+        .update(JSON.stringify([row.transport, serverSecretValues, row.restartRequestedAt, row.createdAt, row.roots]))
         .digest('hex')
       if (current?.spec.fingerprint === fingerprint) continue
       if (current) {
@@ -242,7 +247,7 @@ export class Supervisor {
         this.log(row.name, 'event', 'configuration changed or restart requested: reconnecting')
       }
       const conn = new UpstreamConnection(
-        this.db, { name: row.name, transport: row.transport, secrets: serverSecretValues, fingerprint }, this.opts,
+        this.db, { name: row.name, transport: row.transport, secrets: serverSecretValues, fingerprint, roots: row.roots }, this.opts,
         (state, detail = null, action = null) => {
           // a stopped connection must not overwrite its successor's state
           if (this.connections.get(row.name) === conn) this.publisher(row.name).set({ state, detail, action })
@@ -273,6 +278,7 @@ export function supervisorOptions(baseUrl: string, env: Record<string, string | 
     baseUrl,
     connectTimeoutMs: num(env.TOOLGATE_CONNECT_TIMEOUT_MS, 20_000),
     pingIntervalMs: num(env.TOOLGATE_PING_INTERVAL_MS, 15_000),
+    httpPingIntervalMs: num(env.TOOLGATE_HTTP_PING_INTERVAL_MS, 1_000),
     relistIntervalMs: num(env.TOOLGATE_RELIST_INTERVAL_MS, 300_000),
     backoffBaseMs: num(env.TOOLGATE_BACKOFF_BASE_MS, 1_000),
     backoffMaxMs: num(env.TOOLGATE_BACKOFF_MAX_MS, 30_000),

@@ -3,6 +3,7 @@ import { activity } from '@/db/schema'
 import { insertActivity } from '@/lib/activity/record'
 import { runCli } from '@/tests/helpers/cli'
 import { freshDb, load } from '@/tests/helpers/db'
+import { transactionOn } from '@/db/client'
 
 describe('toolgate settings', () => {
   it('lists the settings with their defaults and changes one on the record', async () => {
@@ -36,7 +37,7 @@ describe('toolgate activity prune', () => {
   it('prunes by the retention setting, or before a date, and reports how many', async () => {
     const { db, file } = freshDb()
     const day = 24 * 60 * 60 * 1000
-    db.transaction((tx) => {
+    transactionOn(db, (tx) => {
       for (let i = 0; i < 7; i++) insertActivity(tx, { requestId: `ancient_${i}`, type: 'preflight', actor: 't', at: Date.now() - 400 * day, data: { ids_raw: 0, ids_unique: 0, tools: [], duration_ms: 0 } })
       for (let i = 0; i < 3; i++) insertActivity(tx, { requestId: `month_${i}`, type: 'preflight', actor: 't', at: Date.now() - 30 * day, data: { ids_raw: 0, ids_unique: 0, tools: [], duration_ms: 0 } })
     })

@@ -19,6 +19,9 @@ export interface FixtureTool {
   icons?: unknown[]
   _meta?: Record<string, unknown>
   error?: boolean
+  /** a call takes this long, reporting progress every progressEveryMs when the caller asked for it */
+  sleepMs?: number
+  progressEveryMs?: number
 }
 export interface Control { mode?: 'ok' | 'crash' | 'hang'; pageSize?: number; startDelayMs?: number; tools: FixtureTool[] }
 
@@ -34,8 +37,8 @@ export function stdioFixture(control: Control) {
     transport: { command: process.execPath, args: [FIXTURE], env: { FIXTURE_CONTROL: controlFile, FIXTURE_COUNT: countFile, FIXTURE_CALL_LOG: callLog } },
     set,
     received: () => (existsSync(countFile) ? Number(readFileSync(countFile, 'utf8') || '0') : 0),
-    /** every tools/call the upstream executed, in order */
-    calls: (): { name: string; arguments: Record<string, unknown> }[] => (existsSync(callLog) ? readFileSync(callLog, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []),
+    /** every tools/call the upstream received, in order, and every cancellation it saw */
+    calls: (): { name: string; arguments?: Record<string, unknown>; cancelled?: true }[] => (existsSync(callLog) ? readFileSync(callLog, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []),
     /** the same fixture serving Streamable HTTP on a loopback port (its own process, started by the caller) */
     httpEnv: (port: number) => ({ FIXTURE_CONTROL: controlFile, FIXTURE_COUNT: countFile, FIXTURE_CALL_LOG: callLog, FIXTURE_PORT: String(port) }),
   }

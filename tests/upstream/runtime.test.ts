@@ -217,14 +217,22 @@ describe('configuration', () => {
     expect(await reasonOf('steady:steady')).toBe('ready')
   })
 
-  it('rejects a bad mcpServers file naming the fault, and adds nothing', async () => {
+  it('imports the good entries of an mcpServers file and names each bad one; a file that is not one adds nothing', async () => {
     const file = path.join(path.dirname(dbFile), 'bad.json')
     writeFileSync(file, JSON.stringify({ mcpServers: { good: { command: 'node' }, 'bad:name': { command: 'node' }, nothing: {} } }))
     const r = await runCli(['upstream', 'import', file, '--db', dbFile])
     expect(r.code).toBe(1)
-    expect(r.stderr).toMatch(/mcpServers/)
-    const list = JSON.parse((await runCli(['upstream', 'list', '-o', 'json', '--db', dbFile])).stdout)
-    expect(list.map((s: { name: string }) => s.name)).not.toContain('good')
+    expect(r.stdout).toContain('imported 1 server: good')
+    expect(r.stderr).toMatch(/not imported: bad:name: .*name/)
+    expect(r.stderr).toMatch(/not imported: nothing: /)
+    const names = () => runCli(['upstream', 'list', '-o', 'json', '--db', dbFile]).then((l) => JSON.parse(l.stdout).map((s: { name: string }) => s.name))
+    expect(await names()).toEqual(expect.arrayContaining(['good']))
+    expect(await names()).not.toContain('nothing')
+    writeFileSync(file, JSON.stringify({ servers: { other: { command: 'node' } } }))
+    const wrong = await runCli(['upstream', 'import', file, '--db', dbFile])
+    expect(wrong.code).toBe(1)
+    expect(wrong.stderr).toMatch(/mcpServers/)
+    expect(await names()).not.toContain('other')
   })
 })
 

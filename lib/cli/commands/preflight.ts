@@ -1,4 +1,4 @@
-import { openCliDb, outputFormat, parse, UsageError, cliActor } from '@/lib/cli/args'
+import { openCliDb, outputFormat, parse, parseDuration, UsageError, cliActor } from '@/lib/cli/args'
 import { preflightTable } from '@/lib/cli/output'
 import { agentCaller } from '@/lib/auth/caller'
 import { mintRequestId } from '@/lib/activity/request-id'
@@ -8,14 +8,6 @@ import { MAX_WAIT_MS, parsePreflightBody, type PreflightBody } from '@/lib/prefl
 import type { Caller, EvaluationInput, Policy } from '@/lib/preflight/evaluate'
 import { unauthorized } from '@/lib/errors'
 import { preflightInBand } from './preflight-in-band'
-
-export function parseDuration(v: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(v.trim())
-  if (!m) throw new UsageError(`--wait must be a duration like 500ms or 2s, not "${v}"`)
-  const ms = Math.round(Number(m[1]) * (m[2] === 's' ? 1000 : 1))
-  if (ms > MAX_WAIT_MS) throw new UsageError(`--wait must be at most 10s, not "${v}"`)
-  return ms
-}
 
 /** --pin <id>=<pin>, each naming a requested id. */
 function parsePins(pins: string[], ids: string[]): { id: string; pin_hash?: string }[] {
@@ -58,7 +50,7 @@ export async function preflightCommand(argv: string[]): Promise<number> {
     tools,
     ...(values.profile !== undefined ? { profile: values.profile } : {}),
     ...(Object.keys(policy).length ? { policy } : {}),
-    ...(values.wait !== undefined ? { wait_ms: parseDuration(values.wait) } : {}),
+    ...(values.wait !== undefined ? { wait_ms: parseDuration('--wait', values.wait, MAX_WAIT_MS) } : {}),
   }
 
   // the REST body's own rules (caps, bounds, pins, wait): a fault is exit 1 before anything is asked

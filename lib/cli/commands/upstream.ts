@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs'
-import { cliActor, one, openCliDb, outputFormat, parse, UsageError } from '@/lib/cli/args'
+import path from 'node:path'
+import { cliActor, one, openCliDb, outputFormat, parse, parseDuration, UsageError } from '@/lib/cli/args'
 import { table } from '@/lib/cli/output'
 import { disableServer, enableServer, quarantineServer, unquarantineServer } from '@/lib/admin/servers'
 import { addServer, importServers, removeServer, requestRestart, setSecret } from '@/lib/admin/upstreams'
+import { configureServer } from '@/lib/admin/server-settings'
 import { serverRows } from '@/lib/catalog/servers'
 import { toolInventory } from '@/lib/catalog/inventory'
 import { managedServers, serverState } from '@/db/queries/servers'
@@ -14,8 +16,9 @@ const mutations = { enable: enableServer, disable: disableServer, quarantine: qu
 
 const USAGE = `usage:
   toolgate upstream list [-o json]
-  toolgate upstream add <name> (--command CMD [--arg A]... [--env K=V]... | --url URL [--header 'K: V']...) [--secret NAME]... [--trusted] [--trust auto]
+  toolgate upstream add <name> (--command CMD [--arg A]... [--env K=V]... [--cwd DIR] | --url URL [--sse] [--header 'K: V']...) [--secret NAME]... [--trusted] [--trust auto]
   toolgate upstream import <mcpServers.json> [--trusted]
+  toolgate upstream set <name> [--call-timeout 15m] [--root file:///dir]... [--no-roots] [--trust manual|auto]
   toolgate upstream remove <name>
   toolgate upstream enable|disable|quarantine|unquarantine|restart <name>
   toolgate upstream inspect <name>                       (a quarantined server: list its tools for review, serve nothing)
@@ -82,15 +85,16 @@ export async function upstreamCommand(sub: string | undefined, argv: string[]): 
   if (sub === 'add') {
     const { values, positionals } = parse(argv, {
       command: { type: 'string' }, arg: { type: 'string', multiple: true }, env: { type: 'string', multiple: true },
-      url: { type: 'string' }, header: { type: 'string', multiple: true }, secret: { type: 'string', multiple: true },
-      trusted: { type: 'boolean' }, trust: { type: 'string' },
+      cwd: { type: 'string' }, url: { type: 'string' }, sse: { type: 'boolean' }, header: { type: 'string', multiple: true },
+      secret: { type: 'string', multiple: true }, trusted: { type: 'boolean' }, trust: { type: 'string' },
     })
     const name = one(positionals, 'server name')
     if (!values.command === !values.url) throw new UsageError('give exactly one of --command (stdio) or --url (Streamable HTTP)')
     const secrets = values.secret?.length ? { secrets: values.secret } : {}
+    if (values.command ? values.sse : values.cwd) throw new UsageError(values.command ? '--sse goes with --url' : '--cwd goes with --command')
     const transport = values.command
-      ? { command: values.command, ...(values.arg ? { args: values.arg } : {}), ...(values.env ? { env: pairs(values.env, '=', '--env') } : {}), ...secrets }
-      : { url: values.url, ...(values.header ? { headers: pairs(values.header, ':', '--header') } : {}), ...secrets }
+      ? { command: values.command, ...(values.arg ? { args: values.arg } : {}), ...(values.env ? { env: pairs(values.env, '=', '--env') } : {}), ...(values.cwd ? { cwd: path.resolve(values.cwd) } : {}), ...secrets }
+      : { url: values.url, ...(values.sse ? { type: 'sse' } : {}), ...(values.header ? { headers: pairs(values.header, ':', '--header') } : {}), ...secrets }
     const r = await addServer(openCliDb(values.db), { name, transport, trusted: values.trusted ?? false, ...(values.trust ? { trust: values.trust } : {}) }, actor)
     console.log(r.quarantined
       ? `added ${name} (quarantined: review it, then toolgate upstream unquarantine ${name})`
@@ -106,8 +110,23 @@ export async function upstreamCommand(sub: string | undefined, argv: string[]): 
     } catch (e) {
       throw new UsageError(`cannot read ${file} as JSON: ${(e as Error).message}`)
     }
-    const names = await importServers(openCliDb(values.db), doc, { trusted: values.trusted ?? false }, actor)
-    console.log(`imported ${names.length} server${names.length === 1 ? '' : 's'}: ${names.join(', ')}${values.trusted ? '' : ' (quarantined until reviewed)'}`)
+    const { imported, refused } = await importServers(openCliDb(values.db), doc, { trusted: values.trusted ?? false, baseDir: path.dirname(path.resolve(file)) }, actor)
+    if (imported.length) console.log(`imported ${imported.length} server${imported.length === 1 ? '' : 's'}: ${imported.join(', ')}${values.trusted ? '' : ' (quarantined until reviewed)'}`)
+    for (const r of refused) console.error(`toolgate: not imported: ${r.name}: ${r.error}`)
+    return refused.length ? 1 : 0
+  }
+  if (sub === 'set') {
+    const { values, positionals } = parse(argv, { 'call-timeout': { type: 'string' }, root: { type: 'string', multiple: true }, 'no-roots': { type: 'boolean' }, trust: { type: 'string' } })
+    const name = one(positionals, 'server name')
+    if (values.root && values['no-roots']) throw new UsageError('give --root or --no-roots, not both')
+    const change = {
+      ...(values['call-timeout'] !== undefined ? { callTimeoutMs: parseDuration('--call-timeout', values['call-timeout']) } : {}),
+      ...(values.root ? { roots: values.root.map((uri) => ({ uri })) } : values['no-roots'] ? { roots: [] } : {}),
+      ...(values.trust !== undefined ? { trust: values.trust } : {}),
+    }
+    if (Object.keys(change).length === 0) throw new UsageError('nothing to change: give --call-timeout, --root, --no-roots or --trust')
+    const r = await configureServer(openCliDb(values.db), name, change, actor)
+    console.log(`${name}: call timeout ${r.after.callTimeoutMs / 1000}s, roots ${r.after.roots.map((x) => x.uri).join(', ') || 'none'}, trust ${r.after.trust}  (activity ${r.activityId})`)
     return 0
   }
   if (sub === 'remove' || sub === 'restart') {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { count, eq } from 'drizzle-orm'
-import { openDb } from '@/db/client'
+import { openDb, transactionOn } from '@/db/client'
 import { activity, activityServers } from '@/db/schema'
 import { insertActivity } from '@/lib/activity/record'
 import { activityStorage, PRUNE_BATCH, pruneActivity, retentionCutoff } from '@/lib/activity/retention'
@@ -13,7 +13,7 @@ describe('activity retention', () => {
   it('prunes records older than the retention window in small batches, and records that it did', async () => {
     const db = openDb(':memory:')
     // 1,200 records 100 days old (with a server link each), 10 from 89 days ago, 5 from today
-    db.transaction((tx) => {
+    transactionOn(db, (tx) => {
       for (let i = 0; i < 1_200; i++) insertActivity(tx, { requestId: `old_${i}`, type: 'preflight', actor: 't', server: 'a', at: NOW - 100 * DAY, data: { ids_raw: 0, ids_unique: 0, tools: [], duration_ms: 0 } })
       for (let i = 0; i < 10; i++) insertActivity(tx, { requestId: `kept_${i}`, type: 'preflight', actor: 't', at: NOW - 89 * DAY, data: { ids_raw: 0, ids_unique: 0, tools: [], duration_ms: 0 } })
       for (let i = 0; i < 5; i++) insertActivity(tx, { requestId: `new_${i}`, type: 'preflight', actor: 't', at: NOW, data: { ids_raw: 0, ids_unique: 0, tools: [], duration_ms: 0 } })

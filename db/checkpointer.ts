@@ -1,0 +1,59 @@
+import 'server-only'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { Worker } from 'node:worker_threads'
+import type { Db } from './client'
+import { logLine } from '@/lib/log'
+import { projectRoot } from '@/lib/paths'
+
+/** How often the checkpointer copies the write-ahead log into the database file. */
+const CHECKPOINT_MS = 500
+/** The server's own connection still checkpoints past this many WAL pages, should the worker fall behind. */
+const FALLBACK_AUTOCHECKPOINT_PAGES = 20_000
+
+// Runs in the worker: its own connection, a PASSIVE checkpoint (it never waits on, or blocks,
+// readers and the writer) every CHECKPOINT_MS; a busy or failed round is simply the next one's work.
+const WORKER = `
+const { parentPort, workerData } = require('node:worker_threads')
+const Database = require(workerData.driver)
+const db = new Database(workerData.file)
+db.pragma('busy_timeout = 0')
+const timer = setInterval(() => {
+  try { db.pragma('wal_checkpoint(PASSIVE)') } catch (e) { parentPort.postMessage(String(e && e.message || e)) }
+}, workerData.everyMs)
+parentPort.on('message', () => { clearInterval(timer); db.close(); process.exit(0) })
+`
+
+/**
+ * Checkpoints off the request path. With SQLite's default, the commit that crosses 1,000 WAL
+ * pages copies them all into the database file and fsyncs it — tens of milliseconds on the
+ * event loop, for whichever check happened to commit then. A worker thread does that work
+ * instead, on its own connection, so a check's commit is its own records and one fsync.
+ */
+export function startCheckpointer(db: Db): { stop: () => Promise<void> } {
+  const file = db.$client.name
+  if (file === ':memory:' || file === '') return { stop: async () => undefined }
+  db.$client.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`)
+  const driver = createRequire(path.join(projectRoot(), 'package.json')).resolve('better-sqlite3')
+  const worker = new Worker(WORKER, { eval: true, workerData: { file, driver, everyMs: CHECKPOINT_MS } })
+  let warned = false
+  worker.on('message', (m) => {
+    if (!warned) console.error(logLine(`toolgate: WAL checkpoint failed (the next round retries): ${m}`))
+    warned = true
+  })
+  worker.on('error', (e) => {
+    console.error(logLine(`toolgate: the WAL checkpointer stopped: ${e.message}`))
+    // the server's own connection checkpoints again, as SQLite does by default
+    if (db.$client.open) db.$client.pragma('wal_autocheckpoint = 1000')
+  })
+  worker.unref()
+  return {
+    // held (ref'd) while it stops: the process must not end before the worker has closed its connection
+    stop: () => new Promise<void>((resolve) => {
+      const giveUp = setTimeout(resolve, 2_000)
+      worker.once('exit', () => { clearTimeout(giveUp); resolve() })
+      worker.ref()
+      worker.postMessage('stop')
+    }),
+  }
+}

@@ -1,0 +1,63 @@
+import { afterAll, describe, expect, it } from 'vitest'
+import { like } from 'drizzle-orm'
+import { activity } from '@/db/schema'
+import { freshDb, load } from '@/tests/helpers/db'
+import { startServer, type RunningServer } from '@/tests/helpers/server'
+
+// No verdict without its record, even when the process dies mid-load: every check a client got
+// an answer for is in the log after a kill -9 and a restart.
+
+const KEY = 'tg_op_durability_test_key_000000'
+const running: RunningServer[] = []
+afterAll(async () => { for (const s of running) await s.stop() })
+
+describe('durability under load', () => {
+  it('kill -9 while 16 clients check concurrently: every answered request id is on the record after the restart', async () => {
+    const { db, file } = freshDb()
+    await load(db, { servers: [{ name: 'a', connection: { state: 'ready' }, tools: [{ name: 't', input_schema: {} }, { name: 'u', input_schema: {} }] }] })
+    const server = await startServer({ TOOLGATE_DB: file, TOOLGATE_API_KEY: KEY })
+    running.push(server)
+
+    const answered: string[] = []
+    let failures = 0
+    let n = 0
+    let stop = false
+    const client = async () => {
+      while (!stop) {
+        const id = `crash_${n++}`
+        try {
+          const res = await fetch(`${server.url}/api/v1/preflight`, {
+            method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY, 'x-request-id': id },
+            body: JSON.stringify({ tools: [{ id: 'a:t' }, { id: 'a:u' }] }),
+          })
+          const body = await res.json()
+          if (res.status === 200 && body.data.request_id === id) answered.push(id)
+        } catch {
+          failures++ // the connection died with the server: no answer, so no promise
+          if (failures > 200) stop = true
+          await new Promise((r) => setTimeout(r, 5))
+        }
+      }
+    }
+    const clients = Array.from({ length: 16 }, client)
+    await new Promise((r) => setTimeout(r, 1_500))
+    const beforeCrash = answered.length
+    await server.crash()
+    stop = true
+    await Promise.all(clients)
+    expect(beforeCrash).toBeGreaterThan(100) // the load was real
+    expect(failures).toBeGreaterThan(0) // and the crash cut it
+
+    const again = await startServer({ TOOLGATE_DB: file, TOOLGATE_API_KEY: KEY })
+    running.push(again)
+    const recorded = new Set(db.select({ id: activity.requestId }).from(activity).where(like(activity.requestId, 'crash_%')).all().map((r) => r.id))
+    const lost = answered.filter((id) => !recorded.has(id))
+    expect(lost, `${lost.length} of ${answered.length} answered checks are not on the record`).toEqual([])
+    // and the restarted server answers and records as before
+    const res = await fetch(`${again.url}/api/v1/preflight`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY, 'x-request-id': 'after_crash' }, body: JSON.stringify({ tools: [{ id: 'a:t' }] }),
+    })
+    expect((await res.json()).data.verdict).toBe('ready')
+    expect(db.select().from(activity).where(like(activity.requestId, 'after_crash')).all()).toHaveLength(1)
+  })
+})

@@ -1,0 +1,229 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+import { z } from 'zod'
+import type { Db } from '@/db/client'
+import { addServer } from '@/lib/admin/upstreams'
+import { quarantineServer, unquarantineServer } from '@/lib/admin/servers'
+import { createAgentToken } from '@/lib/admin/tokens'
+import { freshDb } from '@/tests/helpers/db'
+import { runCli } from '@/tests/helpers/cli'
+import { freePort, startServer, type RunningServer } from '@/tests/helpers/server'
+import { FIXTURE, agentToken, connectionState, runtimeEnv, stdioFixture, waitFor } from './harness'
+
+// Transparent proxying: a real third-party server (server-everything) and the project's own
+// fixture behave through toolgate as they do directly — listings, progress, resources and
+// prompts, timeouts, cancellation, health and the spec's error codes.
+
+const KEY = 'tg_op_proxying_test_key_00000000'
+const ctx = { actor: 'test' }
+const EVERYTHING = path.resolve(import.meta.dirname, '..', '..', 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js')
+const LOOPBACK_ONLY = path.resolve(import.meta.dirname, '..', 'fixtures', 'loopback-only.cjs')
+const everything = (mode: 'stdio' | 'sse' | 'streamableHttp') => ({ command: process.execPath, args: ['--require', LOOPBACK_ONLY, EVERYTHING, mode] })
+
+let db: Db
+let dbFile: string
+let server: RunningServer
+let agent: string
+const spawned: ChildProcess[] = []
+
+beforeAll(async () => {
+  ;({ db, file: dbFile } = freshDb())
+  agent = await agentToken(db)
+  server = await startServer({ TOOLGATE_DB: dbFile, TOOLGATE_API_KEY: KEY, ...runtimeEnv })
+  await addServer(db, { name: 'everything', transport: everything('stdio'), trusted: true }, ctx)
+  await waitFor('everything ready', () => connectionState(db, 'everything')?.state === 'ready')
+}, 60_000)
+afterAll(async () => {
+  await server?.stop()
+  for (const p of spawned) p.kill()
+})
+
+const legacy = async (token = agent) => {
+  const c = new LegacyClient({ name: 'proxying-test', version: '1' })
+  await c.connect(new LegacyTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }))
+  return c
+}
+const modern = async () => {
+  const c = new Client({ name: 'proxying-test', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+  await c.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${agent}` } } }))
+  return c
+}
+async function rpc(body: unknown, accept = 'application/json, text/event-stream') {
+  const res = await fetch(`${server.url}/mcp`, {
+    method: 'POST', headers: { 'content-type': 'application/json', accept, 'mcp-protocol-version': '2025-11-25', authorization: `Bearer ${agent}` }, body: JSON.stringify(body),
+  })
+  // a tools/call streams (SSE) for clients that accept it: its one message is the last data line
+  const raw = await res.text()
+  const json = res.headers.get('content-type')?.includes('text/event-stream') ? raw.split('\n').filter((l) => l.startsWith('data: ')).at(-1)!.slice(6) : raw
+  return { status: res.status, body: JSON.parse(json) as { result?: Record<string, unknown>; error?: { code: number; message: string } } }
+}
+const text = (r: CallToolResult) => (r.content[0] as { text: string }).text
+
+describe('server-everything through toolgate', () => {
+  it('serves the same tool definitions as the server lists directly (with the same client capabilities)', async () => {
+    const direct = new LegacyClient({ name: 'direct', version: '1' }, { capabilities: { roots: { listChanged: false } } })
+    await direct.connect(new StdioClientTransport({ ...everything('stdio'), stderr: 'ignore' }))
+    const own = (await direct.request({ method: 'tools/list', params: {} }, z.looseObject({ tools: z.array(z.looseObject({ name: z.string() })) }))).tools
+    await direct.close()
+    const served = ((await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/list' })).body.result!.tools as { name: string }[])
+      .filter((t) => t.name.startsWith('everything:'))
+    expect(served.map((t) => t.name).sort()).toEqual(own.map((t) => `everything:${t.name}`).sort())
+    for (const t of own) expect({ ...served.find((s) => s.name === `everything:${t.name}`), name: t.name }, t.name).toEqual(t)
+    expect(own.map((t) => t.name)).toContain('get-roots-list') // shown only to clients that declare roots
+  })
+
+  it('forwards progress as it happens, on 2025-11-25 and on 2026-07-28', async () => {
+    const args = { duration: 2, steps: 4 }
+    const seen: number[] = []
+    const c1 = await legacy()
+    const r1 = await c1.request({ method: 'tools/call', params: { name: 'everything:trigger-long-running-operation', arguments: args } }, CallToolResultSchema, { onprogress: (p) => seen.push(p.progress) })
+    await c1.close()
+    expect(text(r1)).toContain('Long running operation completed')
+    expect(seen).toEqual([1, 2, 3, 4])
+
+    const modernSeen: number[] = []
+    const c2 = await modern()
+    const r2 = await c2.callTool({ name: 'everything:trigger-long-running-operation', arguments: args }, { onprogress: (p) => modernSeen.push(p.progress) })
+    await c2.close()
+    expect(text(r2 as CallToolResult)).toContain('Long running operation completed')
+    expect(modernSeen).toEqual([1, 2, 3, 4])
+  })
+
+  it('aggregates resources and prompts under toolgate names; a resource_link a tool returns reads back through toolgate', async () => {
+    const c = await legacy()
+    const links = await c.callTool({ name: 'everything:get-resource-links', arguments: { count: 2 } }) as CallToolResult
+    const link = links.content.find((x) => x.type === 'resource_link') as { uri: string }
+    expect(link.uri).toMatch(/^toolgate:\/\/everything\/demo:\/\/resource\/dynamic\//)
+    const read = await c.readResource({ uri: link.uri })
+    expect(read.contents[0].uri).toBe(link.uri)
+    const listed = (await c.listResources()).resources.map((r) => r.uri)
+    expect(listed.length).toBeGreaterThan(0)
+    expect(listed.every((u) => u.startsWith('toolgate://everything/'))).toBe(true)
+    expect((await c.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toContain('toolgate://everything/demo://resource/dynamic/text/{resourceId}')
+    expect((await c.listPrompts()).prompts.map((p) => p.name)).toContain('everything:args-prompt')
+    const prompt = await c.getPrompt({ name: 'everything:args-prompt', arguments: { city: 'Paris' } })
+    expect(JSON.stringify(prompt.messages)).toContain('Paris')
+    expect(c.getInstructions()).toContain('[everything]')
+    await c.close()
+  })
+
+  it('serves no resources or prompts of a server outside the token scope, or quarantined', async () => {
+    const narrow = (await createAgentToken(db, 'narrow', { allowedServers: ['nothing-here'], profilePin: null }, ctx)).token
+    const c = await legacy(narrow)
+    expect((await c.listResources()).resources).toEqual([])
+    expect((await c.listPrompts()).prompts).toEqual([])
+    await expect(c.readResource({ uri: 'toolgate://everything/demo://resource/dynamic/text/1' })).rejects.toThrow(/not found/i)
+    await expect(c.getPrompt({ name: 'everything:simple-prompt' })).rejects.toThrow(/Unknown prompt/)
+    await c.close()
+    await quarantineServer(db, 'everything', ctx)
+    const all = await legacy()
+    await waitFor('everything withdrawn', async () => (await all.listPrompts()).prompts.length === 0)
+    await all.close()
+    await unquarantineServer(db, 'everything', ctx)
+    await waitFor('everything back', () => connectionState(db, 'everything')?.state === 'ready')
+  })
+})
+
+describe('calls: timeouts, cancellation', () => {
+  const fx = stdioFixture({ tools: [{ name: 'slow', sleepMs: 3_000 }, { name: 'chatty', sleepMs: 3_000, progressEveryMs: 400 }, { name: 'forever', sleepMs: 60_000 }] })
+  beforeAll(async () => {
+    await addServer(db, { name: 'work', transport: fx.transport, trusted: true }, ctx)
+    await waitFor('work ready', () => connectionState(db, 'work')?.state === 'ready')
+    const set = await runCli(['upstream', 'set', 'work', '--call-timeout', '2s', '--db', dbFile])
+    expect(set.code, set.stderr).toBe(0)
+  }, 30_000)
+
+  it('a call past the server call timeout says which timeout and how to raise it; progress restarts the clock', async () => {
+    const c = await legacy()
+    const slow = await c.callTool({ name: 'work:slow', arguments: {} }) as CallToolResult
+    expect(slow.isError).toBe(true)
+    expect(text(slow)).toMatch(/timed out after 2 s .*call timeout.*toolgate upstream set work --call-timeout/)
+    // 3 s of work, reporting progress: the 2 s timeout never runs out
+    const chatty = await c.request({ method: 'tools/call', params: { name: 'work:chatty', arguments: {} } }, CallToolResultSchema, { onprogress: () => undefined, timeout: 30_000 })
+    expect(chatty.isError).toBeFalsy()
+    await c.close()
+  })
+
+  it('a client that cancels cancels the upstream call', async () => {
+    await runCli(['upstream', 'set', 'work', '--call-timeout', '10m', '--db', dbFile])
+    const c = await legacy()
+    const abort = new AbortController()
+    const call = c.request({ method: 'tools/call', params: { name: 'work:forever', arguments: {} } }, CallToolResultSchema, { signal: abort.signal })
+    await waitFor('the call reached the upstream', () => fx.calls().some((x) => x.name === 'forever'))
+    abort.abort()
+    await expect(call).rejects.toThrow()
+    await waitFor('the upstream saw the cancellation', () => fx.calls().some((x) => x.name === 'forever' && x.cancelled))
+    await c.close()
+  })
+})
+
+describe('health that tracks reality', () => {
+  it('a killed HTTP upstream reads unhealthy within about 2 s, says why, and is ready again once it is back', async () => {
+    const fx = stdioFixture({ tools: [{ name: 't' }] })
+    const port = await freePort()
+    const start = () => {
+      const p = spawn(process.execPath, [FIXTURE], { env: { ...process.env, ...fx.httpEnv(port) }, stdio: 'ignore' })
+      spawned.push(p)
+      return p
+    }
+    let upstream = start()
+    await waitFor('fixture listening', () => fetch(`http://127.0.0.1:${port}/mcp`).then(() => true, () => false))
+    await addServer(db, { name: 'remote', transport: { url: `http://127.0.0.1:${port}/mcp` }, trusted: true }, ctx)
+    await waitFor('remote ready', () => connectionState(db, 'remote')?.state === 'ready')
+    upstream.kill('SIGKILL')
+    await waitFor('remote unhealthy', () => connectionState(db, 'remote')?.state !== 'ready', 3_000)
+    await waitFor('the reason named', () => /ECONNREFUSED|refused/.test(connectionState(db, 'remote')?.detail ?? ''), 5_000)
+    upstream = start()
+    await waitFor('remote ready again', () => connectionState(db, 'remote')?.state === 'ready', 10_000)
+  })
+})
+
+describe('spec errors', () => {
+  it('-32600 for a batch, -32602 for a non-string cursor and for an unknown tool', async () => {
+    const batch = await rpc([{ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { jsonrpc: '2.0', id: 2, method: 'tools/list' }])
+    expect(batch.status).toBe(400)
+    expect(batch.body.error?.code).toBe(-32600)
+    const cursor = await rpc({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: { cursor: 5 } })
+    expect(cursor.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('cursor must be a string') })
+    const unknown = await rpc({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'everything:no-such-tool', arguments: {} } })
+    expect(unknown.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('Unknown tool') })
+  })
+})
+
+describe('import', () => {
+  it('an "sse" entry connects over HTTP+SSE, a "cwd" entry starts where it says, and a bad entry is reported by name while the others import', async () => {
+    const port = await freePort()
+    const sse = spawn(everything('sse').command, everything('sse').args, { env: { ...process.env, PORT: String(port) }, stdio: 'ignore' })
+    spawned.push(sse)
+    await waitFor('everything (sse) listening', () => fetch(`http://127.0.0.1:${port}/sse`, { signal: AbortSignal.timeout(500) }).then(() => true, () => false))
+    const fx = stdioFixture({ tools: [{ name: 'here' }] })
+    const dir = mkdtempSync(path.join(tmpdir(), 'toolgate-import-'))
+    const file = path.join(dir, 'mcp.json')
+    writeFileSync(file, JSON.stringify({ mcpServers: {
+      viasse: { type: 'sse', url: `http://127.0.0.1:${port}/sse` },
+      // a relative script: found only if cwd is honoured
+      incwd: { command: process.execPath, args: ['upstream-server.mjs'], cwd: path.dirname(FIXTURE), env: fx.transport.env },
+      'bad name': { command: 'node' },
+      broken: { url: 'not a url' },
+    } }))
+    const r = await runCli(['upstream', 'import', file, '--trusted', '--db', dbFile])
+    expect(r.code).toBe(1)
+    expect(r.stdout).toContain('imported 2 servers: viasse, incwd')
+    expect(r.stderr).toMatch(/not imported: bad name:/)
+    expect(r.stderr).toMatch(/not imported: broken:/)
+    await waitFor('viasse ready', () => connectionState(db, 'viasse')?.state === 'ready', 20_000)
+    await waitFor('incwd ready', () => connectionState(db, 'incwd')?.state === 'ready', 20_000)
+    const c = await legacy()
+    expect(text(await c.callTool({ name: 'viasse:echo', arguments: { message: 'over sse' } }) as CallToolResult)).toContain('over sse')
+    expect(text(await c.callTool({ name: 'incwd:here', arguments: {} }) as CallToolResult)).toBe('here: {}')
+    await c.close()
+  })
+})
