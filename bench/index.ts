@@ -13,10 +13,18 @@ import { benchMcp } from './mcp'
 import { benchDashboard } from './dashboard'
 import { benchUpstream } from './upstream'
 import { benchLoad } from './load'
+import { benchSurface } from './surface'
 
 const API_KEY = 'tg_op_bench_key_0000000000000000'
 
 async function main() {
+  if (['core', 'mcp', 'load', 'dashboard'].some(wanted)) await benchServer()
+  if (wanted('upstream')) await benchUpstream()
+  if (wanted('surface')) await benchSurface()
+}
+
+/** The sections that need the real server over the large benchmark state. */
+async function benchServer() {
   const root = path.resolve(import.meta.dirname, '..')
   const distDir = process.env.NEXT_DIST_DIR || '.next'
   if (!existsSync(path.join(root, distDir, 'BUILD_ID'))) {
@@ -38,11 +46,10 @@ async function main() {
   } finally {
     await server.stop()
   }
-  if (wanted('upstream')) await benchUpstream()
 }
 
 // `npm run bench -- core load` runs only those sections; no names: all of them
-const SECTIONS = ['core', 'mcp', 'load', 'dashboard', 'upstream']
+const SECTIONS = ['core', 'mcp', 'load', 'dashboard', 'upstream', 'surface']
 const asked = process.argv.slice(2)
 for (const a of asked) if (!SECTIONS.includes(a)) throw new Error(`unknown bench section "${a}": use ${SECTIONS.join(', ')}`)
 const wanted = (section: string) => asked.length === 0 || asked.includes(section)

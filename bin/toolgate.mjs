@@ -32,7 +32,8 @@ const bundle = path.join(cacheDir, `cli-${fingerprint()}.mjs`)
 if (!existsSync(bundle)) {
   const { buildSync } = await import('esbuild')
   mkdirSync(cacheDir, { recursive: true })
-  for (const old of readdirSync(cacheDir)) if (old.startsWith('cli-')) rmSync(path.join(cacheDir, old), { force: true })
+  // earlier bundles only: a .tmp is another run building this one right now
+  for (const old of readdirSync(cacheDir)) if (/^cli-.*\.mjs$/.test(old)) rmSync(path.join(cacheDir, old), { force: true })
   const tmp = `${bundle}.${process.pid}.tmp`
   buildSync({
     entryPoints: [path.join(root, 'lib', 'cli', 'main.ts')], outfile: tmp, absWorkingDir: root,

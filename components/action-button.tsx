@@ -9,10 +9,12 @@ import { Button, type ButtonVariant } from './ui'
  * A button that runs one server action with a fixed input. Shows progress, asks first when the
  * change is drastic, and explains a failure (why + fix) right under itself.
  */
-export function ActionButton<I>({ action, input, label, pendingLabel, confirm, variant = 'secondary', onDone }: {
+export function ActionButton<I>({ action, input, label, name, pendingLabel, confirm, variant = 'secondary', onDone }: {
   action: (input: I) => Promise<ActionResult<unknown>>
   input: I
   label: string
+  /** the accessible name where the label alone repeats down a list ("Revoke" → "Revoke nightly") */
+  name?: string
   pendingLabel?: string
   confirm?: string
   variant?: ButtonVariant
@@ -22,7 +24,7 @@ export function ActionButton<I>({ action, input, label, pendingLabel, confirm, v
   const [failure, setFailure] = useState<{ error: string; fix: string } | null>(null)
   return (
     <span className="inline-flex flex-col gap-1">
-      <Button variant={variant} disabled={pending} onClick={() => {
+      <Button variant={variant} disabled={pending} aria-label={name} onClick={() => {
         if (confirm && !window.confirm(confirm)) return
         start(async () => {
           const r = await action(input)

@@ -3,11 +3,11 @@
 import { useState } from 'react'
 import { Button } from './ui'
 
-/** Copy text to the clipboard; says so for a moment (announced to screen readers). */
-export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+/** Copy text to the clipboard; says so for a moment (announced to screen readers). `name` says what is copied, where the label alone repeats. */
+export function CopyButton({ text, label = 'Copy', name }: { text: string; label?: string; name?: string }) {
   const [done, setDone] = useState<'copied' | 'failed' | null>(null)
   return (
-    <Button className="px-2 py-0.5 text-xs" onClick={async () => {
+    <Button className="px-2 py-0.5 text-xs" aria-label={name} onClick={async () => {
       try {
         await navigator.clipboard.writeText(text)
         setDone('copied')

@@ -23,14 +23,14 @@ function highlight(text: string): React.ReactNode[] {
  * the button copies, e.g. the exact wire bytes behind a pretty-printed view; `raw` is kept
  * on the element for anyone (a test, a devtools user) who needs those bytes.
  */
-export function JsonView({ text, label, copy = text, raw }: { text: string; label: string; copy?: string; raw?: string }) {
+export function JsonView({ text, label, copy = text, raw, actions }: { text: string; label: string; copy?: string; raw?: string; actions?: React.ReactNode }) {
   return (
     <figure className="relative">
       <figcaption className="mb-1 flex items-center justify-between text-xs font-medium text-slate-500 dark:text-slate-400">
         <span>{label}</span>
-        <CopyButton text={copy} label="Copy JSON" />
+        <span className="flex flex-wrap justify-end gap-1">{actions}<CopyButton text={copy} label="Copy JSON" name={`Copy JSON: ${label}`} /></span>
       </figcaption>
-      <pre aria-label={label} data-raw={raw} className="max-h-[28rem] overflow-auto rounded border border-slate-200 bg-slate-50 p-3 text-xs leading-relaxed dark:border-slate-800 dark:bg-slate-950"><code>{highlight(text)}</code></pre>
+      <pre tabIndex={0} aria-label={label} data-raw={raw} className="max-h-[28rem] overflow-auto rounded border border-slate-200 bg-slate-50 p-3 text-xs leading-relaxed dark:border-slate-800 dark:bg-slate-950"><code>{highlight(text)}</code></pre>
     </figure>
   )
 }

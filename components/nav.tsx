@@ -12,6 +12,7 @@ const links = [
   { href: '/activity', label: 'Activity' },
   { href: '/servers', label: 'Servers' },
   { href: '/tokens', label: 'Tokens & profiles' },
+  { href: '/surface', label: 'Surface' },
   { href: '/settings', label: 'Settings' },
 ]
 

@@ -16,6 +16,17 @@ if (process.env.TOOLGATE_SKIP_BUILD !== '1') {
   }
 }
 
+// The conformance suite (tests/oauth) and the Node 22 it needs live in their own package, so
+// that Node never shadows the project's on PATH: install it from its lockfile when missing.
+const conformance = path.join(root, 'tests', 'oauth', 'conformance')
+if (!existsSync(path.join(conformance, 'node_modules', '.bin', 'conformance'))) {
+  const install = run('npm', ['ci', '--prefix', conformance, '--no-audit', '--no-fund'])
+  if (install.status !== 0) {
+    console.log('0 passed, 1 failed')
+    process.exit(1)
+  }
+}
+
 const report = path.join(root, 'test-results', 'vitest.json')
 mkdirSync(path.dirname(report), { recursive: true })
 rmSync(report, { force: true })

@@ -10,8 +10,9 @@ export default async function DashboardLayout({ children }: { children: React.Re
   await requireOperatorForLayout()
   return (
     <Providers>
+      <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2 focus:text-sm focus:font-medium focus:text-slate-900 focus:shadow">Skip to content</a>
       <Nav />
-      <main className="mx-auto max-w-7xl px-4 py-6">{children}</main>
+      <main id="main" tabIndex={-1} className="mx-auto max-w-7xl px-4 py-6 focus:outline-none">{children}</main>
     </Providers>
   )
 }

@@ -1,50 +1,88 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
-import { ActivityLine } from '@/components/activity/activity-item'
+import { ActionButton } from '@/components/action-button'
 import { ApprovePanel } from '@/components/approvals/approve-panel'
 import { HealthState } from '@/components/servers/server-badges'
 import { ServerAction } from '@/components/servers/server-action'
-import { Card, Empty, LinkButton, PageHeader } from '@/components/ui'
-import { requireOperator } from '@/lib/dashboard/operator'
-import { overview } from '@/lib/dashboard/overview'
-import type { ServerRow } from '@/lib/catalog/servers'
+import { Card, LinkButton, PageHeader } from '@/components/ui'
+import { changeToolsAction } from '@/lib/actions/servers'
+import { tokenPage } from '@/lib/dashboard/fixes'
+import { OPERATOR_ACTOR, requireOperator } from '@/lib/dashboard/operator'
+import { overview, type BlockedAgent, type Overview } from '@/lib/dashboard/overview'
 import { getDb } from '@/db/client'
 
 export const metadata: Metadata = { title: 'Overview' }
 
-function ServerList({ rows, empty }: { rows: ServerRow[]; empty: string }) {
-  if (rows.length === 0) return <Empty>{empty}</Empty>
+const list = 'divide-y divide-slate-100 dark:divide-slate-800'
+
+function ServerList({ rows }: { rows: Overview['quarantined'] }) {
   return (
-    <ul className="divide-y divide-slate-100 dark:divide-slate-800">
+    <ul className={list}>
       {rows.map((s) => (
-        <li key={s.name} className="flex flex-wrap items-center gap-3 py-2">
+        <li key={s.name} data-testid={`server-item-${s.name}`} className="flex flex-wrap items-center gap-3 py-2">
           <Link href={`/servers/${encodeURIComponent(s.name)}`} className="font-mono text-sm text-sky-700 underline dark:text-sky-300">{s.name}</Link>
           <HealthState s={s} />
-          <span className="ml-auto"><ServerAction s={s} /></span>
+          <span className="ml-auto"><ServerAction s={s} facts={s.facts} /></span>
         </li>
       ))}
     </ul>
   )
 }
 
+/** One agent token's refused checks, judged again now: only what is still blocked, with its cause. */
+function AgentItem({ a }: { a: BlockedAgent }) {
+  const fixIt = new URLSearchParams([...a.stillBlocked.map((e) => ['id', e.result.id]), ['token', a.token], ['run', '1']])
+  return (
+    <li data-testid={`agent-${a.token}`} className="space-y-2 py-3">
+      <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
+        <Link href={tokenPage(a.token)} className="font-mono font-medium text-sky-700 underline dark:text-sky-300">{a.token}</Link>
+        <span className="text-xs text-slate-600 dark:text-slate-300">
+          {a.checks} recent check{a.checks === 1 ? '' : 's'} refused · latest <Link className="font-mono underline" href={`/activity/${a.lastRequestId}`}>{a.lastRequestId}</Link>
+        </span>
+        <LinkButton variant="primary" className="ml-auto" href={`/preflight?${fixIt}`} aria-label={`See causes & fix: ${a.token}`}>See causes &amp; fix</LinkButton>
+      </div>
+      <ul className="space-y-1 text-xs">
+        {a.stillBlocked.map(({ result: r }) => r.status === 'unavailable' && (
+          <li key={r.id} data-testid={`agent-${a.token}-${r.id}`}>
+            <span className="font-mono font-medium">{r.id}</span> <code>{r.reason}</code> — {r.detail}
+          </li>
+        ))}
+      </ul>
+    </li>
+  )
+}
+
 export default async function OverviewPage() {
   await requireOperator('/')
-  const o = overview(getDb())
-  const allClear = !o.tools.length && !o.quarantined.length && !o.loginNeeded.length && !o.unhealthy.length
+  const o = overview(getDb(), OPERATOR_ACTOR)
+  const servers = [
+    { title: 'Quarantined servers', rows: o.quarantined },
+    { title: 'Disabled servers', rows: o.disabled },
+    { title: 'Logins needed', rows: o.loginNeeded },
+    { title: 'Unhealthy servers', rows: o.unhealthy },
+    { title: 'Servers not connected yet', rows: o.connecting },
+  ].filter((c) => c.rows.length > 0)
+  const allClear = !o.agents.length && !o.tools.length && !o.blockedTools.length && !servers.length && !o.danglingPins.length && !o.overCeiling.length
   return (
     <>
       <PageHeader title="What needs an operator now">
-        {allClear ? 'Nothing is waiting on you: every known tool is approved and every server is healthy.' : 'Each item has the button that fixes it.'}
+        {allClear ? 'Nothing is waiting on you: no agent is blocked, every known tool is approved and every server is connected.' : 'Read from the current state: an item disappears once it is fixed. Each has the button that fixes it.'}
       </PageHeader>
+      {o.agents.length > 0 && (
+        <Card className="mb-4" title={`Agents blocked now (${o.agents.length})`}>
+          <p className="mb-1 text-xs text-slate-600 dark:text-slate-300">Recent checks by agent tokens that were refused, judged again now (your own dashboard checks are left out).</p>
+          <ul className={list}>{o.agents.map((a) => <AgentItem key={a.token} a={a} />)}</ul>
+        </Card>
+      )}
       <div className="grid gap-4 lg:grid-cols-2">
-        <Card title={`Tools waiting for approval (${o.tools.length})`}>
-          {o.tools.length === 0 ? <Empty>No pending or changed tools.</Empty> : (
-            <ul className="divide-y divide-slate-100 dark:divide-slate-800">
+        {o.tools.length > 0 && (
+          <Card title={`Tools waiting for approval (${o.tools.length})`}>
+            <ul className={list}>
               {o.tools.map((t) => (
                 <li key={t.id} data-testid={`waiting-${t.id}`} className="py-2">
                   <div className="flex flex-wrap items-center gap-3">
                     <span className="font-mono text-sm">{t.id}</span>
-                    <span className="text-xs text-slate-500">{t.status === 'tool_changed' ? 'changed since approval' : 'new, never approved'}</span>
+                    <span className="text-xs text-slate-600 dark:text-slate-300">{t.status === 'tool_changed' ? 'changed since approval' : 'new, never approved'}</span>
                     {t.review.findings.length > 0 && <span className="text-xs text-red-700 dark:text-red-300">{t.review.findings.length} review finding{t.review.findings.length === 1 ? '' : 's'}</span>}
                   </div>
                   <details className="mt-2">
@@ -54,24 +92,52 @@ export default async function OverviewPage() {
                 </li>
               ))}
             </ul>
-          )}
-        </Card>
-        <Card title={`Quarantined servers (${o.quarantined.length})`}><ServerList rows={o.quarantined} empty="No server is quarantined." /></Card>
-        <Card title={`Logins needed (${o.loginNeeded.length})`}><ServerList rows={o.loginNeeded} empty="No server is waiting for a login." /></Card>
-        <Card title={`Unhealthy servers (${o.unhealthy.length})`}><ServerList rows={o.unhealthy} empty="Every enabled server is connected or starting." /></Card>
-      </div>
-      <Card className="mt-4" title="Recent blocked checks">
-        {o.blocked.length === 0 ? <Empty>No check has been blocked recently.</Empty> : (
-          <ul className="divide-y divide-slate-100 dark:divide-slate-800">
-            {o.blocked.map((b) => (
-              <li key={b.id} className="flex flex-wrap items-center gap-2">
-                <ul className="min-w-0 flex-1"><ActivityLine item={b} /></ul>
-                <LinkButton href={`/activity/${b.request_id}`}>Why, and fix it</LinkButton>
-              </li>
-            ))}
-          </ul>
+          </Card>
         )}
-      </Card>
+        {o.blockedTools.length > 0 && (
+          <Card title={`Tools blocked by an operator (${o.blockedTools.length})`}>
+            <ul className={list}>
+              {o.blockedTools.map((t) => (
+                <li key={t.id} data-testid={`blocked-${t.id}`} className="flex flex-wrap items-center gap-3 py-2">
+                  <span className="font-mono text-sm">{t.id}</span>
+                  {t.annotations?.destructiveHint === true && <span className="text-xs text-red-700 dark:text-red-300">annotated destructive</span>}
+                  <span className="ml-auto">
+                    <ActionButton action={changeToolsAction} input={{ verb: 'enable' as const, ids: [t.id], confirm: true }} label="Unblock" name={`Unblock ${t.id}`}
+                      confirm={`Unblock ${t.id}? An operator blocked it on purpose; agents can call it again at once.`} />
+                  </span>
+                </li>
+              ))}
+            </ul>
+          </Card>
+        )}
+        {servers.map((c) => <Card key={c.title} title={`${c.title} (${c.rows.length})`}><ServerList rows={c.rows} /></Card>)}
+        {o.danglingPins.length > 0 && (
+          <Card title={`Tokens pinned to a missing profile (${o.danglingPins.length})`}>
+            <ul className={list}>
+              {o.danglingPins.map((t) => (
+                <li key={t.name} data-testid={`dangling-${t.name}`} className="flex flex-wrap items-center gap-3 py-2">
+                  <Link href={tokenPage(t.name)} className="font-mono text-sm text-sky-700 underline dark:text-sky-300">{t.name}</Link>
+                  <span className="text-xs text-slate-600 dark:text-slate-300">pinned to “{t.profilePin}”, which no longer exists: it may use no server</span>
+                  <LinkButton className="ml-auto" variant="primary" href={tokenPage(t.name)} aria-label={`Re-pin token ${t.name}`}>Re-pin</LinkButton>
+                </li>
+              ))}
+            </ul>
+          </Card>
+        )}
+        {o.overCeiling.length > 0 && (
+          <Card title={`Scopes over the description-overlap ceiling (${o.overCeiling.length})`}>
+            <ul className={list}>
+              {o.overCeiling.map((c) => (
+                <li key={c.key} data-testid={`over-ceiling-${c.key}`} className="flex flex-wrap items-center gap-3 py-2">
+                  <span className="text-sm">{c.label}</span>
+                  <span className="text-xs text-slate-600 dark:text-slate-300"><span className="font-mono">{c.a}</span> reads like <span className="font-mono">{c.b}</span>: {c.score.toFixed(2)} &gt; {c.ceiling}</span>
+                  <LinkButton className="ml-auto" href={`/surface?scope=${encodeURIComponent(c.key)}`} aria-label={`See the surface of ${c.label}`}>See the pair</LinkButton>
+                </li>
+              ))}
+            </ul>
+          </Card>
+        )}
+      </div>
     </>
   )
 }

@@ -37,14 +37,14 @@ function ProfileRow({ profile: p, data }: { profile: AccessOverview['profiles'][
   const [servers, setServers] = useState(p.servers)
   const warning = p.pinnedBy.length ? ` Tokens pinned to it (${p.pinnedBy.join(', ')}) will then be denied everything.` : ''
   return (
-    <li data-testid={`profile-${p.name}`} className="space-y-2 py-3">
+    <li id={`profile-${p.name}`} data-testid={`profile-${p.name}`} className="scroll-mt-4 space-y-2 py-3 target:bg-amber-50 dark:target:bg-amber-950/40">
       <div className="flex flex-wrap items-center gap-3">
         <span className="font-mono font-medium">{p.name}</span>
-        {p.pinnedBy.length > 0 && <span className="text-xs text-slate-500">pinned by {p.pinnedBy.join(', ')}</span>}
-        <span className="ml-auto"><ActionButton action={deleteProfileAction} input={{ name: p.name }} label="Delete" variant="danger" confirm={`Delete profile ${p.name}?${warning}`} /></span>
+        {p.pinnedBy.length > 0 && <span className="text-xs text-slate-600 dark:text-slate-300">pinned by {p.pinnedBy.join(', ')}</span>}
+        <span className="ml-auto"><ActionButton action={deleteProfileAction} input={{ name: p.name }} label="Delete" name={`Delete profile ${p.name}`} variant="danger" confirm={`Delete profile ${p.name}?${warning}`} /></span>
       </div>
       <ServerPicker legend={`Servers in ${p.name}`} servers={data.servers} value={servers} onChange={setServers} />
-      <ActionButton action={updateProfileAction} input={{ name: p.name, servers }} label="Save servers" />
+      <ActionButton action={updateProfileAction} input={{ name: p.name, servers }} label="Save servers" name={`Save servers of profile ${p.name}`} />
     </li>
   )
 }

@@ -5,6 +5,7 @@ import { useState, useTransition } from 'react'
 import { createTokenAction, revokeTokenAction, updateTokenAction } from '@/lib/actions/access'
 import type { TokenScope } from '@/lib/admin/schemas'
 import type { AccessOverview } from '@/lib/dashboard/access'
+import { tokenPage } from '@/lib/dashboard/fixes'
 import { ActionButton } from '@/components/action-button'
 import { CopyButton } from '@/components/copy-button'
 import { ErrorNote } from '@/components/error-note'
@@ -71,26 +72,26 @@ export function TokensPanel({ data }: { data: AccessOverview }) {
   )
 }
 
-function TokenRow({ token: t, data }: { token: AccessOverview['tokens'][number]; data: AccessOverview }) {
+export function TokenRow({ token: t, data }: { token: AccessOverview['tokens'][number]; data: AccessOverview }) {
   const [editing, setEditing] = useState(false)
   const [scope, setScope] = useState<TokenScope>({ allowedServers: t.allowedServers, profilePin: t.profilePin })
   return (
-    <li id={`token-${t.name}`} data-testid={`token-${t.name}`} className="py-3">
+    <li id={`token-${t.name}`} data-testid={`token-${t.name}`} className="scroll-mt-4 py-3 target:bg-amber-50 dark:target:bg-amber-950/40">
       <div className="flex flex-wrap items-center gap-3">
-        <span className="font-mono font-medium">{t.name}</span>
+        <Link className="font-mono font-medium text-sky-700 underline dark:text-sky-300" href={tokenPage(t.name)}>{t.name}</Link>
         <span className="text-xs text-slate-600 dark:text-slate-400">servers: {t.allowedServers.length ? t.allowedServers.join(', ') : 'none'}</span>
         <span className="text-xs text-slate-600 dark:text-slate-400">pin: {t.profilePin ?? 'none'}</span>
         {t.pinDangling && <Pill tone="bad" title="the pinned profile was deleted: this token is denied everything">pinned profile missing</Pill>}
         <span className="ml-auto flex flex-wrap gap-2">
-          <Link className="text-sm text-sky-700 underline dark:text-sky-300" href={`/preflight?token=${encodeURIComponent(t.name)}`}>Preflight as this token</Link>
-          <Button aria-expanded={editing} onClick={() => setEditing(!editing)}>{editing ? 'Close' : 'Edit scope'}</Button>
-          <ActionButton action={revokeTokenAction} input={{ name: t.name }} label="Revoke" variant="danger" confirm={`Revoke ${t.name}? Agents using it are refused at once.`} />
+          <Link className="text-sm text-sky-700 underline dark:text-sky-300" href={`/preflight?token=${encodeURIComponent(t.name)}`} aria-label={`Preflight as this token (${t.name})`}>Preflight as this token</Link>
+          <Button aria-expanded={editing} aria-label={`${editing ? 'Close' : 'Edit scope of'} token ${t.name}`} onClick={() => setEditing(!editing)}>{editing ? 'Close' : 'Edit scope'}</Button>
+          <ActionButton action={revokeTokenAction} input={{ name: t.name }} label="Revoke" name={`Revoke token ${t.name}`} variant="danger" confirm={`Revoke ${t.name}? Agents using it are refused at once.`} />
         </span>
       </div>
       {editing && (
         <div className="mt-3 space-y-3 rounded border border-slate-200 p-3 dark:border-slate-800">
           <ScopeFields scope={scope} onChange={setScope} data={data} />
-          <ActionButton action={updateTokenAction} input={{ name: t.name, scope }} label="Save scope" variant="primary" onDone={() => setEditing(false)} />
+          <ActionButton action={updateTokenAction} input={{ name: t.name, scope }} label="Save scope" name={`Save scope of token ${t.name}`} variant="primary" onDone={() => setEditing(false)} />
         </div>
       )}
     </li>

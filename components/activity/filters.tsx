@@ -1,11 +1,31 @@
+'use client'
+
+import { useRouter } from 'next/navigation'
 import { activityTypes, surfaces } from '@/lib/activity/vocabulary'
 import { verdicts } from '@/lib/preflight/taxonomy'
 import { buttonClass, inputClass } from '@/components/ui'
 
 type Values = Partial<Record<'request_id' | 'type' | 'surface' | 'verdict' | 'server' | 'from' | 'to', string>>
 
-/** A plain GET form: the filters are the URL, so every view can be linked, bookmarked and reloaded. */
-export function ActivityFilters({ values }: { values: Values }) {
+const groupLabels: Record<string, string> = {
+  preflight: 'Checks', tool: 'Tools', server: 'Servers', call: 'Held calls', token: 'Agent tokens', profile: 'Profiles',
+  operator: 'Sign-in', state: 'State', settings: 'Settings', activity: 'Activity log', pins: 'Pins', surface: 'Surface',
+}
+// the vocabulary, grouped by what a record is about ("tool.approved" → Tools), in the vocabulary's order
+const typeGroups = activityTypes.reduce<{ label: string; types: string[] }[]>((groups, t) => {
+  const label = groupLabels[t.split('.')[0]] ?? t.split('.')[0]
+  const group = groups.find((g) => g.label === label)
+  if (group) group.types.push(t)
+  else groups.push({ label, types: [t] })
+  return groups
+}, [])
+
+/**
+ * The filters are the URL, so every view can be linked, bookmarked and reloaded. A plain GET form
+ * (it works without script); with script, blank fields are left out so the URL names only what filters.
+ */
+export function ActivityFilters({ values, servers }: { values: Values; servers: string[] }) {
+  const router = useRouter()
   const select = (name: keyof Values, label: string, options: readonly string[]) => (
     <div>
       <label htmlFor={`f-${name}`} className="block text-xs font-medium">{label}</label>
@@ -22,15 +42,25 @@ export function ActivityFilters({ values }: { values: Values }) {
     </div>
   )
   return (
-    <form method="get" action="/activity" aria-label="Activity filters" className="mb-4 grid grid-cols-2 gap-3 rounded-lg border border-slate-200 bg-white p-3 md:grid-cols-4 xl:grid-cols-8 dark:border-slate-800 dark:bg-slate-900">
+    <form method="get" action="/activity" aria-label="Activity filters" onSubmit={(e) => {
+      e.preventDefault()
+      const q = new URLSearchParams([...new FormData(e.currentTarget)].flatMap(([k, v]) => (typeof v === 'string' && v.trim() ? [[k, v.trim()]] : [])))
+      router.push(q.size ? `/activity?${q}` : '/activity')
+    }} className="mb-4 grid grid-cols-2 gap-3 rounded-lg border border-slate-200 bg-white p-3 md:grid-cols-4 xl:grid-cols-8 dark:border-slate-800 dark:bg-slate-900">
       <div className="col-span-2">{text('request_id', 'Request id')}</div>
-      {select('type', 'Type', activityTypes)}
+      <div>
+        <label htmlFor="f-type" className="block text-xs font-medium">Type</label>
+        <select id="f-type" name="type" defaultValue={values.type ?? ''} className={`mt-1 w-full ${inputClass}`}>
+          <option value="">any</option>
+          {typeGroups.map((g) => <optgroup key={g.label} label={g.label}>{g.types.map((t) => <option key={t} value={t}>{t}</option>)}</optgroup>)}
+        </select>
+      </div>
       {select('surface', 'Surface', surfaces)}
       {select('verdict', 'Verdict', verdicts)}
-      {text('server', 'Server')}
+      {select('server', 'Server', servers)}
       {text('from', 'From', 'datetime-local')}
       {text('to', 'To', 'datetime-local')}
-      <div className="col-span-2 flex items-end gap-2 md:col-span-4 xl:col-span-8">
+      <div className="col-span-2 flex flex-wrap items-end gap-2 md:col-span-4 xl:col-span-8">
         <button type="submit" className={buttonClass('primary')}>Apply filters</button>
         <a href="/activity" className={buttonClass()}>Clear</a>
       </div>

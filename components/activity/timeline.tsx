@@ -45,7 +45,7 @@ export function Timeline({ initial, query, live }: { initial: ActivityItem[]; qu
             <li key={`${g.request_id}-${g.items[0].id}`} className="overflow-hidden rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
               <div className="flex items-center justify-between border-b border-slate-100 bg-slate-50 px-3 py-1.5 dark:border-slate-800 dark:bg-slate-950">
                 <Link href={`/activity/${g.request_id}`} className="font-mono text-xs text-sky-700 underline dark:text-sky-300">{g.request_id}</Link>
-                <span className="text-xs text-slate-500">{g.items.length} record{g.items.length === 1 ? '' : 's'}</span>
+                <span className="text-xs text-slate-600 dark:text-slate-300">{g.items.length} record{g.items.length === 1 ? '' : 's'}</span>
               </div>
               <ul className="divide-y divide-slate-100 dark:divide-slate-800">
                 {g.items.map((it) => <ActivityLine key={it.id} item={it} fresh={!seen.current.has(it.id)} />)}

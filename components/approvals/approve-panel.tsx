@@ -10,8 +10,10 @@ export function ApprovePanel({ review, label = 'Approve this definition' }: { re
   return (
     <div className="space-y-3">
       <ToolReviewView review={review} />
-      <ActionButton action={changeToolsAction} input={{ verb: 'approve' as const, ids: [review.id], hashes: { [review.id]: review.pin ?? '' } }}
-        label={label} variant="primary" />
+      {/* over the overlap ceiling the operator has read why above; the button says what they accept */}
+      <ActionButton action={changeToolsAction}
+        input={{ verb: 'approve' as const, ids: [review.id], hashes: { [review.id]: review.pin ?? '' }, ...(review.surface.crossings.length ? { confirm: true } : {}) }}
+        label={review.surface.crossings.length ? `${label} anyway (over the overlap ceiling)` : label} variant="primary" />
     </div>
   )
 }

@@ -66,7 +66,7 @@ export function ApprovalsInboxView({ initial }: { initial: ApprovalsInbox }) {
                   {c.annotations ? Object.entries(c.annotations).map(([k, v]) => <Pill key={k} tone={k === 'destructiveHint' && v === true ? 'bad' : k === 'openWorldHint' && v === true ? 'warn' : 'muted'}>{k}: {String(v)}</Pill>) : <Pill>no annotations declared</Pill>}
                 </div>
                 <h4 className="mt-2 text-xs font-medium">Arguments</h4>
-                <pre aria-label={`Arguments of call ${c.id}`} className="mt-1 max-h-72 overflow-auto rounded bg-slate-950 p-2 text-xs text-slate-100">{JSON.stringify(c.arguments, null, 2)}</pre>
+                <pre tabIndex={0} aria-label={`Arguments of call ${c.id}`} className="mt-1 max-h-72 overflow-auto rounded bg-slate-950 p-2 text-xs text-slate-100">{JSON.stringify(c.arguments, null, 2)}</pre>
                 <Decide call={c} onDone={refresh} />
               </Card>
             </li>
@@ -80,7 +80,7 @@ export function ApprovalsInboxView({ initial }: { initial: ApprovalsInbox }) {
               <li key={c.id} className="flex flex-wrap items-center gap-2 py-1.5">
                 <Pill tone={c.status === 'denied' || c.status === 'expired' ? 'bad' : 'good'}>{c.status}</Pill>
                 <span className="font-mono text-xs">{c.tool}</span>
-                <span className="text-xs text-slate-500">{c.caller}{c.decided_by ? ` · decided by ${c.decided_by}` : ''}{c.reason ? ` · ${c.reason}` : ''}</span>
+                <span className="text-xs text-slate-600 dark:text-slate-300">{c.caller}{c.decided_by ? ` · decided by ${c.decided_by}` : ''}{c.reason ? ` · ${c.reason}` : ''}</span>
               </li>
             ))}
           </ul>

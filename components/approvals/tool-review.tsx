@@ -22,8 +22,8 @@ export function ToolReviewView({ review: r }: { review: ToolReview }) {
             {r.diff.map((d) => (
               <li key={d.field}>
                 <code className="text-xs font-semibold">{d.field}</code>
-                <pre className="mt-0.5 overflow-auto rounded bg-red-50 px-2 py-1 text-xs text-red-900 dark:bg-red-950 dark:text-red-200"><span aria-hidden className="select-none">− </span>{json(d.before)}</pre>
-                <pre className="mt-0.5 overflow-auto rounded bg-emerald-50 px-2 py-1 text-xs text-emerald-900 dark:bg-emerald-950 dark:text-emerald-200"><span aria-hidden className="select-none">+ </span>{json(d.after)}</pre>
+                <pre tabIndex={0} className="mt-0.5 overflow-auto rounded bg-red-50 px-2 py-1 text-xs text-red-900 dark:bg-red-950 dark:text-red-200"><span aria-hidden className="select-none">− </span>{json(d.before)}</pre>
+                <pre tabIndex={0} className="mt-0.5 overflow-auto rounded bg-emerald-50 px-2 py-1 text-xs text-emerald-900 dark:bg-emerald-950 dark:text-emerald-200"><span aria-hidden className="select-none">+ </span>{json(d.after)}</pre>
               </li>
             ))}
           </ul>
@@ -39,9 +39,28 @@ export function ToolReviewView({ review: r }: { review: ToolReview }) {
           </ul>
         )}
       </div>
+      <div>
+        <h4 className="font-medium">On the tool surface</h4>
+        <p className="text-xs text-slate-600 dark:text-slate-400">
+          Costs {r.surface.tokens} tokens on every tools/list it is served in. {r.surface.closest.length === 0 ? 'No other served tool to compare it with.' : 'Reads most like:'}
+        </p>
+        {r.surface.closest.length > 0 && (
+          <ul aria-label={`Tools that read like ${r.id}`} className="mt-1 space-y-0.5 text-xs">
+            {r.surface.closest.map((p) => {
+              const other = p.a === r.id ? p.b : p.a
+              return <li key={other}><span className="font-mono">{other}</span> — overlap {p.score.toFixed(2)}{p.cross_server ? ' (another server)' : ''}</li>
+            })}
+          </ul>
+        )}
+        {r.surface.crossings.length > 0 && (
+          <p role="alert" className="mt-1 rounded border border-red-300 bg-red-50 px-2 py-1 text-xs text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
+            Over the description-overlap ceiling: {r.surface.crossings.join('; ')}. Approving asks you to confirm.
+          </p>
+        )}
+      </div>
       <details open={r.diff.length === 0}>
         <summary className="cursor-pointer font-medium">Full definition, as agents are served it</summary>
-        <pre aria-label={`Definition of ${r.id}`} className="mt-1 max-h-96 overflow-auto rounded border border-slate-200 p-2 text-xs dark:border-slate-800">{json({ ...r.definition, name: r.id })}</pre>
+        <pre tabIndex={0} aria-label={`Definition of ${r.id}`} className="mt-1 max-h-96 overflow-auto rounded border border-slate-200 p-2 text-xs dark:border-slate-800">{json({ ...r.definition, name: r.id })}</pre>
       </details>
     </div>
   )

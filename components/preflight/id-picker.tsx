@@ -41,7 +41,7 @@ export function IdPicker({ ids, onChange }: { ids: string[]; onChange: (ids: str
             <li key={id} className="inline-flex items-center gap-1 rounded bg-slate-100 py-0.5 pl-2 pr-1 font-mono text-xs dark:bg-slate-800">
               {id}
               <button type="button" aria-label={`Remove ${id}`} onClick={() => onChange(ids.filter((x) => x !== id))}
-                className="rounded px-1 text-slate-500 hover:bg-slate-200 hover:text-slate-900 dark:hover:bg-slate-700 dark:hover:text-white">×</button>
+                className="rounded px-1 text-slate-600 dark:text-slate-300 hover:bg-slate-200 hover:text-slate-900 dark:hover:bg-slate-700 dark:hover:text-white">×</button>
             </li>
           ))}
         </ul>

@@ -5,11 +5,15 @@ import { useEffect, useState } from 'react'
 import type { Exchange, PreviewInput } from '@/lib/dashboard/preview'
 import { EXTENSION_ID } from '@/lib/mcp/extension-schema'
 import type { PreflightForm } from '@/lib/dashboard/schemas'
+import { cliFor, curlFor } from '@/lib/dashboard/preview-commands'
+import { CopyButton } from '@/components/copy-button'
 import { ErrorNote } from '@/components/error-note'
 import { JsonView } from '@/components/json-view'
-import { Card, inputClass } from '@/components/ui'
+import { inputClass } from '@/components/ui'
 
 const DEBOUNCE_MS = 300
+// state can change under the preview (the runtime reconnects, another operator approves): recompute it
+const REFRESH_MS = 5000
 
 function useDebounced<T>(value: T, ms: number): T {
   const [v, setV] = useState(value)
@@ -37,14 +41,20 @@ function facetOf(response: string): { label: string; value: unknown } | null {
   return facet === undefined ? null : { label: 'facet', value: facet }
 }
 
-function ExchangeView({ title, x }: { title: string; x: Exchange }) {
+function ExchangeView({ title, x, token, cli }: { title: string; x: Exchange; token: string | null; cli?: string }) {
   const headers = Object.entries(x.headers).map(([k, v]) => `${k}: ${v}`).join('\n')
   const facet = facetOf(x.response)
+  const actions = (
+    <>
+      <CopyButton text={curlFor(window.location.origin, x, token)} label="Copy as curl" name={`Copy as curl: ${title} request`} />
+      {cli && <CopyButton text={cli} label="Copy as CLI" name={`Copy as CLI: ${title} check`} />}
+    </>
+  )
   return (
     <div className="space-y-2" data-testid={`preview-${title}`}>
       <p className="font-mono text-xs">POST {x.endpoint}</p>
-      <pre className="overflow-x-auto text-[11px] text-slate-500">{headers}</pre>
-      <JsonView label={`${title} request`} text={pretty(x.request)} copy={x.request} raw={x.request} />
+      <pre tabIndex={0} className="overflow-x-auto text-[11px] text-slate-600 dark:text-slate-300">{headers}</pre>
+      <JsonView label={`${title} request`} text={pretty(x.request)} copy={x.request} raw={x.request} actions={actions} />
       {facet && <JsonView label={`${title} response ${facet.label}`} text={JSON.stringify(facet.value, null, 2)} />}
       <details>
         <summary className="cursor-pointer text-xs text-sky-700 dark:text-sky-300">Whole response (HTTP {x.status})</summary>
@@ -54,14 +64,23 @@ function ExchangeView({ title, x }: { title: string; x: Exchange }) {
   )
 }
 
+/** Open on a wide screen; on a phone it starts folded below the results. */
+function useWide(): boolean {
+  const [wide, setWide] = useState(true)
+  useEffect(() => setWide(window.matchMedia('(min-width: 768px)').matches), [])
+  return wide
+}
+
 /**
- * Live `_meta` preview beside the form: what /mcp answers right now for these ids, filters,
+ * Live `_meta` preview below the results: what /mcp answers right now for these ids, filters,
  * tier and profile — Shape A (tools/list + rider) and Shape B (tools/resolve of one id).
- * Computed by the real MCP code in a rolled-back transaction, so it is never recorded.
+ * Computed by the real MCP code in a rolled-back transaction, so it is never recorded; it is
+ * computed again when the form changes, after every check and fix, and every few seconds.
  */
 export function MetaPreview({ form }: { form: PreflightForm }) {
   const [era, setEra] = useState<PreviewInput['era']>('modern')
   const [resolve, setResolve] = useState<string | null>(null)
+  const wide = useWide()
   const target = resolve !== null && form.ids.includes(resolve) ? resolve : form.ids[0] ?? null
   const input: PreviewInput = useDebounced({ ids: form.ids, token: form.token, profile: form.profile, policy: form.policy, era, resolve: target }, DEBOUNCE_MS)
   const q = useQuery({
@@ -74,11 +93,17 @@ export function MetaPreview({ form }: { form: PreflightForm }) {
     },
     placeholderData: keepPreviousData,
     enabled: input.ids.length > 0,
+    refetchInterval: REFRESH_MS,
   })
   return (
-    <Card title={<span className="flex items-center justify-between gap-2"><span>Live <code>_meta</code> preview</span> <span className="rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-900 dark:bg-amber-900 dark:text-amber-100">preview · not recorded</span></span>}>
-      <p className="mb-3 text-xs text-slate-600 dark:text-slate-400">
-        Exactly what <code>/mcp</code> answers for this state. The MCP surface is always the agent tier: “Operator” previews an anonymous client; a token previews that token. The profile becomes the <code>/mcp/p/&lt;profile&gt;</code> path.
+    <details open={wide} className="group rounded-lg border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900" aria-label="Live _meta preview">
+      <summary className="flex cursor-pointer flex-wrap items-center justify-between gap-2 text-base font-semibold">
+        <span>Live <code>_meta</code> preview</span>
+        <span className="rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-900 dark:bg-amber-900 dark:text-amber-100">unrecorded preview</span>
+      </summary>
+      <p className="mt-3 mb-3 text-xs text-slate-600 dark:text-slate-300">
+        Exactly what <code>/mcp</code> would answer for this state, computed now and never recorded: its <code>request_id</code> is made up for this preview, so the activity log has no record of it.
+        The MCP surface is always the agent tier: “Operator” previews an anonymous client; a token previews that token. The profile becomes the <code>/mcp/p/&lt;profile&gt;</code> path.
       </p>
       <div className="mb-3 flex flex-wrap items-end gap-3">
         <fieldset>
@@ -92,21 +117,23 @@ export function MetaPreview({ form }: { form: PreflightForm }) {
           </div>
         </fieldset>
         <label className="text-xs font-medium">Shape B resolves
-          <select value={target ?? ''} onChange={(e) => setResolve(e.target.value || null)} className={`mt-1 block ${inputClass}`} disabled={!form.ids.length}>
+          <select value={target ?? ''} onChange={(e) => setResolve(e.target.value || null)} className={`mt-1 block max-w-full ${inputClass}`} disabled={!form.ids.length}>
             {form.ids.map((id) => <option key={id} value={id}>{id}</option>)}
           </select>
         </label>
-        {q.isFetching && <span className="text-xs text-slate-500" aria-live="polite">updating…</span>}
+        <span className="text-xs text-slate-600 dark:text-slate-300" aria-live="polite" data-testid="preview-status">
+          {q.isFetching ? 'updating…' : q.dataUpdatedAt ? `computed at ${new Date(q.dataUpdatedAt).toLocaleTimeString()}` : ''}
+        </span>
       </div>
-      {form.ids.length === 0 ? <p className="text-sm text-slate-500">Add tool ids to see the request and the facet.</p>
+      {form.ids.length === 0 ? <p className="text-sm text-slate-600 dark:text-slate-300">Add tool ids to see the request and the facet.</p>
         : q.isError ? <ErrorNote error={q.error.message} fix={(q.error as Error & { fix?: string }).fix} />
-        : !q.data ? <p className="text-sm text-slate-500">Computing…</p>
+        : !q.data ? <p className="text-sm text-slate-600 dark:text-slate-300">Computing…</p>
         : (
-          <div className="space-y-5">
-            <section aria-label="Shape A"><h3 className="mb-2 text-sm font-semibold">Shape A — <code>tools/list</code> with the rider</h3>{q.data.shapeA && <ExchangeView title="Shape A" x={q.data.shapeA} />}</section>
-            <section aria-label="Shape B"><h3 className="mb-2 text-sm font-semibold">Shape B — <code>tools/resolve</code></h3>{q.data.shapeB && <ExchangeView title="Shape B" x={q.data.shapeB} />}</section>
+          <div className="grid gap-5 lg:grid-cols-2">
+            <section aria-label="Shape A" className="min-w-0"><h3 className="mb-2 text-sm font-semibold">Shape A — <code>tools/list</code> with the rider</h3>{q.data.shapeA && <ExchangeView title="Shape A" x={q.data.shapeA} token={input.token} cli={cliFor(window.location.origin, input)} />}</section>
+            <section aria-label="Shape B" className="min-w-0"><h3 className="mb-2 text-sm font-semibold">Shape B — <code>tools/resolve</code></h3>{q.data.shapeB && <ExchangeView title="Shape B" x={q.data.shapeB} token={input.token} />}</section>
           </div>
         )}
-    </Card>
+    </details>
   )
 }

@@ -1,71 +1,96 @@
 'use client'
 
-import Link from 'next/link'
 import { useState } from 'react'
-import type { ToolResult } from '@/lib/preflight/evaluate'
+import type { ToolResult, UnavailableResult } from '@/lib/preflight/evaluate'
 import type { RowDetail } from '@/lib/dashboard/row-details'
+import type { RowView } from '@/lib/dashboard/preflight'
 import type { Fix } from '@/lib/dashboard/schemas'
-import { fixFor } from '@/lib/dashboard/fixes'
 import { Button, LinkButton, Pill } from '@/components/ui'
 import { LoginButton } from '@/components/servers/login-button'
 import { ToolReviewView } from '@/components/approvals/tool-review'
 import { Exposure, shownPins } from '@/components/servers/exposure'
+import { ToolId } from '@/components/tool-id'
 
 interface Props {
   result: ToolResult
+  view: RowView
   detail: RowDetail | undefined
   requestId: string
-  token: string | null
   busy: boolean
   onFix: (fix: Fix) => void
   onRecheck: () => void
   onReplaceId: (from: string, to: string) => void
 }
 
-/** One id's verdict: status, reason, retryable, detail, remediation, suggestions and the button that fixes it. */
-export function ResultRow({ result: r, detail, requestId, token, busy, onFix, onRecheck, onReplaceId }: Props) {
-  const [reviewing, setReviewing] = useState(false)
-  const fix = fixFor(r, token)
-  const rowId = `row-${r.id}`
+// below md the table reads as one card per id: every cell on its own line, nothing cut off
+const cell = 'py-2 pr-3 align-top max-md:block max-md:py-1 max-md:pr-0'
+
+function Explanation({ r }: { r: UnavailableResult }) {
   return (
     <>
-      <tr data-testid={rowId} data-status={r.status} data-reason={r.status === 'unavailable' ? r.reason : ''} className="border-t border-slate-200 align-top dark:border-slate-800">
-        <th scope="row" className="py-2 pr-3 text-left font-mono text-xs font-medium break-all">{r.id}</th>
-        <td className="py-2 pr-3"><Pill tone={r.status === 'ready' ? 'good' : r.retryable ? 'warn' : 'bad'}>{r.status}</Pill></td>
-        <td className="py-2 pr-3 font-mono text-xs">{r.status === 'unavailable' ? r.reason : '—'}</td>
-        <td className="py-2 pr-3 text-xs">{r.status === 'unavailable' ? (r.retryable ? 'yes' : 'no') : '—'}</td>
-        <td className="py-2 pr-3 text-xs">
-          {r.status === 'unavailable' ? (
-            <>
-              <p>{r.detail}</p>
-              <p className="mt-1 text-slate-600 dark:text-slate-400"><span className="font-semibold">Fix: </span>{r.remediation}</p>
-              {r.did_you_mean && (
-                <p className="mt-1">Did you mean{' '}
-                  {r.did_you_mean.map((s) => (
-                    <button key={s} type="button" onClick={() => onReplaceId(r.id, s)} aria-label={`Replace ${r.id} with ${s}`}
-                      className="mr-1 rounded bg-sky-100 px-1.5 py-0.5 font-mono text-sky-900 hover:bg-sky-200 dark:bg-sky-900 dark:text-sky-100">{s}</button>
-                  ))}?
-                </p>
-              )}
-            </>
-          ) : r.hash ? <span className="font-mono text-[11px] break-all text-slate-500">{r.hash}</span> : null}
+      <p>{r.detail}</p>
+      <p className="mt-1 text-slate-600 dark:text-slate-300"><span className="font-semibold">Fix: </span>{r.remediation}</p>
+    </>
+  )
+}
+
+/**
+ * One id's verdict: what the caller was told (status, reason, detail, remediation) and, when
+ * checking as a token, the operator-tier cause beside it — then the one fix that can work.
+ */
+export function ResultRow({ result: r, view, detail, requestId, busy, onFix, onRecheck, onReplaceId }: Props) {
+  const [reviewing, setReviewing] = useState(false)
+  const { fix, cause } = view
+  return (
+    <>
+      <tr data-testid={`row-${r.id}`} data-status={r.status} data-reason={r.status === 'unavailable' ? r.reason : ''}
+        data-cause={cause?.status === 'unavailable' ? cause.reason : ''} className="border-t border-slate-200 dark:border-slate-800 max-md:block max-md:py-2">
+        <th scope="row" className={`${cell} text-left font-mono text-xs font-medium md:whitespace-nowrap`}><ToolId id={r.id} /></th>
+        <td className={cell}>
+          <span className="inline-flex flex-wrap items-center gap-1.5">
+            <Pill tone={r.status === 'ready' ? 'good' : r.retryable ? 'warn' : 'bad'}>{r.status}</Pill>
+            {r.status === 'unavailable' && <code className="text-xs">{r.reason}</code>}
+            {r.status === 'unavailable' && r.retryable && <span className="text-xs text-slate-600 dark:text-slate-300">retryable</span>}
+          </span>
         </td>
-        <td className="py-2 pr-3">
+        <td className={`${cell} text-xs`}>
+          {cause?.status === 'unavailable' ? (
+            <div data-testid={`cause-${r.id}`}>
+              <p className="font-medium">
+                Agent sees <code>{r.status === 'unavailable' ? r.reason : 'ready'}</code> — because <code>{cause.reason}</code> (operator tier):
+              </p>
+              <div className="mt-1 border-l-2 border-slate-300 pl-2 dark:border-slate-600"><Explanation r={cause} /></div>
+            </div>
+          ) : cause?.status === 'ready' ? (
+            <p>The operator tier now sees this tool ready under the token&apos;s scope: the state changed since the check. Check again.</p>
+          ) : r.status === 'unavailable' ? (
+            <Explanation r={r} />
+          ) : r.hash ? <span className="font-mono text-[11px] break-all text-slate-600 dark:text-slate-300">{r.hash}</span> : null}
+          {r.status === 'unavailable' && r.did_you_mean && (
+            <p className="mt-1">Did you mean{' '}
+              {r.did_you_mean.map((s) => (
+                <button key={s} type="button" onClick={() => onReplaceId(r.id, s)} aria-label={`Replace ${r.id} with ${s}`}
+                  className="mr-1 rounded bg-sky-100 px-1.5 py-0.5 font-mono text-sky-900 hover:bg-sky-200 dark:bg-sky-900 dark:text-sky-100">{s}</button>
+              ))}?
+            </p>
+          )}
+        </td>
+        <td className={cell}>
           <div className="flex flex-wrap gap-1.5">
             {(fix?.kind === 'approve' || fix?.kind === 'release' || (fix?.kind === 'run' && detail?.kind === 'confirm')) && (
-              <Button aria-expanded={reviewing} onClick={() => setReviewing(!reviewing)}>{reviewing ? 'Hide' : fix.label}</Button>
+              <Button aria-expanded={reviewing} aria-label={`${reviewing ? 'Hide' : fix.label}: ${r.id}`} onClick={() => setReviewing(!reviewing)}>{reviewing ? 'Hide' : fix.label}</Button>
             )}
-            {fix?.kind === 'run' && detail?.kind !== 'confirm' && <Button variant="primary" disabled={busy} onClick={() => onFix(fix.fix)}>{fix.label}</Button>}
-            {fix?.kind === 'link' && <LinkButton href={fix.href}>{fix.label}</LinkButton>}
-            {fix?.kind === 'login' && <LoginButton server={fix.server} requestId={requestId} label={fix.label} onAlreadyAuthorized={onRecheck} />}
-            {fix?.kind === 'recheck' && <Button disabled={busy} onClick={onRecheck}>{fix.label}</Button>}
+            {fix?.kind === 'run' && detail?.kind !== 'confirm' && <Button variant="primary" disabled={busy} aria-label={`${fix.label}: ${r.id}`} onClick={() => onFix(fix.fix)}>{fix.label}</Button>}
+            {fix?.kind === 'link' && <LinkButton href={fix.href} aria-label={`${fix.label} (for ${r.id})`}>{fix.label}</LinkButton>}
+            {fix?.kind === 'login' && <LoginButton server={fix.server} requestId={requestId} label={fix.label} ariaLabel={`${fix.label}: ${fix.server} (for ${r.id})`} onAlreadyAuthorized={onRecheck} />}
+            {fix?.kind === 'recheck' && <Button disabled={busy} aria-label={`${fix.label}: ${r.id}`} onClick={onRecheck}>{fix.label}</Button>}
+            {fix?.kind === 'advice' && <p data-testid={`advice-${r.id}`} className="max-w-xs text-xs text-slate-700 dark:text-slate-200">{fix.text}</p>}
           </div>
         </td>
-        <td className="py-2 text-xs"><Link className="text-sky-700 underline dark:text-sky-300" href={`/activity/${requestId}`}>timeline</Link></td>
       </tr>
       {reviewing && fix && detail && (
-        <tr className="bg-slate-50 dark:bg-slate-950">
-          <td colSpan={7} className="p-3">
+        <tr className="bg-slate-50 dark:bg-slate-950 max-md:block">
+          <td colSpan={4} className="p-3 max-md:block">
             {fix.kind === 'approve' && detail.kind === 'review' && (
               <>
                 <ToolReviewView review={detail.review} />

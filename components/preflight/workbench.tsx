@@ -1,14 +1,15 @@
 'use client'
 
+import { useQueryClient } from '@tanstack/react-query'
 import Link from 'next/link'
-import { useState, useTransition } from 'react'
+import { useEffect, useRef, useState, useTransition } from 'react'
 import { remediate, runPreflight } from '@/lib/actions/preflight'
 import type { PreflightOptions } from '@/lib/dashboard/preflight'
 import type { DashboardCheck } from '@/lib/dashboard/preflight'
 import type { Fix, PreflightForm } from '@/lib/dashboard/schemas'
 import { preflightSearch } from '@/lib/dashboard/search-params'
 import { ErrorNote } from '@/components/error-note'
-import { Button, Card, inputClass } from '@/components/ui'
+import { Button, Card, inputClass, Pill } from '@/components/ui'
 import { VerdictBadge } from '@/components/verdict'
 import { IdPicker } from './id-picker'
 import { MetaPreview } from './meta-preview'
@@ -21,21 +22,34 @@ const policyLabels = {
   exclude_open_world: 'Exclude open-world tools',
 } as const
 
-/** The preflight page's interactive part: the form, the verdict and the rows with their fixes. */
-export function PreflightWorkbench({ initial, options }: { initial: PreflightForm; options: PreflightOptions }) {
+const sameForm = (a: PreflightForm, b: PreflightForm) => JSON.stringify(a) === JSON.stringify(b)
+
+/**
+ * The preflight page's interactive part: the form, the verdict and the rows with their fixes,
+ * then the live `_meta` preview. `autorun` (a link from Activity) runs the check on arrival.
+ */
+export function PreflightWorkbench({ initial, options, autorun }: { initial: PreflightForm; options: PreflightOptions; autorun: boolean }) {
   const [form, setForm] = useState(initial)
   const [check, setCheck] = useState<{ result: DashboardCheck; form: PreflightForm } | null>(null)
   const [failure, setFailure] = useState<Failure | null>(null)
   const [notice, setNotice] = useState<string | null>(null)
   const [pending, start] = useTransition()
+  const [focus, setFocus] = useState<'result' | 'notice' | null>(null)
+  const resultRef = useRef<HTMLHeadingElement>(null)
+  const noticeRef = useRef<HTMLParagraphElement>(null)
+  const queries = useQueryClient()
+  const unknownToken = form.token !== null && !options.tokens.some((t) => t.name === form.token)
 
   const update = (patch: Partial<PreflightForm>) => setForm((f) => ({ ...f, ...patch }))
+  // a check or a fix may change what /mcp answers: the preview is computed again at once
+  const refreshPreview = () => queries.invalidateQueries({ queryKey: ['mcp-preview'] })
   const run = (f: PreflightForm) => start(async () => {
     setNotice(null)
     // filters live in the URL, so the check can be linked to and reloaded
     window.history.replaceState(null, '', `/preflight${preflightSearch(f)}`)
     const r = await runPreflight(f)
-    if (r.ok) { setCheck({ result: r.data, form: f }); setFailure(null) } else setFailure(r)
+    if (r.ok) { setCheck({ result: r.data, form: f }); setFailure(null); setFocus('result') } else setFailure(r)
+    refreshPreview()
   })
   const fix = (what: Fix) => check && start(async () => {
     const r = await remediate({ fix: what, check: check.form, requestId: check.result.request_id })
@@ -43,11 +57,25 @@ export function PreflightWorkbench({ initial, options }: { initial: PreflightFor
       setCheck({ result: r.data, form: check.form })
       setFailure(null)
       setNotice(`Done: ${describeFix(what)}. Recorded under request ${check.result.request_id}; the set was checked again.`)
+      setFocus('notice')
     } else setFailure(r)
+    refreshPreview()
   })
 
+  // after Run, focus lands on the verdict; after a fix (whose button may be gone), on what it did
+  useEffect(() => {
+    if (focus === null) return
+    ;(focus === 'result' ? resultRef : noticeRef).current?.focus()
+    setFocus(null)
+  }, [focus])
+  const autoran = useRef(false)
+  useEffect(() => {
+    if (autorun && !autoran.current) { autoran.current = true; run(initial) }
+  })
+
+  const stale = check !== null && !sameForm(check.form, form)
   return (
-    <div className="grid gap-6 xl:grid-cols-[minmax(0,1fr)_minmax(0,26rem)]">
+    <div className="space-y-6">
       <div className="min-w-0 space-y-6">
         <Card>
           <form aria-label="Preflight" className="space-y-4" onSubmit={(e) => { e.preventDefault(); run(form) }}>
@@ -58,7 +86,9 @@ export function PreflightWorkbench({ initial, options }: { initial: PreflightFor
                 <select id="tier" value={form.token ?? ''} onChange={(e) => update({ token: e.target.value || null })} className={`mt-1 w-full ${inputClass}`}>
                   <option value="">Operator (full disclosure)</option>
                   {options.tokens.map((t) => <option key={t.name} value={t.name}>Agent token “{t.name}”</option>)}
+                  {unknownToken && <option value={form.token!}>“{form.token}”: no such token</option>}
                 </select>
+                {unknownToken && <div className="mt-2"><ErrorNote error={`No agent token named “${form.token}” exists: it was revoked, renamed or never created.`} fix="Choose a token from the list (Tokens & profiles lists them all), or check as the operator." /></div>}
               </div>
               <div>
                 <label htmlFor="profile" className="block text-sm font-medium">Profile</label>
@@ -74,7 +104,7 @@ export function PreflightWorkbench({ initial, options }: { initial: PreflightFor
                 {(Object.keys(policyLabels) as (keyof typeof policyLabels)[]).map((k) => (
                   <label key={k} className="inline-flex items-center gap-2 text-sm">
                     <input type="checkbox" name={k} checked={!!form.policy[k]} onChange={(e) => update({ policy: { ...form.policy, [k]: e.target.checked } })} />
-                    {policyLabels[k]} <code className="text-xs text-slate-500">{k}</code>
+                    {policyLabels[k]} <code className="text-xs text-slate-600 dark:text-slate-300">{k}</code>
                   </label>
                 ))}
               </div>
@@ -87,38 +117,50 @@ export function PreflightWorkbench({ initial, options }: { initial: PreflightFor
           </form>
         </Card>
 
-        {notice && <p role="status" className="rounded border border-emerald-300 bg-emerald-50 px-3 py-2 text-sm text-emerald-900 dark:border-emerald-800 dark:bg-emerald-950 dark:text-emerald-100">{notice}</p>}
+        {notice && <p role="status" ref={noticeRef} tabIndex={-1} className="rounded border border-emerald-300 bg-emerald-50 px-3 py-2 text-sm text-emerald-900 dark:border-emerald-800 dark:bg-emerald-950 dark:text-emerald-100">{notice}</p>}
 
         {check ? (
-          <Card title={<span className="flex flex-wrap items-center gap-3">Result <VerdictBadge verdict={check.result.verdict} exitCode={check.result.exit_code} /></span>}>
-            <p className="mb-3 text-xs text-slate-600 dark:text-slate-400">
-              {check.result.tier === 'operator' ? 'Operator tier' : `Agent tier, as ${check.result.caller}`} · checked {new Date(check.result.checked_at).toLocaleString()} · request{' '}
-              <Link className="font-mono text-sky-700 underline dark:text-sky-300" href={`/activity/${check.result.request_id}`}>{check.result.request_id}</Link>
+          <Card>
+            <h2 ref={resultRef} tabIndex={-1} className="mb-3 flex flex-wrap items-center gap-3 text-base font-semibold">
+              Result <VerdictBadge verdict={check.result.verdict} exitCode={check.result.exit_code} />
+              {stale && <Pill tone="warn">out of date</Pill>}
+            </h2>
+            {stale && (
+              <p data-testid="result-stale" className="mb-3 rounded border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100">
+                The form changed since this check ran: these verdicts are for the previous ids and options. <Button className="ml-1" disabled={pending} onClick={() => run(form)}>Run again</Button>
+              </p>
+            )}
+            <p className="mb-3 text-xs text-slate-600 dark:text-slate-300">
+              {check.result.tier === 'operator' ? 'Operator tier' : `Agent tier, as ${check.result.caller}: each row also shows the operator-tier cause`} · checked {new Date(check.result.checked_at).toLocaleString()} · request{' '}
+              <Link className="font-mono break-all text-sky-700 underline dark:text-sky-300" href={`/activity/${check.result.request_id}`}>{check.result.request_id}</Link>
             </p>
-            <div className="overflow-x-auto">
-              <table className="w-full min-w-[48rem] text-sm" aria-label="Per-tool verdicts">
-                <thead className="text-left text-xs text-slate-500 dark:text-slate-400">
-                  <tr><th scope="col" className="pb-2">Id</th><th scope="col">Status</th><th scope="col">Reason</th><th scope="col">Retryable</th><th scope="col">Detail and remediation</th><th scope="col">Action</th><th scope="col">Activity</th></tr>
-                </thead>
-                <tbody>
-                  {check.result.tools.map((t) => (
-                    <ResultRow key={t.id} result={t} detail={check.result.details[t.id]} requestId={check.result.request_id} token={check.form.token}
-                      busy={pending} onFix={fix} onRecheck={() => run(check.form)}
-                      onReplaceId={(from, to) => {
-                        const next = { ...check.form, ids: check.form.ids.map((i) => (i.trim() === from ? to : i)) }
-                        setForm(next)
-                        run(next)
-                      }} />
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <table className={`w-full text-sm max-md:block ${stale ? 'opacity-60' : ''}`} aria-label="Per-tool verdicts">
+              <thead className="text-left text-xs text-slate-600 max-md:hidden dark:text-slate-300">
+                <tr>
+                  <th scope="col" className="pb-2 pr-3">Id</th>
+                  <th scope="col" className="pb-2 pr-3">{check.result.tier === 'operator' ? 'Verdict' : 'Agent is told'}</th>
+                  <th scope="col" className="pb-2 pr-3">{check.result.tier === 'operator' ? 'Why, and the fix' : 'Cause (operator tier) and the fix'}</th>
+                  <th scope="col" className="pb-2">Action</th>
+                </tr>
+              </thead>
+              <tbody className="max-md:block">
+                {check.result.tools.map((t) => (
+                  <ResultRow key={t.id} result={t} view={check.result.rows[t.id] ?? { fix: null }} detail={check.result.details[t.id]} requestId={check.result.request_id}
+                    busy={pending} onFix={fix} onRecheck={() => run(check.form)}
+                    onReplaceId={(from, to) => {
+                      const next = { ...check.form, ids: check.form.ids.map((i) => (i.trim() === from ? to : i)) }
+                      setForm(next)
+                      run(next)
+                    }} />
+                ))}
+              </tbody>
+            </table>
           </Card>
         ) : (
-          <Card><p className="text-sm text-slate-600 dark:text-slate-400">Pick the tools a job needs and run a preflight: each id comes back ready, or with the reason it is not and the button that fixes it.</p></Card>
+          <Card><p className="text-sm text-slate-600 dark:text-slate-300">Pick the tools a job needs and run a preflight: each id comes back ready, or with the reason it is not and the button that fixes it.</p></Card>
         )}
       </div>
-      <aside aria-label="Live _meta preview" className="min-w-0"><MetaPreview form={form} /></aside>
+      <MetaPreview form={form} />
     </div>
   )
 }

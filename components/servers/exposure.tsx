@@ -21,7 +21,7 @@ export function Exposure({ detail }: { detail: ExposureDetail }) {
           <li key={t.name} className="flex flex-wrap items-baseline gap-2">
             <span className="font-mono">{t.name}</span>
             <Pill tone={t.after_release === 'callable' ? 'warn' : 'muted'}>{t.after_release === 'callable' ? 'would be served' : `stays withheld: ${t.after_release}`}</Pill>
-            {t.annotations && <span className="text-slate-500">{Object.entries(t.annotations).map(([k, v]) => `${k}=${String(v)}`).join(' ')}</span>}
+            {t.annotations && <span className="text-slate-600 dark:text-slate-300">{Object.entries(t.annotations).map(([k, v]) => `${k}=${String(v)}`).join(' ')}</span>}
             {t.description && <span className="text-slate-600 dark:text-slate-400">— {showInvisible(t.description)}</span>}
             {t.findings.map((f, i) => <Pill key={i} tone="bad" title={f.message}>{f.code}</Pill>)}
           </li>

@@ -15,12 +15,18 @@ export function AdminState({ s }: { s: Pick<ServerRow, 'enabled' | 'quarantined'
   )
 }
 
-/** What the runtime sees: the connection's health and its note. */
-export function HealthState({ s }: { s: Pick<ServerRow, 'health' | 'connection'> }) {
+/**
+ * What the runtime sees: the connection's health and its note. A quarantined or disabled server
+ * is not connected, whatever its last published state says: the runtime does not run it.
+ */
+export function HealthState({ s }: { s: Pick<ServerRow, 'health' | 'connection' | 'quarantined' | 'enabled'> }) {
+  if (s.quarantined || !s.enabled) {
+    return <Pill tone="muted" title="the runtime does not connect it until it is released / enabled">not connected ({s.quarantined ? 'quarantined' : 'disabled'})</Pill>
+  }
   return (
-    <span className="inline-flex flex-col gap-0.5">
+    <span className="inline-flex flex-col items-start gap-0.5">
       <Pill tone={healthTone[s.health]} title={s.connection?.state ?? 'the runtime has not published a state'}>{healthLabel[s.health]}</Pill>
-      {s.connection?.detail && <span className="text-xs text-slate-500 dark:text-slate-400">{s.connection.detail}</span>}
+      {s.connection?.detail && <span className="text-xs text-slate-600 dark:text-slate-300">{s.connection.detail}</span>}
     </span>
   )
 }

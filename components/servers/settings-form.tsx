@@ -37,7 +37,7 @@ export function SettingsForm({ server, settings }: { server: string; settings: S
         </select>
       </div>
       <div>
-        <label htmlFor="disabled-tools" className="block text-sm font-medium">Disabled tools <span className="font-normal text-slate-500">(one per line)</span></label>
+        <label htmlFor="disabled-tools" className="block text-sm font-medium">Disabled tools <span className="font-normal text-slate-600 dark:text-slate-300">(one per line)</span></label>
         <textarea id="disabled-tools" rows={3} value={disabled} onChange={(e) => setDisabled(e.target.value)} className={`mt-1 w-full font-mono ${inputClass}`} />
       </div>
       <div>
@@ -49,11 +49,11 @@ export function SettingsForm({ server, settings }: { server: string; settings: S
         )}
       </div>
       <div>
-        <label htmlFor="call-timeout" className="block text-sm font-medium">Call timeout <span className="font-normal text-slate-500">(seconds; progress from the server restarts the clock)</span></label>
+        <label htmlFor="call-timeout" className="block text-sm font-medium">Call timeout <span className="font-normal text-slate-600 dark:text-slate-300">(seconds; progress from the server restarts the clock)</span></label>
         <input id="call-timeout" type="number" min={1} step={1} value={timeoutSeconds} onChange={(e) => setTimeoutSeconds(e.target.value)} className={`mt-1 w-32 ${inputClass}`} />
       </div>
       <div>
-        <label htmlFor="roots" className="block text-sm font-medium">Roots <span className="font-normal text-slate-500">(file:// URIs the server may ask for, one per line; none by default)</span></label>
+        <label htmlFor="roots" className="block text-sm font-medium">Roots <span className="font-normal text-slate-600 dark:text-slate-300">(file:// URIs the server may ask for, one per line; none by default)</span></label>
         <textarea id="roots" rows={2} value={roots} onChange={(e) => setRoots(e.target.value)} className={`mt-1 w-full font-mono ${inputClass}`} />
       </div>
       <Button type="submit" variant="primary" disabled={pending}>{pending ? 'Saving…' : 'Save settings'}</Button>

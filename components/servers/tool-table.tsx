@@ -96,12 +96,12 @@ export function ToolTable({ tools, reviews, callApproval }: { tools: InventoryTo
                   <td className="py-2 pr-3">
                     <span className="flex flex-col items-start gap-1">
                       <Pill tone={statusTone(t.status)}>{t.status === 'callable' ? 'served' : t.status}</Pill>
-                      <span className="text-xs text-slate-500">approval: {t.approval}{t.blocked ? ', blocked' : ''}</span>
+                      <span className="text-xs text-slate-600 dark:text-slate-300">approval: {t.approval}{t.blocked ? ', blocked' : ''}</span>
                     </span>
                   </td>
-                  <td className="py-2 pr-3 text-xs">{t.annotations ? Object.entries(t.annotations).map(([k, v]) => <div key={k}><code>{k}</code>: {String(v)}</div>) : <span className="text-slate-500">none declared</span>}</td>
+                  <td className="py-2 pr-3 text-xs">{t.annotations ? Object.entries(t.annotations).map(([k, v]) => <div key={k}><code>{k}</code>: {String(v)}</div>) : <span className="text-slate-600 dark:text-slate-300">none declared</span>}</td>
                   <td className="py-2 pr-3">
-                    {t.pin ? <span className="flex items-start gap-1"><code className="max-w-56 break-all text-[11px]">{t.pin}</code><CopyButton text={t.pin} label={`Copy pin of ${t.name}`} /></span> : <span className="text-xs text-slate-500">no hash</span>}
+                    {t.pin ? <span className="flex items-start gap-1"><code className="max-w-56 break-all text-[11px]">{t.pin}</code><CopyButton text={t.pin} label={`Copy pin of ${t.name}`} /></span> : <span className="text-xs text-slate-600 dark:text-slate-300">no hash</span>}
                   </td>
                   <td className="py-2 pr-3 text-xs">
                     <label className="inline-flex items-center gap-1">

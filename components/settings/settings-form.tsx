@@ -15,6 +15,7 @@ export function ProxySettingsForm({ settings, profiles }: { settings: PresentedS
   const [keepAll, setKeepAll] = useState(settings.activity_retention_days === null)
   const [days, setDays] = useState(String(settings.activity_retention_days ?? 90))
   const [holdSeconds, setHoldSeconds] = useState(String(settings.call_approval_wait_ms / 1000))
+  const [ceiling, setCeiling] = useState(settings.max_description_overlap === null ? '' : String(settings.max_description_overlap))
   const [result, setResult] = useState<Result>(null)
   const [pending, start] = useTransition()
   return (
@@ -26,6 +27,7 @@ export function ProxySettingsForm({ settings, profiles }: { settings: PresentedS
           mcp_anonymous_profile: anonymous === '' ? null : anonymous,
           activity_retention_days: keepAll ? null : Number(days),
           call_approval_wait_ms: Math.round(Number(holdSeconds) * 1000),
+          max_description_overlap: ceiling.trim() === '' ? null : Number(ceiling),
         })
         setResult(r.ok ? { ok: true, note: 'Saved and recorded.' } : r)
       })
@@ -57,6 +59,13 @@ export function ProxySettingsForm({ settings, profiles }: { settings: PresentedS
         <div className="mt-1 flex items-center gap-2 text-sm">
           <input id="hold-seconds" type="number" min={0} max={900} step={1} value={holdSeconds} onChange={(e) => setHoldSeconds(e.target.value)} className={`w-24 ${inputClass}`} />
           <span>seconds waiting for an operator, then tell the agent it awaits approval (the request stays open for an hour)</span>
+        </div>
+      </div>
+      <div>
+        <label className="block text-sm font-medium" htmlFor="overlap-ceiling">Description-overlap ceiling (max_description_overlap)</label>
+        <div className="mt-1 flex items-center gap-2 text-sm">
+          <input id="overlap-ceiling" type="number" min={0.01} max={1} step={0.01} placeholder="none" value={ceiling} onChange={(e) => setCeiling(e.target.value)} className={`w-24 ${inputClass}`} />
+          <span>empty reports only; a value from 0.01 to 1 makes approving a tool that reads more like another than this ask first (see Surface)</span>
         </div>
       </div>
       <div className="flex flex-wrap gap-2">

@@ -9,14 +9,16 @@ export interface ProxySettings {
   mcpAnonymousProfile: string | null
   activityRetentionDays: number | null
   callApprovalWaitMs: number
+  maxDescriptionOverlap: number | null
 }
 
-export const settingsDefaults: ProxySettings = { quarantineEnabled: true, mcpAnonymousProfile: null, activityRetentionDays: 90, callApprovalWaitMs: 60_000 }
+export const settingsDefaults: ProxySettings = { quarantineEnabled: true, mcpAnonymousProfile: null, activityRetentionDays: 90, callApprovalWaitMs: 60_000, maxDescriptionOverlap: null }
 
 export function readSettings(db: DbLike): ProxySettings {
   const row = db.select({
     quarantineEnabled: settings.quarantineEnabled, mcpAnonymousProfile: settings.mcpAnonymousProfile,
     activityRetentionDays: settings.activityRetentionDays, callApprovalWaitMs: settings.callApprovalWaitMs,
+    maxDescriptionOverlap: settings.maxDescriptionOverlap,
   }).from(settings).where(eq(settings.id, 1)).get()
   return row ?? settingsDefaults
 }

@@ -79,6 +79,18 @@ export const serverOauth = sqliteTable('server_oauth', {
   state: text('state'), // the pending login's OAuth state parameter
   redirectUrl: text('redirect_url'),
   returnTo: text('return_to'), // where the callback sends the browser afterwards
+  // how toolgate gets tokens: an operator's login (authorization code), or by itself (client credentials)
+  grant: text('grant', { enum: ['authorization_code', 'client_credentials'] }).notNull().default('authorization_code'),
+  // a client the authorization server issued beforehand (kept through credential resets), or a client ID metadata document URL
+  preRegistered: integer('pre_registered', { mode: 'boolean' }).notNull().default(false),
+  clientMetadataUrl: text('client_metadata_url'),
+  // client credentials authenticated by a signed JWT (private_key_jwt) instead of a secret
+  privateKeyPem: text('private_key_pem'),
+  signingAlgorithm: text('signing_algorithm'),
+  // what discovery found (the SDK's discovery state), reused by the callback and refreshes
+  discovery: text('discovery', { mode: 'json' }).$type<Record<string, unknown> | null>(),
+  // the scope the server asked for in its last challenge (401, or 403 insufficient_scope)
+  challengedScope: text('challenged_scope'),
   updatedAt: integer('updated_at').notNull(),
 })
 

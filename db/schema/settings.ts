@@ -1,4 +1,4 @@
-import { sqliteTable, integer, text } from 'drizzle-orm/sqlite-core'
+import { sqliteTable, integer, real, text } from 'drizzle-orm/sqlite-core'
 
 /** One row (id = 1): proxy-wide switches and the operator key's hash. Read it with db/queries/settings. */
 export const settings = sqliteTable('settings', {
@@ -12,6 +12,8 @@ export const settings = sqliteTable('settings', {
   activityRetentionDays: integer('activity_retention_days').default(90),
   // how long a tools/call under call approval is held open waiting for a decision
   callApprovalWaitMs: integer('call_approval_wait_ms').notNull().default(60_000),
+  // the description-overlap ceiling a scope may reach (0..1); null = report only
+  maxDescriptionOverlap: real('max_description_overlap'),
 })
 
 export type Settings = typeof settings.$inferSelect

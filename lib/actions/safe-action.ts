@@ -12,8 +12,9 @@ export type ActionResult<T> = { ok: true; data: T } | { ok: false; error: string
 
 export interface OperatorContext { db: Db; actor: string }
 
+// a refused change is explained by its message, which names the next step; nothing was changed
 const fixes: Record<FailureKind, string> = {
-  bad_request: 'Correct the highlighted input and try again.',
+  bad_request: 'Nothing was changed: do what the message says, then try again.',
   unauthorized: 'Sign in again with the operator API key.',
   forbidden: 'Open the dashboard at the address toolgate serves (see TOOLGATE_ALLOWED_HOSTS / TOOLGATE_ALLOWED_ORIGINS).',
   not_found: 'Reload the page: the state changed since it was shown.',
@@ -35,7 +36,7 @@ export function operatorAction<S extends z.ZodType, T>(
   return async (raw: z.input<S>): Promise<ActionResult<T>> => {
     if (!(await isSignedIn())) return signedOut
     const parsed = schema.safeParse(raw)
-    if (!parsed.success) return { ok: false, error: `Invalid input: ${formatIssues(parsed.error)}`, fix: fixes.bad_request }
+    if (!parsed.success) return { ok: false, error: `Invalid input: ${formatIssues(parsed.error)}`, fix: 'Correct the field the message names, then try again.' }
     try {
       const data = await run(parsed.data, { db: getDb(), actor: OPERATOR_ACTOR })
       // state shown by server components changed: re-render the current page in the same round trip

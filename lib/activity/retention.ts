@@ -24,9 +24,9 @@ export function retentionCutoff(db: Db, now = Date.now()): number | null {
 /**
  * Delete records older than `before`, PRUNE_BATCH rows per transaction, yielding to the event
  * loop between batches so checks keep being answered (and recorded) while it runs. The prune
- * itself is on the record (`activity.pruned`) when it deleted anything.
+ * itself is on the record (`activity.pruned`, under `requestId` when given) when it deleted anything.
  */
-export async function pruneActivity(db: Db, before: number, actor: string, onBatch?: (deleted: number) => void): Promise<number> {
+export async function pruneActivity(db: Db, before: number, actor: string, onBatch?: (deleted: number) => void, requestId = mintRequestId()): Promise<number> {
   let total = 0
   for (;;) {
     const n = await writeTransaction(db, (tx) => tx.delete(activity)
@@ -38,7 +38,7 @@ export async function pruneActivity(db: Db, before: number, actor: string, onBat
     await new Promise((r) => setImmediate(r))
   }
   if (total > 0) {
-    await appendActivity(db, { requestId: mintRequestId(), type: 'activity.pruned', actor, data: { before: new Date(before).toISOString(), deleted: total } })
+    await appendActivity(db, { requestId, type: 'activity.pruned', actor, data: { before: new Date(before).toISOString(), deleted: total } })
   }
   return total
 }

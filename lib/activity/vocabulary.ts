@@ -52,6 +52,7 @@ export interface ActivityDataByType {
   'server.restart_requested': { target: string }
   'server.login_started': { target: string; result: string }
   'server.login_completed': { target: string }
+  'server.oauth_configured': { target: string; grant: string; client: string; secret: boolean }
   'server.baseline': ChangeData<{ approved: number }>
   'tool.discovered': ChangeData<DiscoveryState> & Reviewed
   'tool.changed': ChangeData<DiscoveryState> & Reviewed
@@ -80,6 +81,8 @@ export interface ActivityDataByType {
   // proxy-wide settings and the activity log's own upkeep
   'settings.changed': ChangeData<{ quarantine_enabled: boolean; mcp_anonymous_profile: string | null; activity_retention_days: number | null }>
   'activity.pruned': { before: string; deleted: number }
+  // a confirmed change that brought a scope's closest pair over settings.max_description_overlap
+  'surface.over_ceiling': ChangeData<{ a: string; b: string; score: number; cross_server: boolean; ceiling: number }>
   'pins.upgraded': { tools: number; hash_schema: number }
 }
 
@@ -92,13 +95,13 @@ export const activityTypes = [
   'server.enabled', 'server.disabled', 'server.quarantined', 'server.unquarantined',
   'state.loaded',
   'server.added', 'server.removed', 'server.secret_set', 'server.restart_requested',
-  'server.login_started', 'server.login_completed', 'server.baseline', 'server.inspect_requested', 'server.inspected',
+  'server.login_started', 'server.login_completed', 'server.oauth_configured', 'server.baseline', 'server.inspect_requested', 'server.inspected',
   'tool.discovered', 'tool.changed', 'tool.auto_approved', 'tool.gone', 'tool.returned', 'tool.call',
   'tool.call_approval', 'call.approval_requested', 'call.approved', 'call.denied', 'call.expired',
   'operator.signed_in', 'operator.signed_out', 'server.configured',
   'token.created', 'token.updated', 'token.revoked',
   'profile.created', 'profile.updated', 'profile.deleted',
-  'settings.changed', 'activity.pruned', 'pins.upgraded',
+  'settings.changed', 'activity.pruned', 'pins.upgraded', 'surface.over_ceiling',
 ] as const satisfies readonly ActivityType[]
 
 // every type is listed above: a type added to ActivityDataByType alone fails to compile here

@@ -1,7 +1,6 @@
 import 'server-only'
 import type { Db } from '@/db/client'
-import { writeTransaction } from '@/db/write'
-import { changeToolIn, type ActionContext, type ToolVerb } from './tools'
+import { changeToolsIn, type ActionContext, type ToolVerb } from './tools'
 
 const verbs = { approve: 'tool.approved', block: 'tool.blocked', enable: 'tool.enabled' } as const satisfies Record<string, ToolVerb>
 export type BulkVerb = keyof typeof verbs
@@ -12,5 +11,5 @@ export type BulkVerb = keyof typeof verbs
  * definition had when the operator saw it; one that changed since refuses the whole batch.
  */
 export function changeTools(db: Db, verb: BulkVerb, ids: readonly string[], ctx: ActionContext, opts: { hashes?: Readonly<Record<string, string>>; confirm?: boolean } = {}) {
-  return writeTransaction(db, (tx) => ids.map((id) => changeToolIn(tx, id, verbs[verb], ctx, { hash: opts.hashes?.[id], confirm: opts.confirm })))
+  return changeToolsIn(db, verbs[verb], ids, ctx, opts)
 }

@@ -42,11 +42,14 @@ export const retentionDaysSchema = z.number().int('must be a whole number of day
 export const callApprovalWaitSchema = z.number().int('must be a whole number of milliseconds')
   .min(0, 'must be at least 0 ms').max(15 * 60_000, 'must be at most 900000 ms (15 minutes)')
 
+export const overlapCeilingSchema = z.number().gt(0, 'must be above 0 (null reports only)').max(1, 'must be at most 1 (a cosine)')
+
 /** Proxy-wide settings an operator may change (state-file names). */
 export const settingsPatchSchema = z.strictObject({
   quarantine_enabled: z.boolean().optional(),
   mcp_anonymous_profile: profileNameSchema.nullable().optional(),
   activity_retention_days: retentionDaysSchema.nullable().optional(),
   call_approval_wait_ms: callApprovalWaitSchema.optional(),
+  max_description_overlap: overlapCeilingSchema.nullable().optional(),
 })
 export type SettingsPatch = z.infer<typeof settingsPatchSchema>

@@ -17,6 +17,7 @@ export const presentSettings = (s: ProxySettings) => ({
   mcp_anonymous_profile: s.mcpAnonymousProfile,
   activity_retention_days: s.activityRetentionDays,
   call_approval_wait_ms: s.callApprovalWaitMs,
+  max_description_overlap: s.maxDescriptionOverlap,
 })
 export type PresentedSettings = ReturnType<typeof presentSettings>
 
@@ -28,7 +29,7 @@ export async function updateSettings(db: Db, patch: unknown, ctx: ActionContext)
   const parsed = settingsPatchSchema.safeParse(patch)
   if (!parsed.success) throw badRequest(formatIssues(parsed.error))
   const p = parsed.data
-  if (Object.keys(p).length === 0) throw badRequest('nothing to change: name a setting (quarantine_enabled, mcp_anonymous_profile, activity_retention_days, call_approval_wait_ms)')
+  if (Object.keys(p).length === 0) throw badRequest('nothing to change: name a setting (quarantine_enabled, mcp_anonymous_profile, activity_retention_days, call_approval_wait_ms, max_description_overlap)')
   return writeTransaction(db, (tx) => {
     const before = presentSettings(readSettings(tx))
     if (p.mcp_anonymous_profile && profileServers(tx, p.mcp_anonymous_profile) === undefined) {
@@ -39,6 +40,7 @@ export async function updateSettings(db: Db, patch: unknown, ctx: ActionContext)
       ...(p.mcp_anonymous_profile !== undefined ? { mcpAnonymousProfile: p.mcp_anonymous_profile } : {}),
       ...(p.activity_retention_days !== undefined ? { activityRetentionDays: p.activity_retention_days } : {}),
       ...(p.call_approval_wait_ms !== undefined ? { callApprovalWaitMs: p.call_approval_wait_ms } : {}),
+      ...(p.max_description_overlap !== undefined ? { maxDescriptionOverlap: p.max_description_overlap } : {}),
     }).where(eq(settings.id, 1)).run()
     const after = presentSettings(readSettings(tx))
     return { before, after, ...recordChange(tx, 'settings.changed', ctx, { target: 'settings', before, after }) }

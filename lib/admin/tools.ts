@@ -1,12 +1,13 @@
 import 'server-only'
 import type { Db, Tx } from '@/db/client'
 import { toolApprovals, type ToolApproval } from '@/db/schema'
-import { knownTool } from '@/db/queries/tools'
+import { knownTool, type KnownTool } from '@/db/queries/tools'
 import { writeTransaction } from '@/db/write'
 import type { ActivityType } from '@/lib/activity/vocabulary'
 import { badRequest, notFoundError } from '@/lib/errors'
 import { parseToolId } from '@/lib/preflight/ids'
 import { recordChange } from './record-change'
+import { crossings, recordCrossings, requireConfirmation } from '@/lib/surface/ceiling'
 
 type ApprovalState = { status: ToolApproval['status'] | 'none'; disabled: boolean }
 
@@ -24,7 +25,7 @@ export type ToolVerb = keyof typeof actionsByType
 export interface ToolChangeOptions {
   /** approve: the pin of the definition the operator was shown; refused if it changed since */
   hash?: string
-  /** unblocking a tool annotated destructive needs an explicit confirmation */
+  /** unblocking a tool annotated destructive, or approving one that crosses the overlap ceiling, needs an explicit confirmation */
   confirm?: boolean
 }
 
@@ -59,7 +60,32 @@ export function changeToolIn(tx: Tx, id: string, type: ToolVerb, ctx: ActionCont
   return { id: parsed.id, before, after, pin: known.hash, ...recordChange(tx, type, ctx, { target: parsed.id, before, after, ...(note ? { note } : {}) }, { server, now }) }
 }
 
-const changeTool = (db: Db, id: string, type: ToolVerb, ctx: ActionContext, opts?: ToolChangeOptions) => writeTransaction(db, (tx) => changeToolIn(tx, id, type, ctx, opts))
-export const approveTool = (db: Db, id: string, ctx: ActionContext, opts?: { hash?: string }) => changeTool(db, id, 'tool.approved', ctx, opts)
+/** The tools an approval would start serving: known, not yet approved, not blocked. */
+function newlyServed(db: Db, ids: readonly string[]): KnownTool[] {
+  return ids.flatMap((id) => {
+    const p = parseToolId(id)
+    const t = 'malformed' in p ? undefined : knownTool(db, p.server, p.tool)
+    return t && t.approval?.status !== 'approved' && !t.approval?.disabled ? [t] : []
+  })
+}
+
+/**
+ * Change many tools as ONE transaction: all of them change, or none does. Approving serves a
+ * definition, so it first checks the description-overlap ceiling: a pair it would bring over
+ * it needs `confirm`, and a confirmed crossing is recorded with the change.
+ */
+export async function changeToolsIn(db: Db, type: ToolVerb, ids: readonly string[], ctx: ActionContext, opts: { hashes?: Readonly<Record<string, string>>; confirm?: boolean } = {}) {
+  const found = type === 'tool.approved' ? crossings(db, newlyServed(db, ids)) : []
+  requireConfirmation(found, `approving ${ids.join(', ')}`, opts.confirm)
+  return writeTransaction(db, (tx) => {
+    const changed = ids.map((id) => changeToolIn(tx, id, type, ctx, { hash: opts.hashes?.[id], confirm: opts.confirm }))
+    recordCrossings(tx, found, ctx, `approved ${ids.join(', ')}`)
+    return changed
+  })
+}
+
+const changeTool = async (db: Db, id: string, type: ToolVerb, ctx: ActionContext, opts: ToolChangeOptions = {}) =>
+  (await changeToolsIn(db, type, [id], ctx, { hashes: opts.hash === undefined ? undefined : { [id]: opts.hash }, confirm: opts.confirm }))[0]
+export const approveTool = (db: Db, id: string, ctx: ActionContext, opts?: ToolChangeOptions) => changeTool(db, id, 'tool.approved', ctx, opts)
 export const blockTool = (db: Db, id: string, ctx: ActionContext) => changeTool(db, id, 'tool.blocked', ctx)
 export const enableTool = (db: Db, id: string, ctx: ActionContext, opts?: { confirm?: boolean }) => changeTool(db, id, 'tool.enabled', ctx, opts)

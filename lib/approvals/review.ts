@@ -10,6 +10,9 @@ import { classify, type Classification } from '@/lib/preflight/classifier'
 import { parseToolId } from '@/lib/preflight/ids'
 import { approvedOf, definitionDiff, definitionOf, type FieldChange } from './definition'
 import { reviewFindings, type Finding } from './findings'
+import { crossings, describeCrossing } from '@/lib/surface/ceiling'
+import { toolSurface } from '@/lib/surface/report'
+import type { OverlapPair } from '@/lib/surface/overlap'
 
 const HISTORY = 20
 
@@ -30,6 +33,9 @@ export interface ToolReview {
   /** for a changed tool: the approved definition against the one now offered */
   diff: FieldChange[]
   findings: Finding[]
+  /** what serving it costs: its tokens on every tools/list, the served tools it reads most like,
+   * and the scopes approving it would bring over the overlap ceiling (approval then asks first) */
+  surface: { tokens: number; closest: OverlapPair[]; crossings: string[] }
   history: ActivityItem[]
 }
 
@@ -51,6 +57,10 @@ export function toolReview(db: Db, id: string): ToolReview {
     call_approval: server?.callApprovalTools.includes(tool.name) ?? false,
     diff: changed ? definitionDiff(tool.previous!, approvedOf(tool)) : [],
     findings: reviewFindings(definition, reviewContext(db, parsed.server)),
+    surface: {
+      ...toolSurface(db, tool),
+      crossings: tool.approval?.status === 'approved' ? [] : crossings(db, [tool]).map(describeCrossing),
+    },
     history: listActivity(db, { server: parsed.server, limit: 500 })
       .filter((r) => 'target' in r.data && r.data.target === parsed.id).slice(0, HISTORY).map(presentActivity),
   }

@@ -1,16 +1,15 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { existsSync } from 'node:fs'
 import { userInfo } from 'node:os'
+import Database from 'better-sqlite3'
+import { drizzle } from 'drizzle-orm/better-sqlite3'
 import { openDb, type Db } from '@/db/client'
+import * as schema from '@/db/schema'
 import { defaultDbFile } from '@/lib/paths'
 
-export class UsageError extends Error {}
-
-/** util.parseArgs with errors turned into usage errors that name the bad flag. */
-export function parse<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T) {
-  try {
-    return parseArgs({ args: argv, options: { ...options, db: { type: 'string' }, output: { type: 'string', short: 'o' } }, allowPositionals: true, strict: true })
-  } catch (e) {
-    throw new UsageError((e as Error).message)
+/** A mistake in the command line; `hint` says where to look instead of the default `--help`. */
+export class UsageError extends Error {
+  constructor(message: string, readonly hint?: string) {
+    super(message)
   }
 }
 
@@ -25,13 +24,19 @@ export function parseDuration(flag: string, v: string, maxMs = Number.MAX_SAFE_I
   return ms
 }
 
-export function outputFormat(v: string | undefined): 'table' | 'json' {
-  if (v === undefined || v === 'table' || v === 'json') return v ?? 'table'
-  throw new UsageError(`-o must be table or json, not "${v}"`)
+/** An integer flag within bounds, or its default when not given. */
+export function intFlag(flag: string, v: string | undefined, dflt: number, min: number, max: number): number {
+  const n = v === undefined ? dflt : Number(v)
+  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${flag} must be an integer ${min}..${max}, not "${v}"`)
+  return n
+}
+
+export function cliDbFile(file: string | undefined): string {
+  return file ?? defaultDbFile()
 }
 
 export function openCliDb(file: string | undefined): Db {
-  return openDb(file ?? defaultDbFile())
+  return openDb(cliDbFile(file))
 }
 
 export function cliActor(): string {
@@ -42,8 +47,12 @@ export function cliActor(): string {
   }
 }
 
-export function one(positionals: string[], what: string): string {
-  if (positionals.length !== 1) throw new UsageError(`expected exactly one ${what}`)
-  return positionals[0]
+/**
+ * The database opened read-only and left as it is (no migration), or null when there is no
+ * file: for commands that only look (version, completion) and must never create or change one.
+ */
+export function openReadOnly(file: string | undefined): Db | null {
+  const f = cliDbFile(file)
+  if (!existsSync(f)) return null
+  return drizzle(new Database(f, { readonly: true, fileMustExist: true }), { schema }) as Db
 }
-

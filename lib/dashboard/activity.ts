@@ -81,3 +81,19 @@ export function requestStory(db: Db, requestId: string) {
     .sort((a, b) => a.id - b.id).slice(0, FOLLOW_LIMIT).map(presentActivity)
   return { items, followed }
 }
+
+const EXPORT_LIMIT = 10_000
+const CSV_COLUMNS = ['id', 'request_id', 'at', 'type', 'surface', 'actor', 'tier', 'verdict', 'server', 'summary'] as const
+const csvCell = (v: unknown) => {
+  const s = v === null || v === undefined ? '' : String(v)
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s
+}
+
+/** The filtered records (newest first, at most 10 000) as a download: JSON keeps every field, CSV one line per record. */
+export function activityExport(db: Db, f: ActivityFilter, format: 'json' | 'csv'): { body: string; type: string; filename: string } {
+  const { items } = activityPage(db, f, EXPORT_LIMIT)
+  const filename = `toolgate-activity-${new Date().toISOString().replace(/[:.]/g, '-')}.${format}`
+  if (format === 'json') return { body: JSON.stringify({ records: items }, null, 2), type: 'application/json', filename }
+  const lines = [CSV_COLUMNS.join(','), ...items.map((it) => CSV_COLUMNS.map((c) => csvCell(it[c])).join(','))]
+  return { body: `${lines.join('\r\n')}\r\n`, type: 'text/csv; charset=utf-8', filename }
+}

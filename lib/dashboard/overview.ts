@@ -1,25 +1,75 @@
 import 'server-only'
 import type { Db } from '@/db/client'
+import { tokenByName } from '@/db/queries/access'
 import { listActivity } from '@/db/queries/activity'
 import { toolInventory } from '@/lib/catalog/inventory'
-import { presentActivity } from '@/lib/activity/present'
 import { toolReview } from '@/lib/approvals/review'
 import { serverRows } from '@/lib/catalog/servers'
+import { scopesOverCeiling } from '@/lib/surface/ceiling'
+import { scopeLabel } from '@/lib/surface/report'
+import { accessOverview } from './access'
+import { scopeKey } from './surface'
+import { explainAt, operatorAs, type Explained } from './explain'
+import { withFacts } from './server-facts'
 
-const RECENT_BLOCKED = 8
+// how far back "recent blocked checks" reaches, per verdict index
+const RECENT_BLOCKED = 200
+const MAX_AGENTS = 8
 
-/** Everything that needs an operator now, each item carrying what its fix needs. */
-export function overview(db: Db) {
-  const servers = serverRows(db)
-  const waiting = toolInventory(db).filter((t) => t.status === 'tool_pending_approval' || t.status === 'tool_changed')
-  // the two verdict indexes, merged: blocked and unknown_ids checks, newest first
-  const blocked = [...listActivity(db, { verdict: 'blocked', limit: RECENT_BLOCKED }), ...listActivity(db, { verdict: 'unknown_ids', limit: RECENT_BLOCKED })]
-    .sort((a, b) => b.id - a.id).slice(0, RECENT_BLOCKED).map(presentActivity)
+export interface BlockedAgent {
+  token: string
+  /** the latest blocked check of this token, and how many of its recent checks were blocked */
+  lastRequestId: string
+  lastAt: string
+  checks: number
+  /** the ids those checks were refused that are still not ready now, with the cause and the fix */
+  stillBlocked: Explained[]
+}
+
+/**
+ * Agents whose recent checks were refused, one entry per agent token, judged again now: an id
+ * that has been fixed since drops out, and a token with nothing left to fix drops out too.
+ * The operator's own dashboard checks are left out (they are the operator looking, not an agent blocked).
+ */
+function blockedAgents(db: Db, operator: string): BlockedAgent[] {
+  const records = [...listActivity(db, { verdict: 'blocked', limit: RECENT_BLOCKED }), ...listActivity(db, { verdict: 'unknown_ids', limit: RECENT_BLOCKED })]
+    .sort((a, b) => b.id - a.id)
+  const byToken = new Map<string, { lastRequestId: string; lastAt: number; checks: number; ids: Set<string> }>()
+  for (const r of records) {
+    if (r.type !== 'preflight' || r.tier !== 'agent' || r.surface === 'dashboard' || !r.actor.startsWith('token:')) continue
+    const token = r.actor.slice('token:'.length)
+    const g = byToken.get(token) ?? { lastRequestId: r.requestId, lastAt: r.at, checks: 0, ids: new Set<string>() }
+    g.checks++
+    for (const t of r.data.tools) if (t.status !== 'ready') g.ids.add(t.id)
+    byToken.set(token, g)
+  }
+  const out: BlockedAgent[] = []
+  for (const [token, g] of byToken) {
+    const row = tokenByName(db, token)
+    if (!row) continue // revoked: no agent can be blocked under it any more
+    const stillBlocked = explainAt(db, operatorAs(operator, row), { ids: [...g.ids] }).filter((e) => e.result.status !== 'ready')
+    if (stillBlocked.length) out.push({ token, lastRequestId: g.lastRequestId, lastAt: new Date(g.lastAt).toISOString(), checks: g.checks, stillBlocked })
+    if (out.length === MAX_AGENTS) break
+  }
+  return out
+}
+
+/** Everything that needs an operator now, read from current state, each item carrying what its fix needs. */
+export function overview(db: Db, operator: string) {
+  const servers = withFacts(db, serverRows(db))
+  const inventory = toolInventory(db)
+  const active = servers.filter((s) => s.enabled && !s.quarantined)
   return {
-    tools: waiting.map((t) => ({ ...t, review: toolReview(db, t.id) })),
+    tools: inventory.filter((t) => t.status === 'tool_pending_approval' || t.status === 'tool_changed').map((t) => ({ ...t, review: toolReview(db, t.id) })),
+    blockedTools: inventory.filter((t) => t.blocked),
     quarantined: servers.filter((s) => s.quarantined),
-    loginNeeded: servers.filter((s) => s.enabled && !s.quarantined && s.health === 'login_needed'),
-    unhealthy: servers.filter((s) => s.enabled && !s.quarantined && s.health === 'unhealthy'),
-    blocked,
+    disabled: servers.filter((s) => !s.enabled && !s.quarantined),
+    loginNeeded: active.filter((s) => s.health === 'login_needed'),
+    unhealthy: active.filter((s) => s.health === 'unhealthy'),
+    connecting: active.filter((s) => s.health === 'starting' || s.health === 'unpublished'),
+    danglingPins: accessOverview(db).tokens.filter((t) => t.pinDangling),
+    agents: blockedAgents(db, operator),
+    overCeiling: scopesOverCeiling(db).map((c) => ({ key: scopeKey(c.scope), label: scopeLabel(c.scope), ...c.pair, ceiling: c.ceiling })),
   }
 }
+export type Overview = ReturnType<typeof overview>

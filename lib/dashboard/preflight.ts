@@ -7,11 +7,13 @@ import { enableServer, unquarantineServer } from '@/lib/admin/servers'
 import { approveTool, enableTool, type ActionContext } from '@/lib/admin/tools'
 import { badRequest } from '@/lib/errors'
 import { requestRestart } from '@/lib/admin/upstreams'
-import type { Caller } from '@/lib/preflight/evaluate'
+import type { Caller, EvaluationInput, ToolResult } from '@/lib/preflight/evaluate'
 import { runCheck, type PreflightData } from '@/lib/preflight/service'
 import { exitCodes } from '@/lib/preflight/taxonomy'
 import type { Fix, PreflightForm } from './schemas'
 import { rowDetails, type RowDetail } from './row-details'
+import type { RowFix } from './fixes'
+import { explainAt, operatorAs } from './explain'
 
 export interface DashboardCheck extends PreflightData {
   exit_code: number
@@ -19,6 +21,14 @@ export interface DashboardCheck extends PreflightData {
   caller: string
   /** what a row's remediation needs shown before it runs: a diff, the tools a release exposes */
   details: Record<string, RowDetail>
+  /** per id: the operator-tier cause behind what an agent was told, and the fix that can work */
+  rows: Record<string, RowView>
+}
+
+export interface RowView {
+  /** checking as a token: what the operator tier says of the same id under that token's scope, when it says more */
+  cause?: ToolResult
+  fix: RowFix | null
 }
 
 /**
@@ -36,11 +46,30 @@ export function callerFor(db: Db, token: string | null, operator: string): Calle
 /** A recorded check (surface `dashboard`) through the one evaluation seam. */
 export async function dashboardPreflight(db: Db, form: PreflightForm, operator: string, requestId = mintRequestId()): Promise<DashboardCheck> {
   const caller = callerFor(db, form.token, operator)
-  const data = await runCheck(db, {
-    caller, surface: 'dashboard', requestId,
-    input: { ids: form.ids, ...(form.profile !== null ? { profile: form.profile } : {}), ...(hasPolicy(form) ? { policy: form.policy } : {}) },
+  const input: EvaluationInput = { ids: form.ids, ...(form.profile !== null ? { profile: form.profile } : {}), ...(hasPolicy(form) ? { policy: form.policy } : {}) }
+  const data = await runCheck(db, { caller, surface: 'dashboard', requestId, input })
+  const { causes, rows } = explain(db, caller, operator, input, data.tools)
+  return { ...data, exit_code: exitCodes[data.verdict], tier: caller.tier, caller: caller.name, details: rowDetails(db, causes), rows }
+}
+
+/**
+ * The operator is signed in, so a check as a token is explained at the operator tier too: the
+ * same evaluator, as the operator evaluating under that token's scope (`asToken`), says what the
+ * agent's not_found really is. Fixes follow that cause, and only those that can work are offered.
+ * (This explanation is not a verdict and is not recorded: the agent-tier check above is.)
+ */
+function explain(db: Db, caller: Caller, operator: string, input: EvaluationInput, told: ToolResult[]) {
+  const viewer = caller.tier === 'operator' ? caller
+    : operatorAs(operator, { name: caller.name.replace(/^token:/, ''), allowedServers: caller.allowedServers, profilePin: caller.profilePin })
+  const explained = explainAt(db, viewer, input)
+  const rows: Record<string, RowView> = {}
+  explained.forEach(({ result: cause, fix }, i) => {
+    const agentSaw = told[i]
+    const saysMore = caller.tier === 'agent' && (agentSaw.status !== cause.status
+      || (cause.status === 'unavailable' && agentSaw.status === 'unavailable' && (cause.reason !== agentSaw.reason || cause.detail !== agentSaw.detail)))
+    rows[cause.id] = { ...(saysMore ? { cause } : {}), fix }
   })
-  return { ...data, exit_code: exitCodes[data.verdict], tier: caller.tier, caller: caller.name, details: rowDetails(db, data.tools) }
+  return { causes: explained.map((e) => e.result), rows }
 }
 
 const hasPolicy = (form: PreflightForm) => Object.values(form.policy).some(Boolean)

@@ -10,6 +10,8 @@ import { REMOTE_HEADER } from './headers'
 import { publicMessage, sendJson, statusOfError } from './json'
 import { checkServerActionBody, isServerAction } from './server-actions'
 import { restPreflight, restWhoami } from './rest'
+import { oauthCallback } from './oauth-callback'
+import { CALLBACK_PATH } from '@/lib/upstream/oauth'
 
 export type NextHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>
 
@@ -81,6 +83,10 @@ export function frontDoor(opts: FrontDoorOptions) {
           profile = decodeURIComponent(segment)
         }
         return await handleMcp(req, res, { db: opts.db(), requestId, headers: nodeHeaders(req), remoteAddress: req.socket.remoteAddress, profile })
+      }
+      if (path === CALLBACK_PATH) {
+        if (req.method === 'GET') return await oauthCallback(req, res, opts.db())
+        return refuse(res, path, 405, `use GET for ${CALLBACK_PATH}`, requestId)
       }
       if (path.startsWith('/api/v1/')) {
         const ctx = { db: opts.db(), requestId, headers: nodeHeaders(req) }

@@ -11,6 +11,7 @@ import { ensureOperatorKey } from '@/lib/auth/operator-key'
 import { describeError } from '@/lib/errors'
 import { boundaryFromEnv } from '@/lib/http/boundary'
 import { frontDoor } from '@/lib/http/front-door'
+import { keepUnpatchedFetch } from '@/lib/http/upstream-fetch'
 import { logLine } from '@/lib/log'
 import { projectRoot } from '@/lib/paths'
 import { startSupervisor, supervisorOptions, type Supervisor } from '@/lib/upstream/supervisor'
@@ -43,6 +44,7 @@ export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate
   const newKey = await ensureOperatorKey(db)
   if (newKey) console.log(`toolgate: operator API key (shown once, stored only as a hash): ${newKey}`)
 
+  keepUnpatchedFetch()
   const app = next({ dev: opts.dev ?? false, dir: projectRoot(), hostname: opts.host, port: opts.port, quiet: true })
   await app.prepare()
   const handle = app.getRequestHandler()

@@ -1,6 +1,6 @@
 import 'server-only'
 import type { Db } from '@/db/client'
-import { agentTokens, profiles, serverConnections, servers, settings, toolApprovals, tools } from '@/db/schema'
+import { agentTokens, profiles, serverConnections, serverSecrets, servers, settings, toolApprovals, tools } from '@/db/schema'
 import { eq } from 'drizzle-orm'
 import { recordChange } from '@/lib/admin/record-change'
 import { serverNames } from '@/db/queries/servers'
@@ -22,13 +22,16 @@ export function parseStateFile(doc: unknown): StateFile {
 
 /**
  * Replace the proxy state with the file's, in one transaction (activity is kept).
- * Validation happens first; a bad file changes nothing.
+ * Validation happens first; a bad file changes nothing. Secret values never appear in a file,
+ * so a server that the file keeps, still naming the secret, keeps its stored value: a dump
+ * loaded back reconnects instead of losing its credentials.
  */
-export async function loadState(db: Db, doc: unknown, actor: string): Promise<{ servers: number; tools: number }> {
+export async function loadState(db: Db, doc: unknown, actor: string): Promise<{ servers: number; tools: number; activityId: number; requestId: string }> {
   const state = parseStateFile(doc)
   const now = Date.now()
   let toolCount = 0
-  await writeTransaction(db, (tx) => {
+  const record = await writeTransaction(db, (tx) => {
+    const storedSecrets = tx.select().from(serverSecrets).all()
     tx.delete(servers).run() // cascades to connections, tools and approvals
     tx.delete(profiles).run()
     tx.delete(agentTokens).run()
@@ -37,6 +40,7 @@ export async function loadState(db: Db, doc: unknown, actor: string): Promise<{ 
       mcpAnonymousProfile: state.settings.mcp_anonymous_profile,
       activityRetentionDays: state.settings.activity_retention_days,
       callApprovalWaitMs: state.settings.call_approval_wait_ms,
+      maxDescriptionOverlap: state.settings.max_description_overlap,
     }).where(eq(settings.id, 1)).run()
     for (const s of state.servers) {
       tx.insert(servers).values({
@@ -45,6 +49,10 @@ export async function loadState(db: Db, doc: unknown, actor: string): Promise<{ 
         baselineAt: s.tools.length ? now : null, // a file's tools are the approved baseline
         createdAt: now, updatedAt: now,
       }).run()
+      const named = new Set(s.transport?.secrets ?? [])
+      for (const secret of storedSecrets) {
+        if (secret.serverName === s.name && named.has(secret.name)) tx.insert(serverSecrets).values(secret).run()
+      }
       if (s.connection) {
         tx.insert(serverConnections).values({
           serverName: s.name, state: s.connection.state, detail: s.connection.detail ?? null,
@@ -78,12 +86,12 @@ export async function loadState(db: Db, doc: unknown, actor: string): Promise<{ 
         allowedServers: t.allowed_servers, profilePin: t.profile_pin, createdAt: now,
       }).run()
     }
-    recordChange(tx, 'state.loaded', { actor }, {
+    return recordChange(tx, 'state.loaded', { actor }, {
       target: 'state', before: null,
       after: { servers: state.servers.length, tools: toolCount, profiles: state.profiles.length, agent_tokens: state.agent_tokens.length },
     }, { now })
   })
-  return { servers: state.servers.length, tools: toolCount }
+  return { servers: state.servers.length, tools: toolCount, ...record }
 }
 
 /** Whether the database holds no proxy state yet (first start). */

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { connectionActions, connectionStates } from '@/db/schema/servers'
 import { settingsDefaults } from '@/db/queries/settings'
-import { callApprovalWaitSchema, callTimeoutSchema, profileNameSchema, retentionDaysSchema, rootsSchema, serverNameSchema, tokenNameSchema } from '@/lib/admin/schemas'
+import { callApprovalWaitSchema, callTimeoutSchema, overlapCeilingSchema, profileNameSchema, retentionDaysSchema, rootsSchema, serverNameSchema, tokenNameSchema } from '@/lib/admin/schemas'
 
 /** The state file, version 1 (see docs/state-file.md). Strict: unknown fields are errors. */
 const json = z.record(z.string(), z.unknown())
@@ -75,6 +75,7 @@ export const stateFileSchema = z.strictObject({
     mcp_anonymous_profile: profileNameSchema.nullable().default(settingsDefaults.mcpAnonymousProfile),
     activity_retention_days: retentionDaysSchema.nullable().default(settingsDefaults.activityRetentionDays),
     call_approval_wait_ms: callApprovalWaitSchema.default(settingsDefaults.callApprovalWaitMs),
+    max_description_overlap: overlapCeilingSchema.nullable().default(settingsDefaults.maxDescriptionOverlap),
   }).prefault({}),
   servers: z.array(serverSchema).default([]),
   profiles: z.array(z.strictObject({ name: profileNameSchema, servers: z.array(serverNameSchema) })).default([]),

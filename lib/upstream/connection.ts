@@ -16,6 +16,8 @@ import { projectRoot } from '@/lib/paths'
 import pkg from '@/package.json'
 import { applyDiscovery, type DiscoveredTool } from './discovery'
 import { DbOAuthProvider, CALLBACK_PATH } from './oauth'
+import { oauthOf } from '@/db/queries/upstream'
+import { upstreamFetch } from '@/lib/http/upstream-fetch'
 
 export interface ConnectionSpec {
   name: string
@@ -108,11 +110,15 @@ function makeTransport(db: Db, spec: Pick<ConnectionSpec, 'name' | 'transport' |
     })
     return transport
   }
-  const authProvider = new DbOAuthProvider(db, spec.name, new URL(CALLBACK_PATH, opts.baseUrl).href, false)
+  // OAuth once there is something to use (a login's tokens, or client credentials): a server that
+  // challenges before any login reads pending_auth, and nothing registers with its
+  // authorization server until an operator starts a login
+  const oauth = oauthOf(db, spec.name)
+  const authProvider = oauth?.tokens || oauth?.grant === 'client_credentials' ? new DbOAuthProvider(db, spec.name, new URL(CALLBACK_PATH, opts.baseUrl).href, false) : undefined
   const requestInit = { headers: { ...(t.headers ?? {}), ...secretValues } }
   return t.type === 'sse'
-    ? new SSEClientTransport(new URL(t.url), { authProvider, requestInit })
-    : new StreamableHTTPClientTransport(new URL(t.url), { authProvider, requestInit })
+    ? new SSEClientTransport(new URL(t.url), { authProvider, requestInit, fetch: upstreamFetch })
+    : new StreamableHTTPClientTransport(new URL(t.url), { authProvider, requestInit, fetch: upstreamFetch })
 }
 
 /** What an operator needs to know about a failed connection: refused where, DNS, TLS, spawn. */
@@ -233,7 +239,9 @@ export class UpstreamConnection {
       }) as CallToolResult
     } catch (e) {
       if (timedOut.signal.aborted) throw new McpError(ErrorCode.RequestTimeout, `the call took longer than ${opts.timeoutMs} ms without progress`)
-      if (isTransportFailure(e) && !opts.signal?.aborted) this.fail?.(`closed: a call failed: ${describeConnectionError(e)}`)
+      // a token the server no longer accepts, or one without a scope this call needs (step-up)
+      if (isUnauthorized(e)) this.fail?.('unauthorized')
+      else if (isTransportFailure(e) && !opts.signal?.aborted) this.fail?.(`closed: a call failed: ${describeConnectionError(e)}`)
       throw e
     } finally {
       clearTimeout(timer)
@@ -304,7 +312,8 @@ export class UpstreamConnection {
       this.client = undefined
       if (this.stopped) return
       if (outcome === 'unauthorized') {
-        this.publish('pending_auth', `login required: toolgate upstream login ${this.spec.name}`, 'login')
+        const scope = oauthOf(this.db, this.spec.name)?.challengedScope
+        this.publish('pending_auth', `login required${scope ? ` for scope "${scope}"` : ''}: toolgate upstream login ${this.spec.name}`, 'login')
         this.log('event', 'the server requires an OAuth login')
         return // the supervisor restarts this connection when tokens are saved
       }
@@ -367,7 +376,11 @@ export class UpstreamConnection {
       try {
         await client.ping({ timeout: Math.min(this.opts.connectTimeoutMs, Math.max(2 * pingEvery, 1_000)) })
       } catch (e) {
-        finish(isUnauthorized(e) ? 'unauthorized' : `closed: ping failed: ${describeConnectionError(e)}`)
+        // a refused or broken connection is dead now; a slow answer (a busy machine) gets one
+        // more, longer chance before the server is called unhealthy
+        const slow = e instanceof McpError && e.code === ErrorCode.RequestTimeout
+        const again = slow ? await client.ping({ timeout: this.opts.connectTimeoutMs }).then(() => undefined, (e2: unknown) => e2) : e
+        if (again !== undefined) finish(isUnauthorized(again) ? 'unauthorized' : `closed: ping failed: ${describeConnectionError(again)}`)
       }
     }
     finish('stopped')

@@ -1,7 +1,8 @@
 import 'server-only'
 import { randomBytes } from 'node:crypto'
 import { eq } from 'drizzle-orm'
-import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
+import { auth, extractWWWAuthenticateParams, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js'
+import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/sdk/client/auth-extensions.js'
 import type { OAuthClientInformationFull, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
 import type { Db } from '@/db/client'
 import { serverOauth, servers } from '@/db/schema'
@@ -12,8 +13,10 @@ import { badRequest } from '@/lib/errors'
 import { requireServer } from '@/lib/admin/require'
 import { oauthByState, oauthOf } from '@/db/queries/upstream'
 import type { ActionContext } from '@/lib/admin/tools'
+import { upstreamFetch } from '@/lib/http/upstream-fetch'
 
 export const CALLBACK_PATH = '/api/upstream/oauth/callback'
+const REFRESH_RACE_MS = 10_000
 
 function save(db: Db, server: string, values: Partial<typeof serverOauth.$inferInsert>): Promise<void> {
   const v = { ...values, updatedAt: Date.now() }
@@ -26,23 +29,40 @@ function save(db: Db, server: string, values: Partial<typeof serverOauth.$inferI
  * An OAuth client provider whose state lives in the database, so a login started by the CLI
  * or the dashboard can be finished by the callback route and used by the runtime.
  * `interactive: false` (the runtime) may refresh tokens but never starts a login by itself.
+ * A server's client is registered dynamically at the first login, or was issued beforehand
+ * (kept through credential resets), or is a client ID metadata document URL; a server set to
+ * client credentials gets its tokens without anyone logging in.
  */
 export class DbOAuthProvider implements OAuthClientProvider {
   authorizationUrl?: URL
 
   constructor(private db: Db, private server: string, private redirect: string, private interactive: boolean) {}
 
+  private get row() {
+    return oauthOf(this.db, this.server)
+  }
+
+  private get machine() {
+    return this.row?.grant === 'client_credentials'
+  }
+
+  // no redirect: the SDK's non-interactive flow (client credentials)
   get redirectUrl() {
-    return this.redirect
+    return this.machine ? undefined : this.redirect
+  }
+
+  get clientMetadataUrl() {
+    return this.row?.clientMetadataUrl ?? undefined
   }
 
   get clientMetadata(): OAuthClientMetadata {
     return {
       client_name: `toolgate (${this.server})`,
-      redirect_uris: [this.redirect],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
+      redirect_uris: this.machine ? [] : [this.redirect],
+      grant_types: this.machine ? ['client_credentials'] : ['authorization_code', 'refresh_token'],
+      response_types: this.machine ? [] : ['code'],
       token_endpoint_auth_method: 'none',
+      ...(this.row?.challengedScope ? { scope: this.row.challengedScope } : {}),
     }
   }
 
@@ -53,23 +73,28 @@ export class DbOAuthProvider implements OAuthClientProvider {
   }
 
   clientInformation() {
-    return (oauthOf(this.db, this.server)?.clientInformation ?? undefined) as OAuthClientInformationFull | undefined
+    return (this.row?.clientInformation ?? undefined) as OAuthClientInformationFull | undefined
   }
 
   saveClientInformation(info: OAuthClientInformationFull) {
-    return save(this.db, this.server, { clientInformation: info as unknown as Record<string, unknown> })
+    // a pre-registered client keeps its secret when the SDK stamps the issuer on it
+    return save(this.db, this.server, { clientInformation: { ...(this.row?.preRegistered ? this.row.clientInformation : {}), ...info } as Record<string, unknown> })
   }
 
   tokens() {
-    return (oauthOf(this.db, this.server)?.tokens ?? undefined) as OAuthTokens | undefined
+    return (this.row?.tokens ?? undefined) as OAuthTokens | undefined
   }
 
   saveTokens(tokens: OAuthTokens) {
     return save(this.db, this.server, { tokens: tokens as unknown as Record<string, unknown>, tokensSavedAt: Date.now() })
   }
 
-  redirectToAuthorization(url: URL) {
+  async redirectToAuthorization(url: URL) {
     this.authorizationUrl = url
+    // the runtime lands here when the server challenges for more than the token carries
+    // (403 insufficient_scope): the operator's next login asks for that scope
+    const scope = url.searchParams.get('scope')
+    if (!this.interactive && scope) await save(this.db, this.server, { challengedScope: scope })
   }
 
   async saveCodeVerifier(codeVerifier: string) {
@@ -77,15 +102,43 @@ export class DbOAuthProvider implements OAuthClientProvider {
   }
 
   codeVerifier() {
-    const v = oauthOf(this.db, this.server)?.codeVerifier
+    const v = this.row?.codeVerifier
     if (!v) throw new Error('no login in progress for this server (start one with toolgate upstream login)')
     return v
   }
 
+  discoveryState() {
+    return (this.row?.discovery ?? undefined) as OAuthDiscoveryState | undefined
+  }
+
+  saveDiscoveryState(state: OAuthDiscoveryState) {
+    return save(this.db, this.server, { discovery: state as unknown as Record<string, unknown> })
+  }
+
+  /** private_key_jwt: each token request carries an assertion signed with the configured key */
+  get addClientAuthentication() {
+    const row = this.row
+    const clientId = row?.clientInformation?.client_id
+    if (!row?.privateKeyPem || typeof clientId !== 'string') return undefined
+    return createPrivateKeyJwtAuth({ issuer: clientId, subject: clientId, privateKey: row.privateKeyPem, alg: row.signingAlgorithm ?? 'RS256' })
+  }
+
+  prepareTokenRequest(scope?: string) {
+    if (!this.machine) return undefined // authorization code: the SDK's default
+    const params = new URLSearchParams({ grant_type: 'client_credentials' })
+    if (scope) params.set('scope', scope)
+    return params
+  }
+
   async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery') {
-    if (scope === 'all' || scope === 'tokens') await save(this.db, this.server, { tokens: null })
-    if (scope === 'all' || scope === 'client') await save(this.db, this.server, { clientInformation: null })
+    const keepClient = this.row?.preRegistered ?? false
+    // two requests that met an expired token at once both refresh; the loser's refresh token is
+    // already spent, and its failure must not wipe the tokens the winner just saved
+    const justRefreshed = !this.interactive && scope === 'tokens' && Date.now() - (this.row?.tokensSavedAt ?? 0) < REFRESH_RACE_MS
+    if ((scope === 'all' || scope === 'tokens') && !justRefreshed) await save(this.db, this.server, { tokens: null })
+    if ((scope === 'all' || scope === 'client') && !keepClient) await save(this.db, this.server, { clientInformation: null })
     if (scope === 'all' || scope === 'verifier') await save(this.db, this.server, { codeVerifier: null })
+    if (scope === 'all' || scope === 'discovery') await save(this.db, this.server, { discovery: null })
   }
 }
 
@@ -95,18 +148,58 @@ function httpServer(db: Db, name: string) {
   return { ...s, url: s.transport.url }
 }
 
+/** Every request of a login is bounded: a silent authorization server must not hang it. */
+const LOGIN_REQUEST_TIMEOUT_MS = 15_000
+const loginFetch: typeof fetch = (input, init) => upstreamFetch(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(LOGIN_REQUEST_TIMEOUT_MS) })
+
+/** The server's challenge to a request without a token: where its resource metadata is, and the scope it wants. */
+async function challengeOf(url: string): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
+  try {
+    const res = await loginFetch(url, {
+      method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'toolgate', version: '1' } } }),
+    })
+    await res.body?.cancel().catch(() => undefined)
+    if (res.status !== 401 && res.status !== 403) return {}
+    const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(res)
+    return { resourceMetadataUrl, scope }
+  } catch {
+    return {} // discovery falls back to the well-known locations
+  }
+}
+
+/** Both scopes' tokens, once each: a step-up asks for the new scope without losing the old. */
+const mergeScopes = (...scopes: (string | null | undefined)[]) => [...new Set(scopes.flatMap((s) => s?.split(/\s+/).filter(Boolean) ?? []))].join(' ') || undefined
+
+/** A login step that failed, said plainly (the SDK's own words, with what toolgate was doing). */
+function loginFailed(server: string, step: string, e: unknown): Error {
+  const why = e instanceof Error ? (e.name === 'TimeoutError' ? `no answer within ${LOGIN_REQUEST_TIMEOUT_MS / 1000} s` : e.message) : String(e)
+  return new Error(`login for "${server}" failed while ${step}: ${why}`)
+}
+
 /**
- * Start an OAuth login (authorization code + PKCE with the resource parameter; dynamic client
- * registration when the server offers it). Returns the URL the operator opens.
+ * Start an OAuth login (authorization code + PKCE with the resource parameter). The server's own
+ * challenge says where its metadata is and which scope it wants (with any scope a later call was
+ * refused for); the client is the pre-registered one, a client ID metadata document, or one
+ * registered dynamically now — never before an operator asked. Returns the URL to open.
  */
 export async function startLogin(db: Db, name: string, opts: { baseUrl: string; returnTo?: string }, ctx: ActionContext): Promise<{ url: string } | { alreadyAuthorized: true }> {
   const server = httpServer(db, name)
+  if (oauthOf(db, name)?.grant === 'client_credentials') {
+    throw badRequest(`server "${name}" gets its tokens by itself (client credentials): no login is needed. If it cannot connect, its log says why: toolgate upstream logs ${name}`)
+  }
   const redirect = new URL(CALLBACK_PATH, opts.baseUrl).href
-  await save(db, name, { redirectUrl: redirect, returnTo: opts.returnTo ?? null, codeVerifier: null, state: null })
+  const challenge = await challengeOf(server.url)
+  const scope = mergeScopes(challenge.scope, oauthOf(db, name)?.challengedScope)
+  // a fresh login: fresh discovery, no stale token short-circuiting it
+  await save(db, name, { redirectUrl: redirect, returnTo: opts.returnTo ?? null, codeVerifier: null, state: null, discovery: null, tokens: null, challengedScope: scope ?? null })
   const provider = new DbOAuthProvider(db, name, redirect, true)
-  // a stale token must not short-circuit an explicit login
-  await provider.invalidateCredentials('tokens')
-  const result = await auth(provider, { serverUrl: server.url })
+  let result: Awaited<ReturnType<typeof auth>>
+  try {
+    result = await auth(provider, { serverUrl: server.url, scope, resourceMetadataUrl: challenge.resourceMetadataUrl, fetchFn: loginFetch })
+  } catch (e) {
+    throw loginFailed(name, 'discovering the authorization server and registering with it', e)
+  }
   await appendActivity(db, { requestId: ctx.requestId ?? mintRequestId(), type: 'server.login_started', actor: ctx.actor, server: name, data: { target: name, result } })
   if (result === 'AUTHORIZED') return { alreadyAuthorized: true }
   if (!provider.authorizationUrl) throw new Error('the authorization server did not produce an authorization URL')
@@ -119,11 +212,50 @@ export async function completeLogin(db: Db, state: string, code: string): Promis
   if (!pending || !pending.redirectUrl) throw badRequest('unknown or expired login (state does not match a login in progress)')
   const server = httpServer(db, pending.serverName)
   const provider = new DbOAuthProvider(db, server.name, pending.redirectUrl, true)
-  const result = await auth(provider, { serverUrl: server.url, authorizationCode: code })
+  let result: Awaited<ReturnType<typeof auth>>
+  try {
+    result = await auth(provider, { serverUrl: server.url, authorizationCode: code, fetchFn: loginFetch })
+  } catch (e) {
+    throw loginFailed(server.name, 'exchanging the authorization code for tokens', e)
+  }
   if (result !== 'AUTHORIZED') throw new Error(`login for "${server.name}" did not complete (${result})`)
-  await save(db, server.name, { state: null, codeVerifier: null })
+  await save(db, server.name, { state: null, codeVerifier: null, challengedScope: null })
   // the runtime reconnects with the new token
   await writeTransaction(db, (tx) => tx.update(servers).set({ restartRequestedAt: Date.now() }).where(eq(servers.name, server.name)).run())
   await appendActivity(db, { requestId: mintRequestId(), type: 'server.login_completed', actor: 'operator (oauth callback)', server: server.name, data: { target: server.name } })
   return { server: server.name, returnTo: pending.returnTo }
+}
+
+/** How toolgate gets tokens for one server, as an operator configures it. */
+export interface OAuthClientConfig {
+  /** a client the authorization server issued for toolgate (no dynamic registration) */
+  clientId?: string
+  clientSecret?: string
+  /** an HTTPS URL of a client ID metadata document (used where the server supports them) */
+  clientMetadataUrl?: string
+  /** client_credentials: machine to machine, no login (needs a client id, and a secret or a private key) */
+  grant?: 'authorization_code' | 'client_credentials'
+  /** private_key_jwt: a PEM private key, and its algorithm (ES256, RS256, …) */
+  privateKeyPem?: string
+  signingAlgorithm?: string
+}
+
+/** Configure a server's OAuth client. The activity record names what changed, never the secret. */
+export async function configureOAuthClient(db: Db, name: string, c: OAuthClientConfig, ctx: ActionContext) {
+  httpServer(db, name)
+  if (c.grant === 'client_credentials' && !c.clientId) throw badRequest('client credentials need a client id (--client-id) and usually a secret (--client-secret)')
+  if ((c.clientSecret || c.privateKeyPem) && !c.clientId) throw badRequest('a client secret or private key goes with a client id (--client-id)')
+  if (c.privateKeyPem && !/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(c.privateKeyPem)) throw badRequest('the private key must be PEM (-----BEGIN PRIVATE KEY-----)')
+  if (c.clientMetadataUrl && !/^https:\/\/[^/]+\/.+/.test(c.clientMetadataUrl)) throw badRequest('the client metadata URL must be an HTTPS URL with a path (e.g. https://example.com/toolgate.json)')
+  await save(db, name, {
+    grant: c.grant ?? 'authorization_code',
+    preRegistered: c.clientId !== undefined,
+    clientInformation: c.clientId ? { client_id: c.clientId, ...(c.clientSecret ? { client_secret: c.clientSecret } : {}) } : null,
+    clientMetadataUrl: c.clientMetadataUrl ?? null,
+    privateKeyPem: c.privateKeyPem ?? null, signingAlgorithm: c.privateKeyPem ? c.signingAlgorithm ?? 'RS256' : null,
+    tokens: null, discovery: null,
+  })
+  await appendActivity(db, { requestId: ctx.requestId ?? mintRequestId(), type: 'server.oauth_configured', actor: ctx.actor, server: name, data: {
+    target: name, grant: c.grant ?? 'authorization_code', client: c.clientId ? 'pre-registered' : c.clientMetadataUrl ? 'metadata document' : 'dynamic registration', secret: c.clientSecret !== undefined || c.privateKeyPem !== undefined,
+  } })
 }

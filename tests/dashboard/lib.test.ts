@@ -28,11 +28,35 @@ describe('dashboard logic', () => {
   })
 
   it('every reason maps to an honest row action (or none), never a fake one', async () => {
+    const stateFile = { facts: { transport: null, clientCredentials: false }, narrowing: null }
     for (const reason of reasons) {
-      const fix = fixFor({ id: 'notes:x', status: 'unavailable', reason, retryable: false, detail: '', remediation: '' }, null)
-      if (fix?.kind === 'run') expect(['tool_pending_approval', 'tool_changed', 'server_quarantined', 'server_disabled', 'tool_blocked_by_user', 'tool_denied_by_config']).toContain(reason)
+      const fix = fixFor({ id: 'notes:x', status: 'unavailable', reason, retryable: false, detail: '', remediation: '' }, stateFile)
+      if (fix?.kind === 'run') expect(['server_disabled', 'tool_blocked_by_user', 'tool_denied_by_config']).toContain(reason)
+      expect(fix?.kind).not.toBe('login')
     }
-    expect(fixFor({ id: 'notes:x', status: 'ready' }, null)).toBeNull()
+    expect(fixFor({ id: 'notes:x', status: 'ready' }, stateFile)).toBeNull()
+    // a connection fix is offered only where it can work: login on an HTTP server, restart on a managed one
+    const unhealthy = (action: 'login' | 'restart') => ({ id: 'x:y', status: 'unavailable' as const, reason: 'server_unhealthy' as const, retryable: true, action, detail: '', remediation: '' })
+    expect(fixFor(unhealthy('login'), { facts: { transport: 'http', clientCredentials: false }, narrowing: null })?.kind).toBe('login')
+    expect(fixFor(unhealthy('login'), { facts: { transport: 'http', clientCredentials: true }, narrowing: null })?.kind).toBe('advice')
+    expect(fixFor(unhealthy('login'), { facts: { transport: 'stdio', clientCredentials: false }, narrowing: null })?.kind).toBe('advice')
+    expect(fixFor(unhealthy('restart'), { facts: { transport: 'stdio', clientCredentials: false }, narrowing: null })?.kind).toBe('run')
+    expect(fixFor(unhealthy('restart'), stateFile)?.kind).toBe('advice')
+  })
+
+  it('a check as a token carries the operator-tier cause and the fix that can work', async () => {
+    const db = await demo()
+    const r = await dashboardPreflight(db, { ids: ['billing:get_invoice', 'jira:create_ticket', 'notes:export_notes'], token: 'nightly', profile: null, policy: {} }, 'operator')
+    expect(r.tier).toBe('agent')
+    expect(r.tools[0]).toMatchObject({ id: 'billing:get_invoice', reason: 'not_found' })
+    expect(r.rows['billing:get_invoice'].cause).toMatchObject({ reason: 'server_not_in_scope', detail: expect.stringContaining('outside profile "ops"') })
+    expect(r.rows['billing:get_invoice'].fix).toEqual({ kind: 'link', href: '/tokens#profile-ops', label: 'Edit profile ops' })
+    // jira is a state-file server: no login can work, so none is offered
+    expect(r.rows['jira:create_ticket'].fix).toMatchObject({ kind: 'advice', text: expect.stringContaining('toolgate does not run jira') })
+    // the same reason at both tiers: nothing more to say, the fix is the agent's own
+    expect(r.rows['notes:export_notes'].cause).toBeUndefined()
+    expect(r.rows['notes:export_notes'].fix).toMatchObject({ kind: 'approve' })
+    expect(r.details['notes:export_notes']).toMatchObject({ kind: 'review' })
   })
 
   it('a dashboard check shows the diff of a changed tool and what a quarantined server would expose', async () => {

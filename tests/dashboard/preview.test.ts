@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { listActivity } from '@/db/queries/activity'
@@ -58,6 +59,36 @@ describe('live _meta preview', () => {
     // (the -32602 resolve evaluates nothing, so it records nothing)
     expect(listActivity(d.db, { limit: 1000 }).length).toBe(records + 4)
     expect(listActivity(d.db, { limit: 1000 }).filter((r) => r.surface?.startsWith('mcp-')).length).toBe(4)
+    await context.close()
+  })
+
+  it('re-evaluates after a fix, says it is unrecorded, and copies as curl and as CLI that really run', async () => {
+    const { page, context } = await signedIn(d)
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'])
+    await page.goto('/preflight?id=notes:export_notes&token=notes-bot')
+    const facet = async () => JSON.parse(await paneBytes(page, 'Shape A', 'response')).result._meta['app.mcpproxy/required-tools']
+    await eventually(async () => (await facet()).verdict).toBe('blocked')
+    expect(await page.getByText('unrecorded preview').count()).toBe(1)
+    expect(await page.getByText(/the activity log has no record of it/).count()).toBe(1)
+
+    // copy as curl: the command, run in a shell with the token in the environment, gets the same verdict
+    await page.getByRole('button', { name: 'Copy as curl: Shape A request' }).click()
+    const curl: string = await page.evaluate(() => navigator.clipboard.readText())
+    expect(curl).toContain(`curl -sS '${d.server.url}/mcp'`)
+    expect(curl).toContain('Authorization: Bearer $TOOLGATE_AGENT_TOKEN')
+    const viaCurl = JSON.parse(execFileSync('bash', ['-c', curl], { env: { ...process.env, TOOLGATE_AGENT_TOKEN: NOTES_BOT }, encoding: 'utf8' }))
+    expect(viaCurl.result._meta['app.mcpproxy/required-tools'].verdict).toBe('blocked')
+    await page.getByRole('button', { name: 'Copy as CLI: Shape A check' }).click()
+    const cli: string = await page.evaluate(() => navigator.clipboard.readText())
+    expect(cli).toContain(`npx toolgate tools preflight --in-band --url '${d.server.url}/mcp' 'notes:export_notes' -o json`)
+
+    // fix the tool from its row: the preview follows without touching the form
+    await page.getByRole('button', { name: 'Run preflight' }).click()
+    await page.getByTestId('row-notes:export_notes').getByRole('button', { name: /Review & approve/ }).click()
+    await page.getByRole('button', { name: 'Approve this definition' }).click()
+    await eventually(() => page.getByTestId('row-notes:export_notes').getAttribute('data-status')).toBe('ready')
+    await eventually(async () => (await facet()).verdict).toBe('ready')
+    await screenshot(page, 'preflight-preview-after-fix')
     await context.close()
   })
 })

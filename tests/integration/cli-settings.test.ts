@@ -10,7 +10,7 @@ describe('toolgate settings', () => {
     const { db, file } = freshDb()
     await load(db, { profiles: [{ name: 'ops', servers: [] }] })
     const list = await runCli(['settings', 'list', '-o', 'json', '--db', file])
-    expect(JSON.parse(list.stdout)).toEqual({ quarantine_enabled: true, mcp_anonymous_profile: null, activity_retention_days: 90, call_approval_wait_ms: 60_000 })
+    expect(JSON.parse(list.stdout)).toEqual({ quarantine_enabled: true, mcp_anonymous_profile: null, activity_retention_days: 90, call_approval_wait_ms: 60_000, max_description_overlap: null })
     const set = await runCli(['settings', 'set', 'activity_retention_days', '30', '-o', 'json', '--db', file])
     expect(set.code, set.stderr).toBe(0)
     const out = JSON.parse(set.stdout)
@@ -23,6 +23,7 @@ describe('toolgate settings', () => {
     [['activity_retention_days', '0'], /activity_retention_days: must be at least 1 day/],
     [['quarantine_enabled', 'maybe'], /quarantine_enabled: Invalid input: expected boolean/],
     [['no_such_setting', '1'], /Unrecognized key: "no_such_setting"/],
+    [['max_description_overlap', '1.5'], /max_description_overlap: must be at most 1/],
   ])('refuses %j, naming the field, and changes nothing', async (args, message) => {
     const { db, file } = freshDb()
     await load(db, { profiles: [{ name: 'ops', servers: [] }] })

@@ -187,13 +187,17 @@ describe('configuration', () => {
     await waitFor('reloaded ready', () => connectionState(db, 'reloaded')?.state === 'ready')
     const dump = await runCli(['state', 'dump', '--db', dbFile])
     expect(dump.code, dump.stderr).toBe(0)
+    const loadedAt = Date.now()
     const loaded = await runCli(['state', 'load', '-', '--db', dbFile], {}, dump.stdout)
     expect(loaded.code, loaded.stderr).toBe(0)
+    // the stdio fixture's env values are stored secrets: the load keeps them, so the runtime
+    // (not the file's believed state) publishes ready again on a fresh connection
     let last: unknown
     await waitFor('reloaded ready again', async () => {
       const t = (await preflight('reloaded:kept')).tools[0]
-      last = { ...t, connection: connectionState(db, 'reloaded') }
-      return t.status === 'ready'
+      const c = connectionState(db, 'reloaded')
+      last = { ...t, connection: c }
+      return t.status === 'ready' && c?.runtimeInstance != null && c.updatedAt >= loadedAt
     }).catch((e: Error) => { throw new Error(`${e.message}; last: ${JSON.stringify(last)}\n${server.log().slice(-3000)}`) })
   })
 

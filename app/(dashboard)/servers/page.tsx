@@ -5,13 +5,15 @@ import { ServerAction } from '@/components/servers/server-action'
 import { Card, Empty, PageHeader } from '@/components/ui'
 import { requireOperator } from '@/lib/dashboard/operator'
 import { serverRows } from '@/lib/catalog/servers'
+import { withFacts } from '@/lib/dashboard/server-facts'
 import { getDb } from '@/db/client'
 
 export const metadata: Metadata = { title: 'Servers' }
 
 export default async function ServersPage() {
   await requireOperator('/servers')
-  const rows = serverRows(getDb())
+  const db = getDb()
+  const rows = withFacts(db, serverRows(db))
   return (
     <>
       <PageHeader title="Servers">Admin state (what you set) is shown apart from connection health (what the runtime sees).</PageHeader>
@@ -32,7 +34,7 @@ export default async function ServersPage() {
                       {s.tools.callable}/{s.tools.total} callable
                       {s.tools.pending > 0 && <>, {s.tools.pending} pending</>}{s.tools.changed > 0 && <>, {s.tools.changed} changed</>}{s.tools.blocked > 0 && <>, {s.tools.blocked} blocked</>}
                     </td>
-                    <td className="py-2"><ServerAction s={s} /></td>
+                    <td className="py-2"><ServerAction s={s} facts={s.facts} /></td>
                   </tr>
                 ))}
               </tbody>

@@ -1,12 +1,9 @@
-import { cliActor, one, openCliDb, outputFormat, parse, UsageError } from '@/lib/cli/args'
-import { table } from '@/lib/cli/output'
+import { UsageError } from '@/lib/cli/args'
+import { statusColour, table, terminal } from '@/lib/cli/output'
+import { recordOf } from '@/lib/cli/records'
+import { command, EXIT_ERROR, type Command } from '@/lib/cli/spec'
 import { decideCall, expireCalls, listCalls, type CallStatus } from '@/lib/approvals/calls'
 import type { CallApproval } from '@/db/schema'
-
-const USAGE = `usage:
-  toolgate calls list [--status pending|approved|denied|expired|running|done] [-o json]
-  toolgate calls approve <call id>
-  toolgate calls deny <call id> [--reason R]`
 
 const statuses = ['pending', 'approved', 'denied', 'expired', 'running', 'done'] as const
 
@@ -17,24 +14,41 @@ const present = (c: CallApproval) => ({
   ...(c.decidedBy ? { decided_by: c.decidedBy, decided_at: new Date(c.decidedAt!).toISOString() } : {}), ...(c.reason ? { reason: c.reason } : {}),
 })
 
-export async function callsCommand(sub: string | undefined, argv: string[]): Promise<number> {
-  if (sub === 'list') {
-    const { values } = parse(argv, { status: { type: 'string' } })
-    if (values.status !== undefined && !statuses.includes(values.status as CallStatus)) throw new UsageError(`--status must be one of ${statuses.join(', ')}, not "${values.status}"`)
-    const db = openCliDb(values.db)
-    await expireCalls(db)
-    const rows = listCalls(db, values.status as CallStatus | undefined).map(present)
-    if (outputFormat(values.output) === 'json') console.log(JSON.stringify(rows, null, 2))
-    else console.log(table(['ID', 'STATUS', 'TOOL', 'CALLER', 'CREATED', 'ARGUMENTS'], rows.map((c) => [c.id, c.status, c.tool, c.caller, c.created_at, JSON.stringify(c.arguments)])))
+const CALL = { name: '<call id>', what: 'call id (toolgate calls list shows them)', complete: 'call' } as const
+
+/** approve and deny: one decision, recorded under the request that made the call (so its story reads in one place). */
+const decision = (verb: 'approve' | 'deny', summary: string, flags: Command['flags'], examples: Command['examples']) => command({
+  name: `calls ${verb}`, summary, args: [CALL], flags, examples,
+  exits: { 0: 'decided (on the record)', 1: EXIT_ERROR },
+  run: async ({ values, args: [id], json, db, ctx }) => {
+    const c = await decideCall(db(), id, verb, ctx, values.reason as string | undefined)
+    const record = recordOf(db(), c.requestId, verb === 'approve' ? 'call.approved' : 'call.denied')
+    if (json) console.log(JSON.stringify({ ...present(c), before: { status: 'pending' }, after: { status: c.status }, activity_id: record.id }, null, 2))
+    else console.log(`${c.id} (${c.serverName}:${c.toolName}): pending → ${c.status}${verb === 'approve' ? ' — it runs once, for the caller waiting on it (or its next identical retry)' : ''}  (activity ${record.id}, request_id ${c.requestId})`)
     return 0
-  }
-  if (sub === 'approve' || sub === 'deny') {
-    const { values, positionals } = parse(argv, { reason: { type: 'string' } })
-    if (sub === 'approve' && values.reason !== undefined) throw new UsageError('--reason goes with deny')
-    const c = await decideCall(openCliDb(values.db), one(positionals, 'call id'), sub, { actor: cliActor() }, values.reason)
-    if (outputFormat(values.output) === 'json') console.log(JSON.stringify(present(c), null, 2))
-    else console.log(`${c.id} (${c.serverName}:${c.toolName}): ${c.status}${sub === 'approve' ? ' — it runs once, for the caller waiting on it (or its next identical retry)' : ''}`)
-    return 0
-  }
-  throw new UsageError(USAGE)
-}
+  },
+})
+
+export const callsCommands: Command[] = [
+  command({
+    name: 'calls list',
+    summary: 'calls held for approval, newest first: tool, caller, exact arguments, request id, expiry',
+    args: [],
+    flags: { status: { type: 'string', value: statuses.join('|'), default: 'every status', description: 'only calls in this status', complete: statuses } },
+    examples: [['toolgate calls list --status pending', 'what is waiting for you'], ['toolgate calls list -o json', 'every held call for a script']],
+    exits: { 0: 'listed', 1: EXIT_ERROR },
+    run: async ({ values, json, db }) => {
+      if (values.status !== undefined && !statuses.includes(values.status as CallStatus)) throw new UsageError(`--status must be one of ${statuses.join(', ')}, not "${values.status}"`)
+      await expireCalls(db())
+      const rows = listCalls(db(), values.status as CallStatus | undefined).map(present)
+      if (json) console.log(JSON.stringify(rows, null, 2))
+      else console.log(table(['ID', 'STATUS', 'TOOL', 'CALLER', 'CREATED', 'ARGUMENTS'], rows.map((c) => [c.id, c.status, c.tool, c.caller, c.created_at, JSON.stringify(c.arguments)]),
+        terminal(), (col, cell) => (col === 1 ? statusColour(cell) : undefined)))
+      return 0
+    },
+  }),
+  decision('approve', 'approve that one call: it runs once, for the agent waiting on it (or its next identical retry)', {},
+    [['toolgate calls approve call_3kTq9Zb1xY0a', 'let one held call run'], ['toolgate calls approve call_3kTq9Zb1xY0a -o json', 'the decision as JSON']]),
+  decision('deny', 'deny that one call: the agent is told it was denied, and why', { reason: { type: 'string', value: 'R', default: 'no reason given', description: 'why, as the agent is told' } },
+    [['toolgate calls deny call_3kTq9Zb1xY0a --reason "not on production"', 'refuse one held call'], ['toolgate calls deny call_3kTq9Zb1xY0a -o json', 'the decision as JSON']]),
+]

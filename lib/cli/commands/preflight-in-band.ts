@@ -1,7 +1,7 @@
 import { Client, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { z } from 'zod'
 import pkg from '@/package.json'
-import { outputFormat, UsageError } from '@/lib/cli/args'
+import { UsageError } from '@/lib/cli/args'
 import { preflightTable } from '@/lib/cli/output'
 import type { Policy, ToolResult } from '@/lib/preflight/evaluate'
 import { exitCodes } from '@/lib/preflight/taxonomy'
@@ -11,7 +11,6 @@ import { EXTENSION_ID, facetSchema, legacySettings, MAX_RIDER_TOOLS, type Facet,
 export interface InBandFlags {
   url?: string
   token?: string
-  output?: string
   db?: string
   profile?: string
   pin?: string[]
@@ -84,8 +83,7 @@ export async function sendRider(url: string, rider: Rider, token: string | undef
 }
 
 /** `toolgate tools preflight --in-band --url <base>/mcp [--token T] <ids…>`: exit 0/10/11/12 like out of band. */
-export async function preflightInBand(values: InBandFlags, ids: string[]): Promise<number> {
-  const format = outputFormat(values.output)
+export async function preflightInBand(values: InBandFlags, ids: string[], json: boolean): Promise<number> {
   for (const [flag, why] of notInBand) if (values[flag] !== undefined) throw new UsageError(`${why} (not available with --in-band)`)
   if (!values.url) throw new UsageError('--in-band needs --url <base>/mcp (the MCP endpoint)')
   if (ids.length === 0) throw new UsageError('give at least one tool id (<server>:<tool>)')
@@ -97,7 +95,7 @@ export async function preflightInBand(values: InBandFlags, ids: string[]): Promi
   }
   const token = values.token ?? process.env.TOOLGATE_AGENT_TOKEN
   const facet = await sendRider(values.url, { tools: ids.map((id) => ({ id })), ...(Object.keys(policy).length ? { policy } : {}) }, token)
-  if (format === 'json') console.log(JSON.stringify(facet, null, 2))
+  if (json) console.log(JSON.stringify(facet, null, 2))
   else console.log(preflightTable({ verdict: facet.verdict, checked_at: facet.checked_at, request_id: facet.request_id ?? '', tools: facet.tools.map(toResult) }))
   return exitCodes[facet.verdict]
 }

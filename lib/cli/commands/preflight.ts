@@ -1,5 +1,7 @@
-import { openCliDb, outputFormat, parse, parseDuration, UsageError, cliActor } from '@/lib/cli/args'
+import { cliActor, openCliDb, parseDuration, UsageError } from '@/lib/cli/args'
 import { preflightTable } from '@/lib/cli/output'
+import { command, EXIT_ERROR } from '@/lib/cli/spec'
+import { HASH_SCHEMA_VERSION } from '@/lib/preflight/hash'
 import { agentCaller } from '@/lib/auth/caller'
 import { mintRequestId } from '@/lib/activity/request-id'
 import { runCheck, type PreflightData } from '@/lib/preflight/service'
@@ -7,7 +9,7 @@ import { exitCodes } from '@/lib/preflight/taxonomy'
 import { MAX_WAIT_MS, parsePreflightBody, type PreflightBody } from '@/lib/preflight/schemas'
 import type { Caller, EvaluationInput, Policy } from '@/lib/preflight/evaluate'
 import { unauthorized } from '@/lib/errors'
-import { preflightInBand } from './preflight-in-band'
+import { preflightInBand, type InBandFlags } from './preflight-in-band'
 
 /** --pin <id>=<pin>, each naming a requested id. */
 function parsePins(pins: string[], ids: string[]): { id: string; pin_hash?: string }[] {
@@ -24,22 +26,36 @@ function parsePins(pins: string[], ids: string[]): { id: string; pin_hash?: stri
   return ids.map((id) => (byId.has(id.trim()) ? { id, pin_hash: byId.get(id.trim()) } : { id }))
 }
 
-export async function preflightCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, {
-    profile: { type: 'string' },
-    pin: { type: 'string', multiple: true },
-    'read-only-only': { type: 'boolean' },
-    'exclude-destructive': { type: 'boolean' },
-    'exclude-open-world': { type: 'boolean' },
-    wait: { type: 'string' },
-    token: { type: 'string' },
-    url: { type: 'string' },
-    'api-key': { type: 'string' },
-    'in-band': { type: 'boolean' },
-  })
-  if (values['in-band']) return preflightInBand(values, positionals)
-  const format = outputFormat(values.output)
-  if (positionals.length === 0) throw new UsageError('give at least one tool id (<server>:<tool>)')
+const PIN = `sha256/v${HASH_SCHEMA_VERSION}:<hex>`
+
+export const preflightCommand = command({
+  name: 'tools preflight',
+  summary: 'check whether tools are ready; exit 0 ready, 10 retryable, 11 blocked, 12 unknown ids',
+  details: 'Direct on the database at the operator tier by default; with --token at that agent token\'s tier and scope; with --url over REST from a running server; with --in-band --url <base>/mcp over MCP (no --profile, --pin, --wait, --api-key or --db there; at most 50 ids). The table ends with the verdict, its exit code and the request id.',
+  args: [{ name: '<server:tool>', what: 'tool id (<server>:<tool>)', variadic: true, complete: 'tool' }],
+  flags: {
+    profile: { type: 'string', value: 'P', description: 'check as agents in this profile see it (its server scope)', complete: 'profile' },
+    pin: { type: 'string', multiple: true, value: `<id>=${PIN}`, description: 'the pin the job expects for that id (tools list prints pins); a changed definition is hash_mismatch' },
+    'read-only-only': { type: 'boolean', description: 'only tools annotated read-only are ready' },
+    'exclude-destructive': { type: 'boolean', description: 'tools annotated destructive are not ready' },
+    'exclude-open-world': { type: 'boolean', description: 'tools annotated open-world are not ready' },
+    wait: { type: 'string', value: 'DURATION', default: '0, answer at once', description: 'wait up to this long (at most 10s) for retryable tools: 500ms, 2s' },
+    token: { type: 'string', value: 'TOKEN', default: 'the operator tier; $TOOLGATE_AGENT_TOKEN with --in-band', description: 'check at this agent token\'s tier and scope' },
+    url: { type: 'string', value: 'URL', description: 'ask a running server: its base URL (REST), or its /mcp endpoint with --in-band' },
+    'api-key': { type: 'string', value: 'KEY', default: '$TOOLGATE_API_KEY', description: 'the operator key, for --url at the operator tier' },
+    'in-band': { type: 'boolean', description: 'ask over MCP with the Shape A rider (needs --url <base>/mcp)' },
+  },
+  examples: [
+    ['toolgate tools preflight notes:read_note notes:export_notes', 'check two tools on the database'],
+    [`toolgate tools preflight notes:read_note --pin notes:read_note=${PIN} -o json`, 'fail (exit 11) if the definition changed since it was pinned'],
+    ['toolgate tools preflight search:web_search --url http://127.0.0.1:3000 --wait 2s', 'ask a running server, waiting up to 2 s for a retryable tool'],
+  ],
+  exits: { 0: 'every tool is ready', 10: 'verdict degraded_retryable: waiting may help', 11: 'verdict blocked', 12: 'verdict unknown_ids', 1: EXIT_ERROR },
+  run: ({ values, args, json }) => (values['in-band'] ? preflightInBand(values, args, json) : outOfBand(values, args, json)),
+})
+
+/** Direct on the database, or over REST with --url. */
+async function outOfBand(values: InBandFlags, positionals: string[], json: boolean): Promise<number> {
   const tools = parsePins(values.pin ?? [], positionals)
   const policy: Policy = {
     ...(values['read-only-only'] ? { read_only_only: true } : {}),
@@ -58,7 +74,7 @@ export async function preflightCommand(argv: string[]): Promise<number> {
   const data = values.url
     ? await overRest(values.url, body, values.token, values['api-key'] ?? process.env.TOOLGATE_API_KEY)
     : await direct(values.db, input, waitMs, values.token)
-  console.log(format === 'json' ? JSON.stringify(data, null, 2) : preflightTable(data))
+  console.log(json ? JSON.stringify(data, null, 2) : preflightTable(data))
   return exitCodes[data.verdict]
 }
 

@@ -1,38 +1,43 @@
-import { cliActor, openCliDb, outputFormat, parse, UsageError } from '@/lib/cli/args'
 import { table } from '@/lib/cli/output'
+import { command, EXIT_ERROR, type Command } from '@/lib/cli/spec'
 import { readSettings } from '@/db/queries/settings'
 import { presentSettings, updateSettings } from '@/lib/admin/settings'
 
-const USAGE = `usage:
-  toolgate settings list [-o json]
-  toolgate settings set <name> <value>     names: quarantine_enabled (true|false),
-                                           mcp_anonymous_profile (<profile>|null),
-                                           activity_retention_days (<days>|null)`
-
-/** A value as typed on the command line: null, a boolean, a whole number, or a string. */
+/** A value as typed on the command line: null, a boolean, a number, or a string. */
 function cliValue(v: string): unknown {
   if (v === 'null' || v === 'none') return null
   if (v === 'true' || v === 'false') return v === 'true'
-  return /^-?\d+$/.test(v) ? Number(v) : v
+  return /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v
 }
 
-export async function settingsCommand(sub: string | undefined, argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, {})
-  const format = outputFormat(values.output)
-  const db = openCliDb(values.db)
-  if (sub === 'list' || sub === undefined) {
-    const s = presentSettings(readSettings(db))
-    if (format === 'json') console.log(JSON.stringify(s, null, 2))
-    else console.log(table(['NAME', 'VALUE'], Object.entries(s).map(([k, v]) => [k, String(v)])))
-    return 0
-  }
-  if (sub === 'set') {
-    if (positionals.length !== 2) throw new UsageError(USAGE)
-    const [name, raw] = positionals
-    const r = await updateSettings(db, { [name]: cliValue(raw) }, { actor: cliActor() })
-    if (format === 'json') console.log(JSON.stringify({ changed: name, before: r.before, after: r.after, activity_id: r.activityId, request_id: r.requestId }, null, 2))
-    else console.log(`${name}: ${String(r.before[name as keyof typeof r.before])} → ${String(r.after[name as keyof typeof r.after])}  (activity ${r.activityId}, request_id ${r.requestId})`)
-    return 0
-  }
-  throw new UsageError(USAGE)
-}
+export const settingsCommands: Command[] = [
+  command({
+    name: 'settings list',
+    summary: 'every proxy-wide setting and its value',
+    args: [],
+    flags: {},
+    examples: [['toolgate settings list', 'the settings'], ['toolgate settings list -o json | jq .activity_retention_days', 'one value for a script']],
+    exits: { 0: 'listed', 1: EXIT_ERROR },
+    run: async ({ json, db }) => {
+      const s = presentSettings(readSettings(db()))
+      if (json) console.log(JSON.stringify(s, null, 2))
+      else console.log(table(['NAME', 'VALUE'], Object.entries(s).map(([k, v]) => [k, String(v)])))
+      return 0
+    },
+  }),
+  command({
+    name: 'settings set',
+    summary: 'change one setting',
+    details: 'Values: null (or none), true, false and numbers are typed, anything else is a string. Names: quarantine_enabled (true|false), mcp_anonymous_profile (<profile>|null), activity_retention_days (<days>|null), call_approval_wait_ms (<ms>), max_description_overlap (0..1|null: approving a tool that reads more like a served one than this asks first; see toolgate surface report).',
+    args: [{ name: '<name>', what: 'setting name', complete: 'setting' }, { name: '<value>', what: 'value' }],
+    flags: {},
+    examples: [['toolgate settings set activity_retention_days 30', 'keep a month of activity'], ['toolgate settings set mcp_anonymous_profile null -o json', 'refuse anonymous MCP callers; before/after as JSON']],
+    exits: { 0: 'changed (on the record)', 1: EXIT_ERROR },
+    run: async ({ args: [name, raw], json, db, ctx }) => {
+      const r = await updateSettings(db(), { [name]: cliValue(raw) }, ctx)
+      if (json) console.log(JSON.stringify({ changed: name, before: r.before, after: r.after, activity_id: r.activityId, request_id: r.requestId }, null, 2))
+      else console.log(`${name}: ${String(r.before[name as keyof typeof r.before])} → ${String(r.after[name as keyof typeof r.after])}  (activity ${r.activityId}, request_id ${r.requestId})`)
+      return 0
+    },
+  }),
+]

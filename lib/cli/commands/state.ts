@@ -1,25 +1,50 @@
 import { readFileSync } from 'node:fs'
-import { cliActor, one, openCliDb, parse, UsageError } from '@/lib/cli/args'
+import { UsageError } from '@/lib/cli/args'
+import { recordOf } from '@/lib/cli/records'
+import { command, EXIT_ERROR, type Command } from '@/lib/cli/spec'
 import { loadState } from '@/lib/state/load'
 import { dumpState } from '@/lib/state/dump'
+import type { StateFileInput } from '@/lib/state/schema'
 
-export async function stateCommand(sub: string | undefined, argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, {})
-  if (sub === 'load') {
-    const file = one(positionals, 'state file')
-    let doc: unknown
-    try {
-      doc = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8'))
-    } catch (e) {
-      throw new UsageError(`cannot read ${file} as JSON: ${(e as Error).message}`)
-    }
-    const r = await loadState(openCliDb(values.db), doc, cliActor())
-    console.log(`loaded ${file}: ${r.servers} servers, ${r.tools} tools`)
-    return 0
-  }
-  if (sub === 'dump') {
-    console.log(JSON.stringify(dumpState(openCliDb(values.db)), null, 2))
-    return 0
-  }
-  throw new UsageError('usage: toolgate state load <file> | state dump')
-}
+/** What a state holds, counted the way the state.loaded record counts it. */
+const counts = (s: StateFileInput) => ({
+  servers: s.servers?.length ?? 0, tools: (s.servers ?? []).reduce((n, x) => n + (x.tools?.length ?? 0), 0),
+  profiles: s.profiles?.length ?? 0, agent_tokens: s.agent_tokens?.length ?? 0,
+})
+
+export const stateCommands: Command[] = [
+  command({
+    name: 'state load',
+    summary: 'replace the proxy state (servers, tools, profiles, agent tokens, settings) from a state file, all or nothing',
+    details: 'Activity records and the operator key are kept. Best run while toolgate is stopped.',
+    args: [{ name: '<file>', what: 'state file (or - for stdin)', complete: 'file' }],
+    flags: {},
+    examples: [['toolgate state load lib/state/demo-state.json', 'back to the demo, keeping the activity log'], ['toolgate state dump | toolgate state load - -o json', 'a round trip; counts before/after as JSON']],
+    exits: { 0: 'loaded (on the record)', 1: `the file is not a valid state file (nothing changed), or ${EXIT_ERROR}` },
+    run: async ({ args: [file], json, db, ctx }) => {
+      let doc: unknown
+      try {
+        doc = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8'))
+      } catch (e) {
+        throw new UsageError(`cannot read ${file} as JSON: ${(e as Error).message}`)
+      }
+      const before = counts(dumpState(db()))
+      const r = await loadState(db(), doc, ctx.actor)
+      if (json) console.log(JSON.stringify({ file, before, after: recordOf(db(), r.requestId, 'state.loaded').data.after, activity_id: r.activityId, request_id: r.requestId }, null, 2))
+      else console.log(`loaded ${file}: ${r.servers} servers, ${r.tools} tools  (activity ${r.activityId}, request_id ${r.requestId})`)
+      return 0
+    },
+  }),
+  command({
+    name: 'state dump',
+    summary: 'print the current state as a state file (JSON whatever -o says; agent tokens as token_hash)',
+    args: [],
+    flags: {},
+    examples: [['toolgate state dump > backup.json', 'keep a copy'], ['toolgate state dump | jq \'.servers[].name\'', 'the server names']],
+    exits: { 0: 'printed', 1: EXIT_ERROR },
+    run: async ({ db }) => {
+      console.log(JSON.stringify(dumpState(db()), null, 2))
+      return 0
+    },
+  }),
+]

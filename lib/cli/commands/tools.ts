@@ -1,32 +1,25 @@
-import { cliActor, one, openCliDb, outputFormat, parse, UsageError } from '@/lib/cli/args'
-import { table } from '@/lib/cli/output'
+import { UsageError } from '@/lib/cli/args'
+import { paint, statusColour, table, terminal } from '@/lib/cli/output'
+import { command, EXIT_ERROR, type Command } from '@/lib/cli/spec'
 import { toolInventory } from '@/lib/catalog/inventory'
 import { approveTool, blockTool, enableTool } from '@/lib/admin/tools'
 import { setCallApproval } from '@/lib/admin/server-settings'
 import { toolReview, type ToolReview } from '@/lib/approvals/review'
 import { showInvisible } from '@/lib/approvals/findings'
+import { preflightCommand } from './preflight'
 
-const USAGE = `usage:
-  toolgate tools preflight <server:tool>... [flags]
-  toolgate tools list [--server S] [-o json]
-  toolgate tools show <server:tool> [-o json]
-  toolgate tools approve <server:tool> [--hash <pin>]
-  toolgate tools block <server:tool>
-  toolgate tools enable <server:tool> [--yes]
-  toolgate tools call-approval <server:tool> on|off`
-
-const json = (v: unknown) => JSON.stringify(v, null, 2)
+const toJson = (v: unknown) => JSON.stringify(v, null, 2)
 
 /** `tools show` for people: the definition, its pin and approval, the diff, findings and history. */
 function reviewText(r: ToolReview): string {
   const lines = [
-    `${r.id}  ${r.status}`,
+    `${r.id}  ${paint(terminal(), statusColour(r.status), r.status)}`,
     `pin:       ${r.pin ?? '(none)'}`,
     `approval:  ${r.approval.status}${r.approval.blocked ? ', blocked by an operator' : ''}${r.approval.approved_pin && r.approval.approved_pin !== r.pin ? ` (approved pin ${r.approval.approved_pin})` : ''}`,
     `call approval: ${r.call_approval ? 'on (every call waits for an operator)' : 'off'}`,
     '',
     'definition (as agents are served it, named ' + r.id + '):',
-    showInvisible(json(r.definition)).split('\n').map((l) => `  ${l}`).join('\n'),
+    showInvisible(toJson(r.definition)).split('\n').map((l) => `  ${l}`).join('\n'),
   ]
   if (r.diff.length) {
     lines.push('', 'changed since approved:')
@@ -41,40 +34,79 @@ function reviewText(r: ToolReview): string {
   return lines.join('\n')
 }
 
-export async function toolsCommand(sub: string | undefined, argv: string[]): Promise<number> {
-  const actor = { actor: cliActor() }
-  if (sub === 'list') {
-    const { values } = parse(argv, { server: { type: 'string' } })
-    const rows = toolInventory(openCliDb(values.db), values.server)
-    if (outputFormat(values.output) === 'json') console.log(json(rows))
-    else console.log(table(['ID', 'STATUS', 'APPROVAL', 'CONNECTION', 'PIN'], rows.map((r) => [r.id, r.status, r.approval + (r.blocked ? '+blocked' : ''), r.connection, r.pin ?? '-'])))
-    return 0
-  }
-  if (sub === 'show') {
-    const { values, positionals } = parse(argv, {})
-    const review = toolReview(openCliDb(values.db), one(positionals, 'tool id (<server>:<tool>)'))
-    console.log(outputFormat(values.output) === 'json' ? json(review) : reviewText(review))
-    return 0
-  }
-  if (sub === 'approve' || sub === 'block' || sub === 'enable') {
-    const { values, positionals } = parse(argv, { hash: { type: 'string' }, yes: { type: 'boolean', short: 'y' } })
-    const id = one(positionals, 'tool id (<server>:<tool>)')
-    const db = openCliDb(values.db)
-    const r = sub === 'approve' ? await approveTool(db, id, actor, { hash: values.hash })
-      : sub === 'enable' ? await enableTool(db, id, actor, { confirm: values.yes })
-        : await blockTool(db, id, actor)
+const TOOL = { name: '<server:tool>', what: 'tool id (<server>:<tool>)', complete: 'tool' } as const
+const CHANGED = { 0: 'the change was made (before → after, on the record)', 1: EXIT_ERROR }
+
+/** approve, block and enable: one approval change, printed before → after. */
+const approvalChange = (verb: 'approve' | 'block' | 'enable', summary: string, flags: Command['flags'], examples: Command['examples'], details?: string) => command({
+  name: `tools ${verb}`, summary, details, args: [TOOL], flags, examples, exits: CHANGED,
+  run: async ({ values, args: [id], json, db, ctx }) => {
+    const r = verb === 'approve' ? await approveTool(db(), id, ctx, { hash: values.hash as string | undefined, confirm: values.yes as boolean | undefined })
+      : verb === 'enable' ? await enableTool(db(), id, ctx, { confirm: values.yes as boolean | undefined })
+        : await blockTool(db(), id, ctx)
     const fmt = (s: typeof r.before) => `${s.status}${s.disabled ? ', blocked' : ''}`
-    if (outputFormat(values.output) === 'json') console.log(json({ id: r.id, before: r.before, after: r.after, pin: r.pin, activity_id: r.activityId, request_id: r.requestId }))
-    else console.log(`${r.id}: ${fmt(r.before)} → ${fmt(r.after)}${sub === 'approve' ? `  pin ${r.pin}` : ''}  (activity ${r.activityId}, request_id ${r.requestId})`)
+    if (json) console.log(toJson({ id: r.id, before: r.before, after: r.after, pin: r.pin, activity_id: r.activityId, request_id: r.requestId }))
+    else console.log(`${r.id}: ${fmt(r.before)} → ${fmt(r.after)}${verb === 'approve' ? `  pin ${r.pin}` : ''}  (activity ${r.activityId}, request_id ${r.requestId})`)
     return 0
-  }
-  if (sub === 'call-approval') {
-    const { values, positionals } = parse(argv, {})
-    if (positionals.length !== 2 || !['on', 'off'].includes(positionals[1])) throw new UsageError('usage: toolgate tools call-approval <server:tool> on|off')
-    const r = await setCallApproval(openCliDb(values.db), positionals[0], positionals[1] === 'on', actor)
-    if (outputFormat(values.output) === 'json') console.log(json({ id: r.id, before: r.before, after: r.after, activity_id: r.activityId, request_id: r.requestId }))
-    else console.log(`${r.id}: call approval ${r.before.call_approval ? 'on' : 'off'} → ${r.after.call_approval ? 'on' : 'off'}  (activity ${r.activityId}, request_id ${r.requestId})`)
-    return 0
-  }
-  throw new UsageError(USAGE)
-}
+  },
+})
+
+export const toolsCommands: Command[] = [
+  preflightCommand,
+  command({
+    name: 'tools list',
+    summary: 'every known tool with its status, approval, connection and pin',
+    args: [],
+    flags: { server: { type: 'string', value: 'NAME', default: 'every server', description: 'only this server\'s tools', complete: 'server' } },
+    examples: [['toolgate tools list', 'every tool, one line each'], ['toolgate tools list --server notes -o json', 'one server\'s tools for a script']],
+    exits: { 0: 'listed', 1: EXIT_ERROR },
+    run: async ({ values, json, db }) => {
+      const rows = toolInventory(db(), values.server)
+      if (json) console.log(toJson(rows))
+      else console.log(table(['ID', 'STATUS', 'APPROVAL', 'CONNECTION', 'PIN'], rows.map((r) => [r.id, r.status, r.approval + (r.blocked ? '+blocked' : ''), r.connection, r.pin ?? '-']),
+        terminal(), (col, cell) => (col === 1 ? statusColour(cell) : undefined)))
+      return 0
+    },
+  }),
+  command({
+    name: 'tools show',
+    summary: 'the definition agents would be served, its pin and approval, the diff of a changed tool, review findings, history',
+    args: [TOOL],
+    flags: {},
+    examples: [['toolgate tools show notes:share_note', 'review a changed tool field by field'], ['toolgate tools show notes:read_note -o json | jq -r .pin', 'the pin to approve with --hash']],
+    exits: { 0: 'shown', 1: EXIT_ERROR },
+    run: async ({ args: [id], json, db }) => {
+      const review = toolReview(db(), id)
+      console.log(json ? toJson(review) : reviewText(review))
+      return 0
+    },
+  }),
+  approvalChange('approve', 'approve the tool\'s current definition (pending or changed)',
+    {
+      hash: { type: 'string', value: 'PIN', default: 'the current definition', description: 'approve only if the definition still has this pin (the one tools show printed)' },
+      yes: { type: 'boolean', short: 'y', description: 'approve even though it reads like a served tool beyond max_description_overlap (the refusal names the pair)' },
+    },
+    [['toolgate tools approve notes:export_notes', 'approve what the server lists now'],
+      ['toolgate tools approve notes:share_note --hash "$(toolgate tools show notes:share_note -o json | jq -r .pin)"', 'approve exactly the definition you reviewed'],
+      ['toolgate tools approve notes:export_notes -o json', 'before/after, activity_id and request_id for a script']]),
+  approvalChange('block', 'block the tool: withheld from every agent, whatever its server\'s trust', {},
+    [['toolgate tools block notes:purge_notes', 'withhold one tool'], ['toolgate tools block notes:purge_notes -o json', 'the change as JSON']]),
+  approvalChange('enable', 'lift a block', { yes: { type: 'boolean', short: 'y', description: 'confirm unblocking a tool annotated destructive (it was blocked on purpose)' } },
+    [['toolgate tools enable notes:read_note', 'lift a block'], ['toolgate tools enable notes:purge_notes --yes', 'unblock a destructive tool']],
+    'A tool annotated destructive needs --yes.'),
+  command({
+    name: 'tools call-approval',
+    summary: 'hold every call of the tool for an operator\'s approval of that exact call (on), or stop (off)',
+    args: [TOOL, { name: 'on|off', what: 'on or off', complete: ['on', 'off'] }],
+    flags: {},
+    examples: [['toolgate tools call-approval notes:delete_note on', 'every call waits for toolgate calls approve'], ['toolgate tools call-approval notes:delete_note off -o json', 'back to calls running at once']],
+    exits: CHANGED,
+    run: async ({ args: [id, onOff], json, db, ctx }) => {
+      if (onOff !== 'on' && onOff !== 'off') throw new UsageError(`expected on or off, not "${onOff}"`)
+      const r = await setCallApproval(db(), id, onOff === 'on', ctx)
+      if (json) console.log(toJson({ id: r.id, before: r.before, after: r.after, activity_id: r.activityId, request_id: r.requestId }))
+      else console.log(`${r.id}: call approval ${r.before.call_approval ? 'on' : 'off'} → ${r.after.call_approval ? 'on' : 'off'}  (activity ${r.activityId}, request_id ${r.requestId})`)
+      return 0
+    },
+  }),
+]

@@ -1,30 +1,52 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { cliActor, one, openCliDb, outputFormat, parse, parseDuration, UsageError } from '@/lib/cli/args'
-import { table } from '@/lib/cli/output'
+import { parseDuration, intFlag, UsageError } from '@/lib/cli/args'
+import { statusColour, table, terminal } from '@/lib/cli/output'
+import { recordOf, recordsOf } from '@/lib/cli/records'
+import { command, EXIT_ERROR, type Command, type FlagSpec } from '@/lib/cli/spec'
 import { disableServer, enableServer, quarantineServer, unquarantineServer } from '@/lib/admin/servers'
 import { addServer, importServers, removeServer, requestRestart, setSecret } from '@/lib/admin/upstreams'
 import { configureServer } from '@/lib/admin/server-settings'
 import { serverRows } from '@/lib/catalog/servers'
 import { toolInventory } from '@/lib/catalog/inventory'
+import { listActivity } from '@/db/queries/activity'
 import { managedServers, serverState } from '@/db/queries/servers'
 import { inspectServer } from '@/lib/upstream/connection'
 import { readLogs } from '@/db/queries/upstream'
-import { startLogin } from '@/lib/upstream/oauth'
+import { configureOAuthClient, startLogin, type OAuthClientConfig } from '@/lib/upstream/oauth'
 
-const mutations = { enable: enableServer, disable: disableServer, quarantine: quarantineServer, unquarantine: unquarantineServer }
+/** How toolgate gets tokens for an HTTP server: `upstream oauth` sets them, `upstream add --url` takes them too. */
+const oauthFlags = {
+  'client-id': { type: 'string', value: 'ID', default: 'dynamic registration at the first login', description: 'a client the authorization server issued for toolgate' },
+  'client-secret': { type: 'string', value: 'S', description: 'that client\'s secret' },
+  'client-metadata-url': { type: 'string', value: 'URL', description: 'an HTTPS client ID metadata document, where the server supports them' },
+  oauth: { type: 'string', value: 'authorization-code|client-credentials', default: 'authorization-code', description: 'client-credentials: toolgate gets tokens by itself, no login (needs --client-id)', complete: ['authorization-code', 'client-credentials'] },
+  'client-key-file': { type: 'string', value: 'PEM', description: 'a private key for private_key_jwt instead of a secret', complete: 'file' },
+  'client-key-alg': { type: 'string', value: 'ALG', default: 'RS256', description: 'the key\'s signing algorithm (ES256, RS256, …)' },
+} as const satisfies Record<string, FlagSpec>
 
-const USAGE = `usage:
-  toolgate upstream list [-o json]
-  toolgate upstream add <name> (--command CMD [--arg A]... [--env K=V]... [--cwd DIR] | --url URL [--sse] [--header 'K: V']...) [--secret NAME]... [--trusted] [--trust auto]
-  toolgate upstream import <mcpServers.json> [--trusted]
-  toolgate upstream set <name> [--call-timeout 15m] [--root file:///dir]... [--no-roots] [--trust manual|auto]
-  toolgate upstream remove <name>
-  toolgate upstream enable|disable|quarantine|unquarantine|restart <name>
-  toolgate upstream inspect <name>                       (a quarantined server: list its tools for review, serve nothing)
-  toolgate upstream set-secret <name> <SECRET_NAME>      (the value is read from stdin)
-  toolgate upstream login <name> [--url <toolgate base URL>]
-  toolgate upstream logs <name> [--lines N]`
+/** The OAuth client flags, or undefined when none was given. */
+function oauthConfig(values: { 'client-id'?: string; 'client-secret'?: string; 'client-metadata-url'?: string; oauth?: string; 'client-key-file'?: string; 'client-key-alg'?: string }): OAuthClientConfig | undefined {
+  if (values.oauth !== undefined && values.oauth !== 'client-credentials' && values.oauth !== 'authorization-code') {
+    throw new UsageError(`--oauth must be authorization-code or client-credentials, not "${values.oauth}"`)
+  }
+  if (values['client-id'] === undefined && values['client-secret'] === undefined && values['client-metadata-url'] === undefined && values.oauth === undefined && values['client-key-file'] === undefined) return undefined
+  let privateKeyPem: string | undefined
+  if (values['client-key-file'] !== undefined) {
+    try {
+      privateKeyPem = readFileSync(values['client-key-file'], 'utf8')
+    } catch (e) {
+      throw new UsageError(`cannot read --client-key-file ${values['client-key-file']}: ${(e as Error).message}`)
+    }
+  }
+  return {
+    ...(values['client-id'] !== undefined ? { clientId: values['client-id'] } : {}),
+    ...(values['client-secret'] !== undefined ? { clientSecret: values['client-secret'] } : {}),
+    ...(values['client-metadata-url'] !== undefined ? { clientMetadataUrl: values['client-metadata-url'] } : {}),
+    ...(privateKeyPem !== undefined ? { privateKeyPem, ...(values['client-key-alg'] ? { signingAlgorithm: values['client-key-alg'] } : {}) } : {}),
+    grant: values.oauth === 'client-credentials' ? 'client_credentials' : 'authorization_code',
+  }
+}
 
 function pairs(values: string[] | undefined, sep: string, flag: string): Record<string, string> | undefined {
   if (!values?.length) return undefined
@@ -41,125 +63,272 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '')
 }
 
-export async function upstreamCommand(sub: string | undefined, argv: string[]): Promise<number> {
-  const actor = { actor: cliActor() }
-  if (sub === 'enable' || sub === 'disable' || sub === 'quarantine' || sub === 'unquarantine') {
-    const { values, positionals } = parse(argv, {})
-    const r = await mutations[sub](openCliDb(values.db), one(positionals, 'server name'), actor)
-    const fmt = (s: typeof r.before) => `${s.enabled ? 'enabled' : 'disabled'}${s.quarantined ? ', quarantined' : ''}`
-    console.log(`${r.name}: ${fmt(r.before)} → ${fmt(r.after)}  (activity ${r.activityId}, request_id ${r.requestId})${r.note ? `\n  ${r.note}` : ''}`)
+
+const SERVER = { name: '<name>', what: 'server name', complete: 'server' } as const
+const CHANGED = { 0: 'the change was made (on the record)', 1: EXIT_ERROR }
+const toJson = (v: unknown) => JSON.stringify(v, null, 2)
+const admin = (s: { enabled: boolean; quarantined: boolean }) => `${s.enabled ? 'enabled' : 'disabled'}${s.quarantined ? ', quarantined' : ''}`
+
+const adminMutations = { enable: enableServer, disable: disableServer, quarantine: quarantineServer, unquarantine: unquarantineServer }
+
+/** enable, disable, quarantine, unquarantine: the server's admin state, printed before → after. */
+const adminChange = (verb: keyof typeof adminMutations, summary: string, examples: Command['examples'], flags: Command['flags'] = {}) => command({
+  name: `upstream ${verb}`, summary, args: [SERVER], flags, examples, exits: CHANGED,
+  run: async ({ args: [name], values, json, db, ctx }) => {
+    const r = verb === 'unquarantine' ? await unquarantineServer(db(), name, ctx, undefined, { confirm: values.yes as boolean | undefined }) : await adminMutations[verb](db(), name, ctx)
+    if (json) console.log(toJson({ name: r.name, before: r.before, after: r.after, ...(r.note ? { note: r.note } : {}), activity_id: r.activityId, request_id: r.requestId }))
+    else console.log(`${r.name}: ${admin(r.before)} → ${admin(r.after)}  (activity ${r.activityId}, request_id ${r.requestId})${r.note ? `\n  ${r.note}` : ''}`)
     return 0
-  }
-  if (sub === 'inspect') {
-    // Starting a stdio server runs its code: this is the operator asking for exactly that, here.
-    const { values, positionals } = parse(argv, {})
-    const db = openCliDb(values.db)
-    const name = one(positionals, 'server name')
-    const state = serverState(db, name)
-    if (!state) throw new UsageError(`no server "${name}" is configured`)
-    if (!state.quarantined) throw new UsageError(`server "${name}" is not quarantined: its tools are listed already (toolgate tools list --server ${name})`)
-    if (!state.transport) throw new UsageError(`server "${name}" has no transport: its tools come from a state file (toolgate tools list --server ${name})`)
-    const secrets = Object.fromEntries(managedServers(db).filter((s) => s.name === name).flatMap((s) => Object.entries(s.secrets)))
-    const log = (stream: 'stderr' | 'event', line: string) => { if (stream === 'stderr') process.stderr.write(`${name}: ${line}\n`) }
-    const n = await inspectServer(db, { name, transport: state.transport, secrets }, { baseUrl: process.env.TOOLGATE_URL ?? 'http://127.0.0.1:3000', connectTimeoutMs: 30_000 }, log)
-    const rows = toolInventory(db, name)
-    if (outputFormat(values.output) === 'json') console.log(JSON.stringify(rows, null, 2))
-    else console.log([`inspected ${name}: ${n} tools listed for review; the server stays quarantined (nothing is served or called).`,
-      table(['ID', 'PIN', 'DESCRIPTION'], rows.map((r) => [r.id, r.pin ?? '-', (r.description ?? '').slice(0, 80)])),
-      `Review one with toolgate tools show <id>; release with toolgate upstream unquarantine ${name} (approves exactly these definitions).`].join('\n'))
-    return 0
-  }
-  if (sub === 'list') {
-    const { values } = parse(argv, {})
-    const rows = serverRows(openCliDb(values.db)).map((r) => ({
-      name: r.name, enabled: r.enabled, quarantined: r.quarantined, trust: r.trust, transport: r.transport, missingSecrets: r.missingSecrets,
-      connection: r.connection?.state ?? 'unpublished', detail: r.connection?.detail ?? null, health: r.health, tools: r.tools,
-    }))
-    if (outputFormat(values.output) === 'json') console.log(JSON.stringify(rows, null, 2))
-    else console.log(table(['NAME', 'ADMIN', 'TRUST', 'CONNECTION', 'TRANSPORT', 'DETAIL'], rows.map((r) => [
-      r.name, `${r.enabled ? 'enabled' : 'disabled'}${r.quarantined ? ', quarantined' : ''}`, r.trust, r.connection,
-      r.transport ?? '(state file)', [r.detail, r.missingSecrets.length ? `missing secrets: ${r.missingSecrets.join(', ')}` : ''].filter(Boolean).join('; '),
-    ])))
-    return 0
-  }
-  if (sub === 'add') {
-    const { values, positionals } = parse(argv, {
-      command: { type: 'string' }, arg: { type: 'string', multiple: true }, env: { type: 'string', multiple: true },
-      cwd: { type: 'string' }, url: { type: 'string' }, sse: { type: 'boolean' }, header: { type: 'string', multiple: true },
-      secret: { type: 'string', multiple: true }, trusted: { type: 'boolean' }, trust: { type: 'string' },
-    })
-    const name = one(positionals, 'server name')
-    if (!values.command === !values.url) throw new UsageError('give exactly one of --command (stdio) or --url (Streamable HTTP)')
-    const secrets = values.secret?.length ? { secrets: values.secret } : {}
-    if (values.command ? values.sse : values.cwd) throw new UsageError(values.command ? '--sse goes with --url' : '--cwd goes with --command')
-    const transport = values.command
-      ? { command: values.command, ...(values.arg ? { args: values.arg } : {}), ...(values.env ? { env: pairs(values.env, '=', '--env') } : {}), ...(values.cwd ? { cwd: path.resolve(values.cwd) } : {}), ...secrets }
-      : { url: values.url, ...(values.sse ? { type: 'sse' } : {}), ...(values.header ? { headers: pairs(values.header, ':', '--header') } : {}), ...secrets }
-    const r = await addServer(openCliDb(values.db), { name, transport, trusted: values.trusted ?? false, ...(values.trust ? { trust: values.trust } : {}) }, actor)
-    console.log(r.quarantined
-      ? `added ${name} (quarantined: review it, then toolgate upstream unquarantine ${name})`
-      : `added ${name} (trusted: its first discovery becomes the approved baseline)`)
-    return 0
-  }
-  if (sub === 'import') {
-    const { values, positionals } = parse(argv, { trusted: { type: 'boolean' } })
-    const file = one(positionals, 'mcpServers JSON file')
-    let doc: unknown
-    try {
-      doc = JSON.parse(readFileSync(file, 'utf8'))
-    } catch (e) {
-      throw new UsageError(`cannot read ${file} as JSON: ${(e as Error).message}`)
-    }
-    const { imported, refused } = await importServers(openCliDb(values.db), doc, { trusted: values.trusted ?? false, baseDir: path.dirname(path.resolve(file)) }, actor)
-    if (imported.length) console.log(`imported ${imported.length} server${imported.length === 1 ? '' : 's'}: ${imported.join(', ')}${values.trusted ? '' : ' (quarantined until reviewed)'}`)
-    for (const r of refused) console.error(`toolgate: not imported: ${r.name}: ${r.error}`)
-    return refused.length ? 1 : 0
-  }
-  if (sub === 'set') {
-    const { values, positionals } = parse(argv, { 'call-timeout': { type: 'string' }, root: { type: 'string', multiple: true }, 'no-roots': { type: 'boolean' }, trust: { type: 'string' } })
-    const name = one(positionals, 'server name')
-    if (values.root && values['no-roots']) throw new UsageError('give --root or --no-roots, not both')
-    const change = {
-      ...(values['call-timeout'] !== undefined ? { callTimeoutMs: parseDuration('--call-timeout', values['call-timeout']) } : {}),
-      ...(values.root ? { roots: values.root.map((uri) => ({ uri })) } : values['no-roots'] ? { roots: [] } : {}),
-      ...(values.trust !== undefined ? { trust: values.trust } : {}),
-    }
-    if (Object.keys(change).length === 0) throw new UsageError('nothing to change: give --call-timeout, --root, --no-roots or --trust')
-    const r = await configureServer(openCliDb(values.db), name, change, actor)
-    console.log(`${name}: call timeout ${r.after.callTimeoutMs / 1000}s, roots ${r.after.roots.map((x) => x.uri).join(', ') || 'none'}, trust ${r.after.trust}  (activity ${r.activityId})`)
-    return 0
-  }
-  if (sub === 'remove' || sub === 'restart') {
-    const { values, positionals } = parse(argv, {})
-    const name = one(positionals, 'server name')
-    if (sub === 'remove') await removeServer(openCliDb(values.db), name, actor)
-    else await requestRestart(openCliDb(values.db), name, actor)
-    console.log(sub === 'remove' ? `removed ${name}` : `restart requested for ${name}; the runtime reconnects it within a second`)
-    return 0
-  }
-  if (sub === 'set-secret') {
-    const { values, positionals } = parse(argv, {})
-    if (positionals.length !== 2) throw new UsageError('usage: toolgate upstream set-secret <server> <SECRET_NAME>  (value on stdin)')
-    const value = await readStdin()
-    await setSecret(openCliDb(values.db), positionals[0], positionals[1], value, actor)
-    console.log(`stored ${positionals[1]} for ${positionals[0]} (not shown; the runtime reconnects with it)`)
-    return 0
-  }
-  if (sub === 'login') {
-    const { values, positionals } = parse(argv, { url: { type: 'string' } })
-    const baseUrl = values.url ?? process.env.TOOLGATE_URL ?? 'http://127.0.0.1:3000'
-    const r = await startLogin(openCliDb(values.db), one(positionals, 'server name'), { baseUrl }, actor)
-    console.log('url' in r ? `Open this URL to log in (toolgate at ${baseUrl} receives the callback):\n${r.url}` : 'already authorized: the stored token is valid')
-    return 0
-  }
-  if (sub === 'logs') {
-    const { values, positionals } = parse(argv, { lines: { type: 'string' } })
-    const n = values.lines === undefined ? 50 : Number(values.lines)
-    if (!Number.isInteger(n) || n < 1 || n > 1000) throw new UsageError(`--lines must be an integer 1..1000, not "${values.lines}"`)
-    const lines = readLogs(openCliDb(values.db), one(positionals, 'server name'), n)
-    if (outputFormat(values.output) === 'json') console.log(JSON.stringify(lines, null, 2))
-    else console.log(lines.length ? lines.map((l) => `${new Date(l.at).toISOString()} ${l.stream === 'stderr' ? 'stderr' : 'event '} ${l.line}`).join('\n') : '(no log lines yet)')
-    return 0
-  }
-  throw new UsageError(USAGE)
-}
+  },
+})
+
+export const upstreamCommands: Command[] = [
+  command({
+    name: 'upstream list',
+    summary: 'every server: admin state, trust, connection, transport ("(state file)" when it has none), missing secrets',
+    args: [],
+    flags: {},
+    examples: [['toolgate upstream list', 'what toolgate manages and how each connection is'], ['toolgate upstream list -o json | jq -r \'.[] | select(.connection != "ready") | .name\'', 'the servers that are not ready']],
+    exits: { 0: 'listed', 1: EXIT_ERROR },
+    run: async ({ json, db }) => {
+      const rows = serverRows(db()).map((r) => ({
+        name: r.name, enabled: r.enabled, quarantined: r.quarantined, trust: r.trust, transport: r.transport, missingSecrets: r.missingSecrets,
+        connection: r.connection?.state ?? 'unpublished', detail: r.connection?.detail ?? null, health: r.health, tools: r.tools,
+      }))
+      if (json) console.log(toJson(rows))
+      else console.log(table(['NAME', 'ADMIN', 'TRUST', 'CONNECTION', 'TRANSPORT', 'DETAIL'], rows.map((r) => [
+        r.name, admin(r), r.trust, r.connection,
+        r.transport ?? '(state file)', [r.detail, r.missingSecrets.length ? `missing secrets: ${r.missingSecrets.join(', ')}` : ''].filter(Boolean).join('; '),
+      ]), terminal(), (col, cell) => (col === 3 ? statusColour(cell) : undefined)))
+      return 0
+    },
+  }),
+  command({
+    name: 'upstream add',
+    summary: 'add a server: stdio (--command) or Streamable HTTP (--url)',
+    details: 'A new server is quarantined unless added with --trusted. Every --env and --header value is stored as a secret, never printed back. OAuth flags go with --url.',
+    args: [SERVER],
+    flags: {
+      command: { type: 'string', value: 'CMD', description: 'a stdio server: the program to start (on PATH, or a path)' },
+      arg: { type: 'string', multiple: true, value: 'A', description: 'one argument for --command (repeat for more)' },
+      env: { type: 'string', multiple: true, value: 'K=V', description: 'an environment variable for --command, stored as a secret (repeat for more)' },
+      cwd: { type: 'string', value: 'DIR', default: 'the repository', description: 'the directory --command starts in', complete: 'file' },
+      url: { type: 'string', value: 'URL', description: 'a Streamable HTTP server: its MCP endpoint' },
+      sse: { type: 'boolean', description: 'with --url: the older HTTP+SSE transport' },
+      header: { type: 'string', multiple: true, value: "'K: V'", description: 'a header for --url, stored as a secret (repeat for more)' },
+      secret: { type: 'string', multiple: true, value: 'NAME', description: 'declare a secret to set later with upstream set-secret' },
+      trusted: { type: 'boolean', description: 'skip quarantine: its first discovery becomes the approved baseline' },
+      trust: { type: 'string', value: 'manual|auto', default: 'manual', description: 'auto: approve its tool changes automatically', complete: ['manual', 'auto'] },
+      ...oauthFlags,
+    },
+    examples: [
+      ['toolgate upstream add mynotes --command node --arg demo/upstreams/notebook.mjs', 'a stdio server, quarantined until reviewed'],
+      ["toolgate upstream add search --url https://mcp.example.com/mcp --header 'Authorization: Bearer …' --trusted", 'an HTTP server with a secret header, trusted'],
+      ['toolgate upstream add jira --url https://jira.example.com/mcp --client-id toolgate -o json', 'with a pre-registered OAuth client; JSON for a script'],
+    ],
+    exits: CHANGED,
+    run: async ({ values, args: [name], json, db, ctx }) => {
+      if (!values.command === !values.url) throw new UsageError('give exactly one of --command (stdio) or --url (Streamable HTTP)')
+      const secrets = values.secret?.length ? { secrets: values.secret } : {}
+      if (values.command ? values.sse : values.cwd) throw new UsageError(values.command ? '--sse goes with --url' : '--cwd goes with --command')
+      const transport = values.command
+        ? { command: values.command, ...(values.arg ? { args: values.arg } : {}), ...(values.env ? { env: pairs(values.env, '=', '--env') } : {}), ...(values.cwd ? { cwd: path.resolve(values.cwd) } : {}), ...secrets }
+        : { url: values.url, ...(values.sse ? { type: 'sse' } : {}), ...(values.header ? { headers: pairs(values.header, ':', '--header') } : {}), ...secrets }
+      const oauth = oauthConfig(values)
+      if (oauth && values.command) throw new UsageError('OAuth settings go with --url (an HTTP server)')
+      const r = await addServer(db(), { name, transport, trusted: values.trusted ?? false, ...(values.trust ? { trust: values.trust } : {}) }, ctx)
+      if (oauth) await configureOAuthClient(db(), name, oauth, ctx)
+      if (json) {
+        const added = recordOf(db(), ctx.requestId, 'server.added')
+        const o = oauth && recordOf(db(), ctx.requestId, 'server.oauth_configured')
+        console.log(toJson({ name, before: null, after: added.data.after, ...(o ? { oauth: { grant: o.data.grant, client: o.data.client, secret: o.data.secret, activity_id: o.id } } : {}), activity_id: added.id, request_id: ctx.requestId }))
+      } else {
+        console.log(r.quarantined
+          ? `added ${name} (quarantined: review it, then toolgate upstream unquarantine ${name})`
+          : `added ${name} (trusted: its first discovery becomes the approved baseline)`)
+      }
+      return 0
+    },
+  }),
+  command({
+    name: 'upstream import',
+    summary: 'add the servers of an {"mcpServers": {...}} file (Cursor / Claude Desktop format)',
+    details: 'An entry that cannot be imported is named on stderr (in the JSON: refused) while the others are added.',
+    args: [{ name: '<file>', what: 'mcpServers JSON file', complete: 'file' }],
+    flags: { trusted: { type: 'boolean', description: 'skip quarantine for every imported server' } },
+    examples: [['toolgate upstream import ~/.cursor/mcp.json', 'bring over what Cursor uses, quarantined'], ['toolgate upstream import claude_desktop_config.json --trusted -o json', 'trusted; JSON for a script']],
+    exits: { 0: 'every entry was imported', 1: 'an entry was refused (the others were imported), or an error' },
+    run: async ({ values, args: [file], json, db, ctx }) => {
+      let doc: unknown
+      try {
+        doc = JSON.parse(readFileSync(file, 'utf8'))
+      } catch (e) {
+        throw new UsageError(`cannot read ${file} as JSON: ${(e as Error).message}`)
+      }
+      const { imported, refused } = await importServers(db(), doc, { trusted: values.trusted ?? false, baseDir: path.dirname(path.resolve(file)) }, ctx)
+      if (json) {
+        const added = recordsOf(db(), ctx.requestId, 'server.added').map((r) => ({ name: r.data.target, after: r.data.after, activity_id: r.id }))
+        console.log(toJson({ imported: added, refused, request_id: ctx.requestId }))
+      } else {
+        if (imported.length) console.log(`imported ${imported.length} server${imported.length === 1 ? '' : 's'}: ${imported.join(', ')}${values.trusted ? '' : ' (quarantined until reviewed)'}`)
+        for (const r of refused) console.error(`toolgate: not imported: ${r.name}: ${r.error}`)
+      }
+      return refused.length ? 1 : 0
+    },
+  }),
+  command({
+    name: 'upstream set',
+    summary: 'a server\'s call timeout, the roots declared to it, its trust',
+    args: [SERVER],
+    flags: {
+      'call-timeout': { type: 'string', value: 'DURATION', default: '10m', description: 'how long one call may run; progress restarts it: 30s, 15m' },
+      root: { type: 'string', multiple: true, value: 'URI', description: 'a root declared to the server, file:///dir (repeat for more)' },
+      'no-roots': { type: 'boolean', description: 'declare no roots' },
+      trust: { type: 'string', value: 'manual|auto', default: 'unchanged', description: 'auto: approve its tool changes automatically', complete: ['manual', 'auto'] },
+    },
+    examples: [['toolgate upstream set notebook --call-timeout 30m', 'allow long calls'], ['toolgate upstream set notebook --root file:///srv/notes -o json', 'declare one root; before/after as JSON']],
+    exits: CHANGED,
+    run: async ({ values, args: [name], json, db, ctx }) => {
+      if (values.root && values['no-roots']) throw new UsageError('give --root or --no-roots, not both')
+      const change = {
+        ...(values['call-timeout'] !== undefined ? { callTimeoutMs: parseDuration('--call-timeout', values['call-timeout']) } : {}),
+        ...(values.root ? { roots: values.root.map((uri) => ({ uri })) } : values['no-roots'] ? { roots: [] } : {}),
+        ...(values.trust !== undefined ? { trust: values.trust } : {}),
+      }
+      if (Object.keys(change).length === 0) throw new UsageError('nothing to change: give --call-timeout, --root, --no-roots or --trust')
+      const r = await configureServer(db(), name, change, ctx)
+      if (json) console.log(toJson({ name, before: r.before, after: r.after, activity_id: r.activityId, request_id: r.requestId }))
+      else console.log(`${name}: call timeout ${r.after.callTimeoutMs / 1000}s, roots ${r.after.roots.map((x) => x.uri).join(', ') || 'none'}, trust ${r.after.trust}  (activity ${r.activityId})`)
+      return 0
+    },
+  }),
+  command({
+    name: 'upstream oauth',
+    summary: 'how toolgate gets tokens for an HTTP server: a pre-registered client, a metadata document, dynamic registration, or client credentials',
+    details: 'Giving no flag resets to dynamic client registration at the first login. Secrets are stored, never printed back.',
+    args: [SERVER],
+    flags: oauthFlags,
+    examples: [
+      ['toolgate upstream oauth jira --client-id toolgate --client-secret "$JIRA_SECRET"', 'a client the authorization server issued'],
+      ['toolgate upstream oauth billing --oauth client-credentials --client-id svc --client-key-file key.pem', 'machine to machine, no login'],
+    ],
+    exits: CHANGED,
+    run: async ({ values, args: [name], json, db, ctx }) => {
+      const oauth = oauthConfig(values) ?? {}
+      await configureOAuthClient(db(), name, oauth, ctx)
+      if (json) {
+        const r = recordOf(db(), ctx.requestId, 'server.oauth_configured')
+        console.log(toJson({ name, oauth: { grant: r.data.grant, client: r.data.client, secret: r.data.secret }, activity_id: r.id, request_id: ctx.requestId }))
+      } else console.log(`${name}: ${oauth.grant === 'client_credentials' ? 'client credentials (toolgate gets tokens by itself)' : 'logins by authorization code'}, ${oauth.clientId ? `pre-registered client ${oauth.clientId}` : oauth.clientMetadataUrl ? `client ID metadata document ${oauth.clientMetadataUrl}` : 'dynamic client registration at the first login'}`)
+      return 0
+    },
+  }),
+  command({
+    name: 'upstream remove',
+    summary: 'remove a server (its tools and approvals go with it)',
+    args: [SERVER],
+    flags: {},
+    examples: [['toolgate upstream remove legacy-ci', 'remove one server'], ['toolgate upstream remove legacy-ci -o json', 'what it was, on the record']],
+    exits: CHANGED,
+    run: async ({ args: [name], json, db, ctx }) => {
+      await removeServer(db(), name, ctx)
+      const r = recordOf(db(), ctx.requestId, 'server.removed')
+      if (json) console.log(toJson({ name, before: r.data.before, after: null, activity_id: r.id, request_id: ctx.requestId }))
+      else console.log(`removed ${name}  (activity ${r.id}, request_id ${ctx.requestId})`)
+      return 0
+    },
+  }),
+  adminChange('enable', 'enable a disabled server', [['toolgate upstream enable legacy-ci', 'serve its tools again'], ['toolgate upstream enable legacy-ci -o json', 'before/after as JSON']]),
+  adminChange('disable', 'disable a server: its tools are withheld and it is disconnected', [['toolgate upstream disable slack', 'take it out of service'], ['toolgate upstream disable slack -o json', 'before/after as JSON']]),
+  adminChange('quarantine', 'withhold all the server\'s tools until it is reviewed', [['toolgate upstream quarantine github', 'stop serving it pending a review'], ['toolgate upstream quarantine github -o json', 'before/after as JSON']]),
+  adminChange('unquarantine', 'release a quarantined server, approving its definitions as listed now (what tools list --server shows)',
+    [['toolgate tools list --server github && toolgate upstream unquarantine github', 'review, then release'], ['toolgate upstream unquarantine github -o json', 'before/after and what was approved']],
+    { yes: { type: 'boolean', short: 'y', description: 'release even though its tools read like served ones beyond max_description_overlap (the refusal names the pairs)' } }),
+  command({
+    name: 'upstream inspect',
+    summary: 'start a quarantined server here and list its tools for review; nothing is served or called',
+    details: 'Starting a stdio server runs its code on this machine. Review each tool with toolgate tools show <id>; unquarantine approves exactly what was listed.',
+    args: [SERVER],
+    flags: {},
+    examples: [['toolgate upstream inspect github', 'list what it would serve'], ['toolgate upstream inspect github -o json', 'the listed tools as JSON']],
+    exits: { 0: 'listed for review', 1: EXIT_ERROR },
+    run: async ({ args: [name], json, db }) => {
+      const state = serverState(db(), name)
+      if (!state) throw new UsageError(`no server "${name}" is configured`, 'toolgate upstream list shows the servers')
+      if (!state.quarantined) throw new UsageError(`server "${name}" is not quarantined: its tools are listed already (toolgate tools list --server ${name})`)
+      if (!state.transport) throw new UsageError(`server "${name}" has no transport: its tools come from a state file (toolgate tools list --server ${name})`)
+      const secrets = Object.fromEntries(managedServers(db()).filter((s) => s.name === name).flatMap((s) => Object.entries(s.secrets)))
+      const log = (stream: 'stderr' | 'event', line: string) => { if (stream === 'stderr') process.stderr.write(`${name}: ${line}\n`) }
+      const n = await inspectServer(db(), { name, transport: state.transport, secrets }, { baseUrl: process.env.TOOLGATE_URL ?? 'http://127.0.0.1:3000', connectTimeoutMs: 30_000 }, log)
+      const rows = toolInventory(db(), name)
+      if (json) {
+        // discovery writes the inspection's record under a request id of its own
+        const [r] = listActivity(db(), { type: 'server.inspected', server: name, limit: 1 })
+        console.log(toJson({ name, listed: n, tools: rows, activity_id: r?.id ?? null, request_id: r?.requestId ?? null }))
+      } else console.log([`inspected ${name}: ${n} tools listed for review; the server stays quarantined (nothing is served or called).`,
+        table(['ID', 'PIN', 'DESCRIPTION'], rows.map((r) => [r.id, r.pin ?? '-', (r.description ?? '').slice(0, 80)])),
+        `Review one with toolgate tools show <id>; release with toolgate upstream unquarantine ${name} (approves exactly these definitions).`].join('\n'))
+      return 0
+    },
+  }),
+  command({
+    name: 'upstream restart',
+    summary: 'ask the runtime to reconnect the server (within about a second)',
+    args: [SERVER],
+    flags: {},
+    examples: [['toolgate upstream restart slack', 'reconnect after fixing its secret'], ['toolgate upstream restart slack -o json', 'the request, on the record']],
+    exits: CHANGED,
+    run: async ({ args: [name], json, db, ctx }) => {
+      await requestRestart(db(), name, ctx)
+      const r = recordOf(db(), ctx.requestId, 'server.restart_requested')
+      if (json) console.log(toJson({ name, activity_id: r.id, request_id: ctx.requestId }))
+      else console.log(`restart requested for ${name}; the runtime reconnects it within a second  (activity ${r.id}, request_id ${ctx.requestId})`)
+      return 0
+    },
+  }),
+  command({
+    name: 'upstream set-secret',
+    summary: 'store a secret env var or header; the value is read from stdin and never printed back',
+    args: [SERVER, { name: '<SECRET_NAME>', what: 'secret name' }],
+    flags: {},
+    examples: [['printf %s "$GITHUB_TOKEN" | toolgate upstream set-secret github GITHUB_TOKEN', 'store a token from the environment'], ['toolgate upstream set-secret jira API_KEY < key.txt', 'from a file']],
+    exits: CHANGED,
+    run: async ({ args: [name, secret], json, db, ctx }) => {
+      await setSecret(db(), name, secret, await readStdin(), ctx)
+      const r = recordOf(db(), ctx.requestId, 'server.secret_set')
+      if (json) console.log(toJson({ name, secret, activity_id: r.id, request_id: ctx.requestId }))
+      else console.log(`stored ${secret} for ${name} (not shown; the runtime reconnects with it)  (activity ${r.id}, request_id ${ctx.requestId})`)
+      return 0
+    },
+  }),
+  command({
+    name: 'upstream login',
+    summary: 'print the OAuth login URL for an HTTP server',
+    args: [SERVER],
+    flags: { url: { type: 'string', value: 'URL', default: '$TOOLGATE_URL, else http://127.0.0.1:3000', description: 'toolgate\'s base URL: the login\'s callback comes back there' } },
+    examples: [['toolgate upstream login jira', 'open the printed URL in a browser'], ['toolgate upstream login jira --url https://toolgate.lan -o json', 'the URL as JSON, for a toolgate behind a name']],
+    exits: { 0: 'a login URL was printed, or the stored token is valid', 1: EXIT_ERROR },
+    run: async ({ values, args: [name], json, db, ctx }) => {
+      const baseUrl = values.url ?? process.env.TOOLGATE_URL ?? 'http://127.0.0.1:3000'
+      const r = await startLogin(db(), name, { baseUrl }, ctx)
+      const rec = recordOf(db(), ctx.requestId, 'server.login_started')
+      if (json) console.log(toJson({ name, ...('url' in r ? { url: r.url } : { already_authorized: true }), activity_id: rec.id, request_id: ctx.requestId }))
+      else console.log('url' in r ? `Open this URL to log in (toolgate at ${baseUrl} receives the callback):\n${r.url}` : 'already authorized: the stored token is valid')
+      return 0
+    },
+  }),
+  command({
+    name: 'upstream logs',
+    summary: 'the last lines of the server\'s stderr and its connection events',
+    args: [SERVER],
+    flags: { lines: { type: 'string', value: 'N', default: '50', description: 'how many lines (at most 1000)' } },
+    examples: [['toolgate upstream logs slack', 'why it is unhealthy'], ['toolgate upstream logs slack --lines 200 -o json', 'more, as JSON']],
+    exits: { 0: 'printed', 1: EXIT_ERROR },
+    run: async ({ values, args: [name], json, db }) => {
+      const lines = readLogs(db(), name, intFlag('--lines', values.lines, 50, 1, 1000))
+      if (json) console.log(toJson(lines))
+      else console.log(lines.length ? lines.map((l) => `${new Date(l.at).toISOString()} ${l.stream === 'stderr' ? 'stderr' : 'event '} ${l.line}`).join('\n') : '(no log lines yet)')
+      return 0
+    },
+  }),
+]

@@ -30,7 +30,7 @@ export default async function RequestPage({ params }: { params: Promise<{ reques
         <span className="font-mono">{requestId}</span> · <Link className="text-sky-700 underline dark:text-sky-300" href={`/activity?request_id=${encodeURIComponent(requestId)}`}>in the timeline</Link>
       </PageHeader>
       {items.length === 0 ? (
-        <Empty>{valid.success ? 'No activity was recorded under this request id. Check the id (it is in X-Request-Id, the CLI output and every MCP facet).' : `"${requestId}" is not a request id: they are 1–256 letters, digits, "_" or "-".`}</Empty>
+        <Empty>{valid.success ? 'No activity was recorded under this request id. Check the id (it is in X-Request-Id, the CLI output and every MCP facet). The dashboard\'s _meta preview is never recorded, so its request ids are not here.' : `"${requestId}" is not a request id: they are 1–256 letters, digits, "_" or "-".`}</Empty>
       ) : (
         <div className="space-y-4">
           {lastCheck && <CheckCard check={lastCheck} requestId={requestId} />}
@@ -55,7 +55,7 @@ export default async function RequestPage({ params }: { params: Promise<{ reques
 function CheckCard({ check, requestId }: { check: ActivityItem; requestId: string }) {
   const d = check.data as unknown as CheckData
   const verdict = check.verdict as Verdict
-  const rerun = new URLSearchParams(d.tools.map((t) => ['id', t.id]))
+  const rerun = new URLSearchParams([...d.tools.map((t) => ['id', t.id]), ['run', '1']])
   if (check.actor.startsWith('token:')) rerun.set('token', check.actor.slice('token:'.length))
   if (d.profile) rerun.set('profile', d.profile)
   for (const [k, v] of Object.entries(d.policy ?? {})) if (v) rerun.set(k, '1')
@@ -66,7 +66,7 @@ function CheckCard({ check, requestId }: { check: ActivityItem; requestId: strin
         {d.profile && <> · profile {d.profile}</>}{d.duration_ms !== undefined && <> · {d.duration_ms} ms</>}
       </p>
       <table className="w-full text-sm" aria-label={`Verdicts of ${requestId}`}>
-        <thead className="text-left text-xs text-slate-500"><tr><th scope="col">Id</th><th scope="col">Status</th><th scope="col">Reason</th></tr></thead>
+        <thead className="text-left text-xs text-slate-600 dark:text-slate-300"><tr><th scope="col">Id</th><th scope="col">Status</th><th scope="col">Reason</th></tr></thead>
         <tbody>
           {d.tools.map((t) => (
             <tr key={t.id} className="border-t border-slate-100 dark:border-slate-800">
@@ -77,7 +77,7 @@ function CheckCard({ check, requestId }: { check: ActivityItem; requestId: strin
           ))}
         </tbody>
       </table>
-      <p className="mt-3"><Link className="text-sm text-sky-700 underline dark:text-sky-300" href={`/preflight?${rerun}`}>Open this check in Preflight to fix it →</Link></p>
+      <p className="mt-3"><Link className="text-sm text-sky-700 underline dark:text-sky-300" href={`/preflight?${rerun}`}>Run this check again in Preflight, with causes and fixes →</Link></p>
     </Card>
   )
 }

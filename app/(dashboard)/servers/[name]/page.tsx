@@ -15,6 +15,8 @@ import { readLogs } from '@/db/queries/upstream'
 import { requireOperator } from '@/lib/dashboard/operator'
 import { releaseExposure } from '@/lib/dashboard/row-details'
 import { serverDetail } from '@/lib/catalog/servers'
+import { canLogin, canRestart, connectionAdvice } from '@/lib/dashboard/fixes'
+import { serverFacts } from '@/lib/dashboard/server-facts'
 import { getDb } from '@/db/client'
 
 export const metadata: Metadata = { title: 'Server' }
@@ -35,7 +37,7 @@ export default async function ServerPage({ params }: { params: Promise<{ name: s
   const exposure = s.quarantined ? releaseExposure(db, name) : undefined
   // what an approve from the tool table shows first: every pending or changed tool's full review
   const reviews = Object.fromEntries(s.toolList.filter((t) => t.approval === 'pending' || t.approval === 'changed').map((t) => [t.id, toolReview(db, t.id)]))
-  const isHttp = /^https?:\/\//.test(s.transport ?? '')
+  const facts = serverFacts(db, name)!
   const logs = readLogs(db, name, 100)
   const change = (c: 'enable' | 'disable' | 'quarantine') => ({ server: name, change: c })
   return (
@@ -55,12 +57,13 @@ export default async function ServerPage({ params }: { params: Promise<{ name: s
           <HealthState s={s} />
           <p className="mt-2 text-xs text-slate-600 dark:text-slate-400">Transport: {s.transport ? <code>{s.transport}</code> : 'none (state comes from a state file; the runtime does not manage this server)'}</p>
           {s.connection?.action && <p className="mt-1 text-sm">The runtime suggests: <code>{s.connection.action}</code></p>}
-          {s.transport && (
+          {canRestart(facts) && (
             <div className="mt-3 flex flex-wrap gap-2">
               <ActionButton action={restartAction} input={{ server: name }} label="Restart" variant={s.connection?.action === 'restart' ? 'primary' : 'secondary'} />
-              {isHttp && <LoginButton server={name} label={s.health === 'login_needed' ? 'Log in' : 'Log in again'} />}
+              {canLogin(facts) && <LoginButton server={name} label={s.health === 'login_needed' ? 'Log in' : 'Log in again'} />}
             </div>
           )}
+          {(!canRestart(facts) || (s.health === 'login_needed' && !canLogin(facts))) && <p className="mt-3 text-sm">{connectionAdvice(name, facts)}</p>}
         </Card>
       </div>
       {exposure && (
@@ -73,12 +76,12 @@ export default async function ServerPage({ params }: { params: Promise<{ name: s
           </div>
         </Card>
       )}
-      <Card className="mt-4" title={`Tools (${s.tools.total})`}><ToolTable tools={s.toolList} reviews={reviews} callApproval={s.callApprovalTools} /></Card>
+      <Card className="mt-4" title={<span id="tools">Tools ({s.tools.total})</span>}><ToolTable tools={s.toolList} reviews={reviews} callApproval={s.callApprovalTools} /></Card>
       <Card className="mt-4" title={<span id="settings">Settings</span>}><SettingsForm server={name} settings={s.settings} /></Card>
       <div className="mt-4 grid gap-4 lg:grid-cols-2">
         <Card title={<span id="logs">Recent log lines</span>}>
           {logs.length === 0 ? <Empty>No log lines yet{s.transport ? '' : ': the runtime does not manage this server'}.</Empty> : (
-            <pre aria-label={`${name} log`} className="max-h-80 overflow-auto rounded bg-slate-950 p-3 text-xs text-slate-100">
+            <pre tabIndex={0} aria-label={`${name} log`} className="max-h-80 overflow-auto rounded bg-slate-950 p-3 text-xs text-slate-100">
               {logs.map((l) => `${new Date(l.at).toISOString()} ${l.stream === 'event' ? '·' : '!'} ${l.line}`).join('\n')}
             </pre>
           )}

@@ -1,0 +1,95 @@
+import type { Metadata } from 'next'
+import Link from 'next/link'
+import { ActivityLine } from '@/components/activity/activity-item'
+import { TokenRow } from '@/components/access/tokens-panel'
+import { ToolId } from '@/components/tool-id'
+import { Card, Empty, LinkButton, PageHeader, Pill } from '@/components/ui'
+import { accessOverview } from '@/lib/dashboard/access'
+import { OPERATOR_ACTOR, requireOperator } from '@/lib/dashboard/operator'
+import { tokenDetail } from '@/lib/dashboard/token'
+import type { Narrowing } from '@/lib/preflight/evaluate'
+import { MAX_DASHBOARD_IDS } from '@/lib/dashboard/schemas'
+import { getDb } from '@/db/client'
+
+export const metadata: Metadata = { title: 'Agent token' }
+
+function why(n: Narrowing): string {
+  switch (n.by) {
+    case 'allowed_servers': return 'not among its allowed servers'
+    case 'token_profile': return n.exists ? `outside its pinned profile “${n.profile}”` : `its pinned profile “${n.profile}” no longer exists`
+    case 'profile': return `outside profile “${n.profile}”`
+  }
+}
+
+/** `/tokens/<name>`: one agent token — its scope, the tools it cannot use and why, its recent checks and calls. */
+export default async function TokenPage({ params }: { params: Promise<{ name: string }> }) {
+  const name = decodeURIComponent((await params).name)
+  await requireOperator(`/tokens/${encodeURIComponent(name)}`)
+  const db = getDb()
+  const t = tokenDetail(db, name, OPERATOR_ACTOR)
+  if (!t) {
+    return (
+      <>
+        <PageHeader title={name} />
+        <Empty>No agent token named “{name}” exists: it was revoked, renamed or never created. <Link className="underline" href="/tokens">All tokens</Link></Empty>
+      </>
+    )
+  }
+  const access = accessOverview(db)
+  const row = access.tokens.find((x) => x.name === t.token.name)
+  const reach = t.servers.filter((s) => s.excludedBy === null)
+  const checkBlocked = new URLSearchParams([...t.blocked.slice(0, MAX_DASHBOARD_IDS).map((e) => ['id', e.result.id]), ['token', t.token.name], ['run', '1']])
+  return (
+    <>
+      <PageHeader title={`Agent token ${t.token.name}`}>
+        <Link className="underline" href="/tokens">Tokens &amp; profiles</Link> / <span className="font-mono">{t.token.name}</span> · created {t.token.createdAt.slice(0, 10)}
+      </PageHeader>
+      <div className="grid gap-4 lg:grid-cols-2">
+        <Card title="Scope">
+          <p className="text-sm">Allowed servers: <span className="font-mono">{t.token.allowedServers.length ? t.token.allowedServers.join(', ') : 'none'}</span> · profile pin: <span className="font-mono">{t.token.profilePin ?? 'none'}</span></p>
+          <p className="mt-2 text-sm" data-testid="token-reach">
+            That yields {reach.length} of {t.servers.length} servers: <span className="font-mono">{reach.map((s) => s.server).join(', ') || 'none'}</span>
+          </p>
+          {t.servers.some((s) => s.excludedBy) && (
+            <ul className="mt-2 space-y-0.5 text-xs text-slate-700 dark:text-slate-300" aria-label="Servers outside its scope">
+              {t.servers.filter((s) => s.excludedBy).map((s) => <li key={s.server}><span className="font-mono">{s.server}</span>: {why(s.excludedBy!)}</li>)}
+            </ul>
+          )}
+          {row && <ul className="mt-3 border-t border-slate-200 dark:border-slate-800"><TokenRow token={row} data={access} /></ul>}
+        </Card>
+        <Card title={`Recent checks and calls (${t.recent.length})`}>
+          {t.recent.length === 0 ? <Empty>No check or call by this token is on the activity log.</Empty> : (
+            <ol className="divide-y divide-slate-100 dark:divide-slate-800">{t.recent.map((it) => <ActivityLine key={it.id} item={it} />)}</ol>
+          )}
+        </Card>
+      </div>
+      <Card className="mt-4" title={`Tools it cannot use now (${t.blocked.length} of ${t.blocked.length + t.usable})`}>
+        {t.blocked.length === 0 ? <Empty>Every known tool is ready for this token.</Empty> : (
+          <>
+            <p className="mb-3 text-xs text-slate-600 dark:text-slate-300">
+              The operator-tier cause of each (an agent with this token is told <code>not_found</code> for a server outside its scope).{' '}
+              <Link className="text-sky-700 underline dark:text-sky-300" href={`/preflight?${checkBlocked}`}>Check them all in Preflight as this token, with their fixes →</Link>
+            </p>
+            <table className="w-full text-sm max-md:block" aria-label={`Tools ${t.token.name} cannot use`}>
+              <thead className="text-left text-xs text-slate-600 max-md:hidden dark:text-slate-300"><tr><th scope="col" className="pb-2 pr-3">Id</th><th scope="col" className="pb-2 pr-3">Cause</th><th scope="col" className="pb-2">Fix</th></tr></thead>
+              <tbody className="max-md:block">
+                {t.blocked.map(({ result: r, fix }) => r.status === 'unavailable' && (
+                  <tr key={r.id} data-testid={`blocked-${r.id}`} data-reason={r.reason} className="border-t border-slate-200 align-top max-md:block max-md:py-2 dark:border-slate-800">
+                    <th scope="row" className="py-2 pr-3 text-left font-mono text-xs font-medium max-md:block md:whitespace-nowrap"><ToolId id={r.id} /></th>
+                    <td className="py-2 pr-3 text-xs max-md:block"><Pill tone={r.retryable ? 'warn' : 'bad'}>{r.reason}</Pill> <span className="ml-1">{r.detail}</span></td>
+                    <td className="py-2 text-xs max-md:block">
+                      {fix?.kind === 'link' ? <LinkButton href={fix.href} aria-label={`${fix.label} (for ${r.id})`}>{fix.label}</LinkButton>
+                        : fix?.kind === 'advice' ? <p className="max-w-sm">{fix.text}</p>
+                        : fix ? <LinkButton href={`/preflight?${new URLSearchParams([['id', r.id], ['token', t.token.name], ['run', '1']])}`} aria-label={`Fix in Preflight: ${r.id}`}>Fix in Preflight</LinkButton>
+                        : <p>{r.remediation}</p>}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </>
+        )}
+      </Card>
+    </>
+  )
+}

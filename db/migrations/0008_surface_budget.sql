@@ -1,0 +1,1 @@
+ALTER TABLE `settings` ADD `max_description_overlap` real;

@@ -1,0 +1,108 @@
+import 'server-only'
+import type { Tool } from '@modelcontextprotocol/server'
+import type { Db } from '@/db/client'
+import { profileServers, tokenByName } from '@/db/queries/access'
+import { notFoundError } from '@/lib/errors'
+import { scopeOf, type Caller } from '@/lib/preflight/evaluate'
+import { readSnapshot } from '@/db/queries/preflight-state'
+import { listPage, toMcpTool } from '@/lib/mcp/listing'
+import type { ServedTool } from '@/db/queries/served-tools'
+import { DESCRIBE_TOOL } from '@/lib/mcp/describe-tool-definition'
+import { closestTo, overlap, type OverlapPair } from './overlap'
+import { countTokens, ENCODING } from './tokens'
+
+/** Pairs at or above this cosine are listed unless the caller asks otherwise. */
+export const DEFAULT_PAIR_THRESHOLD = 0.5
+
+/** Whose tool list: the whole served catalog, a profile's, or what one agent token gets. */
+export type SurfaceScope = { kind: 'catalog' } | { kind: 'profile'; name: string } | { kind: 'token'; name: string }
+
+export interface SurfaceTool { id: string; tokens: number; description: string }
+
+export interface SurfaceReport {
+  scope: SurfaceScope
+  encoding: typeof ENCODING
+  /** upstream tools served to this scope (toolgate's own describe_tool is not counted) */
+  tools: number
+  /** tokens of one full tools/list of this scope: the JSON of every page's tools, describe_tool included */
+  list_tokens: number
+  max_overlap: OverlapPair | null
+  pairs: OverlapPair[]
+  heaviest: { id: string; tokens: number }[]
+  servers: { name: string; tools: number; tokens: number }[]
+  /** every served tool with its cost, in listing order (the dashboard's chart and what-if) */
+  catalog: SurfaceTool[]
+}
+
+export const scopeLabel = (s: SurfaceScope) => s.kind === 'catalog' ? 'the whole catalog' : `${s.kind} ${s.name}`
+
+/** The caller a scope is listed as: exactly what /mcp would serve that profile or token. */
+function callerOf(db: Db, scope: SurfaceScope): { caller: Caller; profile: string | undefined } {
+  const operator: Caller = { tier: 'operator', name: 'surface' }
+  switch (scope.kind) {
+    case 'catalog': return { caller: operator, profile: undefined }
+    case 'profile':
+      if (profileServers(db, scope.name) === undefined) throw notFoundError(`no profile "${scope.name}" exists`)
+      return { caller: operator, profile: scope.name }
+    case 'token': {
+      const t = tokenByName(db, scope.name)
+      if (!t) throw notFoundError(`no agent token "${scope.name}" exists`)
+      return { caller: { tier: 'agent', name: `token:${t.name}`, allowedServers: t.allowedServers, profilePin: t.profilePin }, profile: undefined }
+    }
+  }
+}
+
+/** Whether a scope reaches a server: the evaluator's own scope rule, as /mcp applies it. */
+export function reaches(db: Db, scope: SurfaceScope): (server: string) => boolean {
+  const { caller, profile } = callerOf(db, scope)
+  return (server) => readSnapshot(db, (state) => scopeOf(state, caller, profile)(server))
+}
+
+/** Every tool one full tools/list of this scope returns, through the same pages /mcp serves. */
+export function servedList(db: Db, scope: SurfaceScope): Tool[] {
+  const session = { db, ...callerOf(db, scope), requestId: 'surface', record: false }
+  const all: Tool[] = []
+  let cursor: string | undefined
+  do {
+    const page = listPage(session, cursor)
+    all.push(...page.tools)
+    cursor = page.nextCursor
+  } while (cursor !== undefined)
+  return all
+}
+
+const textOf = (t: Tool) => [t.name.slice(t.name.indexOf(':') + 1), t.title ?? '', t.description ?? ''].join(' ')
+
+/** The report of a list of served tools (also used for what-if lists that are not served yet). */
+export function reportOf(scope: SurfaceScope, list: readonly Tool[], opts: { threshold?: number; top?: number } = {}): SurfaceReport {
+  const upstream = list.filter((t) => t.name !== DESCRIBE_TOOL)
+  const catalog = upstream.map((t) => ({ id: t.name, tokens: countTokens(JSON.stringify(t)), description: t.description ?? '' }))
+  const { max, pairs } = overlap(upstream.map((t) => ({ id: t.name, text: textOf(t) })), opts.threshold ?? DEFAULT_PAIR_THRESHOLD)
+  const servers = new Map<string, { name: string; tools: number; tokens: number }>()
+  for (const t of catalog) {
+    const name = t.id.slice(0, t.id.indexOf(':'))
+    const s = servers.get(name) ?? { name, tools: 0, tokens: 0 }
+    servers.set(name, { name, tools: s.tools + 1, tokens: s.tokens + t.tokens })
+  }
+  return {
+    scope, encoding: ENCODING,
+    tools: upstream.length,
+    list_tokens: countTokens(JSON.stringify(list)),
+    max_overlap: max, pairs,
+    heaviest: [...catalog].sort((a, b) => b.tokens - a.tokens || (a.id < b.id ? -1 : 1)).slice(0, opts.top ?? 10).map(({ id, tokens }) => ({ id, tokens })),
+    servers: [...servers.values()].sort((a, b) => b.tokens - a.tokens || (a.name < b.name ? -1 : 1)),
+    catalog,
+  }
+}
+
+/** What one full tools/list of this scope costs, and which of its tools read alike. */
+export function surfaceReport(db: Db, scope: SurfaceScope, opts: { threshold?: number; top?: number } = {}): SurfaceReport {
+  return reportOf(scope, servedList(db, scope), opts)
+}
+
+/** A tool as the whole catalog would serve it: its token cost, and the served tools it reads most like. */
+export function toolSurface(db: Db, tool: ServedTool, k = 3): { tokens: number; closest: OverlapPair[] } {
+  const served = toMcpTool(tool)
+  const list = [...servedList(db, { kind: 'catalog' }).filter((t) => t.name !== served.name && t.name !== DESCRIBE_TOOL), served]
+  return { tokens: countTokens(JSON.stringify(served)), closest: closestTo(list.map((t) => ({ id: t.name, text: textOf(t) })), served.name, k) }
+}

