@@ -43,6 +43,7 @@ export function ToolTable({ tools, reviews, callApproval }: { tools: InventoryTo
   if (tools.length === 0) return <Empty>This server has not reported any tools yet.</Empty>
   const all = selected.size === tools.length
   const chosen = [...selected]
+  const overCeiling = chosen.some((id) => (reviews[id]?.surface.crossings.length ?? 0) > 0)
   return (
     <div>
       <div role="toolbar" aria-label="Bulk actions" className="mb-2 flex flex-wrap items-center gap-2">
@@ -60,7 +61,10 @@ export function ToolTable({ tools, reviews, callApproval }: { tools: InventoryTo
               : <p key={id} className="text-xs"><span className="font-mono">{id}</span>: already approved, pin <code className="break-all">{pinOf(id)}</code></p>)}
           </div>
           <div className="mt-3 flex gap-2">
-            <Button variant="primary" disabled={pending} onClick={() => run('approve', chosen)}>{`Approve ${chosen.length} definition${chosen.length === 1 ? '' : 's'}`}</Button>
+            {/* a definition over the overlap ceiling says so in its review above: the button says what is accepted */}
+            <Button variant="primary" disabled={pending} onClick={() => run('approve', chosen, overCeiling || undefined)}>
+              {`Approve ${chosen.length} definition${chosen.length === 1 ? '' : 's'}${overCeiling ? ' anyway (over the overlap ceiling)' : ''}`}
+            </Button>
             <Button onClick={() => setPanel(null)}>Cancel</Button>
           </div>
         </div>

@@ -57,7 +57,7 @@ export const inspectAction = operatorAction(
 
 /** Release a quarantined server, approving exactly the definitions shown (tool → pin). */
 export const releaseAction = operatorAction(
-  z.strictObject({ server: serverNameSchema, shown: z.record(z.string(), z.string().max(200)) }),
-  async ({ server, shown }, { db, actor }) => (await unquarantineServer(db, server, { actor }, shown)).after,
+  z.strictObject({ server: serverNameSchema, shown: z.record(z.string(), z.string().max(200)), confirm: z.boolean().optional() }),
+  async ({ server, shown, confirm }, { db, actor }) => (await unquarantineServer(db, server, { actor }, shown, { confirm })).after,
   { refresh: true },
 )

@@ -8,7 +8,7 @@ import { badRequest } from '@/lib/errors'
 import { recordChange } from './record-change'
 import { requireServer } from './require'
 import type { ActionContext } from './tools'
-import { crossings, recordCrossings, requireConfirmation } from '@/lib/surface/ceiling'
+import { crossings, recordCrossings, requireConfirmation, type Crossing } from '@/lib/surface/ceiling'
 
 const changes = {
   'server.enabled': { enabled: true },
@@ -40,12 +40,14 @@ export const quarantineServer = (db: Db, name: string, ctx: ActionContext) => ch
  * longer matches what was shown stays pending; tools that appear or change after the release
  * arrive pending or changed, because the release sets the server's baseline.
  */
+/** What releasing would bring over the overlap ceiling: it serves what it approves, and what was approved before. */
+export function releaseCrossings(db: Db, name: string, shown?: Record<string, string>): Crossing[] {
+  if (!requireServer(db, name).quarantined) return []
+  return crossings(db, knownTools(db, name).filter((t) => t.approval ? t.approval.status === 'approved' && !t.approval.disabled : shown === undefined || shown[t.name] === t.hash))
+}
+
 export function unquarantineServer(db: Db, name: string, ctx: ActionContext, shown?: Record<string, string>, opts: { confirm?: boolean } = {}) {
-  // releasing serves what it approves (and what was approved before): the overlap ceiling asks first
-  const served = requireServer(db, name).quarantined
-    ? knownTools(db, name).filter((t) => t.approval ? t.approval.status === 'approved' && !t.approval.disabled : shown === undefined || shown[t.name] === t.hash)
-    : []
-  const found = crossings(db, served)
+  const found = releaseCrossings(db, name, shown)
   requireConfirmation(found, `releasing ${name}`, opts.confirm)
   return changeServer(db, name, 'server.unquarantined', ctx, (tx, now, before) => {
     recordCrossings(tx, found, ctx, `released ${name}`)

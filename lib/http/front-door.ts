@@ -11,7 +11,7 @@ import { publicMessage, sendJson, statusOfError } from './json'
 import { checkServerActionBody, isServerAction } from './server-actions'
 import { restPreflight, restWhoami } from './rest'
 import { oauthCallback } from './oauth-callback'
-import { CALLBACK_PATH } from '@/lib/upstream/oauth'
+import { CALLBACK_PATH, CLIENT_METADATA_PATH, clientMetadataDocument } from '@/lib/upstream/oauth'
 
 export type NextHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>
 
@@ -87,6 +87,12 @@ export function frontDoor(opts: FrontDoorOptions) {
       if (path === CALLBACK_PATH) {
         if (req.method === 'GET') return await oauthCallback(req, res, opts.db())
         return refuse(res, path, 405, `use GET for ${CALLBACK_PATH}`, requestId)
+      }
+      if (path === CLIENT_METADATA_PATH) {
+        // public by nature: authorization servers fetch it; it holds no secret
+        if (req.method !== 'GET') return refuse(res, path, 405, `use GET for ${CLIENT_METADATA_PATH}`, requestId)
+        const proto = req.headers['x-forwarded-proto'] === 'https' ? 'https' : 'http'
+        return sendJson(res, 200, clientMetadataDocument(`${proto}://${req.headers.host}`), { 'cache-control': 'max-age=300' })
       }
       if (path.startsWith('/api/v1/')) {
         const ctx = { db: opts.db(), requestId, headers: nodeHeaders(req) }

@@ -16,6 +16,25 @@ import type { ActionContext } from '@/lib/admin/tools'
 import { upstreamFetch } from '@/lib/http/upstream-fetch'
 
 export const CALLBACK_PATH = '/api/upstream/oauth/callback'
+/** Where toolgate serves its own client ID metadata document (an HTTPS toolgate can name it as its client). */
+export const CLIENT_METADATA_PATH = '/oauth/client-metadata.json'
+
+/**
+ * toolgate's client ID metadata document as served at `origin`: its client_id is its own URL and
+ * its redirect URI toolgate's callback there, so an authorization server that fetches it can let
+ * toolgate log in without any registration (`upstream oauth <name> --client-metadata-url <it>`).
+ */
+export function clientMetadataDocument(origin: string) {
+  return {
+    client_id: new URL(CLIENT_METADATA_PATH, origin).href,
+    client_name: 'toolgate',
+    client_uri: new URL('/', origin).href,
+    redirect_uris: [new URL(CALLBACK_PATH, origin).href],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+  }
+}
 const REFRESH_RACE_MS = 10_000
 
 function save(db: Db, server: string, values: Partial<typeof serverOauth.$inferInsert>): Promise<void> {

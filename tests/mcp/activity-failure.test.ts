@@ -4,6 +4,9 @@ import { activityCount, demoState, EXTENSION_ID, legacyRpc, modernRpc, rider, st
 let h: Harness
 beforeAll(async () => {
   h = await startHarness(demoState())
+  // this connection changes the schema under the running server: wait out the server's own
+  // short writes (records, heartbeats) instead of failing on the first busy lock
+  h.db.$client.pragma('busy_timeout = 10000')
 })
 afterAll(async () => {
   await h?.server.stop()

@@ -44,8 +44,12 @@ export function stdioFixture(control: Control) {
   }
 }
 
-/** Poll until `fn` returns a truthy value; fail with `what` and the last value otherwise. */
-export async function waitFor<T>(what: string, fn: () => T | Promise<T>, timeoutMs = 20_000): Promise<NonNullable<T>> {
+/**
+ * Poll until `fn` returns a truthy value; fail with `what` and the last value otherwise. The
+ * deadline is generous on purpose: it bounds a hang, it does not measure speed (a quiet machine
+ * answers in about a second; the full suite on 2 cores can take many times that).
+ */
+export async function waitFor<T>(what: string, fn: () => T | Promise<T>, timeoutMs = 45_000): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs
   let last: T | undefined
   for (;;) {
@@ -63,7 +67,8 @@ export const runtimeEnv = {
   TOOLGATE_RUNTIME: 'on',
   TOOLGATE_BACKOFF_BASE_MS: '200',
   TOOLGATE_BACKOFF_MAX_MS: '800',
-  TOOLGATE_CONNECT_TIMEOUT_MS: '3000',
+  // a node fixture can take seconds to start on a loaded 2-core machine; a hang still shows as connecting
+  TOOLGATE_CONNECT_TIMEOUT_MS: '10000',
   TOOLGATE_PING_INTERVAL_MS: '400',
   TOOLGATE_RELIST_INTERVAL_MS: '1000',
 }

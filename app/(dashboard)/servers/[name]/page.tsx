@@ -2,6 +2,8 @@ import type { Metadata } from 'next'
 import Link from 'next/link'
 import { ActionButton } from '@/components/action-button'
 import { Exposure, shownPins } from '@/components/servers/exposure'
+import { releaseCrossings } from '@/lib/admin/servers'
+import { describeCrossing } from '@/lib/surface/ceiling'
 import { AdminState, HealthState } from '@/components/servers/server-badges'
 import { SettingsForm } from '@/components/servers/settings-form'
 import { ToolTable } from '@/components/servers/tool-table'
@@ -35,6 +37,8 @@ export default async function ServerPage({ params }: { params: Promise<{ name: s
     )
   }
   const exposure = s.quarantined ? releaseExposure(db, name) : undefined
+  // what releasing exactly these definitions would bring over the overlap ceiling: shown before asking
+  const overCeiling = exposure ? releaseCrossings(db, name, shownPins(exposure)).map(describeCrossing) : []
   // what an approve from the tool table shows first: every pending or changed tool's full review
   const reviews = Object.fromEntries(s.toolList.filter((t) => t.approval === 'pending' || t.approval === 'changed').map((t) => [t.id, toolReview(db, t.id)]))
   const facts = serverFacts(db, name)!
@@ -69,10 +73,16 @@ export default async function ServerPage({ params }: { params: Promise<{ name: s
       {exposure && (
         <Card className="mt-4" title={<span id="release">Quarantined: review before releasing</span>}>
           <Exposure detail={exposure} />
+          {overCeiling.length > 0 && (
+            <p role="alert" className="mt-2 rounded border border-red-300 bg-red-50 px-2 py-1 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
+              Over the description-overlap ceiling: {overCeiling.join('; ')}. Releasing asks you to confirm.
+            </p>
+          )}
           <div className="mt-3 flex flex-wrap gap-2">
             {s.transport && <ActionButton action={inspectAction} input={{ server: name }} label={exposure.inspectedAt === null ? 'Inspect (list its tools)' : 'Inspect again'}
               confirm={s.transport.startsWith('http') ? undefined : `Inspect ${name}? This starts its process (${s.transport}) to list its tools; nothing is served or called.`} />}
-            <ActionButton action={releaseAction} input={{ server: name, shown: shownPins(exposure) }} label={`Release ${name}`} variant="primary" />
+            <ActionButton action={releaseAction} input={{ server: name, shown: shownPins(exposure), ...(overCeiling.length ? { confirm: true } : {}) }}
+              label={overCeiling.length ? `Release ${name} anyway (over the overlap ceiling)` : `Release ${name}`} variant="primary" />
           </div>
         </Card>
       )}
