@@ -9,7 +9,7 @@ type Values = Partial<Record<'request_id' | 'type' | 'surface' | 'verdict' | 'se
 
 const groupLabels: Record<string, string> = {
   preflight: 'Checks', tool: 'Tools', server: 'Servers', call: 'Held calls', token: 'Agent tokens', profile: 'Profiles',
-  operator: 'Sign-in', state: 'State', settings: 'Settings', activity: 'Activity log', pins: 'Pins', surface: 'Surface',
+  operator: 'Sign-in', operator_key: 'Sign-in', state: 'State', settings: 'Settings', activity: 'Activity log', pins: 'Pins', surface: 'Surface',
 }
 // the vocabulary, grouped by what a record is about ("tool.approved" → Tools), in the vocabulary's order
 const typeGroups = activityTypes.reduce<{ label: string; types: string[] }[]>((groups, t) => {

@@ -79,6 +79,7 @@ export interface ActivityDataByType {
   'profile.updated': ChangeData<{ servers: string[] }>
   'profile.deleted': ChangeData<{ servers: string[] }>
   // proxy-wide settings and the activity log's own upkeep
+  'operator_key.rotated': ChangeData<{ sessions_signed_out: number }>
   'settings.changed': ChangeData<{ quarantine_enabled: boolean; mcp_anonymous_profile: string | null; activity_retention_days: number | null }>
   'activity.pruned': { before: string; deleted: number }
   // a confirmed change that brought a scope's closest pair over settings.max_description_overlap
@@ -101,7 +102,7 @@ export const activityTypes = [
   'operator.signed_in', 'operator.signed_out', 'server.configured',
   'token.created', 'token.updated', 'token.revoked',
   'profile.created', 'profile.updated', 'profile.deleted',
-  'settings.changed', 'activity.pruned', 'pins.upgraded', 'surface.over_ceiling',
+  'operator_key.rotated', 'settings.changed', 'activity.pruned', 'pins.upgraded', 'surface.over_ceiling',
 ] as const satisfies readonly ActivityType[]
 
 // every type is listed above: a type added to ActivityDataByType alone fails to compile here

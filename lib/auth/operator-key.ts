@@ -5,12 +5,14 @@ import { operatorSessions, settings } from '@/db/schema'
 import { writeTransaction } from '@/db/write'
 import { hashSecret, newSecret, sameHash } from './secrets'
 import { operatorKeyHash } from '@/db/queries/auth'
+import { recordChange } from '@/lib/admin/record-change'
+import type { ActionContext } from '@/lib/admin/tools'
 
 
-/** A new key hash; every dashboard session ends with the old key (they were opened with it). */
-function setKeyHash(tx: Tx, hash: string): void {
+/** A new key hash; every dashboard session ends with the old key (they were opened with it). Returns how many ended. */
+function setKeyHash(tx: Tx, hash: string): number {
   tx.update(settings).set({ operatorKeyHash: hash }).where(eq(settings.id, 1)).run()
-  tx.delete(operatorSessions).run()
+  return tx.delete(operatorSessions).run().changes
 }
 
 /**
@@ -26,14 +28,18 @@ export async function ensureOperatorKey(db: Db, fromEnv = process.env.TOOLGATE_A
     return undefined
   }
   if (stored) return undefined
-  return rotateOperatorKey(db)
+  return (await rotateOperatorKey(db, { actor: 'toolgate:first-start' })).key
 }
 
-/** Replace the operator key; returns the new key (shown once). Everyone is signed out. */
-export async function rotateOperatorKey(db: Db): Promise<string> {
+/** Replace the operator key, on the record; returns the new key (shown once). Everyone is signed out. */
+export async function rotateOperatorKey(db: Db, ctx: ActionContext) {
   const key = newSecret('tg_op_')
-  await writeTransaction(db, (tx) => setKeyHash(tx, hashSecret(key)))
-  return key
+  return writeTransaction(db, (tx) => {
+    const signedOut = setKeyHash(tx, hashSecret(key))
+    // the key itself is never recorded; what changed is that the old one stopped working
+    const record = recordChange(tx, 'operator_key.rotated', ctx, { target: 'operator key', before: null, after: { sessions_signed_out: signedOut } })
+    return { key, signedOut, ...record }
+  })
 }
 
 export function isOperatorKey(db: Db, presented: string): boolean {

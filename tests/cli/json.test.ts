@@ -14,8 +14,8 @@ import { demoDbFile, json } from './helpers'
 const REQ = /^req_[0-9A-Z]{26}$/
 
 /** Run a mutation with -o json: exit 0, and a JSON body whose activity_id is a record of `type` under its request_id. */
-async function mutate(file: string, args: string[], type: string, input?: string) {
-  const r = await runCli([...args, '-o', 'json', '--db', file], {}, input)
+async function mutate(file: string, args: string[], type: string, input?: string, env: Record<string, string> = {}) {
+  const r = await runCli([...args, '-o', 'json', '--db', file], env, input)
   expect(r.code, r.stderr).toBe(0)
   const out = json<Record<string, unknown> & { activity_id: number; request_id: string }>(r)
   expect(out.request_id).toMatch(REQ)
@@ -129,9 +129,12 @@ describe('-o json on every mutation: what changed, before/after, the record and 
     const nothing = json(await runCli(['activity', 'prune', '--before', '2021-01-01', '-o', 'json', '--db', file]))
     expect(nothing).toMatchObject({ deleted: 0, activity_id: null, request_id: null })
 
-    const rotated = await runCli(['operator-key', 'rotate', '-o', 'json', '--db', file], { TOOLGATE_API_KEY: '' })
-    expect(rotated.code, rotated.stderr).toBe(0)
-    expect(json(rotated)).toEqual({ operator_key: expect.stringMatching(/^tg_op_/), sessions_signed_out: true })
+    const rotated = await mutate(file, ['operator-key', 'rotate'], 'operator_key.rotated', undefined, { TOOLGATE_API_KEY: '' })
+    expect(rotated.out).toEqual({ operator_key: expect.stringMatching(/^tg_op_/), sessions_signed_out: 0, activity_id: expect.any(Number), request_id: expect.any(String) })
+    const after = openDb(file)
+    // the record says the key changed, never what it is
+    expect(JSON.stringify(getActivity(after, rotated.out.activity_id as number))).not.toContain(rotated.out.operator_key as string)
+    after.$client.close()
   })
 
   describe('upstream login', () => {

@@ -150,7 +150,7 @@ describe('sign-in and the session', () => {
     expect(listActivity(d.db).length).toBe(before)
     await b.page.goto('/servers')
     expect(new URL(b.page.url()).pathname).toBe('/servers')
-    await rotateOperatorKey(d.db)
+    await rotateOperatorKey(d.db, { actor: 'test' })
     await b.page.goto('/servers')
     expect(new URL(b.page.url()).pathname).toBe('/login')
     await a.context.close()

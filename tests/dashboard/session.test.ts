@@ -55,7 +55,7 @@ describe('operator sessions (server-side, ended by sign-out, idleness, age or ke
   it('rotating the operator key signs everyone out', async () => {
     const db = await setup()
     const { value } = await issueSession(db)
-    await rotateOperatorKey(db)
+    await rotateOperatorKey(db, { actor: 'test' })
     expect(isValidSession(db, value)).toBe(false)
     expect(listSessions(db)).toEqual([])
   })

@@ -88,10 +88,10 @@ const rotateCommand = command({
   flags: {},
   examples: [['toolgate operator-key rotate', 'a new key; copy it now'], ['export TOOLGATE_API_KEY=$(toolgate operator-key rotate -o json | jq -r .operator_key)', 'straight into the shell']],
   exits: { 0: 'rotated', 1: `TOOLGATE_API_KEY is set, or ${EXIT_ERROR}` },
-  run: async ({ json, db }) => {
+  run: async ({ json, db, ctx }) => {
     if (process.env.TOOLGATE_API_KEY) throw new UsageError('TOOLGATE_API_KEY is set: the operator key is that value; change it there', 'unset TOOLGATE_API_KEY to let toolgate keep the key')
-    const key = await rotateOperatorKey(db())
-    console.log(json ? JSON.stringify({ operator_key: key, sessions_signed_out: true }, null, 2) : key)
+    const r = await rotateOperatorKey(db(), ctx)
+    console.log(json ? JSON.stringify({ operator_key: r.key, sessions_signed_out: r.signedOut, activity_id: r.activityId, request_id: r.requestId }, null, 2) : r.key)
     return 0
   },
 })
