@@ -163,7 +163,9 @@ export class DbOAuthProvider implements OAuthClientProvider {
 
 function httpServer(db: Db, name: string) {
   const s = requireServer(db, name)
-  if (!s.transport || !('url' in s.transport)) throw badRequest(`server "${name}" is not an HTTP upstream: OAuth login applies to Streamable HTTP servers`)
+  // the error names what the operator can do instead, since a login cannot help either kind
+  if (!s.transport) throw badRequest(`server "${name}" has no transport (its state comes from a state file), so toolgate never connects to it and there is nothing to log in to: give it a URL (toolgate upstream add ${name} --url <https://…/mcp>) or load a state where it has one`)
+  if (!('url' in s.transport)) throw badRequest(`server "${name}" runs over stdio: it takes its credentials from its environment, not from an OAuth login; set one with toolgate upstream set-secret ${name} <NAME>`)
   return { ...s, url: s.transport.url }
 }
 

@@ -93,7 +93,7 @@ describe('agent-and-operator view', () => {
       await row(page, 'github:list_issues').getByRole('button', { name: /Review server/ }).click()
       await page.getByRole('button', { name: 'Release server github' }).click()
     })
-    expect(await page.getByText(/cannot apply|not an HTTP upstream|Correct the highlighted input/).count()).toBe(0)
+    expect(await page.getByText(/cannot apply|not an HTTP upstream|nothing to log in to|Correct the highlighted input/).count()).toBe(0)
     // every fix is on the record under the check's request id
     const requestId = (await page.getByRole('link', { name: /^req_/ }).first().textContent())!
     const types = listActivity(d.db, { requestId, limit: 50 }).map((r) => r.type)
