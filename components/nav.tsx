@@ -4,6 +4,7 @@ import Link from 'next/link'
 import { usePathname, useRouter } from 'next/navigation'
 import { useTransition } from 'react'
 import { signOut } from '@/lib/actions/sign-in'
+import { GlobalSearch } from '@/components/global-search'
 
 const links = [
   { href: '/', label: 'Overview' },
@@ -32,8 +33,9 @@ export function Nav() {
             {l.label}
           </Link>
         ))}
+        <div className="ml-auto"><GlobalSearch /></div>
         <button type="button" disabled={pending} onClick={() => start(async () => { await signOut({}); router.replace('/login') })}
-          className="ml-auto rounded px-3 py-1.5 text-sm text-slate-600 hover:bg-slate-100 disabled:opacity-50 dark:text-slate-300 dark:hover:bg-slate-800">
+          className="rounded px-3 py-1.5 text-sm text-slate-600 hover:bg-slate-100 disabled:opacity-50 dark:text-slate-300 dark:hover:bg-slate-800">
           {pending ? 'Signing out…' : 'Sign out'}
         </button>
       </nav>
