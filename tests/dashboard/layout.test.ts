@@ -54,7 +54,8 @@ describe('readable results at every width', () => {
       expect(box.left).toBeGreaterThanOrEqual(0)
       expect(box.right).toBeLessThanOrEqual(390)
     }
-    expect(await page.locator('details[aria-label="Live _meta preview"]').getAttribute('open')).toBeNull()
+    // the preview folds once the page has measured the screen (after hydration)
+    await eventually(() => page.locator('details[aria-label="Live _meta preview"]').getAttribute('open')).toBeNull()
     await screenshot(page, 'results-390')
     for (const path of ['/', '/tokens/nightly', '/activity', '/servers/notes']) {
       await page.goto(path)
