@@ -1,5 +1,5 @@
 import 'server-only'
-import { asc, eq, isNotNull } from 'drizzle-orm'
+import { asc, eq, isNotNull, sql } from 'drizzle-orm'
 import type { DbLike } from '@/db/client'
 import { serverConnections, serverSecrets, servers, type Root, type Transport } from '@/db/schema'
 import type { ConnectionView, ServerView } from '@/lib/preflight/state'
@@ -43,13 +43,21 @@ export function serverStates(db: DbLike, name?: string): ServerState[] {
 
 export const serverState = (db: DbLike, name: string): ServerState | undefined => serverStates(db, name)[0]
 
-/** A server's configuration alone (no connection): what mutations read before they change it. */
+const configStatements = new WeakMap<DbLike, ReturnType<typeof prepareConfig>>()
+const prepareConfig = (db: DbLike) => db.select({
+  name: servers.name, enabled: servers.enabled, quarantined: servers.quarantined, trust: servers.trust,
+  disabledTools: servers.disabledTools, enabledTools: servers.enabledTools, transport: servers.transport,
+  callApprovalTools: servers.callApprovalTools, callTimeoutMs: servers.callTimeoutMs, roots: servers.roots,
+}).from(servers).where(eq(servers.name, sql.placeholder('name'))).prepare()
+
+/**
+ * A server's configuration alone (no connection): what mutations read before they change it,
+ * and what every tools/call reads (prepared once per connection: it is on the hot path).
+ */
 export function serverConfig(db: DbLike, name: string): (ServerView & Pick<ServerState, 'transport' | 'callApprovalTools' | 'callTimeoutMs' | 'roots'>) | undefined {
-  return db.select({
-    name: servers.name, enabled: servers.enabled, quarantined: servers.quarantined, trust: servers.trust,
-    disabledTools: servers.disabledTools, enabledTools: servers.enabledTools, transport: servers.transport,
-    callApprovalTools: servers.callApprovalTools, callTimeoutMs: servers.callTimeoutMs, roots: servers.roots,
-  }).from(servers).where(eq(servers.name, name)).get()
+  let st = configStatements.get(db)
+  if (!st) configStatements.set(db, (st = prepareConfig(db)))
+  return st.get({ name })
 }
 
 /** Servers the upstream runtime manages (they have a transport), with their secret values. */

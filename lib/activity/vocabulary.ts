@@ -61,7 +61,10 @@ export interface ActivityDataByType {
   'server.inspected': ChangeData<{ tools: number }> & { findings: Finding[] }
   'tool.gone': { target: string }
   'tool.returned': { target: string }
-  'tool.call': { target: string; outcome: 'ok' | 'tool_error' | 'refused' | 'failed' | 'held' | 'denied' | 'expired' | 'cancelled'; reason?: string; call_id?: string; duration_ms: number }
+  'tool.call': { target: string; outcome: 'ok' | 'tool_error' | 'refused' | 'failed' | 'held' | 'denied' | 'expired' | 'cancelled'; reason?: string; call_id?: string; task_id?: string; duration_ms: number }
+  // a task-augmented call (2025-11-25): the task toolgate runs it as; its end is the tool.call record with the same task_id
+  'task.created': { target: string; task_id: string; ttl_ms: number }
+  'task.cancelled': { target: string; task_id: string }
   // call approval: a call of a tool under call approval waits for an operator's decision on that exact call
   'tool.call_approval': ChangeData<{ call_approval: boolean }>
   'call.approval_requested': HeldCall
@@ -97,7 +100,7 @@ export const activityTypes = [
   'state.loaded',
   'server.added', 'server.removed', 'server.secret_set', 'server.restart_requested',
   'server.login_started', 'server.login_completed', 'server.oauth_configured', 'server.baseline', 'server.inspect_requested', 'server.inspected',
-  'tool.discovered', 'tool.changed', 'tool.auto_approved', 'tool.gone', 'tool.returned', 'tool.call',
+  'tool.discovered', 'tool.changed', 'tool.auto_approved', 'tool.gone', 'tool.returned', 'tool.call', 'task.created', 'task.cancelled',
   'tool.call_approval', 'call.approval_requested', 'call.approved', 'call.denied', 'call.expired',
   'operator.signed_in', 'operator.signed_out', 'server.configured',
   'token.created', 'token.updated', 'token.revoked',

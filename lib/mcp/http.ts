@@ -8,6 +8,7 @@ import { logLine } from '@/lib/log'
 import { buildMcpServer } from './server'
 import { DESCRIBE_TOOL } from './describe-tool-definition'
 import { openContext, type McpContext } from './context'
+import { answerTask, isTaskRequest } from './tasks'
 
 /**
  * Calls in flight, by caller and JSON-RPC id. A 2025-11-25 client cancels with a separate POST
@@ -130,7 +131,7 @@ function paramsFault(body: unknown): Response | undefined {
 export async function answerMcp(session: McpContext, web: Request, body: unknown): Promise<Response> {
   const fault = paramsFault(body)
   if (fault) return fault
-  if (await isLegacyRequest(web, body)) return serveLegacy(web, body, session)
+  if (await isLegacyRequest(web, body)) return isTaskRequest(body) ? answerTask(session, body) : serveLegacy(web, body, session)
   sessions.set(web, session)
   if (isHandshake(body)) handshakes.add(web)
   return modernHandler(streams(web, body) ? 'auto' : 'json').fetch(web, { parsedBody: body })

@@ -31,7 +31,8 @@ function capabilities(era: Era): ServerCapabilities {
   const served = { tools, resources: {}, prompts: {} }
   return era === 'modern'
     ? { ...served, extensions: { [EXTENSION_ID]: serverSettings } }
-    : { ...served, experimental: { [EXTENSION_ID]: legacySettings } }
+    // tasks: any tools/call may run as one (lib/mcp/tasks.ts); 2026-07-28 moved tasks to an extension toolgate does not offer yet
+    : { ...served, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } }, experimental: { [EXTENSION_ID]: legacySettings } }
 }
 
 const envelopeSchema = z.object({

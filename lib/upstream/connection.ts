@@ -144,6 +144,10 @@ function isTransportFailure(e: unknown): boolean {
 }
 
 const RAW_RESULT = z.looseObject({})
+/** A task as an upstream reports it (tasks/get, and tools/call with a task) */
+const upstreamTask = z.looseObject({ taskId: z.string(), status: z.string(), statusMessage: z.string().optional(), pollInterval: z.number().optional() })
+const TERMINAL_TASK_STATES = new Set(['completed', 'failed', 'cancelled'])
+const RELATED_TASK = 'io.modelcontextprotocol/related-task'
 /** The longest a timer can wait (setTimeout's limit): the SDK's own timeout, out of the way of toolgate's. */
 const MAX_TIMER_MS = 2 ** 31 - 1
 
@@ -194,6 +198,8 @@ export class UpstreamConnection {
   private calls = 0
   /** progress listeners of the calls in flight, by the progress token toolgate gave each */
   private progress = new Map<string, (p: Progress) => void>()
+  /** the tools this server runs only as tasks (execution.taskSupport "required"), as last discovered */
+  private taskRequired = new Set<string>()
 
   constructor(
     private db: Db, readonly spec: ConnectionSpec, private opts: RuntimeOptions,
@@ -218,6 +224,7 @@ export class UpstreamConnection {
    * Route one tools/call to the upstream and pass its result through as given. The caller has
    * already checked the gates. A failure of the connection itself (not an error the server
    * answered) ends the connection at once, so the server reads unhealthy and is reconnected.
+   * A tool the server runs only as a task is run as one, so every client can call it.
    */
   async callTool(tool: string, args: Record<string, unknown> | undefined, opts: CallOptions): Promise<CallToolResult> {
     const client = this.client
@@ -228,15 +235,18 @@ export class UpstreamConnection {
     const token = `tg_${++this.calls}`
     const timedOut = new AbortController()
     let timer = setTimeout(() => timedOut.abort(), opts.timeoutMs)
-    this.progress.set(token, (p) => {
+    const progressed = (p: Progress) => {
       clearTimeout(timer)
       timer = setTimeout(() => timedOut.abort(), opts.timeoutMs)
       opts.onProgress?.(p)
-    })
+    }
+    this.progress.set(token, progressed)
+    const signal = opts.signal ? AbortSignal.any([opts.signal, timedOut.signal]) : timedOut.signal
+    const params = { name: tool, arguments: args ?? {}, _meta: { progressToken: token } }
     try {
-      return await client.request({ method: 'tools/call', params: { name: tool, arguments: args ?? {}, _meta: { progressToken: token } } }, RAW_RESULT, {
-        timeout: MAX_TIMER_MS, signal: opts.signal ? AbortSignal.any([opts.signal, timedOut.signal]) : timedOut.signal,
-      }) as CallToolResult
+      return this.taskRequired.has(tool)
+        ? await this.runTask(client, params, opts.timeoutMs, progressed, signal)
+        : await client.request({ method: 'tools/call', params }, RAW_RESULT, { timeout: MAX_TIMER_MS, signal }) as CallToolResult
     } catch (e) {
       if (timedOut.signal.aborted) throw new McpError(ErrorCode.RequestTimeout, `the call took longer than ${opts.timeoutMs} ms without progress`)
       // a token the server no longer accepts, or one without a scope this call needs (step-up)
@@ -247,6 +257,35 @@ export class UpstreamConnection {
       clearTimeout(timer)
       this.progress.delete(token)
     }
+  }
+
+  /**
+   * A call of a tool the server runs only as a task (execution.taskSupport "required"): create
+   * the task, follow it with tasks/get (each new status is progress), then fetch its result.
+   * Stopping early cancels the task upstream.
+   */
+  private async runTask(client: Client, params: Record<string, unknown>, ttl: number, progressed: (p: Progress) => void, signal: AbortSignal): Promise<CallToolResult> {
+    const ask = async <T extends z.ZodType>(method: string, p: Record<string, unknown>, schema: T) =>
+      schema.parse(await client.request({ method, params: p }, RAW_RESULT, { timeout: MAX_TIMER_MS, signal })) as z.infer<T>
+    let task = (await ask('tools/call', { ...params, task: { ttl } }, z.looseObject({ task: upstreamTask }))).task
+    const taskId = task.taskId
+    let steps = 0
+    try {
+      while (!TERMINAL_TASK_STATES.has(task.status)) {
+        await sleep(Math.min(Math.max(task.pollInterval ?? 1_000, 100), 2_000), signal)
+        const now = await ask('tasks/get', { taskId }, upstreamTask)
+        if (now.status !== task.status || now.statusMessage !== task.statusMessage) progressed({ progress: ++steps, message: now.statusMessage ?? now.status })
+        task = now
+      }
+    } catch (e) {
+      if (signal.aborted) void client.request({ method: 'tasks/cancel', params: { taskId } }, RAW_RESULT, { timeout: 5_000 }).catch(() => undefined)
+      throw e
+    }
+    if (task.status === 'cancelled') return { isError: true, content: [{ type: 'text', text: `the upstream cancelled the task${task.statusMessage ? `: ${task.statusMessage}` : ''}` }] }
+    const { _meta, ...result } = await ask('tasks/result', { taskId }, RAW_RESULT) as CallToolResult
+    // the task is toolgate's business with the upstream: its id means nothing to the caller
+    const { [RELATED_TASK]: _task, ...meta } = _meta ?? {}
+    return { ...result, ...(Object.keys(meta).length ? { _meta: meta } : {}) } as CallToolResult
   }
 
   /** What the server offers (resources, prompts, …) and its instructions, once connected. */
@@ -390,6 +429,7 @@ export class UpstreamConnection {
   private async discover(): Promise<void> {
     const all = await listAllTools(this.client!, this.opts.connectTimeoutMs)
     const out = await applyDiscovery(this.db, this.spec.name, all)
+    this.taskRequired = new Set(all.filter((t) => t.execution?.taskSupport === 'required').map((t) => t.name))
     this.log('event', `discovered ${all.length} tools${out.baseline ? ' (approved as the baseline)' : ''}` +
       `${out.added.length && !out.baseline ? `; new: ${out.added.join(', ')}` : ''}${out.changed.length ? `; changed: ${out.changed.join(', ')}` : ''}${out.gone.length ? `; gone: ${out.gone.join(', ')}` : ''}`)
   }

@@ -23,6 +23,8 @@ export interface CallContext {
   progress?: (p: Progress) => void
   /** the client cancelled, or went away */
   signal?: AbortSignal
+  /** the task this call runs as (a task-augmented call), for its record */
+  taskId?: string
 }
 
 /** What became of one tools/call; the MCP surface words it (lib/mcp). */
@@ -41,10 +43,9 @@ const outcomeName = (o: CallOutcome) => (o.kind === 'answered' ? (o.result.isErr
  * One call on the live connection, within the server's call timeout (progress restarts it).
  * A timeout, a cancellation and a broken connection each say what happened.
  */
-async function callUpstream(ctx: CallContext, server: string, tool: string, args: Record<string, unknown> | undefined, supervisor: Supervisor | undefined): Promise<CallOutcome> {
+async function callUpstream(ctx: CallContext, server: string, tool: string, args: Record<string, unknown> | undefined, supervisor: Supervisor | undefined, timeoutMs: number): Promise<CallOutcome> {
   const conn = supervisor?.connection(server)
   if (!conn) return { kind: 'failed', error: `no live upstream connection for server "${server}" in this toolgate process` }
-  const timeoutMs = serverConfig(ctx.db, server)?.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS
   try {
     return { kind: 'answered', result: await conn.callTool(tool, args, { timeoutMs, onProgress: ctx.progress, signal: ctx.signal }) }
   } catch (e) {
@@ -66,7 +67,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
  * call, then wait up to the configured time for the operator. Approved, it runs once — by
  * whichever waiter claims it — and every waiter gets that one result.
  */
-async function heldCall(ctx: CallContext, server: string, tool: string, args: Record<string, unknown>, supervisor: Supervisor | undefined): Promise<CallOutcome> {
+async function heldCall(ctx: CallContext, server: string, tool: string, args: Record<string, unknown>, supervisor: Supervisor | undefined, timeoutMs: number): Promise<CallOutcome> {
   const { call } = await requestCall(ctx.db, { server, tool, args, caller: ctx.caller.name, requestId: ctx.requestId })
   const started = Date.now()
   const deadline = started + readSettings(ctx.db).callApprovalWaitMs
@@ -76,7 +77,7 @@ async function heldCall(ctx: CallContext, server: string, tool: string, args: Re
     if (c.status === 'done') return { kind: 'answered', result: c.result as CallToolResult, callId: c.id }
     if (c.status === 'denied' || c.status === 'expired') return { kind: c.status, call: c }
     if (c.status === 'approved' && await claimCall(ctx.db, c.id)) {
-      const outcome = await callUpstream(ctx, server, tool, args, supervisor)
+      const outcome = await callUpstream(ctx, server, tool, args, supervisor, timeoutMs)
       const result: CallToolResult = outcome.kind === 'answered' ? outcome.result
         : { isError: true, content: [{ type: 'text', text: outcome.kind === 'failed' ? outcome.error : 'the caller cancelled the call while it ran' }] }
       await finishCall(ctx.db, c.id, result)
@@ -114,9 +115,11 @@ export async function dispatchToolCall(ctx: CallContext, id: string, args: Recor
       // (a state-file server without a transport, or the connection just dropped)
       outcome = { kind: 'refused', verdict: unavailable(verdict.id, 'server_unhealthy', `no live upstream connection for server "${server ?? ''}" in this toolgate process`, { server: server ?? '', tool }) }
     } else {
-      outcome = serverConfig(ctx.db, server)?.callApprovalTools.includes(tool)
-        ? await heldCall(ctx, server, tool, args ?? {}, supervisor)
-        : await callUpstream(ctx, server, tool, args, supervisor)
+      const config = serverConfig(ctx.db, server)
+      const timeoutMs = config?.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS
+      outcome = config?.callApprovalTools.includes(tool)
+        ? await heldCall(ctx, server, tool, args ?? {}, supervisor, timeoutMs)
+        : await callUpstream(ctx, server, tool, args, supervisor, timeoutMs)
     }
   }
   try {
@@ -126,6 +129,7 @@ export async function dispatchToolCall(ctx: CallContext, id: string, args: Recor
         target: verdict.id, outcome: outcomeName(outcome),
         ...(outcome.kind === 'refused' ? { reason: outcome.verdict.reason } : {}),
         ...('call' in outcome ? { call_id: outcome.call.id } : outcome.kind === 'answered' && outcome.callId ? { call_id: outcome.callId } : {}),
+        ...(ctx.taskId ? { task_id: ctx.taskId } : {}),
         duration_ms: Date.now() - started,
       },
     })

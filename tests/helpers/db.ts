@@ -10,8 +10,14 @@ export function tempDbFile(name = 'toolgate.db'): string {
   return path.join(mkdtempSync(path.join(tmpdir(), 'toolgate-test-')), name)
 }
 
+/**
+ * The test's own connection often shares the file with a running toolgate whose runtime writes
+ * on its own schedule; the test's direct writes wait for the lock instead of failing at once.
+ */
 export function freshDb(file = tempDbFile()): { db: Db; file: string } {
-  return { db: openDb(file), file }
+  const db = openDb(file)
+  db.$client.pragma('busy_timeout = 5000')
+  return { db, file }
 }
 
 export async function load(db: Db, state: Omit<StateFileInput, 'version'>): Promise<void> {

@@ -9,7 +9,7 @@
 //      with TOOLGATE_CONFORMANCE_LOGIN=dashboard, presses the dashboard's "Log in" in Chromium);
 //   4. once the upstream is ready, calls its tools through toolgate's /mcp with the MCP SDK;
 // and exits 0 only when all of that worked. Everything it does is printed to stderr.
-import { spawn, spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
@@ -33,11 +33,21 @@ const env = {
   ...process.env, TOOLGATE_DB: path.join(dir, 'toolgate.db'), TOOLGATE_API_KEY: KEY, TOOLGATE_RUNTIME: 'on',
   TOOLGATE_BACKOFF_BASE_MS: '200', TOOLGATE_BACKOFF_MAX_MS: '800', TOOLGATE_CONNECT_TIMEOUT_MS: '5000', NEXT_TELEMETRY_DISABLED: '1',
 }
-const cli = (args, input) => {
-  const r = spawnSync(process.execPath, [bin, ...args], { env, input, encoding: 'utf8' })
-  log(`toolgate ${args.join(' ')} → exit ${r.status}${r.stdout.trim() ? `\n${r.stdout.trim()}` : ''}${r.stderr.trim() ? `\n${r.stderr.trim()}` : ''}`)
-  return r
-}
+// Asynchronous on purpose: a blocked event loop would reuse a kept-alive socket the server closed
+// meanwhile, and the next request would fail with "fetch failed".
+const cli = (args, input) => new Promise((resolve, reject) => {
+  const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d))
+  child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d))
+  child.on('error', reject)
+  child.on('close', (status) => {
+    log(`toolgate ${args.join(' ')} → exit ${status}${stdout.trim() ? `\n${stdout.trim()}` : ''}${stderr.trim() ? `\n${stderr.trim()}` : ''}`)
+    resolve({ status, stdout, stderr })
+  })
+  child.stdin.end(input)
+})
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 const freePort = () => new Promise((resolve) => {
   const s = net.createServer().listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)) })
@@ -54,7 +64,7 @@ async function until(what, fn, ms = 15_000) {
 
 let server
 async function main() {
-  cli(['state', 'load', '-'], JSON.stringify({ version: 1, servers: [], agent_tokens: [{ name: 'conformance', token: TOKEN, allowed_servers: ['*'] }] }))
+  await cli(['state', 'load', '-'], JSON.stringify({ version: 1, servers: [], agent_tokens: [{ name: 'conformance', token: TOKEN, allowed_servers: ['*'] }] }))
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
   server = spawn(process.execPath, [bin, 'serve', '--port', String(port), '--host', '127.0.0.1', '--no-demo'], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -72,11 +82,11 @@ async function main() {
   const grant = /client-credentials/.test(scenario) ? ['--oauth', 'client-credentials'] : []
   // the metadata document URL the suite's authorization server expects an operator to have configured
   const cimd = scenario === 'auth/basic-cimd' ? ['--client-metadata-url', 'https://conformance-test.local/client-metadata.json'] : []
-  if (cli(['upstream', 'add', 'conf', '--url', serverUrl, '--trusted', ...credentials, ...grant, ...cimd]).status !== 0) throw new Error('upstream add failed')
+  if ((await cli(['upstream', 'add', 'conf', '--url', serverUrl, '--trusted', ...credentials, ...grant, ...cimd])).status !== 0) throw new Error('upstream add failed')
 
-  const state = () => JSON.parse(cli(['upstream', 'list', '-o', 'json']).stdout).find((s) => s.name === 'conf')
-  const settled = await until('the upstream to connect or ask for a login', () => {
-    const s = state()
+  const state = async () => JSON.parse((await cli(['upstream', 'list', '-o', 'json'])).stdout).find((s) => s.name === 'conf')
+  const settled = await until('the upstream to connect or ask for a login', async () => {
+    const s = await state()
     return ['ready', 'pending_auth', 'error'].includes(s?.connection) ? s : undefined
   })
   if (settled.connection !== 'ready') await login(settled)
@@ -90,7 +100,7 @@ async function main() {
     let r = await client.callTool({ name: t.name, arguments: args })
     log(`${t.name} → ${JSON.stringify(r).slice(0, 200)}`)
     // a call refused for want of a scope (step-up): the operator logs in once more, and it works
-    const after = await until('the upstream to settle', () => { const s = state(); return s?.connection !== 'connecting' && s?.connection !== 'discovering' ? s : undefined })
+    const after = await until('the upstream to settle', async () => { const s = await state(); return s?.connection !== 'connecting' && s?.connection !== 'discovering' ? s : undefined })
     if (r.isError && after.connection === 'pending_auth') {
       await login(after)
       r = await client.callTool({ name: t.name, arguments: args })
@@ -103,7 +113,7 @@ async function main() {
   async function login(s) {
     log(`upstream is ${s.connection} (${s.detail ?? ''}): logging in${viaDashboard ? ' from the dashboard' : ''}`)
     if (viaDashboard) return dashboardLogin()
-    const out = cli(['upstream', 'login', 'conf', '--url', base])
+    const out = await cli(['upstream', 'login', 'conf', '--url', base])
     const url = out.stdout.trim().split('\n').at(-1)
     if (out.status !== 0 || !/^https?:/.test(url)) throw new Error('upstream login did not give an authorization URL')
     // the browser: follow the authorization server's redirects until toolgate's callback answers
@@ -116,7 +126,7 @@ async function main() {
       next = location ? new URL(location, next).href : undefined
       if (!location && !res.ok) throw new Error(`the login failed at ${res.url}: ${res.status} ${(await res.text()).slice(0, 300)}`)
     }
-    await until('the upstream ready after login', () => state()?.connection === 'ready', 15_000)
+    await until('the upstream ready after login', async () => (await state())?.connection === 'ready', 15_000)
   }
 
   // An operator in Chromium: sign in, open the server's page, press "Log in"; the authorization
@@ -134,14 +144,14 @@ async function main() {
       await page.waitForURL((u) => u.pathname === '/')
       await page.goto('/servers/conf')
       await page.getByRole('button', { name: /^Log in/ }).first().click()
-      await until('the upstream ready after the dashboard login', () => state()?.connection === 'ready', 20_000)
+      await until('the upstream ready after the dashboard login', async () => (await state())?.connection === 'ready', 20_000)
       await page.waitForLoadState()
       log(`browser showed: ${visited.join(' → ')}`)
       // The suite's authorization server approves at once (its /authorize answers with a redirect,
       // which the suite's own checks see), so the browser shows no page of it; what proves the
       // button did the login is the record: started by the dashboard's operator, completed by
       // toolgate's callback, and the browser back on the server page.
-      const records = JSON.parse(cli(['activity', 'list', '--limit', '50', '-o', 'json']).stdout)
+      const records = JSON.parse((await cli(['activity', 'list', '--limit', '50', '-o', 'json'])).stdout)
       const started = records.find((r) => r.type === 'server.login_started')
       if (!started || started.actor.startsWith('cli:')) throw new Error('no login was started from the dashboard')
       if (!records.some((r) => r.type === 'server.login_completed')) throw new Error('the callback never completed the login')

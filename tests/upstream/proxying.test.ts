@@ -56,9 +56,9 @@ const modern = async () => {
   await c.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${agent}` } } }))
   return c
 }
-async function rpc(body: unknown, accept = 'application/json, text/event-stream') {
+async function rpc(body: unknown, accept = 'application/json, text/event-stream', token = agent) {
   const res = await fetch(`${server.url}/mcp`, {
-    method: 'POST', headers: { 'content-type': 'application/json', accept, 'mcp-protocol-version': '2025-11-25', authorization: `Bearer ${agent}` }, body: JSON.stringify(body),
+    method: 'POST', headers: { 'content-type': 'application/json', accept, 'mcp-protocol-version': '2025-11-25', authorization: `Bearer ${token}` }, body: JSON.stringify(body),
   })
   // a tools/call streams (SSE) for clients that accept it: its one message is the last data line
   const raw = await res.text()
@@ -162,6 +162,90 @@ describe('calls: timeouts, cancellation', () => {
     await expect(call).rejects.toThrow()
     await waitFor('the upstream saw the cancellation', () => fx.calls().some((x) => x.name === 'forever' && x.cancelled))
     await c.close()
+  })
+})
+
+describe('tasks', () => {
+  const fx = stdioFixture({ tools: [{ name: 'forever', sleepMs: 60_000 }, { name: 'quick' }] })
+  beforeAll(async () => {
+    await addServer(db, { name: 'longrun', transport: fx.transport, trusted: true }, ctx)
+    await waitFor('longrun ready', () => connectionState(db, 'longrun')?.state === 'ready')
+  }, 30_000)
+  const records = async (type: string) => JSON.parse((await runCli(['activity', 'list', '--type', type, '--limit', '100', '-o', 'json', '--db', dbFile])).stdout) as { request_id: string; data: Record<string, unknown> }[]
+  const task = (r: { body: { result?: Record<string, unknown> } }) => r.body.result?.task as { taskId: string; status: string }
+
+  it('a tool the upstream runs only as a task is callable as a plain call, on both revisions, with its stages as progress', async () => {
+    const c = await legacy()
+    const stages: string[] = []
+    const r = await c.request({ method: 'tools/call', params: { name: 'everything:simulate-research-query', arguments: { topic: 'otters' } } }, CallToolResultSchema,
+      { onprogress: (p) => void stages.push(p.message ?? ''), timeout: 60_000 })
+    expect(r.isError).toBeFalsy()
+    expect(text(r as CallToolResult)).toContain('# Research Report: otters')
+    expect(stages).toEqual(expect.arrayContaining(['Analyzing content...', 'Generating report...']))
+    // the upstream's own task id stays between toolgate and the upstream
+    expect(r._meta?.['io.modelcontextprotocol/related-task']).toBeUndefined()
+    await c.close()
+    const m = await modern()
+    expect(text(await m.callTool({ name: 'everything:simulate-research-query', arguments: { topic: 'beavers' } }, { timeout: 60_000 }) as CallToolResult)).toContain('# Research Report: beavers')
+    await m.close()
+    // the official 2025-11-25 client reads taskSupport "required" from the listing and runs the call as a task by itself
+    const official = await legacy()
+    await official.listTools()
+    const seen: string[] = []
+    let final: CallToolResult | undefined
+    for await (const msg of official.experimental.tasks.callToolStream({ name: 'everything:simulate-research-query', arguments: { topic: 'voles' } }, CallToolResultSchema, { timeout: 60_000 })) {
+      seen.push(msg.type)
+      if (msg.type === 'result') final = msg.result as CallToolResult
+    }
+    expect(seen[0]).toBe('taskCreated')
+    expect(seen).toContain('taskStatus')
+    expect(text(final!)).toContain('# Research Report: voles')
+    await official.close()
+  })
+
+  it('a task-augmented call runs as a task its caller follows to its result; other tokens cannot see it; created and ended on the record', async () => {
+    const init = await rpc({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } })
+    expect(init.body.result?.capabilities).toMatchObject({ tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } })
+    const created = await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'everything:simulate-research-query', arguments: { topic: 'moles' }, task: { ttl: 60_000 } } })
+    const { taskId, status } = task(created)
+    expect(taskId).toMatch(/^tgt_/)
+    expect(status).toBe('working')
+    expect((await rpc({ jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { taskId } })).body.result).toMatchObject({ taskId, status: 'working', ttl: 60_000 })
+    expect(((await rpc({ jsonrpc: '2.0', id: 3, method: 'tasks/list' })).body.result?.tasks as { taskId: string }[]).map((t) => t.taskId)).toContain(taskId)
+
+    const other = (await createAgentToken(db, 'other-tasks', { allowedServers: ['*'], profilePin: null }, ctx)).token
+    const foreign = await rpc({ jsonrpc: '2.0', id: 4, method: 'tasks/get', params: { taskId } }, undefined, other)
+    expect(foreign.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('unknown task') })
+    expect((await rpc({ jsonrpc: '2.0', id: 5, method: 'tasks/result', params: { taskId } }, undefined, other)).body.error?.code).toBe(-32602)
+    expect((await rpc({ jsonrpc: '2.0', id: 6, method: 'tasks/list' }, undefined, other)).body.result?.tasks).toEqual([])
+
+    // tasks/result waits for the end
+    const result = (await rpc({ jsonrpc: '2.0', id: 7, method: 'tasks/result', params: { taskId } })).body.result as CallToolResult
+    expect(text(result)).toContain('# Research Report: moles')
+    expect(result._meta?.['io.modelcontextprotocol/related-task']).toEqual({ taskId })
+    expect((await rpc({ jsonrpc: '2.0', id: 8, method: 'tasks/get', params: { taskId } })).body.result).toMatchObject({ status: 'completed' })
+
+    expect((await records('task.created')).find((r) => r.data.task_id === taskId)).toMatchObject({ data: { target: 'everything:simulate-research-query', ttl_ms: 60_000 } })
+    await waitFor('the call on the record', async () => (await records('tool.call')).find((r) => r.data.task_id === taskId && r.data.outcome === 'ok'))
+  })
+
+  it('tasks/cancel cancels the upstream call; a finished task cannot be cancelled; refused calls are refused at creation', async () => {
+    const created = await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'longrun:forever', arguments: {}, task: {} } })
+    const { taskId } = task(created)
+    await waitFor('the call reached the upstream', () => fx.calls().some((x) => x.name === 'forever'))
+    expect((await rpc({ jsonrpc: '2.0', id: 2, method: 'tasks/cancel', params: { taskId } })).body.result).toMatchObject({ taskId, status: 'cancelled' })
+    await waitFor('the upstream saw the cancellation', () => fx.calls().some((x) => x.name === 'forever' && x.cancelled))
+    const again = await rpc({ jsonrpc: '2.0', id: 3, method: 'tasks/cancel', params: { taskId } })
+    expect(again.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('already cancelled') })
+    expect((await records('task.cancelled')).find((r) => r.data.task_id === taskId)).toMatchObject({ data: { target: 'longrun:forever' } })
+
+    // the gate applies at creation: an unknown tool is -32602, a blocked one is refused as a plain call would be
+    const unknown = await rpc({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'longrun:nope', arguments: {}, task: {} } })
+    expect(unknown.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('Unknown tool') })
+    expect((await runCli(['tools', 'block', 'longrun:quick', '--db', dbFile])).code).toBe(0)
+    const refused = await rpc({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'longrun:quick', arguments: {}, task: {} } })
+    expect(refused.body.result).toMatchObject({ isError: true, _meta: { 'app.mcpproxy/required-tools': { reason: 'tool_blocked_by_user' } } })
+    expect(refused.body.result?.task).toBeUndefined()
   })
 })
 

@@ -1,0 +1,183 @@
+import 'server-only'
+import { randomBytes } from 'node:crypto'
+import type { CallToolResult } from '@modelcontextprotocol/server'
+import { z } from 'zod'
+import { appendActivity } from '@/lib/activity/record'
+import { describeError } from '@/lib/errors'
+import { evaluateNow } from '@/lib/preflight/service'
+import { dispatchToolCall } from '@/lib/upstream/dispatch'
+import type { McpContext } from './context'
+import { toProtocolError } from './errors'
+import { callResult } from './wire'
+
+/**
+ * Tasks (2025-11-25): a task-augmented tools/call runs in the background here, and the caller
+ * follows it with tasks/get, tasks/result, tasks/list and tasks/cancel. toolgate runs the task
+ * itself, so every tool can be called this way; a tool an upstream runs only as a task is run
+ * as one upstream by the connection (lib/upstream/connection.ts). The gate applies when the task
+ * is created (a refused call is answered as a plain call, at once), and a task is visible only
+ * to the caller that created it: to anyone else its id is unknown.
+ */
+type Status = 'working' | 'completed' | 'failed' | 'cancelled'
+
+interface Task {
+  id: string
+  caller: string
+  tool: string
+  status: Status
+  statusMessage?: string
+  createdAt: string
+  lastUpdatedAt: string
+  ttl: number
+  result?: CallToolResult
+  /** settles when the call has ended, whatever became of it */
+  ended: Promise<void>
+  cancel: AbortController
+}
+
+const tasks = new Map<string, Task>()
+/** How long a finished task's result is kept by default, and at most (clients may ask for less). */
+const DEFAULT_TTL_MS = 60 * 60 * 1000
+const MAX_TTL_MS = 24 * 60 * 60 * 1000
+/** Unfinished tasks one caller may have at once: each holds a call open upstream. */
+const MAX_OPEN_PER_CALLER = 100
+const POLL_INTERVAL_MS = 1_000
+export const RELATED_TASK = 'io.modelcontextprotocol/related-task'
+
+const TERMINAL: ReadonlySet<Status> = new Set(['completed', 'failed', 'cancelled'])
+const now = () => new Date().toISOString()
+
+/** Forget tasks whose time to live has run out since they were created (finished ones only). */
+function sweep(): void {
+  const t = Date.now()
+  for (const [id, task] of tasks) if (TERMINAL.has(task.status) && Date.parse(task.createdAt) + task.ttl < t) tasks.delete(id)
+}
+
+const view = (t: Task) => ({
+  taskId: t.id, status: t.status, ...(t.statusMessage ? { statusMessage: t.statusMessage } : {}),
+  createdAt: t.createdAt, lastUpdatedAt: t.lastUpdatedAt, ttl: t.ttl, pollInterval: POLL_INTERVAL_MS,
+})
+
+function update(t: Task, status: Status, statusMessage?: string): void {
+  if (TERMINAL.has(t.status)) return // a terminal status never changes (a cancel wins over a late result)
+  t.status = status
+  if (statusMessage !== undefined) t.statusMessage = statusMessage
+  t.lastUpdatedAt = now()
+}
+
+class TaskError extends Error {}
+const unknownTask = (id: unknown) => new TaskError(`unknown task ${JSON.stringify(id)}: no such task was created by this caller (or its time to live ran out)`)
+
+function taskOf(session: McpContext, id: unknown): Task {
+  const task = typeof id === 'string' ? tasks.get(id) : undefined
+  // another caller's task is as unknown as a made-up id: its existence is not theirs to learn
+  if (!task || task.caller !== session.caller.name) throw unknownTask(id)
+  return task
+}
+
+const callParams = z.object({
+  name: z.string(),
+  arguments: z.record(z.string(), z.unknown()).optional(),
+  task: z.object({ ttl: z.number().int().nonnegative().optional() }),
+})
+const taskIdParams = z.object({ taskId: z.string() })
+
+/** tools/call with a task: the gate now, then the call in the background. */
+async function createTask(session: McpContext, params: unknown): Promise<unknown> {
+  const p = callParams.safeParse(params)
+  if (!p.success) throw new TaskError(`invalid params: ${p.error.issues.map((i) => `${i.path.join('.') || 'params'}: ${i.message}`).join('; ')}`)
+  const { name, arguments: args, task: requested } = p.data
+  const ctx = { db: session.db, caller: session.caller, profile: session.profile, requestId: session.requestId }
+  // refused (or unknown) at creation: answered as the plain call, with the same verdict and record
+  if (evaluateNow(session.db, session.caller, { ids: [name], profile: session.profile }).tools[0].status !== 'ready') {
+    return callResult(name, await dispatchToolCall(ctx, name, args))
+  }
+  sweep()
+  const open = [...tasks.values()].filter((t) => t.caller === session.caller.name && !TERMINAL.has(t.status)).length
+  if (open >= MAX_OPEN_PER_CALLER) throw new TaskError(`too many unfinished tasks (${open}): wait for some to finish, or cancel them with tasks/cancel`)
+  const at = now()
+  const task: Task = {
+    id: `tgt_${randomBytes(12).toString('base64url')}`, caller: session.caller.name, tool: name, status: 'working',
+    createdAt: at, lastUpdatedAt: at, ttl: Math.min(requested.ttl ?? DEFAULT_TTL_MS, MAX_TTL_MS),
+    ended: Promise.resolve(), cancel: new AbortController(),
+  }
+  // on the record before the caller learns the id
+  await appendActivity(session.db, {
+    requestId: session.requestId, type: 'task.created', actor: session.caller.name, tier: session.caller.tier, server: name.slice(0, name.indexOf(':')),
+    data: { target: name, task_id: task.id, ttl_ms: task.ttl },
+  })
+  tasks.set(task.id, task)
+  task.ended = dispatchToolCall({
+    ...ctx, taskId: task.id, signal: task.cancel.signal,
+    // what the upstream reports as progress is the task's status message
+    progress: (pr) => update(task, 'working', pr.message ?? `progress ${pr.progress}${pr.total ? ` of ${pr.total}` : ''}`),
+  }, name, args).then(
+    (outcome) => {
+      const result = outcome.kind === 'cancelled' ? undefined : callResult(name, outcome)
+      if (result) task.result = result
+      update(task, result?.isError ? 'failed' : 'completed')
+    },
+    (e: unknown) => {
+      task.result = { isError: true, content: [{ type: 'text', text: `the call failed: ${describeError(e)}` }] }
+      update(task, 'failed', describeError(e))
+    },
+  )
+  return { task: view(task) }
+}
+
+/** tasks/result: waits for the end (or for the caller to leave), then the call's result. */
+async function taskResult(session: McpContext, task: Task): Promise<unknown> {
+  if (!TERMINAL.has(task.status)) {
+    const left = session.closed
+    await Promise.race([task.ended, ...(left ? [new Promise((r) => left.addEventListener('abort', r, { once: true }))] : [])])
+  }
+  const result = task.result ?? { isError: true, content: [{ type: 'text', text: task.status === 'cancelled' ? 'the task was cancelled' : 'the task has no result' }] }
+  return { ...result, _meta: { ...result._meta, [RELATED_TASK]: { taskId: task.id } } }
+}
+
+async function cancelTask(session: McpContext, task: Task): Promise<unknown> {
+  if (TERMINAL.has(task.status)) throw new TaskError(`task ${task.id} is already ${task.status}: only an unfinished task can be cancelled`)
+  update(task, 'cancelled', 'cancelled by the caller')
+  task.cancel.abort()
+  await appendActivity(session.db, {
+    requestId: session.requestId, type: 'task.cancelled', actor: session.caller.name, tier: session.caller.tier, server: task.tool.slice(0, task.tool.indexOf(':')),
+    data: { target: task.tool, task_id: task.id },
+  })
+  return view(task)
+}
+
+/** Whether a 2025-11-25 request is about tasks: task-augmented tools/call, or tasks/*. */
+export function isTaskRequest(body: unknown): boolean {
+  const msg = body as { method?: unknown; params?: { task?: unknown } } | null
+  return (msg?.method === 'tools/call' && msg.params?.task !== undefined) || (typeof msg?.method === 'string' && msg.method.startsWith('tasks/'))
+}
+
+/** One tasks exchange, answered as JSON-RPC. */
+export async function answerTask(session: McpContext, body: unknown): Promise<Response> {
+  const msg = body as { id?: unknown; method: string; params?: unknown }
+  const reply = (payload: object) => Response.json({ jsonrpc: '2.0', id: msg.id ?? null, ...payload }, { headers: { 'cache-control': 'no-store' } })
+  try {
+    const id = () => {
+      const p = taskIdParams.safeParse(msg.params)
+      if (!p.success) throw new TaskError('invalid params: taskId must be a string')
+      return taskOf(session, p.data.taskId)
+    }
+    let result: unknown
+    switch (msg.method) {
+      case 'tools/call': result = await createTask(session, msg.params); break
+      case 'tasks/get': result = view(id()); break
+      case 'tasks/result': result = await taskResult(session, id()); break
+      case 'tasks/cancel': result = await cancelTask(session, id()); break
+      case 'tasks/list':
+        sweep()
+        result = { tasks: [...tasks.values()].filter((t) => t.caller === session.caller.name).map(view) }
+        break
+      default: return reply({ error: { code: -32601, message: `Method not found: ${msg.method}` } })
+    }
+    return reply({ result })
+  } catch (e) {
+    if (e instanceof TaskError) return reply({ error: { code: -32602, message: e.message } })
+    const err = toProtocolError(e)
+    return reply({ error: { code: err.code, message: err.message } })
+  }
+}
