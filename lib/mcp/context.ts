@@ -4,6 +4,8 @@ import { statements } from '@/db/queries/preflight-state'
 import { mcpCaller, type HeaderReader } from '@/lib/auth/caller'
 import { describeError, notFoundError, ToolgateError, unavailableError } from '@/lib/errors'
 import type { Caller } from '@/lib/preflight/evaluate'
+import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js'
+import type { ElicitParams } from './elicitation'
 
 /**
  * Everything one MCP exchange is judged under. The endpoint is stateless, so a "session"
@@ -20,6 +22,8 @@ export interface McpContext {
   record?: boolean
   /** aborted when the HTTP exchange ends early (the client went away) */
   closed?: AbortSignal
+  /** asks the client over this exchange's SSE stream (2025-11-25 tools/call that streams) */
+  ask?: (params: ElicitParams) => Promise<ElicitResult>
 }
 
 /** Build the session, or throw: unauthorized (401), unknown profile (404), unreadable state (503). */

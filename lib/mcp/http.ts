@@ -1,6 +1,6 @@
 import 'server-only'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server'
+import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type JSONRPCMessage } from '@modelcontextprotocol/server'
 import type { Db } from '@/db/client'
 import type { HeaderReader } from '@/lib/auth/caller'
 import { parseJson, publicMessage, readBody, statusOfError } from '@/lib/http/json'
@@ -9,6 +9,8 @@ import { buildMcpServer } from './server'
 import { DESCRIBE_TOOL } from './describe-tool-definition'
 import { openContext, type McpContext } from './context'
 import { answerTask, isTaskRequest } from './tasks'
+import { setLogLevel } from './log-level'
+import { answerFromClient, askOverStream, isResponse, type ElicitParams } from './elicitation'
 
 /**
  * Calls in flight, by caller and JSON-RPC id. A 2025-11-25 client cancels with a separate POST
@@ -33,14 +35,14 @@ function sessionOf(req: Request | undefined): McpContext {
 const logError = (e: Error) => console.error(logLine(`toolgate: mcp: ${e.message}`))
 
 /**
- * Whether this exchange may stream (SSE): a call of an upstream tool that asked for progress —
- * the one request that produces notifications — from a client that accepts an event stream.
- * Everything else answers one JSON body.
+ * Whether this exchange may stream (SSE): a call of an upstream tool — the one request during
+ * which an upstream sends progress, log messages and elicitations — from a client that accepts
+ * an event stream. Everything else answers one JSON body.
  */
 function streams(web: Request, body: unknown): boolean {
   if (!(web.headers.get('accept') ?? '').includes('text/event-stream')) return false
-  const msg = body as { method?: unknown; params?: { name?: unknown; _meta?: { progressToken?: unknown } } } | null
-  return msg?.method === 'tools/call' && msg.params?.name !== DESCRIBE_TOOL && msg.params?._meta?.progressToken !== undefined
+  const msg = body as { method?: unknown; params?: { name?: unknown } } | null
+  return msg?.method === 'tools/call' && msg.params?.name !== DESCRIBE_TOOL
 }
 
 /**
@@ -56,8 +58,14 @@ const modernHandler = (mode: 'auto' | 'json') => (modernHandlers[mode] ??= creat
 
 /** 2025-11-25 traffic: a fresh server and stateless transport per request; SSE only where it may stream. */
 async function serveLegacy(req: Request, body: unknown, session: McpContext): Promise<Response> {
-  const server = buildMcpServer(session, 'legacy', isHandshake(body))
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streams(req, body) })
+  const streaming = streams(req, body)
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streaming })
+  // a streaming call can put an upstream's elicitation to the client, as a request on its stream
+  const relatedRequestId = (body as { id?: string | number }).id
+  const ask = streaming && relatedRequestId !== undefined
+    ? (params: ElicitParams) => askOverStream(session.caller.name, (request) => transport.send(request as JSONRPCMessage, { relatedRequestId }), params, session.closed)
+    : undefined
+  const server = buildMcpServer({ ...session, ask }, 'legacy', isHandshake(body))
   transport.onerror = logError
   await server.connect(transport)
   const close = async () => {
@@ -131,7 +139,15 @@ function paramsFault(body: unknown): Response | undefined {
 export async function answerMcp(session: McpContext, web: Request, body: unknown): Promise<Response> {
   const fault = paramsFault(body)
   if (fault) return fault
-  if (await isLegacyRequest(web, body)) return isTaskRequest(body) ? answerTask(session, body) : serveLegacy(web, body, session)
+  if (await isLegacyRequest(web, body)) {
+    if (isTaskRequest(body)) return answerTask(session, body)
+    const msg = body as { id?: unknown; method?: unknown; params?: unknown }
+    if (msg.method === 'logging/setLevel') {
+      const fault = setLogLevel(session.caller.name, msg.params)
+      return Response.json({ jsonrpc: '2.0', id: msg.id ?? null, ...(fault ? { error: { code: -32602, message: fault } } : { result: {} }) })
+    }
+    return serveLegacy(web, body, session)
+  }
   sessions.set(web, session)
   if (isHandshake(body)) handshakes.add(web)
   return modernHandler(streams(web, body) ? 'auto' : 'json').fetch(web, { parsedBody: body })
@@ -187,6 +203,12 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
     return httpError(res, e, ctx.requestId)
   }
   const msg = body as { id?: unknown; method?: unknown; params?: { requestId?: unknown } } | null
+  // a 2025-11-25 client answering an elicitation put to it on a call's stream
+  if (isResponse(body)) {
+    answerFromClient(session.caller.name, body)
+    res.writeHead(202, { 'x-request-id': ctx.requestId }).end()
+    return
+  }
   if (msg?.method === 'notifications/cancelled') {
     inflight.get(inflightKey(session.caller.name, msg.params?.requestId))?.abort()
     res.writeHead(202, { 'x-request-id': ctx.requestId }).end()

@@ -11,6 +11,9 @@ import { EXTENSION_ID, legacySettings, parseRider, RiderError, serverSettings, t
 import { listPage, servedTool, toMcpTool } from './listing'
 import type { McpContext } from './context'
 import { callResult, shapeAFacet, shapeBFacet } from './wire'
+import { CallInProgress, parkedCall } from './elicitation'
+import { belowLogLevel } from './log-level'
+import type { LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js'
 import { getPrompt, listPrompts, listResources, listResourceTemplates, readResource, upstreamInstructions } from './resources'
 
 export type Era = 'modern' | 'legacy'
@@ -28,7 +31,8 @@ function capabilities(era: Era): ServerCapabilities {
   // `resolve` is a SEP-1862 draft member the SDK's types do not know yet; it passes to the wire.
   const tools = { listChanged: false, resolve: true }
   // the upstreams' resources and prompts, under toolgate's names (lib/mcp/resources.ts)
-  const served = { tools, resources: {}, prompts: {} }
+  // logging: the upstreams' log messages during a call are forwarded to its caller
+  const served = { tools, resources: {}, prompts: {}, logging: {} }
   return era === 'modern'
     ? { ...served, extensions: { [EXTENSION_ID]: serverSettings } }
     // tasks: any tools/call may run as one (lib/mcp/tasks.ts); 2026-07-28 moved tasks to an extension toolgate does not offer yet
@@ -49,6 +53,12 @@ function negotiated(era: Era, envelope: unknown): boolean {
   if (era === 'legacy') return true
   const parsed = envelopeSchema.safeParse(envelope ?? {})
   return parsed.success && parsed.data[CLIENT_CAPABILITIES_META_KEY]?.extensions?.[EXTENSION_ID] !== undefined
+}
+
+/** Whether this 2026-07-28 request's client capabilities (SEP-2133) say it can answer elicitations. */
+function canElicit(envelope: unknown): boolean {
+  const caps = (envelope as Record<string, { elicitation?: unknown } | undefined> | undefined)?.[CLIENT_CAPABILITIES_META_KEY]
+  return caps?.elicitation !== undefined
 }
 
 /** A negotiated rider, parsed; malformed fails the whole carrier with -32602 (no partial evaluation). */
@@ -114,18 +124,43 @@ export function buildMcpServer(session: McpContext, era: Era, handshake = false)
 
   // Upstream tools go through gated dispatch, whose gate is the same evaluator: a call is
   // refused, as a tool error carrying the preflight's verdict, exactly when preflight says so.
-  // Progress the upstream reports (and the wait for a held call's approval) reaches the client
-  // under its own progress token; a cancellation, or the client going away, cancels upstream.
+  // What the upstream sends during the call reaches the client: progress (and the wait for a
+  // held call's approval) under the client's own progress token, log messages, and elicitations
+  // (lib/mcp/elicitation.ts). A cancellation, or the client going away, cancels upstream.
   server.setRequestHandler('tools/call', (request, ctx) => guard(session, async (): Promise<CallToolResult> => {
     const { name, arguments: args } = request.params
     if (name === DESCRIBE_TOOL) return describeTool(session, args)
     const token = request.params._meta?.progressToken
-    // every progress notification goes out before the result it precedes
+    // every notification goes out before the result it precedes
     const sent: Promise<unknown>[] = []
-    const progress = token === undefined ? undefined : (p: Progress) =>
-      void sent.push(ctx.mcpReq.notify({ method: 'notifications/progress', params: { ...p, progressToken: token } }).catch(() => undefined))
-    const signal = session.closed ? AbortSignal.any([ctx.mcpReq.signal, session.closed]) : ctx.mcpReq.signal
-    const outcome = await dispatchToolCall({ ...session, progress, signal }, name, args)
+    const sinks = {
+      progress: token === undefined ? undefined
+        : (p: Progress) => void sent.push(ctx.mcpReq.notify({ method: 'notifications/progress', params: { ...p, progressToken: token } }).catch(() => undefined)),
+      // through the SDK's log, which applies a 2026-07-28 request's log level; 2025-11-25 levels are per caller
+      log: (params: LoggingMessageNotification['params']) => {
+        if (era === 'legacy' && belowLogLevel(session.caller.name, params.level)) return
+        sent.push(ctx.mcpReq.log(params.level, params.data, params.logger).catch(() => undefined))
+      },
+    }
+    const left = session.closed ? AbortSignal.any([ctx.mcpReq.signal, session.closed]) : ctx.mcpReq.signal
+
+    // 2026-07-28, a client that can answer elicitations: the call may stop to ask (input_required)
+    if (era === 'modern' && canElicit(ctx.mcpReq.envelope)) {
+      const state = ctx.mcpReq.requestState()
+      const call = typeof state === 'string' ? parkedCall(session.caller.name, state) : new CallInProgress(session.caller.name)
+      call.sinks = sinks
+      if (typeof state !== 'string') {
+        call.finish(dispatchToolCall({
+          ...session, signal: call.cancel.signal, elicit: call.elicit,
+          progress: (p) => call.sinks.progress?.(p), log: (l) => call.sinks.log?.(l),
+        }, name, args).then((outcome) => callResult(name, outcome)))
+      }
+      const answer = await (typeof state === 'string' ? call.resume(ctx.mcpReq.inputResponses, left) : call.leg(left))
+      await Promise.all(sent)
+      return answer as CallToolResult
+    }
+    // otherwise elicitations go out on the call's own SSE stream (2025-11-25), or are declined
+    const outcome = await dispatchToolCall({ ...session, ...sinks, elicit: session.ask, signal: left }, name, args)
     await Promise.all(sent)
     return callResult(name, outcome)
   }))

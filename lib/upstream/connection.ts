@@ -5,7 +5,8 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import {
-  ErrorCode, ListRootsRequestSchema, McpError, ProgressNotificationSchema, ToolListChangedNotificationSchema, type CallToolResult, type Progress,
+  ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, LoggingMessageNotificationSchema, McpError, ProgressNotificationSchema, ToolListChangedNotificationSchema,
+  type CallToolResult, type ElicitRequest, type ElicitResult, type LoggingMessageNotification, type Progress,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { z } from 'zod'
@@ -31,6 +32,10 @@ export interface ConnectionSpec {
 export interface CallOptions {
   timeoutMs: number
   onProgress?: (p: Progress) => void
+  /** the caller's answer to an elicitation the server sends during the call (absent: declined) */
+  onElicit?: (params: ElicitRequest['params']) => Promise<ElicitResult>
+  /** log messages the server sends during the call */
+  onLog?: (params: LoggingMessageNotification['params']) => void
   signal?: AbortSignal
 }
 
@@ -198,6 +203,8 @@ export class UpstreamConnection {
   private calls = 0
   /** progress listeners of the calls in flight, by the progress token toolgate gave each */
   private progress = new Map<string, (p: Progress) => void>()
+  /** the calls in flight: where a server's elicitations and log messages go */
+  private inflight = new Set<CallOptions>()
   /** the tools this server runs only as tasks (execution.taskSupport "required"), as last discovered */
   private taskRequired = new Set<string>()
 
@@ -241,6 +248,7 @@ export class UpstreamConnection {
       opts.onProgress?.(p)
     }
     this.progress.set(token, progressed)
+    this.inflight.add(opts)
     const signal = opts.signal ? AbortSignal.any([opts.signal, timedOut.signal]) : timedOut.signal
     const params = { name: tool, arguments: args ?? {}, _meta: { progressToken: token } }
     try {
@@ -256,7 +264,27 @@ export class UpstreamConnection {
     } finally {
       clearTimeout(timer)
       this.progress.delete(token)
+      this.inflight.delete(opts)
     }
+  }
+
+  /**
+   * The one call a server's elicitation or log message belongs to. MCP does not say which
+   * request a server request or notification relates to (not on stdio, and the SDK does not
+   * expose it over HTTP), so it is attributed only when exactly one call is in flight.
+   */
+  private soleCall(): CallOptions | undefined {
+    return this.inflight.size === 1 ? this.inflight.values().next().value : undefined
+  }
+
+  /** An elicitation from the server: asked of the caller whose call is in flight, else declined. */
+  private async elicit(params: ElicitRequest['params']): Promise<ElicitResult> {
+    const call = this.soleCall()
+    if (!call?.onElicit) {
+      this.log('event', `declined an elicitation ("${String(params.message).slice(0, 80)}"): ${this.inflight.size ? `${this.inflight.size} calls are in flight, and MCP does not say which one it is for` : 'no call is in flight'}${this.inflight.size === 1 ? ' (its client cannot answer elicitations)' : ''}`)
+      return { action: 'decline' }
+    }
+    return call.onElicit(params)
   }
 
   /**
@@ -368,8 +396,15 @@ export class UpstreamConnection {
   /** Connect, discover, then serve until the connection ends; resolve(reason) exactly once. */
   private async connectAndServe(done: (reason: string) => void): Promise<void> {
     // roots: the ones configured for this server (none unless the operator set some)
-    const client = new Client({ name: 'toolgate', version: pkg.version }, { capabilities: { roots: { listChanged: false } } })
+    // elicitation: forwarded to the caller whose call is in flight, when its client can answer
+    const client = new Client({ name: 'toolgate', version: pkg.version }, { capabilities: { roots: { listChanged: false }, elicitation: { form: {} } } })
     client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: this.spec.roots }))
+    client.setRequestHandler(ElicitRequestSchema, (req) => this.elicit(req.params))
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      const call = this.soleCall()
+      if (call?.onLog) call.onLog(n.params)
+      else this.log('event', `log (${n.params.level}${n.params.logger ? `, ${n.params.logger}` : ''}): ${(typeof n.params.data === 'string' ? n.params.data : JSON.stringify(n.params.data)).slice(0, 500)}`)
+    })
     client.setNotificationHandler(ProgressNotificationSchema, (n) => {
       const { progressToken, ...p } = n.params
       this.progress.get(String(progressToken))?.(p)

@@ -1,5 +1,5 @@
 import 'server-only'
-import { ErrorCode, McpError, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js'
+import { ErrorCode, McpError, type CallToolResult, type ElicitRequest, type ElicitResult, type LoggingMessageNotification, type Progress } from '@modelcontextprotocol/sdk/types.js'
 import type { Db } from '@/db/client'
 import { appendActivity } from '@/lib/activity/record'
 import { describeError } from '@/lib/errors'
@@ -21,6 +21,10 @@ export interface CallContext {
   requestId: string
   /** the client's progress token, as a sink: upstream progress (and the wait for an approval) go here */
   progress?: (p: Progress) => void
+  /** asks the caller what an upstream elicitation asks (absent: the client cannot answer, so it is declined) */
+  elicit?: (params: ElicitRequest['params']) => Promise<ElicitResult>
+  /** the upstream's log messages during the call */
+  log?: (params: LoggingMessageNotification['params']) => void
   /** the client cancelled, or went away */
   signal?: AbortSignal
   /** the task this call runs as (a task-augmented call), for its record */
@@ -47,7 +51,7 @@ async function callUpstream(ctx: CallContext, server: string, tool: string, args
   const conn = supervisor?.connection(server)
   if (!conn) return { kind: 'failed', error: `no live upstream connection for server "${server}" in this toolgate process` }
   try {
-    return { kind: 'answered', result: await conn.callTool(tool, args, { timeoutMs, onProgress: ctx.progress, signal: ctx.signal }) }
+    return { kind: 'answered', result: await conn.callTool(tool, args, { timeoutMs, onProgress: ctx.progress, onElicit: ctx.elicit, onLog: ctx.log, signal: ctx.signal }) }
   } catch (e) {
     if (ctx.signal?.aborted) return { kind: 'cancelled' }
     if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {

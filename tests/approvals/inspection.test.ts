@@ -8,6 +8,7 @@ import { requestInspection, unquarantineServer } from '@/lib/admin/servers'
 import { knownTools } from '@/db/queries/tools'
 import { freshDb } from '@/tests/helpers/db'
 import { runCli } from '@/tests/helpers/cli'
+import { rpcBody } from '@/tests/helpers/rpc'
 import { freePort, startServer, type RunningServer } from '@/tests/helpers/server'
 import { FIXTURE, agentToken, connectionState, runtimeEnv, stdioFixture, waitFor } from '@/tests/upstream/harness'
 
@@ -47,7 +48,7 @@ async function mcp(method: string, params: Record<string, unknown>) {
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', authorization: `Bearer ${agent}` },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
   })
-  return (await res.json()) as { result?: Record<string, unknown>; error?: { code: number; message: string } }
+  return rpcBody(res)
 }
 const served = async () => ((await mcp('tools/list', {})).result!.tools as { name: string }[]).map((t) => t.name)
 const listed = async (name: string) => {

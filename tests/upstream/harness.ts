@@ -22,6 +22,8 @@ export interface FixtureTool {
   /** a call takes this long, reporting progress every progressEveryMs when the caller asked for it */
   sleepMs?: number
   progressEveryMs?: number
+  /** log messages the call sends before its result */
+  logs?: string[]
 }
 export interface Control { mode?: 'ok' | 'crash' | 'hang'; pageSize?: number; startDelayMs?: number; tools: FixtureTool[] }
 

@@ -11,6 +11,7 @@ import { blockTool, approveTool, enableTool } from '@/lib/admin/tools'
 import { enableServer, disableServer, quarantineServer, unquarantineServer } from '@/lib/admin/servers'
 import { freshDb } from '@/tests/helpers/db'
 import { runCli } from '@/tests/helpers/cli'
+import { rpcBody } from '@/tests/helpers/rpc'
 import { startServer, type RunningServer } from '@/tests/helpers/server'
 import { agentToken, connectionState, runtimeEnv, stdioFixture, waitFor } from './harness'
 
@@ -100,7 +101,7 @@ describe('no skew between preflight and dispatch', () => {
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', 'x-request-id': 'job-42', authorization: `Bearer ${agent}` },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'gate:fails', arguments: {} } }),
     })
-    const body = await res.json()
+    const body = await rpcBody<{ result: { isError: boolean; content: unknown; _meta?: Record<string, unknown> } }>(res)
     expect(body.result.isError).toBe(true)
     expect(JSON.stringify(body.result.content)).toContain('failed on purpose')
     expect(body.result._meta?.[EXT]).toBeUndefined() // an upstream failure, not a refusal

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolResultSchema, ElicitRequestSchema, LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { z } from 'zod'
 import type { Db } from '@/db/client'
@@ -15,6 +15,7 @@ import { quarantineServer, unquarantineServer } from '@/lib/admin/servers'
 import { createAgentToken } from '@/lib/admin/tokens'
 import { freshDb } from '@/tests/helpers/db'
 import { runCli } from '@/tests/helpers/cli'
+import { rpcBody } from '@/tests/helpers/rpc'
 import { freePort, startServer, type RunningServer } from '@/tests/helpers/server'
 import { FIXTURE, agentToken, connectionState, runtimeEnv, stdioFixture, waitFor } from './harness'
 
@@ -60,16 +61,13 @@ async function rpc(body: unknown, accept = 'application/json, text/event-stream'
   const res = await fetch(`${server.url}/mcp`, {
     method: 'POST', headers: { 'content-type': 'application/json', accept, 'mcp-protocol-version': '2025-11-25', authorization: `Bearer ${token}` }, body: JSON.stringify(body),
   })
-  // a tools/call streams (SSE) for clients that accept it: its one message is the last data line
-  const raw = await res.text()
-  const json = res.headers.get('content-type')?.includes('text/event-stream') ? raw.split('\n').filter((l) => l.startsWith('data: ')).at(-1)!.slice(6) : raw
-  return { status: res.status, body: JSON.parse(json) as { result?: Record<string, unknown>; error?: { code: number; message: string } } }
+  return { status: res.status, body: await rpcBody(res) }
 }
 const text = (r: CallToolResult) => (r.content[0] as { text: string }).text
 
 describe('server-everything through toolgate', () => {
   it('serves the same tool definitions as the server lists directly (with the same client capabilities)', async () => {
-    const direct = new LegacyClient({ name: 'direct', version: '1' }, { capabilities: { roots: { listChanged: false } } })
+    const direct = new LegacyClient({ name: 'direct', version: '1' }, { capabilities: { roots: { listChanged: false }, elicitation: { form: {} } } })
     await direct.connect(new StdioClientTransport({ ...everything('stdio'), stderr: 'ignore' }))
     const own = (await direct.request({ method: 'tools/list', params: {} }, z.looseObject({ tools: z.array(z.looseObject({ name: z.string() })) }))).tools
     await direct.close()
@@ -246,6 +244,70 @@ describe('tasks', () => {
     const refused = await rpc({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'longrun:quick', arguments: {}, task: {} } })
     expect(refused.body.result).toMatchObject({ isError: true, _meta: { 'app.mcpproxy/required-tools': { reason: 'tool_blocked_by_user' } } })
     expect(refused.body.result?.task).toBeUndefined()
+  })
+})
+
+describe('elicitations and log messages during a call', () => {
+  const fx = stdioFixture({ tools: [{ name: 'talky', logs: ['reading the input', 'writing the answer'] }] })
+  beforeAll(async () => {
+    await addServer(db, { name: 'talk', transport: fx.transport, trusted: true }, ctx)
+    await waitFor('talk ready', () => connectionState(db, 'talk')?.state === 'ready')
+  }, 30_000)
+  const allText = (r: CallToolResult) => r.content.map((c) => (c as { text?: string }).text ?? '').join('\n')
+  const ELICIT = 'everything:trigger-elicitation-request'
+
+  it('an upstream elicitation reaches the caller and its answer reaches the upstream, on 2025-11-25 and on 2026-07-28', async () => {
+    const asked: string[] = []
+    const c = new LegacyClient({ name: 'elicit-test', version: '1' }, { capabilities: { elicitation: { form: {} } } })
+    c.setRequestHandler(ElicitRequestSchema, async (req) => {
+      asked.push(req.params.message)
+      return { action: 'accept', content: { name: 'Ada Lovelace' } }
+    })
+    await c.connect(new LegacyTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${agent}` } } }))
+    const r = await c.callTool({ name: ELICIT, arguments: {} }) as CallToolResult
+    expect(asked).toEqual(['Please provide inputs for the following fields:'])
+    expect(allText(r)).toContain('Ada Lovelace')
+    await c.close()
+
+    const m = new Client({ name: 'elicit-test', version: '1' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    m.setRequestHandler('elicitation/create', async (req) => {
+      asked.push(req.params.message)
+      return { action: 'accept', content: { name: 'Grace Hopper' } }
+    })
+    await m.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${agent}` } } }))
+    expect(allText(await m.callTool({ name: ELICIT, arguments: {} }) as CallToolResult)).toContain('Grace Hopper')
+    expect(asked).toHaveLength(2)
+    await m.close()
+  })
+
+  it('a client that cannot answer gets the elicitation declined for it, and the call still ends', async () => {
+    const plain = await legacy() // declares no elicitation: its SDK answers the request "method not found"
+    expect(allText(await plain.callTool({ name: ELICIT, arguments: {} }) as CallToolResult)).toMatch(/declined/i)
+    await plain.close()
+    const m = await modern() // no elicitation in its request capabilities: never asked
+    expect(allText(await m.callTool({ name: ELICIT, arguments: {} }) as CallToolResult)).toMatch(/declined/i)
+    await m.close()
+    // the retry of a modern call is the caller's alone: another caller's requestState is unknown
+    const stray = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${agent}`, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': ELICIT },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: ELICIT, arguments: {}, requestState: 'tgc_made_up', inputResponses: {},
+        _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} }, 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' } } } }),
+    })
+    expect(JSON.stringify(await stray.json())).toMatch(/Invalid or expired requestState/)
+  })
+
+  it('log messages the upstream sends during a call reach the caller, in order, before the result, at the level the caller set', async () => {
+    const c = await legacy()
+    const got: unknown[] = []
+    c.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void got.push(n.params.data))
+    expect(text(await c.callTool({ name: 'talk:talky', arguments: {} }) as CallToolResult)).toBe('talky: {}')
+    expect(got).toEqual(['reading the input', 'writing the answer'])
+    // a level set with logging/setLevel holds for this caller's later calls: info is below warning
+    await c.setLoggingLevel('warning')
+    await c.callTool({ name: 'talk:talky', arguments: {} })
+    expect(got).toHaveLength(2)
+    await c.close()
   })
 })
 

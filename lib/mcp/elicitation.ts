@@ -1,0 +1,170 @@
+import 'server-only'
+import { randomBytes } from 'node:crypto'
+import { inputRequired, type CallToolResult, type InputRequiredResult, type Progress } from '@modelcontextprotocol/server'
+import type { ElicitRequest, ElicitResult, LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js'
+import { z } from 'zod'
+import { invalidParams } from './errors'
+
+/**
+ * Elicitations an upstream sends during a call, carried to the caller that made the call.
+ * The endpoint is stateless, so the answer arrives in a later HTTP request and is matched here:
+ *
+ * - 2025-11-25: the elicitation goes out as a server request on the call's SSE stream; the
+ *   client POSTs its response, which `answerFromClient` hands to the waiting call.
+ * - 2026-07-28: the call answers `input_required` with the elicitation and a requestState; the
+ *   client retries the call with its answer, and `resume` continues the same upstream call.
+ *
+ * Either way an answer is accepted only from the caller that made the call, and a call nobody
+ * answers within ELICIT_WAIT_MS is cancelled for the upstream (its elicitation is answered "cancel").
+ */
+/** What an upstream asks, and what it gets back (the upstream client's types: it is their question) */
+export type ElicitParams = ElicitRequest['params']
+const ELICIT_WAIT_MS = 10 * 60 * 1000
+
+const elicitResult = z.looseObject({ action: z.enum(['accept', 'decline', 'cancel']), content: z.record(z.string(), z.unknown()).optional() })
+/** What a client answered, as the upstream expects it; anything else counts as "cancel". */
+const asElicitResult = (v: unknown): ElicitResult => {
+  const r = elicitResult.safeParse(v)
+  return r.success ? { action: r.data.action, ...(r.data.content ? { content: r.data.content as ElicitResult['content'] } : {}) } : { action: 'cancel' }
+}
+
+const nonce = () => randomBytes(12).toString('base64url')
+
+// ---- 2025-11-25: a server request on the call's stream --------------------------------------
+
+const waiting = new Map<string, (answer: ElicitResult) => void>()
+const waitKey = (caller: string, id: unknown) => `${caller}\u0000${JSON.stringify(id)}`
+
+/**
+ * Ask over an open SSE stream: `send` writes the request on it; the answer arrives through
+ * answerFromClient. The client leaving (or the wait running out) answers "cancel".
+ */
+export async function askOverStream(caller: string, send: (request: object) => Promise<void>, params: ElicitParams, closed?: AbortSignal): Promise<ElicitResult> {
+  const id = `tg-elicit-${nonce()}`
+  const key = waitKey(caller, id)
+  const answered = new Promise<ElicitResult>((resolve) => waiting.set(key, resolve))
+  const timer = setTimeout(() => waiting.get(key)?.({ action: 'cancel' }), ELICIT_WAIT_MS)
+  const leave = () => waiting.get(key)?.({ action: 'cancel' })
+  closed?.addEventListener('abort', leave, { once: true })
+  try {
+    await send({ jsonrpc: '2.0', id, method: 'elicitation/create', params })
+    return await answered
+  } catch {
+    return { action: 'cancel' } // the stream is gone: nobody can answer
+  } finally {
+    clearTimeout(timer)
+    closed?.removeEventListener('abort', leave)
+    waiting.delete(key)
+  }
+}
+
+/** A JSON-RPC response a 2025-11-25 client POSTs: true when it answered one of this caller's elicitations. */
+export function answerFromClient(caller: string, body: unknown): boolean {
+  const msg = body as { id?: unknown; result?: unknown; error?: unknown } | null
+  const resolve = waiting.get(waitKey(caller, msg?.id))
+  if (!resolve) return false
+  // an error response (e.g. the client has no elicitation handler) declines
+  resolve(msg?.error !== undefined ? { action: 'decline' } : asElicitResult(msg?.result))
+  return true
+}
+
+/** Whether a POSTed body is a JSON-RPC response (a client answering a server request). */
+export const isResponse = (body: unknown): boolean => {
+  const msg = body as Record<string, unknown> | null
+  return !!msg && typeof msg === 'object' && !Array.isArray(msg) && !('method' in msg) && 'id' in msg && ('result' in msg || 'error' in msg)
+}
+
+// ---- 2026-07-28: input_required and a retry -------------------------------------------------
+
+type Step = { kind: 'result'; result: CallToolResult } | { kind: 'failed'; error: unknown } | { kind: 'ask'; params: ElicitParams }
+
+/**
+ * One upstream call that may stop to ask its caller something. Steps (a question, or the end)
+ * queue here until a leg of the caller's call picks them up.
+ */
+export class CallInProgress {
+  readonly cancel = new AbortController()
+  /** where the call's notifications go: the current leg's stream (each retry is a new HTTP exchange); nowhere while parked */
+  sinks: { progress?: (p: Progress) => void; log?: (params: LoggingMessageNotification['params']) => void } = {}
+  private steps: Step[] = []
+  private waiter?: (s: Step) => void
+  private answer?: (r: ElicitResult) => void
+  private expiry?: NodeJS.Timeout
+  private id?: string
+
+  constructor(readonly caller: string) {}
+
+  /** The elicit hook dispatch calls: the question becomes a step; the answer arrives with a retry. */
+  readonly elicit = (params: ElicitParams): Promise<ElicitResult> => new Promise((resolve) => {
+    this.answer = resolve
+    this.push({ kind: 'ask', params })
+  })
+
+  /** Feed the call's end in. */
+  finish(p: Promise<CallToolResult>): void {
+    p.then((result) => this.push({ kind: 'result', result }), (error: unknown) => this.push({ kind: 'failed', error }))
+  }
+
+  private push(s: Step): void {
+    if (this.waiter) {
+      const w = this.waiter
+      this.waiter = undefined
+      w(s)
+    } else this.steps.push(s)
+  }
+
+  /**
+   * One leg: wait for the next step while this leg's client is there. A question parks the call
+   * under a fresh requestState and answers input_required; the end answers the result.
+   */
+  async leg(left: AbortSignal): Promise<CallToolResult | InputRequiredResult> {
+    const onLeave = () => this.abandon()
+    left.addEventListener('abort', onLeave, { once: true })
+    try {
+      const step = this.steps.shift() ?? await new Promise<Step>((r) => (this.waiter = r))
+      if (step.kind === 'failed') throw step.error
+      if (step.kind === 'result') return step.result
+      this.id = `tgc_${nonce()}`
+      parked.set(this.id, this)
+      // nobody came back: the upstream's question is cancelled, and so is the call
+      this.expiry = setTimeout(() => this.abandon(), ELICIT_WAIT_MS)
+      // passed on as the upstream asked it (form or URL mode)
+      return inputRequired({ inputRequests: { elicit: { method: 'elicitation/create', params: step.params } }, requestState: this.id } as Parameters<typeof inputRequired>[0])
+    } finally {
+      left.removeEventListener('abort', onLeave)
+      this.sinks = {}
+    }
+  }
+
+  /** A retry brought the answer: hand it to the upstream and run the next leg. */
+  resume(responses: unknown, left: AbortSignal): Promise<CallToolResult | InputRequiredResult> {
+    this.unpark()
+    const answer = this.answer
+    this.answer = undefined
+    answer?.(asElicitResult((responses as Record<string, unknown> | undefined)?.elicit))
+    return this.leg(left)
+  }
+
+  private unpark(): void {
+    clearTimeout(this.expiry)
+    if (this.id) parked.delete(this.id)
+    this.id = undefined
+  }
+
+  private abandon(): void {
+    this.unpark()
+    this.answer?.({ action: 'cancel' })
+    this.answer = undefined
+    this.cancel.abort()
+  }
+}
+
+const parked = new Map<string, CallInProgress>()
+
+/** The parked call a retry's requestState names, for the same caller only. */
+export function parkedCall(caller: string, requestState: string): CallInProgress {
+  const call = parked.get(requestState)
+  // another caller's state is as unknown as an expired one
+  if (!call || call.caller !== caller) throw invalidParams('Invalid or expired requestState: call the tool again')
+  return call
+}
