@@ -84,14 +84,22 @@ export async function benchUpstream(): Promise<void> {
     printTarget('tools/call through toolgate adds ≤ 1 ms p50 over the direct call', `+${fmt(viaRow.p50 - directRow.p50)}`, viaRow.p50 - directRow.p50 <= 1)
     printTarget('tools/call through toolgate adds ≤ 2 ms p95 over the direct call', `+${fmt(viaRow.p95 - directRow.p95)}`, viaRow.p95 - directRow.p95 <= 2)
     await direct.close()
-    await via.close()
 
+    // 4. one real call longer than the 60 s the client SDK would cut it at (issue 10): it must simply finish
+    const slow = stdioFixture({ tools: [{ name: 'slow', sleepMs: 65_000 }] })
+    await addServer(db, { name: 'slowpoke', transport: slow.transport, trusted: true }, ctx)
+    await waitFor('slowpoke ready', () => ready(db, 'slowpoke'))
+    const t65 = performance.now()
+    const long = await via.callTool({ name: 'slowpoke:slow', arguments: {} }, undefined, { timeout: 120_000 })
+    const took = (performance.now() - t65) / 1000
+    console.log(`\n## A 65 s call through toolgate\n${long.isError ? `FAILED after ${took.toFixed(1)} s: ${JSON.stringify(long.content)}` : `answered after ${took.toFixed(1)} s (no progress; the default call timeout is 10 min)`}`)
+    await via.close()
   } finally {
     await server.stop()
   }
   printTable('Upstream runtime', rows)
 
-  // 4. memory of a fresh server process, before and after 50 connected stdio upstreams
+  // 5. memory of a fresh server process, before and after 50 connected stdio upstreams
   const memFile = tempDbFile()
   const memDb = openDb(memFile)
   const memServer = await startServer({ TOOLGATE_DB: memFile, TOOLGATE_API_KEY: KEY, TOOLGATE_RUNTIME: 'on', TOOLGATE_PING_INTERVAL_MS: '3600000' })

@@ -75,7 +75,8 @@ describe('server-everything through toolgate', () => {
       .filter((t) => t.name.startsWith('everything:'))
     expect(served.map((t) => t.name).sort()).toEqual(own.map((t) => `everything:${t.name}`).sort())
     for (const t of own) expect({ ...served.find((s) => s.name === `everything:${t.name}`), name: t.name }, t.name).toEqual(t)
-    expect(own.map((t) => t.name)).toContain('get-roots-list') // shown only to clients that declare roots
+    // shown only to clients that declare roots, and elicitation
+    expect(own.map((t) => t.name)).toEqual(expect.arrayContaining(['get-roots-list', 'trigger-elicitation-request']))
   })
 
   it('forwards progress as it happens, on 2025-11-25 and on 2026-07-28', async () => {
@@ -278,6 +279,24 @@ describe('elicitations and log messages during a call', () => {
     expect(allText(await m.callTool({ name: ELICIT, arguments: {} }) as CallToolResult)).toContain('Grace Hopper')
     expect(asked).toHaveLength(2)
     await m.close()
+  })
+
+  it('server-everything over Streamable HTTP: calls, progress and elicitations pass through the same way', async () => {
+    const port = await freePort()
+    const http = spawn(everything('streamableHttp').command, everything('streamableHttp').args, { env: { ...process.env, PORT: String(port) }, stdio: 'ignore' })
+    spawned.push(http)
+    await waitFor('everything (Streamable HTTP) listening', () => fetch(`http://127.0.0.1:${port}/mcp`, { signal: AbortSignal.timeout(500) }).then(() => true, () => false))
+    await addServer(db, { name: 'evhttp', transport: { url: `http://127.0.0.1:${port}/mcp` }, trusted: true }, ctx)
+    await waitFor('evhttp ready', () => connectionState(db, 'evhttp')?.state === 'ready', 20_000)
+    const c = new LegacyClient({ name: 'elicit-test', version: '1' }, { capabilities: { elicitation: { form: {} } } })
+    c.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Katherine Johnson' } }))
+    await c.connect(new LegacyTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${agent}` } } }))
+    expect(text(await c.callTool({ name: 'evhttp:echo', arguments: { message: 'over http' } }) as CallToolResult)).toBe('Echo: over http')
+    const seen: number[] = []
+    await c.request({ method: 'tools/call', params: { name: 'evhttp:trigger-long-running-operation', arguments: { duration: 1, steps: 3 } } }, CallToolResultSchema, { onprogress: (p) => void seen.push(p.progress) })
+    expect(seen).toEqual([1, 2, 3])
+    expect(allText(await c.callTool({ name: 'evhttp:trigger-elicitation-request', arguments: {} }) as CallToolResult)).toContain('Katherine Johnson')
+    await c.close()
   })
 
   it('a client that cannot answer gets the elicitation declined for it, and the call still ends', async () => {
