@@ -1,44 +1,42 @@
 'use client'
 
-import { useQuery } from '@tanstack/react-query'
 import Link from 'next/link'
-import { useRef } from 'react'
+import { useRef, useState } from 'react'
 import { groupByRequest, type ActivityItem } from '@/lib/activity/present'
 import { ErrorNote } from '@/components/error-note'
 import { Empty } from '@/components/ui'
 import { ActivityLine } from './activity-item'
+import { useActivityStream, type StreamStatus } from './use-activity-stream'
 
-const POLL_MS = 2000
+/** New records kept on the page; past this the oldest arrivals give way (Newest reloads them all). */
+const MAX_ARRIVED = 1_000
+
+const statusText: Record<StreamStatus, string> = {
+  off: 'Older records: live updates show on the first page.',
+  connecting: 'Connecting to live updates…',
+  live: 'Live: new records appear here as they are recorded.',
+  reconnecting: 'Live updates interrupted: reconnecting…',
+  'signed-out': 'Live updates stopped.',
+}
 
 /**
- * The timeline, grouped by request_id, newest first. On the first page it stays live: the
- * newest page for the same filters is polled from an authenticated route, and records that
- * arrived since the page rendered are merged in at the top (highlighted).
+ * The timeline, grouped by request_id, newest first. On the first page it stays live: records
+ * recorded after `after` (the newest id when the page rendered) are pushed by the server and
+ * merged in at the top, highlighted.
  */
-export function Timeline({ initial, query, live }: { initial: ActivityItem[]; query: string; live: boolean }) {
+export function Timeline({ initial, filters, after, live }: { initial: ActivityItem[]; filters: string; after: number; live: boolean }) {
   const seen = useRef(new Set(initial.map((i) => i.id)))
-  const poll = useQuery({
-    queryKey: ['activity', query],
-    queryFn: async () => {
-      const res = await fetch(`/api/dashboard/activity${query}`, { cache: 'no-store' })
-      const body = await res.json()
-      if (!res.ok) throw new Error(res.status === 401 ? 'Your session ended: sign in again to keep the timeline live.' : body.error)
-      return body.items as ActivityItem[]
-    },
-    enabled: live,
-    refetchInterval: POLL_MS,
-  })
-  const newest = live && poll.data ? poll.data : []
-  const floor = initial[0]?.id ?? 0
-  const arrived = newest.filter((i) => i.id > floor)
-  const items = [...arrived, ...initial]
+  const [arrived, setArrived] = useState<{ items: ActivityItem[]; count: number }>({ items: [], count: 0 })
+  const status = useActivityStream(live ? filters : null, after, (batch) =>
+    setArrived((a) => ({ items: [...batch].reverse().concat(a.items).slice(0, MAX_ARRIVED), count: a.count + batch.length })))
+  const items = [...arrived.items, ...initial]
   return (
     <div>
       <p className="mb-2 text-xs text-slate-500 dark:text-slate-400" aria-live="polite">
-        {live ? (poll.isError ? 'Live updates paused.' : `Live: new records appear here (checked every ${POLL_MS / 1000} s).`) : 'Older records: live updates show on the first page.'}
-        {arrived.length > 0 && ` ${arrived.length} new since this page loaded.`}
+        {statusText[status]}
+        {arrived.count > 0 && ` ${arrived.count} new since this page loaded${arrived.count > MAX_ARRIVED ? ` (the newest ${MAX_ARRIVED} shown)` : ''}.`}
       </p>
-      {poll.isError && <ErrorNote error={(poll.error as Error).message} fix="Reload the page; if it persists, sign in again." />}
+      {status === 'signed-out' && <ErrorNote error="Your session ended: sign in again to keep the timeline live." fix="Reload the page and sign in." />}
       {items.length === 0 ? <Empty>No activity matches these filters yet.</Empty> : (
         <ol className="space-y-3" aria-label="Activity grouped by request">
           {groupByRequest(items).map((g) => (

@@ -1,5 +1,5 @@
 import 'server-only'
-import { and, asc, count, desc, eq, gt, gte, lt, lte, min, ne, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, gt, gte, lt, lte, max, min, ne, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { activity, activityServers } from '@/db/schema'
 import type { ActivityRecord } from '@/lib/activity/vocabulary'
@@ -16,17 +16,34 @@ export interface ActivityFilter {
   limit?: number
 }
 
+/** A time range on `at` (epoch ms), both ends inclusive. */
+export interface AtRange { from?: number; to?: number }
+
 // The data column is JSON written only through ActivityInput, so its shape follows `type`.
 const typed = (rows: (typeof activity.$inferSelect)[]) => rows as ActivityRecord[]
 
-/** Newest first, keyset-paged by id so deep pages stay as fast as the first. */
-export function listActivity(db: Db, f: ActivityFilter = {}): ActivityRecord[] {
+/** The column filters every reader shares (the server filter needs its index: `concernsServer`). */
+function columnConditions(f: ActivityFilter, range: AtRange = {}): SQL[] {
   const where: SQL[] = []
   if (f.requestId) where.push(eq(activity.requestId, f.requestId))
   if (f.type) where.push(eq(activity.type, f.type))
   if (f.verdict) where.push(eq(activity.verdict, f.verdict))
   if (f.surface) where.push(eq(activity.surface, f.surface))
   if (f.actor) where.push(eq(activity.actor, f.actor))
+  if (range.from !== undefined) where.push(gte(activity.at, range.from))
+  if (range.to !== undefined) where.push(lte(activity.at, range.to))
+  return where
+}
+
+/** Records that concern `server`: the index, plus the few records past its watermark. */
+function concernsServer(db: Db, server: string): SQL {
+  return sql`(${activity.id} in (select ${activityServers.activityId} from ${activityServers} where ${activityServers.server} = ${server})
+    or ${activity.id} in (select value from json_each(${JSON.stringify(unindexedFor(db, server))})))`
+}
+
+/** Newest first, keyset-paged by id so deep pages stay as fast as the first. */
+export function listActivity(db: Db, f: ActivityFilter = {}): ActivityRecord[] {
+  const where = columnConditions(f)
   if (f.server) {
     const limit = f.limit ?? 50
     // the newest records, not indexed yet (a short tail while the server runs), first …
@@ -66,6 +83,34 @@ export function activityAfter(db: Db, server: string, afterId: number, notReques
   return typed(db.select().from(activity)
     .where(and(eq(activity.server, server), gt(activity.id, afterId), ne(activity.requestId, notRequestId)))
     .orderBy(asc(activity.id)).limit(limit).all())
+}
+
+/** The newest record's id (0 for an empty log): where a live reader starts. */
+export function latestActivityId(db: Db): number {
+  return db.select({ id: max(activity.id) }).from(activity).get()?.id ?? 0
+}
+
+/**
+ * Matching records with `afterId < id <= throughId`, oldest first. Ids are handed out in commit
+ * order (one writer), so every record up to `throughId` — the newest id when it was read — is
+ * already visible: a live reader that moves its cursor to `throughId` skips nothing.
+ */
+export function activitySince(db: Db, f: ActivityFilter, range: AtRange, afterId: number, throughId: number, limit: number): ActivityRecord[] {
+  const where = [...columnConditions(f, range), gt(activity.id, afterId), lte(activity.id, throughId)]
+  if (f.server) where.push(concernsServer(db, f.server))
+  return typed(db.select().from(activity).where(and(...where)).orderBy(asc(activity.id)).limit(limit).all())
+}
+
+/**
+ * Checks (preflight records) per verdict in `width`-ms buckets of [start, end): one grouped
+ * query through the `at` index. Bucket n covers [start + n·width, start + (n+1)·width).
+ */
+export function verdictCounts(db: Db, f: ActivityFilter, start: number, end: number, width: number): { bucket: number; verdict: string | null; checks: number }[] {
+  // the bound numbers may arrive as floats: cast, so the division is a whole bucket number
+  const bucket = sql<number>`cast((${activity.at} - ${start}) / ${width} as integer)`
+  const where = [...columnConditions(f, { from: start, to: end - 1 }), eq(activity.type, 'preflight')]
+  if (f.server) where.push(concernsServer(db, f.server))
+  return db.select({ bucket, verdict: activity.verdict, checks: count() }).from(activity).where(and(...where)).groupBy(bucket, activity.verdict).all()
 }
 
 /** The oldest record kept and how many there are. */

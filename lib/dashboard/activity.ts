@@ -1,10 +1,11 @@
 import 'server-only'
 import { z } from 'zod'
 import type { Db } from '@/db/client'
-import { activityAfter, activityIdWindow, listActivity } from '@/db/queries/activity'
+import { activityAfter, activityIdWindow, listActivity, verdictCounts, type ActivityFilter as RecordFilter } from '@/db/queries/activity'
 import { presentActivity, type ActivityItem } from '@/lib/activity/present'
 import { activityTypes, surfaces } from '@/lib/activity/vocabulary'
-import { verdicts } from '@/lib/preflight/taxonomy'
+import { verdicts, type Verdict } from '@/lib/preflight/taxonomy'
+import { tokenNameSchema } from '@/lib/schemas/names'
 import { parseToolId } from '@/lib/preflight/ids'
 import { requestIdSchema } from '@/lib/schemas/request-id'
 import { searchValue, type SearchParams } from './search-params'
@@ -23,12 +24,13 @@ export const activityFilterSchema = z.strictObject({
   surface: optional(z.enum(surfaces)),
   verdict: optional(z.enum(verdicts)),
   server: optional(z.string().max(200)),
+  token: optional(tokenNameSchema),
   from: optional(instant),
   to: optional(instant),
   before: optional(z.coerce.number().int().positive()),
 })
 export type ActivityFilter = z.output<typeof activityFilterSchema>
-export const filterKeys = ['request_id', 'type', 'surface', 'verdict', 'server', 'from', 'to'] as const
+export const filterKeys = ['request_id', 'type', 'surface', 'verdict', 'server', 'token', 'from', 'to'] as const
 
 /** Parse search params; a bad filter is reported (and ignored), never silently widened into "everything". */
 export function activityFilterFromSearch(sp: SearchParams): { filter: ActivityFilter; problems: string[] } {
@@ -41,15 +43,17 @@ export function activityFilterFromSearch(sp: SearchParams): { filter: ActivityFi
   return { filter: activityFilterSchema.parse(kept), problems }
 }
 
+/** The filter in the queries' terms: an agent token's records are those it acted as (`token:<name>`). */
+export function recordFilter(f: ActivityFilter): RecordFilter {
+  return { requestId: f.request_id, type: f.type, surface: f.surface, verdict: f.verdict, server: f.server, actor: f.token && `token:${f.token}` }
+}
+
 /** One page, newest first, plus the cursor of the next (older) page. */
 export function activityPage(db: Db, f: ActivityFilter, limit = ACTIVITY_PAGE_SIZE): { items: ActivityItem[]; nextBefore: number | null } {
   const { floor, ceiling } = activityIdWindow(db, f.from, f.to)
   const before = Math.min(f.before ?? Number.MAX_SAFE_INTEGER, ceiling === undefined ? Number.MAX_SAFE_INTEGER : ceiling + 1)
   if (floor !== undefined && before <= floor) return { items: [], nextBefore: null }
-  const rows = listActivity(db, {
-    requestId: f.request_id, type: f.type, surface: f.surface, verdict: f.verdict, server: f.server,
-    before: before === Number.MAX_SAFE_INTEGER ? undefined : before, limit: limit + 1,
-  })
+  const rows = listActivity(db, { ...recordFilter(f), before: before === Number.MAX_SAFE_INTEGER ? undefined : before, limit: limit + 1 })
   const inWindow = floor === undefined ? rows : rows.filter((r) => r.id >= floor)
   const page = inWindow.slice(0, limit)
   return { items: page.map(presentActivity), nextBefore: inWindow.length > limit ? page[page.length - 1].id : null }
@@ -96,4 +100,71 @@ export function activityExport(db: Db, f: ActivityFilter, format: 'json' | 'csv'
   if (format === 'json') return { body: JSON.stringify({ records: items }, null, 2), type: 'application/json', filename }
   const lines = [CSV_COLUMNS.join(','), ...items.map((it) => CSV_COLUMNS.map((c) => csvCell(it[c])).join(','))]
   return { body: `${lines.join('\r\n')}\r\n`, type: 'text/csv; charset=utf-8', filename }
+}
+
+/**
+ * An instant as a datetime-local value in this server's time zone: the zone the filter reads
+ * such values in, so a chart link's exact bounds survive a round trip through the form.
+ */
+export function localInputValue(ms: number): string {
+  const d = new Date(ms)
+  const p = (n: number, w = 2) => String(n).padStart(w, '0')
+  const minutes = `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`
+  if (!d.getSeconds() && !d.getMilliseconds()) return minutes
+  return `${minutes}:${p(d.getSeconds())}${d.getMilliseconds() ? `.${p(d.getMilliseconds(), 3)}` : ''}`
+}
+
+const MINUTE = 60_000
+const HOUR = 60 * MINUTE
+const DAY = 24 * HOUR
+
+/** The chart's ranges when no From/To filter is set; the default stays out of the URL. */
+export const chartSpans = { '1h': HOUR, '24h': DAY, '7d': 7 * DAY, '30d': 30 * DAY } as const
+export type ChartSpan = keyof typeof chartSpans
+export const DEFAULT_SPAN: ChartSpan = '24h'
+export const chartSpanSchema = z.enum(Object.keys(chartSpans) as ChartSpan[])
+
+// widths people read at a glance: the narrowest that keeps the chart to MAX_BARS bars (24 h → hours)
+const BAR_WIDTHS = [MINUTE, 5 * MINUTE, 15 * MINUTE, 30 * MINUTE, HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, DAY, 7 * DAY]
+const MAX_BARS = 36
+const barWidth = (length: number) => BAR_WIDTHS.find((w) => length / w <= MAX_BARS) ?? Math.ceil(length / MAX_BARS / DAY) * DAY
+
+export interface ChartBar { start: number; end: number; counts: Record<Verdict, number> }
+/** `span` is null when the From–To filter sets the window instead. */
+export interface VerdictChart { span: ChartSpan | null; width: number; bars: ChartBar[] }
+
+/** The From–To filter when set (either end may be open), else `span` ending with the bar that holds `now`. */
+function chartWindow(f: ActivityFilter, span: ChartSpan, now: number): { start: number; end: number; width: number } {
+  if (f.from === undefined && f.to === undefined) {
+    const length = chartSpans[span]
+    const width = barWidth(length)
+    // bars start on whole hours (or on their own width, when narrower), so a bar labelled 09:00 starts at 09:00
+    const align = Math.min(width, HOUR)
+    const end = Math.floor(now / align) * align + align
+    return { start: end - length, end, width }
+  }
+  const end = f.to !== undefined ? f.to + 1 : now + 1
+  const start = f.from ?? end - chartSpans[span]
+  return { start, end, width: barWidth(Math.max(end - start, 1)) }
+}
+
+/**
+ * Checks per interval and verdict for the current filters (one grouped query). Null when the
+ * type filter excludes checks: only checks carry a verdict.
+ */
+export function verdictChart(db: Db, f: ActivityFilter, span: ChartSpan, now = Date.now()): VerdictChart | null {
+  if (f.type !== undefined && f.type !== 'preflight') return null
+  const { start, end, width } = chartWindow(f, span, now)
+  const bars: ChartBar[] = Array.from({ length: Math.max(0, Math.ceil((end - start) / width)) }, (_, i) => ({
+    start: start + i * width,
+    end: Math.min(start + (i + 1) * width, end),
+    counts: Object.fromEntries(verdicts.map((v) => [v, 0])) as Record<Verdict, number>,
+  }))
+  if (bars.length) {
+    for (const row of verdictCounts(db, recordFilter(f), start, end, width)) {
+      const bar = bars[row.bucket]
+      if (bar && (verdicts as readonly (string | null)[]).includes(row.verdict)) bar.counts[row.verdict as Verdict] = row.checks
+    }
+  }
+  return { span: f.from === undefined && f.to === undefined ? span : null, width, bars }
 }

@@ -63,7 +63,7 @@ describe('sign-in and the session', () => {
       expect(new URL(page.url()).pathname, path).toBe('/login')
       expect(new URL(page.url()).searchParams.get('next'), path).toBe(path)
     }
-    const api = await fetch(`${d.server.url}/api/dashboard/activity`)
+    const api = await fetch(`${d.server.url}/api/dashboard/activity/stream?after=0`)
     expect(api.status).toBe(401)
     await context.close()
   })

@@ -2,43 +2,72 @@ import type { Metadata } from 'next'
 import Link from 'next/link'
 import { ActivityFilters } from '@/components/activity/filters'
 import { Timeline } from '@/components/activity/timeline'
+import { VerdictChart } from '@/components/activity/verdict-chart'
 import { ErrorNote } from '@/components/error-note'
 import { buttonClass, PageHeader } from '@/components/ui'
-import { activityFilterFromSearch, activityPage, filterKeys } from '@/lib/dashboard/activity'
+import {
+  activityFilterFromSearch, activityPage, chartSpans, chartSpanSchema, DEFAULT_SPAN, filterKeys, localInputValue, verdictChart, type ChartSpan,
+} from '@/lib/dashboard/activity'
 import { requireOperator } from '@/lib/dashboard/operator'
 import { searchValue, type SearchParams } from '@/lib/dashboard/search-params'
+import { latestActivityId } from '@/db/queries/activity'
+import { tokens } from '@/db/queries/access'
 import { serverNames } from '@/db/queries/servers'
 import { getDb } from '@/db/client'
 
 export const metadata: Metadata = { title: 'Activity' }
 
+const activityHref = (params: Record<string, string>) => {
+  const q = new URLSearchParams(params).toString()
+  return `/activity${q ? `?${q}` : ''}`
+}
+
 export default async function ActivityPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const sp = await searchParams
   // the filters as written in the URL (kept verbatim for the form and the links)
   const raw = Object.fromEntries(filterKeys.map((k) => [k, searchValue(sp[k])]).filter(([, v]) => v)) as Record<string, string>
-  const query = new URLSearchParams(raw).toString()
-  await requireOperator(`/activity${query ? `?${query}` : ''}`)
+  const spanParam = searchValue(sp.span)
+  const withSpan = spanParam ? { ...raw, span: spanParam } : raw
+  await requireOperator(activityHref(withSpan))
   const { filter, problems } = activityFilterFromSearch(sp)
+  const span = chartSpanSchema.safeParse(spanParam ?? DEFAULT_SPAN)
+  if (!span.success) problems.push(`span: ${span.error.issues[0].message}`)
   const db = getDb()
+  // read before the page: a record that lands while the page is read is then streamed, not lost
+  const latest = latestActivityId(db)
   const { items, nextBefore } = activityPage(db, filter)
-  // a server filter from a link may name a server removed since: keep it pickable
+  const chart = verdictChart(db, filter, span.success ? span.data : DEFAULT_SPAN)
+  // a server or token named by a link may be gone since (its records stay): keep it pickable
   const servers = [...new Set([...serverNames(db), ...(raw.server ? [raw.server] : [])])]
+  const tokenNames = [...new Set([...tokens(db).map((t) => t.name), ...(raw.token ? [raw.token] : [])])]
+  const spanLinks = (Object.keys(chartSpans) as ChartSpan[]).map((s) => ({ span: s, href: activityHref(s === DEFAULT_SPAN ? raw : { ...raw, span: s }) }))
   const exportHref = (format: 'json' | 'csv') => `/activity/export?${new URLSearchParams({ format, ...raw })}`
+  const formValues = {
+    ...raw,
+    from: filter.from === undefined ? undefined : localInputValue(filter.from),
+    to: filter.to === undefined ? undefined : localInputValue(filter.to),
+  }
+  const query = new URLSearchParams(raw).toString()
+  const after = Math.max(latest, items[0]?.id ?? 0)
   const newer = filter.before !== undefined
   return (
     <>
       <PageHeader title="Activity">Every check on every surface, every operator action, every call — grouped by request id, newest first.</PageHeader>
-      <ActivityFilters values={raw} servers={servers} />
+      {/* keyed: its fields are uncontrolled, and a link (a chart bar, a picker) changes them from outside */}
+      <ActivityFilters key={activityHref(withSpan)} values={formValues} servers={servers} tokens={tokenNames} span={span.success && spanParam ? spanParam : undefined} />
       <p className="-mt-2 mb-4 flex flex-wrap gap-2 text-sm">
         <span className="text-slate-600 dark:text-slate-300">Export the records these filters match (up to 10 000):</span>
         <a className="text-sky-700 underline dark:text-sky-300" href={exportHref('json')} download>JSON</a>
         <a className="text-sky-700 underline dark:text-sky-300" href={exportHref('csv')} download>CSV</a>
       </p>
       {problems.length > 0 && <div className="mb-4"><ErrorNote error={`Ignored filter: ${problems.join('; ')}`} fix="Correct the filter or clear it." /></div>}
-      <Timeline key={`${query}|${filter.before ?? ''}`} initial={items} query={query ? `?${query}` : ''} live={!newer} />
+      {chart
+        ? <VerdictChart chart={chart} filters={raw} spans={spanLinks} />
+        : <p className="mb-4 text-xs text-slate-600 dark:text-slate-300">The verdict chart counts checks: records of type {filter.type} carry no verdict.</p>}
+      <Timeline key={`${query}|${filter.before ?? ''}|${after}`} initial={items} filters={query} after={after} live={!newer} />
       <nav aria-label="Pages" className="mt-4 flex gap-2">
-        {newer && <Link className={buttonClass()} href={`/activity${query ? `?${query}` : ''}`}>Newest</Link>}
-        {nextBefore !== null && <Link className={buttonClass()} href={`/activity?${new URLSearchParams({ ...raw, before: String(nextBefore) })}`}>Older →</Link>}
+        {newer && <Link className={buttonClass()} href={activityHref(withSpan)}>Newest</Link>}
+        {nextBefore !== null && <Link className={buttonClass()} href={activityHref({ ...withSpan, before: String(nextBefore) })}>Older →</Link>}
       </nav>
     </>
   )

@@ -1,0 +1,237 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { tokens } from '@/db/queries/access'
+import { latestActivityId, listActivity } from '@/db/queries/activity'
+import type { ActivityItem } from '@/lib/activity/present'
+import { appendActivity } from '@/lib/activity/record'
+import { mintRequestId } from '@/lib/activity/request-id'
+import { localInputValue, verdictChart } from '@/lib/dashboard/activity'
+import { MAX_STREAMS } from '@/lib/dashboard/activity-stream'
+import type { Verdict } from '@/lib/preflight/taxonomy'
+import { eventually, seriousViolations, signedIn, startDashboard, type Dashboard } from './harness'
+
+const H = 3_600_000
+const iso = (ms: number) => new Date(ms).toISOString()
+
+let d: Dashboard
+let cookie: string
+// the seeded checks: two hours of known counts, 3 and 5 hours back (never the current hour's bar)
+let b1: number
+let b2: number
+const blockedInB1: number[] = []
+
+const check = (actor: string, verdict: Verdict, at: number) => appendActivity(d.db, {
+  requestId: mintRequestId(), type: 'preflight', actor, surface: 'rest', tier: 'agent', verdict, at,
+  data: { ids_raw: 1, ids_unique: 1, duration_ms: 1, tools: [verdict === 'ready' ? { id: 'notes:read_note', status: 'ready' } : { id: 'billing:get_invoice', status: 'unavailable', reason: 'server_not_in_scope' }] },
+})
+const call = (actor: string) => appendActivity(d.db, {
+  requestId: mintRequestId(), type: 'tool.call', actor, surface: 'mcp-shape-a', tier: 'agent', server: 'notes', data: { target: 'notes:read_note', outcome: 'ok', duration_ms: 1 },
+})
+
+beforeAll(async () => {
+  d = await startDashboard()
+  const { context } = await signedIn(d)
+  cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ')
+  await context.close()
+  b1 = Math.floor((Date.now() - 3 * H) / H) * H
+  b2 = b1 - 2 * H
+  // oldest first, one at a time: ids follow time, as they do when records are written live
+  await check('token:nightly', 'ready', b2 + 60_000)
+  const b1Checks: [string, Verdict, number][] = [
+    ['token:nightly', 'blocked', 3], ['token:demo-agent', 'blocked', 2], ['token:nightly', 'degraded_retryable', 2],
+    ['token:nightly', 'ready', 4], ['token:nightly', 'unknown_ids', 1],
+  ]
+  let at = b1 + 60_000
+  for (const [actor, verdict, n] of b1Checks) {
+    for (let i = 0; i < n; i++) {
+      const row = await check(actor, verdict, (at += 1_000))
+      if (verdict === 'blocked') blockedInB1.push(row.id)
+    }
+  }
+})
+afterAll(async () => { await d?.stop() })
+
+const streamUrl = (query: string) => `${d.server.url}/api/dashboard/activity/stream?${query}`
+async function openStream(query: string, headers: Record<string, string> = {}) {
+  const ac = new AbortController()
+  const res = await fetch(streamUrl(query), { headers: { cookie, ...headers }, signal: ac.signal })
+  return { res, close: () => ac.abort() }
+}
+
+/** Read `records` events until `want` records came (20 s at most), in the order sent. */
+async function readRecords(res: Response, want: number): Promise<ActivityItem[]> {
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader()
+  const got: ActivityItem[] = []
+  const deadline = Date.now() + 20_000
+  let buffer = ''
+  while (got.length < want && Date.now() < deadline) {
+    const next = await Promise.race([reader.read(), new Promise<null>((r) => setTimeout(() => r(null), deadline - Date.now()))])
+    if (next === null || next.done) break
+    buffer += next.value
+    for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+      const lines = buffer.slice(0, end).split('\n')
+      buffer = buffer.slice(end + 2)
+      const data = lines.find((l) => l.startsWith('data: '))
+      if (lines.includes('event: records') && data) got.push(...(JSON.parse(data.slice('data: '.length)) as ActivityItem[]))
+    }
+  }
+  await reader.cancel()
+  return got
+}
+
+const bar = (page: Page, start: number) => page.locator(`[data-testid=chart-bar][data-start="${iso(start)}"]`)
+const shownIds = (page: Page) => page.getByTestId('activity-record').evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-id'))))
+const byId = (a: number, b: number) => a - b
+
+describe('activity: the live stream route', () => {
+  it('answers 401 without a session, 403 to a foreign Origin, 400 naming a bad parameter', async () => {
+    const anonymous = await fetch(streamUrl('after=0'))
+    expect(anonymous.status).toBe(401)
+    expect((await anonymous.json()).error).toBe('not signed in')
+    const foreign = await fetch(streamUrl('after=0'), { headers: { cookie, origin: 'http://evil.example' } })
+    expect(foreign.status).toBe(403)
+    expect((await foreign.json()).error).toContain('Origin "http://evil.example" may not use this toolgate')
+    const bad = await fetch(streamUrl('after=soon&token=no:colons'), { headers: { cookie } })
+    expect(bad.status).toBe(400)
+    expect((await bad.json()).error).toMatch(/^after: .*; token: /)
+  })
+
+  it('sends every matching record after the cursor, however many arrived at once; Last-Event-ID resumes', async () => {
+    const after = latestActivityId(d.db)
+    // one burst (one group commit) of more records than one event carries
+    const burst = await Promise.all(Array.from({ length: 1_200 }, (_, i) => call(i % 2 ? 'token:nightly' : 'token:demo-agent')))
+    const nightly = burst.filter((r) => r.actor === 'token:nightly').map((r) => r.id).sort(byId)
+    const first = await openStream(`after=${after}&token=nightly`)
+    expect(first.res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8')
+    const got = await readRecords(first.res, nightly.length)
+    first.close()
+    expect(got.map((r) => r.id)).toEqual(nightly)
+    expect(new Set(got.map((r) => r.actor))).toEqual(new Set(['token:nightly']))
+    // the browser's own reconnect repeats the URL and names the last event it received
+    const resumed = await openStream(`after=${after}&token=nightly`, { 'last-event-id': String(nightly[299]) })
+    expect((await readRecords(resumed.res, 300)).map((r) => r.id)).toEqual(nightly.slice(300))
+    resumed.close()
+  })
+
+  it(`bounds open streams at ${MAX_STREAMS}, and frees them when clients leave`, async () => {
+    const far = latestActivityId(d.db) + 1_000_000
+    const open = await Promise.all(Array.from({ length: MAX_STREAMS }, () => openStream(`after=${far}`)))
+    expect(open.map((s) => s.res.status)).toEqual(Array(MAX_STREAMS).fill(200))
+    const refused = await fetch(streamUrl(`after=${far}`), { headers: { cookie } })
+    expect(refused.status).toBe(503)
+    expect((await refused.json()).error).toBe(`${MAX_STREAMS} live activity streams are open already`)
+    for (const s of open) s.close()
+    await eventually(async () => {
+      const again = await openStream(`after=${far}`)
+      again.close()
+      return again.res.status
+    }).toBe(200)
+  })
+})
+
+describe('activity: the verdict chart\'s counts (one grouped query)', () => {
+  const sum = (chart: ReturnType<typeof verdictChart>) => chart!.bars.reduce((acc, b) => {
+    for (const [v, n] of Object.entries(b.counts)) acc[v] = (acc[v] ?? 0) + n
+    return acc
+  }, {} as Record<string, number>)
+
+  it('follow the server filter (checks name servers in their ids), the token, and a From–To window at a finer grain', () => {
+    const window = { from: b1, to: b1 + H - 1 }
+    expect(sum(verdictChart(d.db, { ...window, server: 'billing' }, '24h'))).toEqual({ ready: 0, degraded_retryable: 2, blocked: 5, unknown_ids: 1 })
+    expect(sum(verdictChart(d.db, { ...window, server: 'notes' }, '24h'))).toEqual({ ready: 4, degraded_retryable: 0, blocked: 0, unknown_ids: 0 })
+    const hour = verdictChart(d.db, { ...window, token: 'demo-agent' }, '24h')!
+    expect(hour.span).toBeNull()
+    expect(hour.bars.map((b) => b.end - b.start)).toEqual(Array(12).fill(5 * 60_000))
+    // the seeded checks are 61–72 s into the hour: all in its first five minutes
+    expect(hour.bars.map((b) => b.counts.blocked)).toEqual([2, ...Array(11).fill(0)])
+  })
+
+  it('has no chart for a type that carries no verdict', () => {
+    expect(verdictChart(d.db, { type: 'tool.call' }, '24h')).toBeNull()
+    expect(verdictChart(d.db, { type: 'preflight' }, '7d')!.bars).toHaveLength(28)
+  })
+})
+
+describe('activity: verdict chart, token picker, live updates', () => {
+  it('the chart shows the seeded checks per hour; a bar segment (by keyboard) filters the list to its hour and verdict', async () => {
+    const { page, context } = await signedIn(d, { width: 1440, height: 900 })
+    await page.goto('/activity')
+    await eventually(() => bar(page, b1).getAttribute('aria-label')).toMatch(/: 12 checks — 5 blocked, 1 unknown ids, 2 retryable, 4 ready$/)
+    expect(await bar(page, b2).getAttribute('aria-label')).toMatch(/: 1 check — 1 ready$/)
+    // every check in the chart's 24 hours is in exactly one bar
+    const bars = await page.getByTestId('chart-bar').evaluateAll((els) => els.map((e) => ({ start: e.getAttribute('data-start')!, checks: Number(e.getAttribute('data-checks')) })))
+    expect(bars).toHaveLength(24)
+    const inWindow = listActivity(d.db, { type: 'preflight', limit: 100_000 }).filter((r) => r.at >= Date.parse(bars[0].start))
+    expect(bars.reduce((n, b) => n + b.checks, 0)).toBe(inWindow.length)
+    expect(await seriousViolations(page)).toEqual([])
+
+    const blocked = bar(page, b1).getByRole('link', { name: /^5 blocked, .*: show them$/ })
+    await blocked.focus()
+    await page.keyboard.press('Enter')
+    await page.waitForURL((u) => u.searchParams.get('verdict') === 'blocked')
+    const url = new URL(page.url())
+    expect([url.searchParams.get('from'), url.searchParams.get('to')]).toEqual([iso(b1), iso(b1 + H - 1)])
+    await eventually(async () => (await shownIds(page)).sort(byId)).toEqual([...blockedInB1].sort(byId))
+    // the form carries the bar's interval and verdict, so another filter keeps them
+    expect(await page.getByLabel('Verdict').inputValue()).toBe('blocked')
+    expect(await page.getByLabel('From', { exact: true }).inputValue()).toBe(localInputValue(b1))
+    await page.getByLabel('Agent token').selectOption('nightly')
+    await page.getByRole('button', { name: 'Apply filters' }).click()
+    await page.waitForURL((u) => u.searchParams.get('token') === 'nightly')
+    expect(new URL(page.url()).searchParams.get('verdict')).toBe('blocked')
+    await eventually(async () => (await shownIds(page)).length).toBe(3)
+    await context.close()
+  })
+
+  it('the token picker lists the agent tokens and filters the list, the chart and the export', async () => {
+    const { page, context } = await signedIn(d)
+    await page.goto('/activity')
+    const options = await page.locator('#f-token option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))
+    expect(options).toEqual(['', ...tokens(d.db).map((t) => t.name)])
+    expect(options).toContain('nightly')
+    await page.getByLabel('Agent token').selectOption('nightly')
+    await page.getByRole('button', { name: 'Apply filters' }).click()
+    await page.waitForURL((u) => u.search === '?token=nightly')
+    await eventually(() => bar(page, b1).getAttribute('aria-label')).toMatch(/: 10 checks — 3 blocked, 1 unknown ids, 2 retryable, 4 ready$/)
+    const actors = await page.getByTestId('activity-record').evaluateAll((els) => els.map((e) => e.getAttribute('data-actor')))
+    expect(actors).toHaveLength(50)
+    expect(new Set(actors)).toEqual(new Set(['token:nightly']))
+
+    const href = (await page.getByRole('link', { name: 'CSV', exact: true }).getAttribute('href'))!
+    expect(new URLSearchParams(href.split('?')[1]).get('token')).toBe('nightly')
+    const lines = (await (await fetch(`${d.server.url}${href}`, { headers: { cookie } })).text()).trim().split('\r\n').slice(1)
+    const nightly = listActivity(d.db, { actor: 'token:nightly', limit: 100_000 })
+    expect(lines.map((l) => Number(l.split(',')[0]))).toEqual(nightly.map((r) => r.id))
+    expect(lines.every((l) => l.split(',')[5] === 'token:nightly')).toBe(true)
+    const everyone = await (await fetch(`${d.server.url}/activity/export?format=json`, { headers: { cookie } })).json()
+    expect(everyone.records.length).toBeGreaterThan(nightly.length)
+    await context.close()
+  })
+
+  it('new records arrive over Server-Sent Events without a reload or polling, a burst in full', async () => {
+    const { page, context } = await signedIn(d)
+    const api: string[] = []
+    page.on('request', (r) => {
+      const path = new URL(r.url()).pathname
+      if (path.startsWith('/api/dashboard/activity')) api.push(`${r.resourceType()} ${path}`)
+    })
+    await page.goto('/activity')
+    const opened = Date.now()
+    await eventually(() => page.getByText('Live: new records appear here as they are recorded.').count()).toBe(1)
+    const res = await fetch(`${d.server.url}/api/v1/preflight`, {
+      method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer tg_at_demo_nightly_0000' }, body: JSON.stringify({ tools: [{ id: 'notes:read_note' }] }),
+    })
+    await eventually(() => page.getByRole('link', { name: res.headers.get('x-request-id')! }).count()).toBe(1)
+    const burst = (await Promise.all(Array.from({ length: 150 }, () => call('token:notes-bot')))).map((r) => r.id)
+    await eventually(async () => {
+      const shown = new Set(await shownIds(page))
+      return burst.filter((id) => !shown.has(id)).length
+    }).toBe(0)
+    expect(await page.getByText('151 new since this page loaded.').count()).toBe(1)
+    // a 2-second poll would have asked several times by now
+    await page.waitForTimeout(Math.max(0, opened + 5_000 - Date.now()))
+    expect(api).toEqual(['eventsource /api/dashboard/activity/stream'])
+    expect(await page.evaluate(() => performance.getEntriesByType('navigation').length)).toBe(1)
+    await context.close()
+  })
+})
