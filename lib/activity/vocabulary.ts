@@ -48,6 +48,8 @@ export interface ActivityDataByType {
   // upstream runtime (lib/upstream/*, lib/admin/upstreams.ts): configuration, discovery, logins, calls
   'server.added': ChangeData<{ quarantined: boolean; trust: string; transport: string; secrets: string[] }>
   'server.removed': ChangeData<{ enabled: boolean; quarantined: boolean; transport: string | null }>
+  // where the runtime reaches a server changed (the demo's upstreams get new ports each start)
+  'server.transport_changed': ChangeData<{ transport: string }>
   'server.secret_set': { target: string; secret: string }
   'server.restart_requested': { target: string }
   'server.login_started': { target: string; result: string }
@@ -98,7 +100,7 @@ export const activityTypes = [
   'tool.approved', 'tool.blocked', 'tool.enabled',
   'server.enabled', 'server.disabled', 'server.quarantined', 'server.unquarantined',
   'state.loaded',
-  'server.added', 'server.removed', 'server.secret_set', 'server.restart_requested',
+  'server.added', 'server.removed', 'server.transport_changed', 'server.secret_set', 'server.restart_requested',
   'server.login_started', 'server.login_completed', 'server.oauth_configured', 'server.baseline', 'server.inspect_requested', 'server.inspected',
   'tool.discovered', 'tool.changed', 'tool.auto_approved', 'tool.gone', 'tool.returned', 'tool.call', 'task.created', 'task.cancelled',
   'tool.call_approval', 'call.approval_requested', 'call.approved', 'call.denied', 'call.expired',

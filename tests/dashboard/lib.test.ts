@@ -51,8 +51,8 @@ describe('dashboard logic', () => {
     expect(r.tools[0]).toMatchObject({ id: 'billing:get_invoice', reason: 'not_found' })
     expect(r.rows['billing:get_invoice'].cause).toMatchObject({ reason: 'server_not_in_scope', detail: expect.stringContaining('outside profile "ops"') })
     expect(r.rows['billing:get_invoice'].fix).toEqual({ kind: 'link', href: '/tokens#profile-ops', label: 'Edit profile ops' })
-    // jira is a state-file server: no login can work, so none is offered
-    expect(r.rows['jira:create_ticket'].fix).toMatchObject({ kind: 'advice', text: expect.stringContaining('toolgate does not run jira') })
+    // jira is an HTTP server behind OAuth (the demo's own, in demo mode): its login is the fix
+    expect(r.rows['jira:create_ticket'].fix).toEqual({ kind: 'login', server: 'jira', label: 'Log in' })
     // the same reason at both tiers: nothing more to say, the fix is the agent's own
     expect(r.rows['notes:export_notes'].cause).toBeUndefined()
     expect(r.rows['notes:export_notes'].fix).toMatchObject({ kind: 'approve' })

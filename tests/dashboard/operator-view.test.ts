@@ -62,11 +62,12 @@ describe('agent-and-operator view', () => {
     await page.getByRole('button', { name: 'Run preflight' }).click()
     await eventually(() => verdict(page)).toBe('verdict blocked, exit code 11')
 
-    // state-file servers: the runtime does not run them, so no Log in / Restart is offered — advice instead
-    for (const id of ['jira:create_ticket', 'slack:post_message', 'search:web_search']) {
-      expect(await row(page, id).getByRole('button').count(), id).toBe(0)
-      expect(await page.getByTestId(`advice-${id}`).textContent(), id).toContain('toolgate does not run')
-    }
+    // a state-file server: the runtime does not run it, so nothing is offered — advice instead
+    expect(await row(page, 'search:web_search').getByRole('button').count()).toBe(0)
+    expect(await page.getByTestId('advice-search:web_search').textContent()).toContain('toolgate does not run')
+    // servers the runtime manages get their real fix (pressed against the demo's services in tests/demo)
+    expect(await row(page, 'jira:create_ticket').getByRole('button', { name: 'Log in' }).count()).toBe(1)
+    expect(await row(page, 'slack:post_message').getByRole('button', { name: /Restart/ }).count()).toBe(1)
     await screenshot(page, 'preflight-only-working-fixes')
 
     // (Next's route announcer is an alert too: only the page's own count)
@@ -99,13 +100,13 @@ describe('agent-and-operator view', () => {
     const types = listActivity(d.db, { requestId, limit: 50 }).map((r) => r.type)
     expect(types).toEqual(expect.arrayContaining(['server.enabled', 'tool.enabled', 'server.configured', 'tool.approved', 'server.unquarantined']))
 
-    // Overview: the same honesty — no Log in or Restart button where none can work
+    // Overview: the same honesty — no Restart button where none can work, the real ones where they can
     await page.goto('/')
-    for (const server of ['jira', 'slack']) {
-      const item = page.getByTestId(`server-item-${server}`)
-      expect(await item.getByRole('button').count(), server).toBe(0)
-      expect(await item.textContent(), server).toContain('toolgate does not run')
-    }
+    const search = page.getByTestId('server-item-search')
+    expect(await search.getByRole('button').count()).toBe(0)
+    expect(await search.textContent()).toContain('toolgate does not run')
+    expect(await page.getByTestId('server-item-jira').getByRole('button', { name: 'Log in to jira' }).count()).toBe(1)
+    expect(await page.getByTestId('server-item-slack').getByRole('button', { name: 'Restart slack' }).count()).toBe(1)
     await context.close()
   })
 })

@@ -28,16 +28,17 @@ export interface RunningServer {
 /**
  * Start the real toolgate server (`toolgate serve`: the front door, the runtime, Next.js) on a
  * loopback port, in its own process group. Needs a build: `npm test` makes one.
+ * `demo`: as `npm start` runs it (the demo state on an empty database, the demo's upstreams).
  */
-export async function startServer(env: Record<string, string>): Promise<RunningServer> {
+export async function startServer(env: Record<string, string>, opts: { demo?: boolean } = {}): Promise<RunningServer> {
   const distDir = process.env.NEXT_DIST_DIR || '.next'
   if (!existsSync(path.join(root, distDir, 'BUILD_ID'))) {
     throw new Error(`no Next.js build in ${distDir}: run \`npm run build\` (npm test does it) before the integration tests`)
   }
   const port = await freePort()
   let output = ''
-  // the real entry point (what `npm start` runs), without the demo: tests load their own state
-  const child: ChildProcess = spawn(process.execPath, [path.join(root, 'bin/toolgate.mjs'), 'serve', '--host', '127.0.0.1', '--port', String(port), '--no-demo'], {
+  // the real entry point (what `npm start` runs), without the demo unless asked: tests load their own state
+  const child: ChildProcess = spawn(process.execPath, [path.join(root, 'bin/toolgate.mjs'), 'serve', '--host', '127.0.0.1', '--port', String(port), ...(opts.demo ? [] : ['--no-demo'])], {
     cwd: root,
     // the upstream runtime stays off unless a test asks for it (TOOLGATE_RUNTIME: 'on')
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', TOOLGATE_RUNTIME: 'off', PORT: String(port), ...env },

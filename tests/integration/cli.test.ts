@@ -232,10 +232,10 @@ describe('--url: asking a running server over REST', () => {
 describe('upstream login where a login cannot help', () => {
   it('names what to do instead: a state-file server has nothing to log in to, a stdio server takes secrets', async () => {
     const f = await demoDb()
-    const jira = await runCli(['upstream', 'login', 'jira', '--db', f])
-    expect(jira.code).toBe(1)
-    expect(jira.stderr).toContain('server "jira" has no transport')
-    expect(jira.stderr).toContain('toolgate upstream add jira --url')
+    const search = await runCli(['upstream', 'login', 'search', '--db', f])
+    expect(search.code).toBe(1)
+    expect(search.stderr).toContain('server "search" has no transport')
+    expect(search.stderr).toContain('toolgate upstream add search --url')
     const notebook = await runCli(['upstream', 'login', 'notebook', '--db', f])
     expect(notebook.code).toBe(1)
     expect(notebook.stderr).toContain('server "notebook" runs over stdio')

@@ -4,10 +4,11 @@ import path from 'node:path'
 import { openCliDb, UsageError } from '@/lib/cli/args'
 import { command, EXIT_ERROR, type Command } from '@/lib/cli/spec'
 import { rotateOperatorKey } from '@/lib/auth/operator-key'
-import { loadDemoIfEmpty } from '@/lib/state/demo'
+import { getDb } from '@/db/client'
+import { startDemoServices } from '@/lib/demo/services'
+import { DEMO_AGENT_TOKEN, loadDemoIfEmpty } from '@/lib/state/demo'
 import { projectRoot } from '@/lib/paths'
-import { startToolgate } from '@/lib/server/start'
-import { DEMO_AGENT_TOKEN } from '@/lib/state/demo'
+import { startToolgate, type RunningToolgate } from '@/lib/server/start'
 
 const nextBin = () => path.join(projectRoot(), 'node_modules', 'next', 'dist', 'bin', 'next')
 
@@ -34,7 +35,7 @@ export const addressFlags = {
 const serveCommand = command({
   name: 'serve',
   summary: 'start the server: dashboard, /api/v1 and /mcp on one port (what npm start runs)',
-  details: 'Migrates the database, loads the demo state when it has no servers (unless --no-demo), builds the web app when there is no build yet (or with --rebuild), prints the operator API key once when it generates one. Ctrl-C or SIGTERM stops it.',
+  details: 'Migrates the database, loads the demo state when it has no servers (unless --no-demo), builds the web app when there is no build yet (or with --rebuild), prints the operator API key once when it generates one. Without --no-demo, and with the runtime on, it also starts the demo\'s jira (behind a local OAuth authorization server) and slack on free loopback ports when the database holds them, and points them there (a server.transport_changed record each). Ctrl-C or SIGTERM stops it, with the demo\'s services.',
   args: [],
   flags: {
     ...addressFlags,
@@ -59,11 +60,21 @@ const serveCommand = command({
     }
 
     ;(process.env as Record<string, string>).NODE_ENV ??= values.dev ? 'development' : 'production'
-    const running = await startToolgate({ host, port, runtime: process.env.TOOLGATE_RUNTIME !== 'off', dev: values.dev })
+    const runtime = process.env.TOOLGATE_RUNTIME !== 'off'
+    // after the build (a synchronous child that would stall them) and before the runtime reads the transports
+    const services = !values['no-demo'] && runtime ? await startDemoServices(getDb()) : null
+    let running: RunningToolgate
+    try {
+      running = await startToolgate({ host, port, runtime, dev: values.dev })
+    } catch (e) {
+      await services?.close()
+      throw e
+    }
     console.log([
       '',
       `toolgate is running at ${running.url}  (dashboard: ${running.url}/ · MCP: ${running.url}/mcp)`,
       demo ? `  first start: the demo state was loaded; its agent token is ${DEMO_AGENT_TOKEN}` : '',
+      services ? `  demo upstreams on loopback for this run: ${Object.entries(services.urls).map(([name, url]) => `${name} ${url}`).join(', ')}${services.authorizationServer ? ` (jira's authorization server: ${services.authorizationServer})` : ''}` : '',
       process.env.TOOLGATE_API_KEY ? '  operator API key: the value of TOOLGATE_API_KEY' : '  operator API key: printed once at first start (new one: toolgate operator-key rotate)',
       `  try: curl -s -X POST ${running.url}/api/v1/preflight -H "X-API-Key: $TOOLGATE_API_KEY" -H 'content-type: application/json' -d '{"tools":[{"id":"notes:read_note"}]}'`,
       '',
@@ -73,7 +84,8 @@ const serveCommand = command({
       for (const sig of ['SIGINT', 'SIGTERM'] as const) {
         process.once(sig, () => {
           console.log(`toolgate: ${sig}: stopping`)
-          void running.close().then(() => resolve(0))
+          // the runtime lets go of the demo's upstreams before they stop
+          void running.close().then(() => services?.close()).then(() => resolve(0))
         })
       }
     })
