@@ -380,13 +380,14 @@ export class UpstreamConnection {
       if (this.stopped) return
       if (outcome === 'unauthorized') {
         const scope = oauthOf(this.db, this.spec.name)?.challengedScope
-        this.publish('pending_auth', `login required${scope ? ` for scope "${scope}"` : ''}: toolgate upstream login ${this.spec.name}`, 'login')
+        this.publish('pending_auth', `the server asks for an OAuth login${scope ? ` with scope "${scope}"` : ''}: toolgate upstream login ${this.spec.name}`, 'login')
         this.log('event', 'the server requires an OAuth login')
         return // the supervisor restarts this connection when tokens are saved
       }
       const wasReady = outcome.startsWith('closed')
       if (wasReady) attempt = 0
-      this.publish(wasReady ? 'disconnected' : 'error', outcome)
+      // the runtime retries by itself; an operator's restart starts afresh at once (a new process, a new session)
+      this.publish(wasReady ? 'disconnected' : 'error', outcome, 'restart')
       const backoff = Math.min(this.opts.backoffMaxMs, this.opts.backoffBaseMs * 2 ** attempt)
       this.log('event', `${outcome}; reconnecting in ${backoff} ms`)
       await sleep(backoff, signal)
@@ -418,7 +419,8 @@ export class UpstreamConnection {
       this.ready = false
       finish(reason)
     }
-    client.onclose = () => finish(this.ready ? `closed: ${this.endedBecause()}` : `failed: ${this.endedBecause()}`)
+    // settled a turn later: a failing connect rejects with the better reason (refused where, DNS, TLS, HTTP status)
+    client.onclose = () => void setImmediate(() => finish(this.ready ? `closed: ${this.endedBecause()}` : `failed: ${this.endedBecause()}`))
     client.onerror = (e) => {
       this.log('event', `transport error: ${describeError(e)}`)
       // the SDK may close the transport before connect() rejects: settle the reason here
