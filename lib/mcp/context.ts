@@ -23,7 +23,7 @@ export interface McpContext {
   /** aborted when the HTTP exchange ends early (the client went away) */
   closed?: AbortSignal
   /** asks the client over this exchange's SSE stream (2025-11-25 tools/call that streams) */
-  ask?: (params: ElicitParams) => Promise<ElicitResult>
+  ask?: (params: ElicitParams, ended: AbortSignal) => Promise<ElicitResult>
 }
 
 /** Build the session, or throw: unauthorized (401), unknown profile (404), unreadable state (503). */

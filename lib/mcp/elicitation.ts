@@ -37,15 +37,16 @@ const waitKey = (caller: string, id: unknown) => `${caller}\u0000${JSON.stringif
 
 /**
  * Ask over an open SSE stream: `send` writes the request on it; the answer arrives through
- * answerFromClient. The client leaving (or the wait running out) answers "cancel".
+ * answerFromClient. The client leaving, the call ending, or the wait running out answers "cancel".
  */
-export async function askOverStream(caller: string, send: (request: object) => Promise<void>, params: ElicitParams, closed?: AbortSignal): Promise<ElicitResult> {
+export async function askOverStream(caller: string, send: (request: object) => Promise<void>, params: ElicitParams, closed: AbortSignal): Promise<ElicitResult> {
   const id = `tg-elicit-${nonce()}`
   const key = waitKey(caller, id)
   const answered = new Promise<ElicitResult>((resolve) => waiting.set(key, resolve))
   const timer = setTimeout(() => waiting.get(key)?.({ action: 'cancel' }), ELICIT_WAIT_MS)
   const leave = () => waiting.get(key)?.({ action: 'cancel' })
-  closed?.addEventListener('abort', leave, { once: true })
+  if (closed.aborted) return { action: 'cancel' }
+  closed.addEventListener('abort', leave, { once: true })
   try {
     await send({ jsonrpc: '2.0', id, method: 'elicitation/create', params })
     return await answered
@@ -53,7 +54,7 @@ export async function askOverStream(caller: string, send: (request: object) => P
     return { action: 'cancel' } // the stream is gone: nobody can answer
   } finally {
     clearTimeout(timer)
-    closed?.removeEventListener('abort', leave)
+    closed.removeEventListener('abort', leave)
     waiting.delete(key)
   }
 }
@@ -76,7 +77,10 @@ export const isResponse = (body: unknown): boolean => {
 
 // ---- 2026-07-28: input_required and a retry -------------------------------------------------
 
-type Step = { kind: 'result'; result: CallToolResult } | { kind: 'failed'; error: unknown } | { kind: 'ask'; params: ElicitParams }
+type Ask = { kind: 'ask'; params: ElicitParams; answer: (r: ElicitResult) => void; ended: AbortSignal }
+type Step = { kind: 'result'; result: CallToolResult } | { kind: 'failed'; error: unknown } | Ask
+/** Calls one caller may have waiting for its answers at once; each holds an upstream call open. */
+const MAX_PARKED_PER_CALLER = 100
 
 /**
  * One upstream call that may stop to ask its caller something. Steps (a question, or the end)
@@ -88,16 +92,28 @@ export class CallInProgress {
   sinks: { progress?: (p: Progress) => void; log?: (params: LoggingMessageNotification['params']) => void } = {}
   private steps: Step[] = []
   private waiter?: (s: Step) => void
-  private answer?: (r: ElicitResult) => void
+  /** the question the parked call waits on */
+  private asked?: Ask
   private expiry?: NodeJS.Timeout
   private id?: string
 
   constructor(readonly caller: string) {}
 
-  /** The elicit hook dispatch calls: the question becomes a step; the answer arrives with a retry. */
-  readonly elicit = (params: ElicitParams): Promise<ElicitResult> => new Promise((resolve) => {
-    this.answer = resolve
-    this.push({ kind: 'ask', params })
+  /**
+   * The elicit hook dispatch calls: the question becomes a step; its answer arrives with a retry.
+   * A question the call no longer waits for (it ended) lapses: dropped if queued, unparked if asked.
+   */
+  readonly elicit = (params: ElicitParams, ended: AbortSignal): Promise<ElicitResult> => new Promise((resolve) => {
+    const ask: Ask = { kind: 'ask', params, answer: resolve, ended }
+    ended.addEventListener('abort', () => {
+      this.steps = this.steps.filter((s) => s !== ask)
+      if (this.asked === ask) {
+        this.asked = undefined
+        this.unpark()
+      }
+      resolve({ action: 'cancel' })
+    }, { once: true })
+    this.push(ask)
   })
 
   /** Feed the call's end in. */
@@ -121,9 +137,18 @@ export class CallInProgress {
     const onLeave = () => this.abandon()
     left.addEventListener('abort', onLeave, { once: true })
     try {
-      const step = this.steps.shift() ?? await new Promise<Step>((r) => (this.waiter = r))
+      let step: Step
+      for (;;) {
+        step = this.steps.shift() ?? await new Promise<Step>((r) => (this.waiter = r))
+        if (step.kind !== 'ask') break
+        if (step.ended.aborted) continue
+        // a caller with too many questions open is not asked another: the upstream hears "decline"
+        if ([...parked.values()].filter((c) => c.caller === this.caller).length < MAX_PARKED_PER_CALLER) break
+        step.answer({ action: 'decline' })
+      }
       if (step.kind === 'failed') throw step.error
       if (step.kind === 'result') return step.result
+      this.asked = step
       this.id = `tgc_${nonce()}`
       parked.set(this.id, this)
       // nobody came back: the upstream's question is cancelled, and so is the call
@@ -139,9 +164,9 @@ export class CallInProgress {
   /** A retry brought the answer: hand it to the upstream and run the next leg. */
   resume(responses: unknown, left: AbortSignal): Promise<CallToolResult | InputRequiredResult> {
     this.unpark()
-    const answer = this.answer
-    this.answer = undefined
-    answer?.(asElicitResult((responses as Record<string, unknown> | undefined)?.elicit))
+    const asked = this.asked
+    this.asked = undefined
+    asked?.answer(asElicitResult((responses as Record<string, unknown> | undefined)?.elicit))
     return this.leg(left)
   }
 
@@ -153,8 +178,8 @@ export class CallInProgress {
 
   private abandon(): void {
     this.unpark()
-    this.answer?.({ action: 'cancel' })
-    this.answer = undefined
+    this.asked?.answer({ action: 'cancel' })
+    this.asked = undefined
     this.cancel.abort()
   }
 }

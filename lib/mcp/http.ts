@@ -46,8 +46,8 @@ function streams(web: Request, body: unknown): boolean {
 }
 
 /**
- * 2026-07-28 traffic: 'auto' answers one JSON body unless the handler emits progress before
- * its result, which upgrades the response to an SSE stream. Legacy traffic never reaches these
+ * 2026-07-28 traffic: 'auto' answers one JSON body unless the handler sends a notification
+ * (progress, an upstream's log message) before its result, which upgrades the response to an SSE stream. Legacy traffic never reaches these
  * handlers (routed below), because the SDK's own stateless legacy leg would always stream.
  */
 const modernHandlers: Partial<Record<'auto' | 'json', ReturnType<typeof createMcpHandler>>> = {}
@@ -63,7 +63,8 @@ async function serveLegacy(req: Request, body: unknown, session: McpContext): Pr
   // a streaming call can put an upstream's elicitation to the client, as a request on its stream
   const relatedRequestId = (body as { id?: string | number }).id
   const ask = streaming && relatedRequestId !== undefined
-    ? (params: ElicitParams) => askOverStream(session.caller.name, (request) => transport.send(request as JSONRPCMessage, { relatedRequestId }), params, session.closed)
+    ? (params: ElicitParams, ended: AbortSignal) => askOverStream(session.caller.name, (request) => transport.send(request as JSONRPCMessage, { relatedRequestId }), params,
+      session.closed ? AbortSignal.any([ended, session.closed]) : ended)
     : undefined
   const server = buildMcpServer({ ...session, ask }, 'legacy', isHandshake(body))
   transport.onerror = logError

@@ -1,10 +1,11 @@
 import 'server-only'
 import { randomBytes } from 'node:crypto'
-import type { CallToolResult } from '@modelcontextprotocol/server'
+import { RELATED_TASK_META_KEY, type CallToolResult } from '@modelcontextprotocol/server'
 import { z } from 'zod'
 import { appendActivity } from '@/lib/activity/record'
 import { describeError } from '@/lib/errors'
 import { evaluateNow } from '@/lib/preflight/service'
+import { TERMINAL_TASK_STATES } from '@/lib/upstream/connection'
 import { dispatchToolCall } from '@/lib/upstream/dispatch'
 import type { McpContext } from './context'
 import { toProtocolError } from './errors'
@@ -39,18 +40,26 @@ const tasks = new Map<string, Task>()
 /** How long a finished task's result is kept by default, and at most (clients may ask for less). */
 const DEFAULT_TTL_MS = 60 * 60 * 1000
 const MAX_TTL_MS = 24 * 60 * 60 * 1000
-/** Unfinished tasks one caller may have at once: each holds a call open upstream. */
+/** Unfinished tasks one caller may have at once (each holds a call open upstream), and tasks in all. */
 const MAX_OPEN_PER_CALLER = 100
+const MAX_PER_CALLER = 1_000
 const POLL_INTERVAL_MS = 1_000
-export const RELATED_TASK = 'io.modelcontextprotocol/related-task'
-
-const TERMINAL: ReadonlySet<Status> = new Set(['completed', 'failed', 'cancelled'])
+const TERMINAL: ReadonlySet<string> = TERMINAL_TASK_STATES
 const now = () => new Date().toISOString()
 
-/** Forget tasks whose time to live has run out since they were created (finished ones only). */
+/** Forget finished tasks whose time to live has run out since they finished. */
 function sweep(): void {
   const t = Date.now()
-  for (const [id, task] of tasks) if (TERMINAL.has(task.status) && Date.parse(task.createdAt) + task.ttl < t) tasks.delete(id)
+  for (const [id, task] of tasks) if (TERMINAL.has(task.status) && Date.parse(task.lastUpdatedAt) + task.ttl < t) tasks.delete(id)
+}
+
+/** Room for one more task of this caller: the oldest finished ones give way; unfinished ones never do. */
+function makeRoom(caller: string): void {
+  sweep()
+  const own = [...tasks.values()].filter((t) => t.caller === caller) // insertion order: oldest first
+  const open = own.filter((t) => !TERMINAL.has(t.status)).length
+  if (open >= MAX_OPEN_PER_CALLER) throw new TaskError(`too many unfinished tasks (${open}): wait for some to finish, or cancel them with tasks/cancel`)
+  for (const t of own.filter((x) => TERMINAL.has(x.status)).slice(0, Math.max(0, own.length + 1 - MAX_PER_CALLER))) tasks.delete(t.id)
 }
 
 const view = (t: Task) => ({
@@ -92,36 +101,37 @@ async function createTask(session: McpContext, params: unknown): Promise<unknown
   if (evaluateNow(session.db, session.caller, { ids: [name], profile: session.profile }).tools[0].status !== 'ready') {
     return callResult(name, await dispatchToolCall(ctx, name, args))
   }
-  sweep()
-  const open = [...tasks.values()].filter((t) => t.caller === session.caller.name && !TERMINAL.has(t.status)).length
-  if (open >= MAX_OPEN_PER_CALLER) throw new TaskError(`too many unfinished tasks (${open}): wait for some to finish, or cancel them with tasks/cancel`)
+  makeRoom(session.caller.name)
   const at = now()
   const task: Task = {
     id: `tgt_${randomBytes(12).toString('base64url')}`, caller: session.caller.name, tool: name, status: 'working',
     createdAt: at, lastUpdatedAt: at, ttl: Math.min(requested.ttl ?? DEFAULT_TTL_MS, MAX_TTL_MS),
     ended: Promise.resolve(), cancel: new AbortController(),
   }
-  // on the record before the caller learns the id
-  await appendActivity(session.db, {
-    requestId: session.requestId, type: 'task.created', actor: session.caller.name, tier: session.caller.tier, server: name.slice(0, name.indexOf(':')),
-    data: { target: name, task_id: task.id, ttl_ms: task.ttl },
-  })
+  // counted at once (concurrent creations see it), on the record before the caller learns the id
   tasks.set(task.id, task)
+  try {
+    await appendActivity(session.db, {
+      requestId: session.requestId, type: 'task.created', actor: session.caller.name, tier: session.caller.tier, server: name.slice(0, name.indexOf(':')),
+      data: { target: name, task_id: task.id, ttl_ms: task.ttl },
+    })
+  } catch (e) {
+    tasks.delete(task.id)
+    throw e
+  }
   task.ended = dispatchToolCall({
     ...ctx, taskId: task.id, signal: task.cancel.signal,
     // what the upstream reports as progress is the task's status message
     progress: (pr) => update(task, 'working', pr.message ?? `progress ${pr.progress}${pr.total ? ` of ${pr.total}` : ''}`),
-  }, name, args).then(
-    (outcome) => {
-      const result = outcome.kind === 'cancelled' ? undefined : callResult(name, outcome)
-      if (result) task.result = result
-      update(task, result?.isError ? 'failed' : 'completed')
-    },
-    (e: unknown) => {
-      task.result = { isError: true, content: [{ type: 'text', text: `the call failed: ${describeError(e)}` }] }
-      update(task, 'failed', describeError(e))
-    },
-  )
+  }, name, args).then((outcome) => {
+    const result = outcome.kind === 'cancelled' ? undefined : callResult(name, outcome)
+    if (result) task.result = result
+    update(task, result?.isError ? 'failed' : 'completed')
+  }).catch((e: unknown) => {
+    // the call failed, or its outcome could not be worded (the tool vanished after the gate)
+    task.result = { isError: true, content: [{ type: 'text', text: `the call failed: ${describeError(e)}` }] }
+    update(task, 'failed', describeError(e))
+  })
   return { task: view(task) }
 }
 
@@ -132,7 +142,7 @@ async function taskResult(session: McpContext, task: Task): Promise<unknown> {
     await Promise.race([task.ended, ...(left ? [new Promise((r) => left.addEventListener('abort', r, { once: true }))] : [])])
   }
   const result = task.result ?? { isError: true, content: [{ type: 'text', text: task.status === 'cancelled' ? 'the task was cancelled' : 'the task has no result' }] }
-  return { ...result, _meta: { ...result._meta, [RELATED_TASK]: { taskId: task.id } } }
+  return { ...result, _meta: { ...result._meta, [RELATED_TASK_META_KEY]: { taskId: task.id } } }
 }
 
 async function cancelTask(session: McpContext, task: Task): Promise<unknown> {

@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import {
-  ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, LoggingMessageNotificationSchema, McpError, ProgressNotificationSchema, ToolListChangedNotificationSchema,
+  ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, RELATED_TASK_META_KEY, LoggingMessageNotificationSchema, McpError, ProgressNotificationSchema, ToolListChangedNotificationSchema,
   type CallToolResult, type ElicitRequest, type ElicitResult, type LoggingMessageNotification, type Progress,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared/transport.js'
@@ -32,8 +32,8 @@ export interface ConnectionSpec {
 export interface CallOptions {
   timeoutMs: number
   onProgress?: (p: Progress) => void
-  /** the caller's answer to an elicitation the server sends during the call (absent: declined) */
-  onElicit?: (params: ElicitRequest['params']) => Promise<ElicitResult>
+  /** the caller's answer to an elicitation the server sends during the call (absent: declined); `ended` aborts when the call is over */
+  onElicit?: (params: ElicitRequest['params'], ended: AbortSignal) => Promise<ElicitResult>
   /** log messages the server sends during the call */
   onLog?: (params: LoggingMessageNotification['params']) => void
   signal?: AbortSignal
@@ -151,8 +151,13 @@ function isTransportFailure(e: unknown): boolean {
 const RAW_RESULT = z.looseObject({})
 /** A task as an upstream reports it (tasks/get, and tools/call with a task) */
 const upstreamTask = z.looseObject({ taskId: z.string(), status: z.string(), statusMessage: z.string().optional(), pollInterval: z.number().optional() })
-const TERMINAL_TASK_STATES = new Set(['completed', 'failed', 'cancelled'])
-const RELATED_TASK = 'io.modelcontextprotocol/related-task'
+export const TERMINAL_TASK_STATES: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled'])
+const UPSTREAM_TASK_TTL_MS = 24 * 60 * 60 * 1000
+/** How long an abandoned request still counts as in flight (the server may still be working on it). */
+const ABANDONED_LINGER_MS = 10_000
+
+/** A request in flight: where what the server sends during it goes (nowhere once abandoned). */
+interface InflightCall { onElicit?: (params: ElicitRequest['params']) => Promise<ElicitResult>; onLog?: CallOptions['onLog'] }
 /** The longest a timer can wait (setTimeout's limit): the SDK's own timeout, out of the way of toolgate's. */
 const MAX_TIMER_MS = 2 ** 31 - 1
 
@@ -203,8 +208,8 @@ export class UpstreamConnection {
   private calls = 0
   /** progress listeners of the calls in flight, by the progress token toolgate gave each */
   private progress = new Map<string, (p: Progress) => void>()
-  /** the calls in flight: where a server's elicitations and log messages go */
-  private inflight = new Set<CallOptions>()
+  /** the requests in flight (and, for a while, ones abandoned): where a server's elicitations and log messages go */
+  private inflight = new Set<InflightCall>()
   /** the tools this server runs only as tasks (execution.taskSupport "required"), as last discovered */
   private taskRequired = new Set<string>()
 
@@ -241,19 +246,36 @@ export class UpstreamConnection {
     // agent should see every step
     const token = `tg_${++this.calls}`
     const timedOut = new AbortController()
-    let timer = setTimeout(() => timedOut.abort(), opts.timeoutMs)
-    const progressed = (p: Progress) => {
+    let timer: NodeJS.Timeout | undefined
+    const restartClock = () => {
       clearTimeout(timer)
       timer = setTimeout(() => timedOut.abort(), opts.timeoutMs)
+    }
+    restartClock()
+    const progressed = (p: Progress) => {
+      restartClock()
       opts.onProgress?.(p)
     }
+    // a question waits for a person: the call's clock stops meanwhile, and the question lapses with the call
+    const ended = new AbortController()
+    const call: InflightCall = {
+      onLog: opts.onLog,
+      onElicit: opts.onElicit && (async (params) => {
+        clearTimeout(timer)
+        try {
+          return await opts.onElicit!(params, ended.signal)
+        } finally {
+          if (!ended.signal.aborted) restartClock()
+        }
+      }),
+    }
     this.progress.set(token, progressed)
-    this.inflight.add(opts)
+    this.inflight.add(call)
     const signal = opts.signal ? AbortSignal.any([opts.signal, timedOut.signal]) : timedOut.signal
     const params = { name: tool, arguments: args ?? {}, _meta: { progressToken: token } }
     try {
       return this.taskRequired.has(tool)
-        ? await this.runTask(client, params, opts.timeoutMs, progressed, signal)
+        ? await this.runTask(client, params, progressed, signal)
         : await client.request({ method: 'tools/call', params }, RAW_RESULT, { timeout: MAX_TIMER_MS, signal }) as CallToolResult
     } catch (e) {
       if (timedOut.signal.aborted) throw new McpError(ErrorCode.RequestTimeout, `the call took longer than ${opts.timeoutMs} ms without progress`)
@@ -263,18 +285,31 @@ export class UpstreamConnection {
       throw e
     } finally {
       clearTimeout(timer)
+      ended.abort()
       this.progress.delete(token)
-      this.inflight.delete(opts)
+      this.release(call, !signal.aborted)
     }
   }
 
   /**
    * The one call a server's elicitation or log message belongs to. MCP does not say which
    * request a server request or notification relates to (not on stdio, and the SDK does not
-   * expose it over HTTP), so it is attributed only when exactly one call is in flight.
+   * expose it over HTTP), so it is attributed only when exactly one request is in flight.
    */
-  private soleCall(): CallOptions | undefined {
+  private soleCall(): InflightCall | undefined {
     return this.inflight.size === 1 ? this.inflight.values().next().value : undefined
+  }
+
+  /**
+   * A request is over. One the server answered leaves at once; one abandoned (cancelled, timed
+   * out) may still be running upstream, so it stays counted, without a caller, for a while:
+   * what the server sends for it must not be taken for another caller's.
+   */
+  private release(call: InflightCall, answered: boolean): void {
+    if (answered) return void this.inflight.delete(call)
+    call.onElicit = undefined
+    call.onLog = undefined
+    setTimeout(() => this.inflight.delete(call), ABANDONED_LINGER_MS).unref()
   }
 
   /** An elicitation from the server: asked of the caller whose call is in flight, else declined. */
@@ -292,28 +327,30 @@ export class UpstreamConnection {
    * the task, follow it with tasks/get (each new status is progress), then fetch its result.
    * Stopping early cancels the task upstream.
    */
-  private async runTask(client: Client, params: Record<string, unknown>, ttl: number, progressed: (p: Progress) => void, signal: AbortSignal): Promise<CallToolResult> {
+  private async runTask(client: Client, params: Record<string, unknown>, progressed: (p: Progress) => void, signal: AbortSignal): Promise<CallToolResult> {
     const ask = async <T extends z.ZodType>(method: string, p: Record<string, unknown>, schema: T) =>
       schema.parse(await client.request({ method, params: p }, RAW_RESULT, { timeout: MAX_TIMER_MS, signal })) as z.infer<T>
-    let task = (await ask('tools/call', { ...params, task: { ttl } }, z.looseObject({ task: upstreamTask }))).task
+    // the upstream forgets a task its ttl after creating it, finished or not: ask for long enough
+    let task = (await ask('tools/call', { ...params, task: { ttl: UPSTREAM_TASK_TTL_MS } }, z.looseObject({ task: upstreamTask }))).task
     const taskId = task.taskId
     let steps = 0
     try {
-      while (!TERMINAL_TASK_STATES.has(task.status)) {
+      // a task that needs input asks through tasks/result (which waits for the end): go there at once
+      while (!TERMINAL_TASK_STATES.has(task.status) && task.status !== 'input_required') {
         await sleep(Math.min(Math.max(task.pollInterval ?? 1_000, 100), 2_000), signal)
         const now = await ask('tasks/get', { taskId }, upstreamTask)
         if (now.status !== task.status || now.statusMessage !== task.statusMessage) progressed({ progress: ++steps, message: now.statusMessage ?? now.status })
         task = now
       }
+      if (task.status === 'cancelled') return { isError: true, content: [{ type: 'text', text: `the upstream cancelled the task${task.statusMessage ? `: ${task.statusMessage}` : ''}` }] }
+      const { _meta, ...result } = await ask('tasks/result', { taskId }, RAW_RESULT) as CallToolResult
+      // the task is toolgate's business with the upstream: its id means nothing to the caller
+      const { [RELATED_TASK_META_KEY]: _task, ...meta } = _meta ?? {}
+      return { ...result, ...(Object.keys(meta).length ? { _meta: meta } : {}) } as CallToolResult
     } catch (e) {
       if (signal.aborted) void client.request({ method: 'tasks/cancel', params: { taskId } }, RAW_RESULT, { timeout: 5_000 }).catch(() => undefined)
       throw e
     }
-    if (task.status === 'cancelled') return { isError: true, content: [{ type: 'text', text: `the upstream cancelled the task${task.statusMessage ? `: ${task.statusMessage}` : ''}` }] }
-    const { _meta, ...result } = await ask('tasks/result', { taskId }, RAW_RESULT) as CallToolResult
-    // the task is toolgate's business with the upstream: its id means nothing to the caller
-    const { [RELATED_TASK]: _task, ...meta } = _meta ?? {}
-    return { ...result, ...(Object.keys(meta).length ? { _meta: meta } : {}) } as CallToolResult
   }
 
   /** What the server offers (resources, prompts, …) and its instructions, once connected. */
@@ -326,11 +363,18 @@ export class UpstreamConnection {
   async request(method: 'resources/list' | 'resources/templates/list' | 'resources/read' | 'prompts/list' | 'prompts/get', params: Record<string, unknown>, timeoutMs: number): Promise<Record<string, unknown>> {
     const client = this.client
     if (!client || !this.ready) throw new Error(`server "${this.spec.name}" is not connected`)
+    // counted as in flight: what the server sends meanwhile belongs to no single call
+    const entry: InflightCall = {}
+    this.inflight.add(entry)
+    let answered = true
     try {
       return await client.request({ method, params }, RAW_RESULT, { timeout: timeoutMs })
     } catch (e) {
+      answered = !(e instanceof McpError && e.code === ErrorCode.RequestTimeout)
       if (isTransportFailure(e)) this.fail?.(`closed: a request failed: ${describeConnectionError(e)}`)
       throw e
+    } finally {
+      this.release(entry, answered)
     }
   }
 

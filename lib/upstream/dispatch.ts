@@ -22,7 +22,7 @@ export interface CallContext {
   /** the client's progress token, as a sink: upstream progress (and the wait for an approval) go here */
   progress?: (p: Progress) => void
   /** asks the caller what an upstream elicitation asks (absent: the client cannot answer, so it is declined) */
-  elicit?: (params: ElicitRequest['params']) => Promise<ElicitResult>
+  elicit?: (params: ElicitRequest['params'], ended: AbortSignal) => Promise<ElicitResult>
   /** the upstream's log messages during the call */
   log?: (params: LoggingMessageNotification['params']) => void
   /** the client cancelled, or went away */

@@ -299,6 +299,37 @@ describe('elicitations and log messages during a call', () => {
     await c.close()
   })
 
+  it('a question takes the time a person needs: the call timeout stops while the caller answers', async () => {
+    expect((await runCli(['upstream', 'set', 'everything', '--call-timeout', '1s', '--db', dbFile])).code).toBe(0)
+    try {
+      const c = new LegacyClient({ name: 'elicit-test', version: '1' }, { capabilities: { elicitation: { form: {} } } })
+      c.setRequestHandler(ElicitRequestSchema, async () => {
+        await new Promise((r) => setTimeout(r, 1_500)) // longer than the server's 1 s call timeout
+        return { action: 'accept', content: { name: 'Dorothy Vaughan' } }
+      })
+      await c.connect(new LegacyTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${agent}` } } }))
+      expect(allText(await c.callTool({ name: ELICIT, arguments: {} }) as CallToolResult)).toContain('Dorothy Vaughan')
+      await c.close()
+    } finally {
+      await runCli(['upstream', 'set', 'everything', '--call-timeout', '10m', '--db', dbFile])
+    }
+  })
+
+  it('a task the upstream runs asks its question through toolgate too (input_required), and uses the answer', async () => {
+    const c = new LegacyClient({ name: 'elicit-test', version: '1' }, { capabilities: { elicitation: { form: {} } } })
+    const asked: string[] = []
+    c.setRequestHandler(ElicitRequestSchema, async (req) => {
+      asked.push(req.params.message)
+      return { action: 'accept', content: { interpretation: 'the river mammal' } }
+    })
+    await c.connect(new LegacyTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${agent}` } } }))
+    const r = await c.callTool({ name: 'everything:simulate-research-query', arguments: { topic: 'otters', ambiguous: true } }, undefined, { timeout: 60_000 }) as CallToolResult
+    expect(asked).toHaveLength(1)
+    expect(asked[0]).toContain('otters')
+    expect(text(r)).toContain('the river mammal')
+    await c.close()
+  })
+
   it('a client that cannot answer gets the elicitation declined for it, and the call still ends', async () => {
     const plain = await legacy() // declares no elicitation: its SDK answers the request "method not found"
     expect(allText(await plain.callTool({ name: ELICIT, arguments: {} }) as CallToolResult)).toMatch(/declined/i)
