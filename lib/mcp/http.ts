@@ -73,6 +73,9 @@ async function serveLegacy(req: Request, body: unknown, session: McpContext): Pr
     await transport.close().catch(logError)
     await server.close().catch(logError)
   }
+  // Closed a turn later: closing aborts every request the SDK has not yet finished its
+  // bookkeeping for, and that abort would run through every signal derived from the call's.
+  const closeSoon = async () => void setImmediate(() => void close())
   let answer: Response
   try {
     answer = await transport.handleRequest(req, { parsedBody: body })
@@ -81,11 +84,11 @@ async function serveLegacy(req: Request, body: unknown, session: McpContext): Pr
     throw e
   }
   if (!answer.body || !(answer.headers.get('content-type') ?? '').includes('text/event-stream')) {
-    await close()
+    await closeSoon()
     return answer
   }
   // a stream is still being written when it is returned: close once it ends, or the client leaves
-  return new Response(whenDone(answer.body, close), { status: answer.status, headers: answer.headers })
+  return new Response(whenDone(answer.body, closeSoon), { status: answer.status, headers: answer.headers })
 }
 
 /** The same stream, calling `done` once when it ends or is cancelled. */

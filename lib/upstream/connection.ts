@@ -256,12 +256,14 @@ export class UpstreamConnection {
       restartClock()
       opts.onProgress?.(p)
     }
-    // a question waits for a person: the call's clock stops meanwhile, and the question lapses with the call
-    const ended = new AbortController()
+    // a question waits for a person: the call's clock stops meanwhile, and the question lapses with
+    // the call (made only when a question comes: an abort costs, and most calls ask nothing)
+    let ended: AbortController | undefined
     const call: InflightCall = {
       onLog: opts.onLog,
       onElicit: opts.onElicit && (async (params) => {
         clearTimeout(timer)
+        ended ??= new AbortController()
         try {
           return await opts.onElicit!(params, ended.signal)
         } finally {
@@ -285,7 +287,7 @@ export class UpstreamConnection {
       throw e
     } finally {
       clearTimeout(timer)
-      ended.abort()
+      ended?.abort()
       this.progress.delete(token)
       this.release(call, !signal.aborted)
     }
