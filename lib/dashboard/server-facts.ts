@@ -11,6 +11,9 @@ export function factsOf(db: DbLike, server: string, transport: Transport | null)
   return { transport: kind, clientCredentials: kind === 'http' && oauthOf(db, server)?.grant === 'client_credentials' }
 }
 
+/** Whether an operator has logged in to this server before (it holds OAuth tokens): then "Log in again" can help. */
+export const hasLoggedIn = (db: DbLike, server: string): boolean => !!oauthOf(db, server)?.tokens
+
 /** One configured server's facts; undefined when no such server exists. */
 export function serverFacts(db: DbLike, server: string): ServerFacts | undefined {
   const config = serverConfig(db, server)

@@ -10,7 +10,11 @@ let d: Dashboard
 beforeAll(async () => {
   oauth = await startOAuthFixture()
   // the upstream runtime on, managing one Streamable HTTP server behind OAuth
-  d = await startDashboard({ servers: [{ name: 'guarded', trust: 'auto', transport: { url: oauth.url } }] }, { TOOLGATE_RUNTIME: 'on' })
+  d = await startDashboard({ servers: [
+    { name: 'guarded', trust: 'auto', transport: { url: oauth.url } },
+    // an HTTP server with no OAuth at all (nothing listens there): no login can help it
+    { name: 'plain', trust: 'auto', transport: { url: 'http://127.0.0.1:9/mcp' } },
+  ] }, { TOOLGATE_RUNTIME: 'on' })
 })
 afterAll(async () => {
   await d?.stop()
@@ -44,6 +48,13 @@ describe('login from a preflight row', () => {
     // on the record: the login was started from this check, and completed by the callback
     expect(listActivity(d.db, { type: 'server.login_started' }).map((r) => r.requestId)).toEqual([checkRequest])
     expect(listActivity(d.db, { type: 'server.login_completed' })).toHaveLength(1)
+
+    // server pages offer a login only where it can help: again, once logged in; never to a server without OAuth
+    await page.goto('/servers/guarded')
+    await page.getByRole('button', { name: 'Log in again' }).waitFor()
+    await page.goto('/servers/plain')
+    await page.getByRole('button', { name: 'Restart' }).waitFor()
+    expect(await page.getByRole('button', { name: /Log in/ }).count()).toBe(0)
     await context.close()
   })
 })

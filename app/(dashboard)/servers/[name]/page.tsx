@@ -18,7 +18,7 @@ import { requireOperator } from '@/lib/dashboard/operator'
 import { releaseExposure } from '@/lib/dashboard/row-details'
 import { serverDetail } from '@/lib/catalog/servers'
 import { canLogin, canRestart, connectionAdvice } from '@/lib/dashboard/fixes'
-import { serverFacts } from '@/lib/dashboard/server-facts'
+import { hasLoggedIn, serverFacts } from '@/lib/dashboard/server-facts'
 import { getDb } from '@/db/client'
 
 export const metadata: Metadata = { title: 'Server' }
@@ -64,7 +64,8 @@ export default async function ServerPage({ params }: { params: Promise<{ name: s
           {canRestart(facts) && (
             <div className="mt-3 flex flex-wrap gap-2">
               <ActionButton action={restartAction} input={{ server: name }} label="Restart" variant={s.connection?.action === 'restart' ? 'primary' : 'secondary'} />
-              {canLogin(facts) && <LoginButton server={name} label={s.health === 'login_needed' ? 'Log in' : 'Log in again'} />}
+              {/* a login is offered where it can help: a server asking for one, or one logged in to before */}
+              {canLogin(facts) && (s.health === 'login_needed' || hasLoggedIn(db, name)) && <LoginButton server={name} label={s.health === 'login_needed' ? 'Log in' : 'Log in again'} />}
             </div>
           )}
           {(!canRestart(facts) || (s.health === 'login_needed' && !canLogin(facts))) && <p className="mt-3 text-sm">{connectionAdvice(name, facts)}</p>}
