@@ -74,7 +74,7 @@ export default async function OverviewPage() {
           <ul className={list}>{o.agents.map((a) => <AgentItem key={a.token} a={a} />)}</ul>
         </Card>
       )}
-      <div className="grid gap-4 lg:grid-cols-2">
+      <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
         {o.tools.length > 0 && (
           <Card title={`Tools waiting for approval (${o.tools.length})`}>
             <ul className={list}>

@@ -18,7 +18,8 @@ export function ActivityLine({ item, fresh = false }: { item: ActivityItem; fres
         : <span className="text-xs">{item.actor}</span>}
       <VerdictPill verdict={item.verdict} />
       {item.server && <Link href={`/servers/${encodeURIComponent(item.server)}`} className="font-mono text-xs text-sky-700 underline dark:text-sky-300">{item.server}</Link>}
-      <span className="min-w-0 flex-1 break-words text-xs text-slate-600 dark:text-slate-300">{item.summary}</span>
+      {/* takes a line of its own where the row is narrow, so ids break at spaces, not inside a name */}
+      <span className="min-w-0 flex-1 basis-64 break-words text-xs text-slate-600 dark:text-slate-300">{item.summary}</span>
     </li>
   )
 }

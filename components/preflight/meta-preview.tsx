@@ -129,7 +129,7 @@ export function MetaPreview({ form }: { form: PreflightForm }) {
         : q.isError ? <ErrorNote error={q.error.message} fix={(q.error as Error & { fix?: string }).fix} />
         : !q.data ? <p className="text-sm text-slate-600 dark:text-slate-300">Computing…</p>
         : (
-          <div className="grid gap-5 lg:grid-cols-2">
+          <div className="grid grid-cols-1 gap-5 lg:grid-cols-2">
             <section aria-label="Shape A" className="min-w-0"><h3 className="mb-2 text-sm font-semibold">Shape A — <code>tools/list</code> with the rider</h3>{q.data.shapeA && <ExchangeView title="Shape A" x={q.data.shapeA} token={input.token} cli={cliFor(window.location.origin, input)} />}</section>
             <section aria-label="Shape B" className="min-w-0"><h3 className="mb-2 text-sm font-semibold">Shape B — <code>tools/resolve</code></h3>{q.data.shapeB && <ExchangeView title="Shape B" x={q.data.shapeB} token={input.token} />}</section>
           </div>

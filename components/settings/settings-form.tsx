@@ -38,7 +38,7 @@ export function ProxySettingsForm({ settings, profiles }: { settings: PresentedS
       </label>
       <div>
         <label htmlFor="anonymous-profile" className="block text-sm font-medium">Anonymous MCP profile</label>
-        <select id="anonymous-profile" value={anonymous} onChange={(e) => setAnonymous(e.target.value)} className={`mt-1 ${inputClass}`}>
+        <select id="anonymous-profile" value={anonymous} onChange={(e) => setAnonymous(e.target.value)} className={`mt-1 max-w-full ${inputClass}`}>
           <option value="">none — /mcp needs an agent token (401 without one)</option>
           {profiles.map((p) => <option key={p} value={p}>{p} — loopback callers without a token get this profile&apos;s scope</option>)}
         </select>

@@ -1,4 +1,5 @@
 import Link from 'next/link'
+import { ToolId } from '@/components/tool-id'
 import { Card, Empty, Pill } from '@/components/ui'
 import type { PairView, SurfacePage } from '@/lib/dashboard/surface'
 import { terms } from '@/lib/surface/overlap'
@@ -28,7 +29,7 @@ function PairCard({ pair, ceiling }: { pair: PairView; ceiling: number | null })
         {over && <Pill tone="bad">over the ceiling {ceiling}</Pill>}
         <span className="text-xs text-slate-600 dark:text-slate-400">shared: {pair.shared.join(', ') || 'only rarer word forms'}</span>
       </div>
-      <div className="grid gap-3 md:grid-cols-2">
+      <div className="grid grid-cols-1 gap-3 md:grid-cols-2">
         {([[pair.a, pair.a_text], [pair.b, pair.b_text]] as const).map(([id, text]) => (
           <div key={id}>
             <div className="font-mono text-xs font-semibold [overflow-wrap:anywhere]">{id}</div>
@@ -84,8 +85,8 @@ export function SurfaceView({ page }: { page: SurfacePage & { unknown?: string }
                   <td className="py-1.5 pr-3"><Link href={`/surface?scope=${encodeURIComponent(s.key)}`} className="text-sky-700 underline-offset-2 hover:underline dark:text-sky-300">{s.label}</Link></td>
                   <td className="pr-3 tabular-nums">{s.tools}</td>
                   <td className="pr-3 tabular-nums">{s.list_tokens}</td>
-                  <td className="[overflow-wrap:anywhere]">
-                    {s.max_overlap ? <>{score(s.max_overlap.score)} <span className="font-mono text-xs">{s.max_overlap.a} ~ {s.max_overlap.b}</span></> : '—'}
+                  <td className="min-w-56">
+                    {s.max_overlap ? <>{score(s.max_overlap.score)} <span className="font-mono text-xs"><ToolId id={s.max_overlap.a} /> ~ <ToolId id={s.max_overlap.b} /></span></> : '—'}
                     {s.over && <> <Pill tone="bad">over the ceiling</Pill></>}
                   </td>
                 </tr>
@@ -115,7 +116,7 @@ export function SurfaceView({ page }: { page: SurfacePage & { unknown?: string }
 
         {r.catalog.length > 0 && (
           <Card title="What each tool costs">
-            <div className="grid gap-6 lg:grid-cols-2">
+            <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
               <BarChart title="Heaviest tools (tokens each)" unit="tokens" rows={r.heaviest.map((h) => ({ label: h.id, value: h.tokens }))} />
               <BarChart title="Tokens per server" unit="tokens" rows={r.servers.map((s) => ({ label: `${s.name} (${s.tools})`, value: s.tokens }))} />
             </div>

@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { serverLogs } from '@/db/schema'
 import { screenshot, signedIn, startDashboard, type Dashboard, eventually } from './harness'
 
 let d: Dashboard
@@ -57,7 +58,9 @@ describe('readable results at every width', () => {
     // the preview folds once the page has measured the screen (after hydration)
     await eventually(() => page.locator('details[aria-label="Live _meta preview"]').getAttribute('open')).toBeNull()
     await screenshot(page, 'results-390')
-    for (const path of ['/', '/tokens/nightly', '/activity', '/servers/notes']) {
+    // a long log line (a stack trace, a URL) must scroll inside its box, not widen the page
+    d.db.insert(serverLogs).values({ serverName: 'notes', at: Date.now(), stream: 'stderr', line: `Error: ${'x'.repeat(400)} at http://127.0.0.1:7311/${'y'.repeat(200)}` }).run()
+    for (const path of ['/', '/tokens/nightly', '/activity', '/servers/notes', '/settings', '/surface']) {
       await page.goto(path)
       expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), path).toBe(true)
       await screenshot(page, `narrow${path.replace(/\//g, '-') || '-overview'}`)

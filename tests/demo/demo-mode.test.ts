@@ -81,8 +81,8 @@ describe('the demo on a fresh machine (npm start)', () => {
     // the callback sends the browser back to the page the login started from
     await eventually(() => new URL(page.url()).pathname).toBe('/servers/jira')
     await eventually(() => connection('jira')?.state).toBe('ready')
-    await page.reload()
-    await page.getByText('connected', { exact: true }).waitFor()
+    // the page follows the connection by itself: no reload
+    await page.getByText('connected', { exact: true }).waitFor({ timeout: 15_000 })
     await screenshot(page, 'demo-jira-ready')
     const result = await callThroughToolgate('jira:create_ticket', { summary: 'printer on fire' })
     expect(result.isError ?? false).toBe(false)
@@ -129,8 +129,7 @@ describe('the demo on a fresh machine (npm start)', () => {
     expect(await page.getByRole('button', { name: /Log in/ }).count()).toBe(0)
     await page.getByRole('button', { name: 'Restart', exact: true }).click()
     await eventually(() => connection('slack')?.state).toBe('ready')
-    await page.reload()
-    await page.getByText('connected', { exact: true }).waitFor()
+    await page.getByText('connected', { exact: true }).waitFor({ timeout: 15_000 })
     await screenshot(page, 'demo-slack-restarted')
     // on the record: the operator's restart, and the runtime reconnecting for it
     expect(listActivity(db, { type: 'server.restart_requested' }).filter((r) => r.server === 'slack')).toHaveLength(1)

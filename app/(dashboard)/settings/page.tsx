@@ -23,7 +23,7 @@ export default async function SettingsPage() {
   return (
     <>
       <PageHeader title="Settings">Proxy-wide switches, who is signed in, and what the activity log keeps.</PageHeader>
-      <div className="grid gap-6 lg:grid-cols-2">
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
         <Card title="Proxy">
           <ProxySettingsForm settings={settings} profiles={profileList(db).map((p) => p.name)} />
         </Card>
@@ -41,7 +41,7 @@ export default async function SettingsPage() {
               {sessions.map((s) => (
                 <li key={s.id} className="rounded border border-slate-200 px-3 py-2 dark:border-slate-800">
                   <div>Operator since {when(s.createdAt)} · last active {when(s.lastSeenAt)}</div>
-                  <div className="text-xs text-slate-600 dark:text-slate-400">{s.userAgent ?? 'unknown browser'}{s.address ? ` · from ${s.address}` : ''} · ends by {when(s.expiresAt)}</div>
+                  <div className="break-words text-xs text-slate-600 dark:text-slate-400">{s.userAgent ?? 'unknown browser'}{s.address ? ` · from ${s.address}` : ''} · ends by {when(s.expiresAt)}</div>
                 </li>
               ))}
             </ul>

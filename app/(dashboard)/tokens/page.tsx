@@ -14,7 +14,7 @@ export default async function TokensPage() {
   return (
     <>
       <PageHeader title="Tokens & profiles">An agent token&apos;s scope is its allowed servers ∩ its profile pin ∩ the profile it asks for.</PageHeader>
-      <div className="grid gap-6 lg:grid-cols-2">
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
         <TokensPanel data={data} />
         <ProfilesPanel data={data} />
       </div>

@@ -9,6 +9,7 @@ import { SettingsForm } from '@/components/servers/settings-form'
 import { ToolTable } from '@/components/servers/tool-table'
 import { Card, Empty, PageHeader } from '@/components/ui'
 import { LoginButton } from '@/components/servers/login-button'
+import { FollowConnection } from '@/components/servers/follow-connection'
 import { SecretForm } from '@/components/servers/secret-form'
 import { inspectAction, releaseAction, setServerState } from '@/lib/actions/servers'
 import { toolReview } from '@/lib/approvals/review'
@@ -47,7 +48,7 @@ export default async function ServerPage({ params }: { params: Promise<{ name: s
   return (
     <>
       <PageHeader title={name}><Link className="underline" href="/servers">Servers</Link> / <span className="font-mono">{name}</span></PageHeader>
-      <div className="grid gap-4 lg:grid-cols-2">
+      <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
         <Card title="Admin state">
           <AdminState s={s} />
           <div className="mt-3 flex flex-wrap gap-2">
@@ -58,6 +59,7 @@ export default async function ServerPage({ params }: { params: Promise<{ name: s
           </div>
         </Card>
         <Card title={<span id="connection">Connection health</span>}>
+          {s.transport && s.enabled && !s.quarantined && s.health !== 'ready' && <FollowConnection />}
           <HealthState s={s} />
           <p className="mt-2 text-xs text-slate-600 dark:text-slate-400">Transport: {s.transport ? <code>{s.transport}</code> : 'none (state comes from a state file; the runtime does not manage this server)'}</p>
           {s.connection?.action && <p className="mt-1 text-sm">The runtime suggests: <code>{s.connection.action}</code></p>}
@@ -89,7 +91,7 @@ export default async function ServerPage({ params }: { params: Promise<{ name: s
       )}
       <Card className="mt-4" title={<span id="tools">Tools ({s.tools.total})</span>}><ToolTable tools={s.toolList} reviews={reviews} callApproval={s.callApprovalTools} /></Card>
       <Card className="mt-4" title={<span id="settings">Settings</span>}><SettingsForm server={name} settings={s.settings} /></Card>
-      <div className="mt-4 grid gap-4 lg:grid-cols-2">
+      <div className="mt-4 grid grid-cols-1 gap-4 lg:grid-cols-2">
         <Card title={<span id="logs">Recent log lines</span>}>
           {logs.length === 0 ? <Empty>No log lines yet{s.transport ? '' : ': the runtime does not manage this server'}.</Empty> : (
             <pre tabIndex={0} aria-label={`${name} log`} className="max-h-80 overflow-auto rounded bg-slate-950 p-3 text-xs text-slate-100">

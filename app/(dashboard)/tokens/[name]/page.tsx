@@ -44,7 +44,7 @@ export default async function TokenPage({ params }: { params: Promise<{ name: st
       <PageHeader title={`Agent token ${t.token.name}`}>
         <Link className="underline" href="/tokens">Tokens &amp; profiles</Link> / <span className="font-mono">{t.token.name}</span> · created {t.token.createdAt.slice(0, 10)}
       </PageHeader>
-      <div className="grid gap-4 lg:grid-cols-2">
+      <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
         <Card title="Scope">
           <p className="text-sm">Allowed servers: <span className="font-mono">{t.token.allowedServers.length ? t.token.allowedServers.join(', ') : 'none'}</span> · profile pin: <span className="font-mono">{t.token.profilePin ?? 'none'}</span></p>
           <p className="mt-2 text-sm" data-testid="token-reach">
