@@ -341,7 +341,9 @@ export class UpstreamConnection {
       while (!TERMINAL_TASK_STATES.has(task.status) && task.status !== 'input_required') {
         await sleep(Math.min(Math.max(task.pollInterval ?? 1_000, 100), 2_000), signal)
         const now = await ask('tasks/get', { taskId }, upstreamTask)
-        if (now.status !== task.status || now.statusMessage !== task.statusMessage) progressed({ progress: ++steps, message: now.statusMessage ?? now.status })
+        // a new message is the news; a new status under the same message (e.g. completed) is told as the status
+        if (now.statusMessage !== task.statusMessage) progressed({ progress: ++steps, message: now.statusMessage ?? now.status })
+        else if (now.status !== task.status) progressed({ progress: ++steps, message: now.status })
         task = now
       }
       if (task.status === 'cancelled') return { isError: true, content: [{ type: 'text', text: `the upstream cancelled the task${task.statusMessage ? `: ${task.statusMessage}` : ''}` }] }
