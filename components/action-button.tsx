@@ -9,7 +9,7 @@ import { Button, type ButtonVariant } from './ui'
  * A button that runs one server action with a fixed input. Shows progress, asks first when the
  * change is drastic, and explains a failure (why + fix) right under itself.
  */
-export function ActionButton<I>({ action, input, label, name, pendingLabel, confirm, variant = 'secondary', onDone }: {
+export function ActionButton<I>({ action, input, label, name, pendingLabel, confirm, variant = 'secondary', onDone, doneLabel }: {
   action: (input: I) => Promise<ActionResult<unknown>>
   input: I
   label: string
@@ -19,9 +19,12 @@ export function ActionButton<I>({ action, input, label, name, pendingLabel, conf
   confirm?: string
   variant?: ButtonVariant
   onDone?: () => void
+  /** said after a success, where the page itself may not change visibly ("Saved") */
+  doneLabel?: string
 }) {
   const [pending, start] = useTransition()
   const [failure, setFailure] = useState<{ error: string; fix: string } | null>(null)
+  const [done, setDone] = useState(false)
   return (
     <span className="inline-flex flex-col gap-1">
       <Button variant={variant} disabled={pending} aria-label={name} onClick={() => {
@@ -29,10 +32,12 @@ export function ActionButton<I>({ action, input, label, name, pendingLabel, conf
         start(async () => {
           const r = await action(input)
           setFailure(r.ok ? null : r)
+          setDone(r.ok)
           if (r.ok) onDone?.()
         })
       }}>{pending ? (pendingLabel ?? `${label}…`) : label}</Button>
       {failure && <ErrorNote error={failure.error} fix={failure.fix} />}
+      {doneLabel && done && !pending && <span role="status" className="text-xs text-emerald-700 dark:text-emerald-400">{doneLabel}</span>}
     </span>
   )
 }

@@ -56,3 +56,13 @@ export function Pill({ tone = 'muted', children, title }: { tone?: Tone; childre
 }
 
 export const inputClass = 'rounded border border-slate-300 bg-white px-2 py-1.5 text-sm dark:border-slate-700 dark:bg-slate-950'
+
+/** A table wider than a phone: it scrolls sideways in its own box (by keyboard too), and says so where it does. */
+export function WideTable({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <>
+      <p className="mb-1 text-xs text-slate-500 md:hidden dark:text-slate-400">Scroll the table sideways for every column →</p>
+      <div role="region" aria-label={label} tabIndex={0} className="overflow-x-auto">{children}</div>
+    </>
+  )
+}

@@ -35,6 +35,7 @@ export function ProfilesPanel({ data }: { data: AccessOverview }) {
 
 function ProfileRow({ profile: p, data }: { profile: AccessOverview['profiles'][number]; data: AccessOverview }) {
   const [servers, setServers] = useState(p.servers)
+  const unsaved = [...servers].sort().join('\n') !== [...p.servers].sort().join('\n')
   const warning = p.pinnedBy.length ? ` Tokens pinned to it (${p.pinnedBy.join(', ')}) will then be denied everything.` : ''
   return (
     <li id={`profile-${p.name}`} data-testid={`profile-${p.name}`} className="scroll-mt-4 space-y-2 py-3 target:bg-amber-50 dark:target:bg-amber-950/40">
@@ -44,7 +45,10 @@ function ProfileRow({ profile: p, data }: { profile: AccessOverview['profiles'][
         <span className="ml-auto"><ActionButton action={deleteProfileAction} input={{ name: p.name }} label="Delete" name={`Delete profile ${p.name}`} variant="danger" confirm={`Delete profile ${p.name}?${warning}`} /></span>
       </div>
       <ServerPicker legend={`Servers in ${p.name}`} servers={data.servers} value={servers} onChange={setServers} />
-      <ActionButton action={updateProfileAction} input={{ name: p.name, servers }} label="Save servers" name={`Save servers of profile ${p.name}`} />
+      <div className="flex flex-wrap items-start gap-3">
+        <ActionButton action={updateProfileAction} input={{ name: p.name, servers }} label="Save servers" name={`Save servers of profile ${p.name}`} doneLabel={unsaved ? undefined : `Saved: ${p.name} reaches ${p.servers.length ? p.servers.join(', ') : 'no server'}`} />
+        {unsaved && <span className="pt-2 text-xs text-amber-700 dark:text-amber-400">Unsaved changes</span>}
+      </div>
     </li>
   )
 }

@@ -8,7 +8,7 @@ import { ApprovePanel } from '@/components/approvals/approve-panel'
 import { ToolReviewView } from '@/components/approvals/tool-review'
 import { CopyButton } from '@/components/copy-button'
 import { ErrorNote } from '@/components/error-note'
-import { Button, Empty, Pill } from '@/components/ui'
+import { Button, Empty, Pill, WideTable } from '@/components/ui'
 
 const statusTone = (s: string) => (s === 'callable' ? 'good' : s === 'tool_pending_approval' || s === 'tool_changed' ? 'warn' : 'bad')
 const destructive = (t: InventoryTool) => t.annotations?.destructiveHint === true
@@ -79,7 +79,7 @@ export function ToolTable({ tools, reviews, callApproval }: { tools: InventoryTo
         </div>
       )}
       {failure && <div className="mb-2"><ErrorNote error={failure.error} fix={failure.fix} /></div>}
-      <div className="overflow-x-auto">
+      <WideTable label="Tools table">
         <table className="w-full min-w-[52rem] text-sm" aria-label="Tools">
           <thead className="text-left text-xs text-slate-500 dark:text-slate-400">
             <tr>
@@ -127,7 +127,7 @@ export function ToolTable({ tools, reviews, callApproval }: { tools: InventoryTo
             ))}
           </tbody>
         </table>
-      </div>
+      </WideTable>
     </div>
   )
 }

@@ -11,6 +11,7 @@ import { openContext, type McpContext } from './context'
 import { answerTask, isTaskRequest } from './tasks'
 import { setLogLevel } from './log-level'
 import { answerFromClient, askOverStream, isResponse, type ElicitParams } from './elicitation'
+import { jsonUntilStreamed } from './auto-stream'
 
 /**
  * Calls in flight, by caller and JSON-RPC id. A 2025-11-25 client cancels with a separate POST
@@ -56,10 +57,14 @@ const modernHandler = (mode: 'auto' | 'json') => (modernHandlers[mode] ??= creat
   { legacy: 'reject', responseMode: mode, onerror: logError },
 ))
 
-/** 2025-11-25 traffic: a fresh server and stateless transport per request; SSE only where it may stream. */
+/**
+ * 2025-11-25 traffic: a fresh server and stateless transport per request; a call that sends
+ * something before its result streams it (SSE), everything else answers one JSON body.
+ */
 async function serveLegacy(req: Request, body: unknown, session: McpContext): Promise<Response> {
   const streaming = streams(req, body)
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streaming })
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+  const auto = streaming ? jsonUntilStreamed(transport) : undefined
   // a streaming call can put an upstream's elicitation to the client, as a request on its stream
   const relatedRequestId = (body as { id?: string | number }).id
   const ask = streaming && relatedRequestId !== undefined
@@ -70,6 +75,7 @@ async function serveLegacy(req: Request, body: unknown, session: McpContext): Pr
   transport.onerror = logError
   await server.connect(transport)
   const close = async () => {
+    auto?.done()
     await transport.close().catch(logError)
     await server.close().catch(logError)
   }
@@ -78,7 +84,9 @@ async function serveLegacy(req: Request, body: unknown, session: McpContext): Pr
   const closeSoon = async () => void setImmediate(() => void close())
   let answer: Response
   try {
-    answer = await transport.handleRequest(req, { parsedBody: body })
+    const answered = transport.handleRequest(req, { parsedBody: body })
+    answered.catch(() => undefined) // once upgraded, its late outcome is nobody's
+    answer = await (auto ? Promise.race([answered, auto.upgraded]) : answered)
   } catch (e) {
     await close()
     throw e
@@ -162,8 +170,15 @@ async function sendWeb(res: ServerResponse, web: Response, requestId: string): P
   const headers: Record<string, string> = {}
   web.headers.forEach((v, k) => { headers[k] = v })
   headers['x-request-id'] = requestId
-  res.writeHead(web.status, headers)
-  if (!web.body) return void res.end()
+  if (!web.body) return void res.writeHead(web.status, headers).end()
+  // one JSON body: one write, with its length (a chunked body's end is a write of its own)
+  if (!(headers['content-type'] ?? '').includes('text/event-stream')) {
+    const bytes = Buffer.from(await web.arrayBuffer())
+    headers['content-length'] = String(bytes.length)
+    return void res.writeHead(web.status, headers).end(bytes)
+  }
+  // a stream's headers go out at once: the client knows the call is alive before its first event
+  res.writeHead(web.status, headers).flushHeaders()
   const reader = web.body.getReader()
   // a client that leaves mid-stream ends the stream (and what it was waiting for)
   res.on('close', () => { if (!res.writableFinished) void reader.cancel().catch(() => undefined) })

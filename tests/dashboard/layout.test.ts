@@ -41,6 +41,9 @@ describe('readable results at every width', () => {
     expect(preview!.y).toBeGreaterThan(table!.y + table!.height - 1)
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
     await screenshot(page, 'results-1440')
+    // where the table fits, no scroll hint
+    await page.goto('/servers')
+    expect(await page.getByText('Scroll the table sideways for every column').isVisible()).toBe(false)
     await context.close()
   })
 
@@ -65,6 +68,15 @@ describe('readable results at every width', () => {
       expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), path).toBe(true)
       await screenshot(page, `narrow${path.replace(/\//g, '-') || '-overview'}`)
     }
+    // a table wider than the phone scrolls in its own box, says so, and takes the keyboard
+    await page.goto('/servers')
+    const table = page.getByRole('region', { name: 'Servers table' })
+    expect(await table.evaluate((e) => e.scrollWidth > e.clientWidth)).toBe(true)
+    expect(await page.getByText('Scroll the table sideways for every column').isVisible()).toBe(true)
+    await table.focus()
+    await page.keyboard.press('ArrowRight')
+    await eventually(() => table.evaluate((e) => e.scrollLeft)).toBeGreaterThan(0)
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
     await context.close()
   })
 

@@ -32,8 +32,13 @@ describe('a page per agent token', () => {
     // the fix for billing goes to the profile that leaves it out
     await blocked.getByTestId('blocked-billing:get_invoice').getByRole('link', { name: /Edit profile ops/ }).click()
     await page.waitForURL((u) => u.pathname === '/tokens' && u.hash === '#profile-ops')
+    const ops = page.getByTestId('profile-ops')
     await page.getByRole('group', { name: 'Servers in ops' }).getByLabel('billing').check()
+    expect(await ops.getByText('Unsaved changes').count()).toBe(1)
     await page.getByRole('button', { name: 'Save servers of profile ops' }).click()
+    // the save is confirmed where it was made, naming what the profile now reaches
+    await eventually(async () => (await ops.getByRole('status').textContent()) ?? '').toMatch(/^Saved: ops reaches .*billing/)
+    expect(await ops.getByText('Unsaved changes').count()).toBe(0)
     await page.goto('/tokens/nightly')
     await eventually(() => page.getByTestId('blocked-billing:get_invoice').count()).toBe(0)
     await context.close()

@@ -96,6 +96,24 @@ describe('server-everything through toolgate', () => {
     expect(modernSeen).toEqual([1, 2, 3, 4])
   })
 
+  it('a 2025-11-25 call streams (SSE) only once it has something to send before its result; otherwise one JSON body', async () => {
+    const call = (id: number, name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) => fetch(`${server.url}/mcp`, {
+      method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', authorization: `Bearer ${agent}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) } }),
+    })
+    const plain = await call(1, 'everything:echo', { message: 'hi' })
+    expect(plain.headers.get('content-type')).toBe('application/json')
+    const raw = await plain.text()
+    expect(Number(plain.headers.get('content-length'))).toBe(Buffer.byteLength(raw))
+    expect(JSON.parse(raw)).toMatchObject({ id: 1, result: { content: [{ type: 'text', text: 'Echo: hi' }] } })
+
+    const progressed = await call(2, 'everything:trigger-long-running-operation', { duration: 1, steps: 2 }, { progressToken: 'p' })
+    expect(progressed.headers.get('content-type')).toBe('text/event-stream')
+    const events = (await progressed.text()).split('\n\n').filter((e) => e.startsWith('event: message')).map((e) => JSON.parse(e.slice(e.indexOf('data: ') + 6)))
+    // everything also logs a message during the call: it streams too, in order, before the result
+    expect(events.map((e) => e.method ?? `result ${e.id}`).filter((m) => m !== 'notifications/message')).toEqual(['notifications/progress', 'notifications/progress', 'result 2'])
+  })
+
   it('aggregates resources and prompts under toolgate names; a resource_link a tool returns reads back through toolgate', async () => {
     const c = await legacy()
     const links = await c.callTool({ name: 'everything:get-resource-links', arguments: { count: 2 } }) as CallToolResult
@@ -162,6 +180,22 @@ describe('calls: timeouts, cancellation', () => {
     await waitFor('the upstream saw the cancellation', () => fx.calls().some((x) => x.name === 'forever' && x.cancelled))
     await c.close()
   })
+
+  it('a 2025-11-25 call with nothing to send streams after 10 s, so its keep-alives can reach the client; leaving it still cancels upstream', async () => {
+    await runCli(['upstream', 'set', 'work', '--call-timeout', '10m', '--db', dbFile])
+    const before = fx.calls().filter((x) => x.name === 'forever' && x.cancelled).length
+    const abort = new AbortController()
+    const started = Date.now()
+    const res = await fetch(`${server.url}/mcp`, {
+      method: 'POST', signal: abort.signal,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', authorization: `Bearer ${agent}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'work:forever', arguments: {} } }),
+    })
+    expect(res.headers.get('content-type')).toBe('text/event-stream')
+    expect(Date.now() - started).toBeGreaterThanOrEqual(9_900)
+    abort.abort()
+    await waitFor('the upstream saw the cancellation', () => fx.calls().filter((x) => x.name === 'forever' && x.cancelled).length > before)
+  }, 60_000)
 })
 
 describe('tasks', () => {

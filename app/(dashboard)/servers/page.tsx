@@ -2,7 +2,7 @@ import type { Metadata } from 'next'
 import Link from 'next/link'
 import { AdminState, HealthState } from '@/components/servers/server-badges'
 import { ServerAction } from '@/components/servers/server-action'
-import { Card, Empty, PageHeader } from '@/components/ui'
+import { Card, Empty, PageHeader, WideTable } from '@/components/ui'
 import { requireOperator } from '@/lib/dashboard/operator'
 import { serverRows } from '@/lib/catalog/servers'
 import { withFacts } from '@/lib/dashboard/server-facts'
@@ -19,7 +19,7 @@ export default async function ServersPage() {
       <PageHeader title="Servers">Admin state (what you set) is shown apart from connection health (what the runtime sees).</PageHeader>
       <Card>
         {rows.length === 0 ? <Empty>No servers are configured. Add one with <code>toolgate upstream add</code> or load a state file.</Empty> : (
-          <div className="overflow-x-auto">
+          <WideTable label="Servers table">
             <table className="w-full min-w-[44rem] text-sm" aria-label="Servers">
               <thead className="text-left text-xs text-slate-500 dark:text-slate-400">
                 <tr><th scope="col" className="pb-2">Server</th><th scope="col">Admin state</th><th scope="col">Connection</th><th scope="col">Tools</th><th scope="col">Action</th></tr>
@@ -39,7 +39,7 @@ export default async function ServersPage() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </WideTable>
         )}
       </Card>
     </>
