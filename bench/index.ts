@@ -3,9 +3,8 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import path from 'node:path'
-import { openDb } from '@/db/client'
 import { loadState } from '@/lib/state/load'
-import { tempDbFile } from '@/tests/helpers/db'
+import { freshDb, tempDbFile } from '@/tests/helpers/db'
 import { startServer } from '@/tests/helpers/server'
 import { BENCH_AGENT, benchmarkState } from './state'
 import { benchCore } from './core'
@@ -32,8 +31,8 @@ async function benchServer() {
     const b = spawnSync(process.execPath, ['node_modules/next/dist/bin/next', 'build'], { cwd: root, stdio: 'inherit' })
     if (b.status !== 0) throw new Error('next build failed')
   }
-  const file = tempDbFile('bench.db')
-  const db = openDb(file)
+  // the bench's own writes wait for the running server's (its activity index, retention) rather than fail
+  const { db, file } = freshDb(tempDbFile('bench.db'))
   const t = performance.now()
   const loaded = await loadState(db, benchmarkState(), 'bench')
   console.log(`benchmark state: ${loaded.servers} servers, ${loaded.tools} tools, loaded in ${(performance.now() - t).toFixed(0)} ms (${file})`)

@@ -11,17 +11,32 @@ const CHECKPOINT_MS = 500
 /** The server's own connection still checkpoints past this many WAL pages, should the worker fall behind. */
 const FALLBACK_AUTOCHECKPOINT_PAGES = 20_000
 
+/** How often the worker refreshes the query planner's statistics (SQLite's own PRAGMA optimize). */
+const OPTIMIZE_MS = 60 * 60 * 1000
+
 // Runs in the worker: its own connection, a PASSIVE checkpoint (it never waits on, or blocks,
 // readers and the writer) every CHECKPOINT_MS; a busy or failed round is simply the next one's work.
+// At start and hourly it also lets SQLite refresh its statistics (sampled, so it takes a fraction
+// of a second at a million records): without them the planner reaches one request's checks
+// through the index of every check instead of the request's own.
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads')
 const Database = require(workerData.driver)
 const db = new Database(workerData.file)
 db.pragma('busy_timeout = 0')
-const timer = setInterval(() => {
-  try { db.pragma('wal_checkpoint(PASSIVE)') } catch (e) { parentPort.postMessage(String(e && e.message || e)) }
-}, workerData.everyMs)
-parentPort.on('message', () => { clearInterval(timer); db.close(); process.exit(0) })
+const attempt = (pragmas) => {
+  try { for (const p of pragmas) db.pragma(p) } catch (e) {
+    // the writer holds the lock right now: the next round will do
+    if (!String(e && e.code).startsWith('SQLITE_BUSY')) parentPort.postMessage(String(e && e.message || e))
+  }
+}
+const optimize = () => attempt(['analysis_limit = 1000', 'optimize = 0x10002'])
+optimize()
+const timers = [
+  setInterval(() => attempt(['wal_checkpoint(PASSIVE)']), workerData.everyMs),
+  setInterval(optimize, workerData.optimizeMs),
+]
+parentPort.on('message', () => { timers.forEach(clearInterval); db.close(); process.exit(0) })
 `
 
 /**
@@ -35,10 +50,10 @@ export function startCheckpointer(db: Db): { stop: () => Promise<void> } {
   if (file === ':memory:' || file === '') return { stop: async () => undefined }
   db.$client.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`)
   const driver = createRequire(path.join(projectRoot(), 'package.json')).resolve('better-sqlite3')
-  const worker = new Worker(WORKER, { eval: true, workerData: { file, driver, everyMs: CHECKPOINT_MS } })
+  const worker = new Worker(WORKER, { eval: true, workerData: { file, driver, everyMs: CHECKPOINT_MS, optimizeMs: OPTIMIZE_MS } })
   let warned = false
   worker.on('message', (m) => {
-    if (!warned) console.error(logLine(`toolgate: WAL checkpoint failed (the next round retries): ${m}`))
+    if (!warned) console.error(logLine(`toolgate: database upkeep (WAL checkpoint or statistics) failed; the next round retries: ${m}`))
     warned = true
   })
   worker.on('error', (e) => {

@@ -3,11 +3,13 @@ import type { Db, DbLike } from '@/db/client'
 import { writeTransaction } from '@/db/write'
 
 /**
- * The server filter's index, activity_servers, is derived from the records: a record concerns
- * its own `server`, and a check every server its well-formed ids name. It is filled in batches,
- * off the request path: written with each record, its ten scattered index pages made every
- * check's commit (and fsync) two to three times dearer. Readers cover the records past the
- * watermark themselves (`unindexedFor`), so the filter is exact at every moment.
+ * Data derived from the records, filled in batches off the request path under one watermark:
+ * written with each record, its scattered index pages made every check's commit (and fsync)
+ * two to three times dearer. Readers cover the records past the watermark themselves, so
+ * what they read is exact at every moment.
+ * - activity_servers, the server filter's index: a record concerns its own `server`, and a
+ *   check every server its well-formed ids name (`unindexedFor` covers the tail);
+ * - activity_check_minutes, checks per minute for the Activity chart (`checksPerBucket`).
  */
 const recordServers = (range: string) => `
   select a.server as server, a.id as activity_id from activity a where ${range} and a.server is not null
@@ -17,6 +19,7 @@ const recordServers = (range: string) => `
     where ${range} and a.type = 'preflight' and instr(json_extract(t.value, '$.id'), ':') > 1`
 
 const BATCH = 5_000
+const MINUTE = 60_000
 
 type Connection = Db['$client']
 const statements = new WeakMap<Connection, ReturnType<typeof prepare>>()
@@ -25,6 +28,15 @@ function prepare(client: Connection) {
     through: client.prepare('select servers_through from activity_index where id = 1').pluck(),
     upTo: client.prepare('select max(id) from (select id from activity where id > ? order by id limit ?)').pluck(),
     fill: client.prepare(`insert or ignore into activity_servers (server, activity_id) select server, activity_id from (${recordServers('a.id > @from and a.id <= @to')})`),
+    count: client.prepare(`insert into activity_check_minutes (minute, verdict, surface, actor, checks)
+      select (at / ${MINUTE}) * ${MINUTE}, coalesce(verdict, ''), coalesce(surface, ''), actor, count(*) from activity
+      where id > @from and id <= @to and type = 'preflight' group by 1, 2, 3, 4
+      on conflict (minute, verdict, surface, actor) do update set checks = checks + excluded.checks`),
+    uncount: client.prepare(`update activity_check_minutes set checks = checks - g.n from (
+        select (at / ${MINUTE}) * ${MINUTE} as m, coalesce(verdict, '') as v, coalesce(surface, '') as s, actor as a, count(*) as n from activity
+        where id in (select value from json_each(@ids)) and id <= @through and type = 'preflight' group by 1, 2, 3, 4) as g
+      where minute = g.m and verdict = g.v and surface = g.s and actor = g.a`),
+    dropEmpty: client.prepare('delete from activity_check_minutes where minute between @from and @to and checks <= 0'),
     advance: client.prepare('insert into activity_index (id, servers_through) values (1, ?) on conflict (id) do update set servers_through = excluded.servers_through'),
     unindexed: client.prepare(`select activity_id from (${recordServers('a.id > @from')}) where server = @server order by activity_id desc`).pluck(),
   }
@@ -51,8 +63,19 @@ export async function indexActivityServers(db: Db, batch = BATCH): Promise<boole
     const to = st.upTo.get(from, batch) as number | null
     if (to === null) return false
     st.fill.run({ from, to })
+    st.count.run({ from, to })
     st.advance.run(to)
     return true
   })
 }
 
+
+/**
+ * Take the records about to be deleted (`ids`, inside the caller's transaction) out of the
+ * per-minute counts, so the chart keeps agreeing with the log after a prune.
+ */
+export function uncountChecks(tx: DbLike, ids: number[], span: { from: number; to: number }): void {
+  const st = statementsOf(tx)
+  st.uncount.run({ ids: JSON.stringify(ids), through: indexedThrough(tx) })
+  st.dropEmpty.run({ from: Math.floor(span.from / MINUTE) * MINUTE, to: span.to })
+}

@@ -1,9 +1,9 @@
 import 'server-only'
-import { and, asc, count, desc, eq, gt, gte, lt, lte, max, min, ne, sql, type SQL } from 'drizzle-orm'
-import type { Db } from '@/db/client'
-import { activity, activityServers } from '@/db/schema'
+import { and, asc, count, desc, eq, gt, gte, inArray, lt, lte, max, min, ne, sql, type SQL } from 'drizzle-orm'
+import type { Db, Tx } from '@/db/client'
+import { activity, activityCheckMinutes, activityServers } from '@/db/schema'
 import type { ActivityRecord } from '@/lib/activity/vocabulary'
-import { unindexedFor } from './activity-index'
+import { indexedThrough, uncountChecks, unindexedFor } from './activity-index'
 
 export interface ActivityFilter {
   requestId?: string
@@ -101,16 +101,61 @@ export function activitySince(db: Db, f: ActivityFilter, range: AtRange, afterId
   return typed(db.select().from(activity).where(and(...where)).orderBy(asc(activity.id)).limit(limit).all())
 }
 
+export interface BucketCount { bucket: number; verdict: string | null; checks: number }
+const MINUTE = 60_000
+
 /**
- * Checks (preflight records) per verdict in `width`-ms buckets of [start, end): one grouped
- * query through the `at` index. Bucket n covers [start + n·width, start + (n+1)·width).
+ * Checks (preflight records) per verdict in `width`-ms buckets of [start, end). Bucket n covers
+ * [start + n·width, start + (n+1)·width). Whole minutes filtered at most by verdict, surface and
+ * actor add up the per-minute counts (plus the records past their watermark); anything else
+ * (a request id, a server, bounds inside a minute) counts the records themselves.
  */
-export function verdictCounts(db: Db, f: ActivityFilter, start: number, end: number, width: number): { bucket: number; verdict: string | null; checks: number }[] {
+export function verdictCounts(db: Db, f: ActivityFilter, start: number, end: number, width: number): BucketCount[] {
+  const wholeMinutes = start % MINUTE === 0 && end % MINUTE === 0 && width % MINUTE === 0
+  if (!wholeMinutes || f.requestId || f.server || (f.type && f.type !== 'preflight')) return countRecords(db, f, start, end, width)
+  const through = indexedThrough(db)
+  const m = activityCheckMinutes
   // the bound numbers may arrive as floats: cast, so the division is a whole bucket number
+  const bucket = sql<number>`cast((${m.minute} - ${start}) / ${width} as integer)`
+  const where = [gte(m.minute, start), lt(m.minute, end)]
+  if (f.verdict) where.push(eq(m.verdict, f.verdict))
+  if (f.surface) where.push(eq(m.surface, f.surface))
+  if (f.actor) where.push(eq(m.actor, f.actor))
+  const counted = db.select({ bucket, verdict: m.verdict, checks: sql<number>`sum(${m.checks})` }).from(m).where(and(...where)).groupBy(bucket, m.verdict).all()
+  const tail = countRecords(db, f, start, end, width, through)
+  const sums = new Map<string, BucketCount>()
+  for (const r of [...counted.map((c) => ({ ...c, verdict: c.verdict || null })), ...tail]) {
+    const key = `${r.bucket}\u0000${r.verdict}`
+    const seen = sums.get(key)
+    if (seen) seen.checks += r.checks
+    else sums.set(key, { ...r })
+  }
+  return [...sums.values()]
+}
+
+/** The same counts from the records themselves (those past `afterId` only, when given). */
+export function countRecords(db: Db, f: ActivityFilter, start: number, end: number, width: number, afterId?: number): BucketCount[] {
   const bucket = sql<number>`cast((${activity.at} - ${start}) / ${width} as integer)`
-  const where = [...columnConditions(f, { from: start, to: end - 1 }), eq(activity.type, 'preflight')]
+  const where = [...columnConditions(f), eq(activity.type, 'preflight')]
+  // a request's or a server's records are few: reach them by their own index, not by scanning the time range
+  // (the unary + keeps SQLite's planner off the `at` index, which it would otherwise pick)
+  const at = f.requestId || f.server ? sql`+${activity.at}` : activity.at
+  where.push(sql`${at} >= ${start}`, sql`${at} < ${end}`)
+  if (afterId !== undefined) where.push(gt(activity.id, afterId))
   if (f.server) where.push(concernsServer(db, f.server))
   return db.select({ bucket, verdict: activity.verdict, checks: count() }).from(activity).where(and(...where)).groupBy(bucket, activity.verdict).all()
+}
+
+/**
+ * Delete up to `limit` of the oldest records from before `before` (in the caller's transaction),
+ * with their share of the derived data. Returns how many went.
+ */
+export function deleteOldest(tx: Tx, before: number, limit: number): number {
+  const rows = tx.select({ id: activity.id, at: activity.at }).from(activity).where(lt(activity.at, before)).orderBy(asc(activity.at)).limit(limit).all()
+  if (!rows.length) return 0
+  const ids = rows.map((r) => r.id)
+  uncountChecks(tx, ids, { from: rows[0].at, to: rows[rows.length - 1].at })
+  return tx.delete(activity).where(inArray(activity.id, ids)).run().changes
 }
 
 /** The oldest record kept and how many there are. */

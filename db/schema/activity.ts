@@ -51,3 +51,21 @@ export const activityIndex = sqliteTable('activity_index', {
   id: integer('id').primaryKey(),
   serversThrough: integer('servers_through').notNull().default(0),
 })
+
+/**
+ * Checks per minute, by verdict, surface and actor: what the Activity chart counts, so a day of
+ * a million checks is a few thousand rows to add up. Derived like activity_servers, in the same
+ * batches and under the same watermark; pruning takes its records' counts back out.
+ * A null verdict or surface is stored as ''.
+ */
+export const activityCheckMinutes = sqliteTable(
+  'activity_check_minutes',
+  {
+    minute: integer('minute').notNull(), // epoch ms of the minute's start
+    verdict: text('verdict').notNull(),
+    surface: text('surface').notNull(),
+    actor: text('actor').notNull(),
+    checks: integer('checks').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.minute, t.verdict, t.surface, t.actor] })],
+)

@@ -1,9 +1,7 @@
 import 'server-only'
 import { statSync } from 'node:fs'
-import { sql } from 'drizzle-orm'
-import { activityExtent } from '@/db/queries/activity'
+import { activityExtent, deleteOldest } from '@/db/queries/activity'
 import type { Db } from '@/db/client'
-import { activity } from '@/db/schema'
 import { writeTransaction } from '@/db/write'
 import { readSettings } from '@/db/queries/settings'
 import { describeError } from '@/lib/errors'
@@ -29,9 +27,7 @@ export function retentionCutoff(db: Db, now = Date.now()): number | null {
 export async function pruneActivity(db: Db, before: number, actor: string, onBatch?: (deleted: number) => void, requestId = mintRequestId()): Promise<number> {
   let total = 0
   for (;;) {
-    const n = await writeTransaction(db, (tx) => tx.delete(activity)
-      .where(sql`${activity.id} in (select ${activity.id} from ${activity} where ${activity.at} < ${before} order by ${activity.at} limit ${PRUNE_BATCH})`)
-      .run().changes)
+    const n = await writeTransaction(db, (tx) => deleteOldest(tx, before, PRUNE_BATCH))
     total += n
     onBatch?.(total)
     if (n < PRUNE_BATCH) break

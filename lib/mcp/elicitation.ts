@@ -40,12 +40,12 @@ const waitKey = (caller: string, id: unknown) => `${caller}\u0000${JSON.stringif
  * answerFromClient. The client leaving, the call ending, or the wait running out answers "cancel".
  */
 export async function askOverStream(caller: string, send: (request: object) => Promise<void>, params: ElicitParams, closed: AbortSignal): Promise<ElicitResult> {
+  if (closed.aborted) return { action: 'cancel' }
   const id = `tg-elicit-${nonce()}`
   const key = waitKey(caller, id)
   const answered = new Promise<ElicitResult>((resolve) => waiting.set(key, resolve))
   const timer = setTimeout(() => waiting.get(key)?.({ action: 'cancel' }), ELICIT_WAIT_MS)
   const leave = () => waiting.get(key)?.({ action: 'cancel' })
-  if (closed.aborted) return { action: 'cancel' }
   closed.addEventListener('abort', leave, { once: true })
   try {
     await send({ jsonrpc: '2.0', id, method: 'elicitation/create', params })

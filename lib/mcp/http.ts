@@ -64,7 +64,6 @@ const modernHandler = (mode: 'auto' | 'json') => (modernHandlers[mode] ??= creat
 async function serveLegacy(req: Request, body: unknown, session: McpContext): Promise<Response> {
   const streaming = streams(req, body)
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
-  const auto = streaming ? jsonUntilStreamed(transport) : undefined
   // a streaming call can put an upstream's elicitation to the client, as a request on its stream
   const relatedRequestId = (body as { id?: string | number }).id
   const ask = streaming && relatedRequestId !== undefined
@@ -74,6 +73,7 @@ async function serveLegacy(req: Request, body: unknown, session: McpContext): Pr
   const server = buildMcpServer({ ...session, ask }, 'legacy', isHandshake(body))
   transport.onerror = logError
   await server.connect(transport)
+  let auto: ReturnType<typeof jsonUntilStreamed> | undefined
   const close = async () => {
     auto?.done()
     await transport.close().catch(logError)
@@ -83,6 +83,8 @@ async function serveLegacy(req: Request, body: unknown, session: McpContext): Pr
   // bookkeeping for, and that abort would run through every signal derived from the call's.
   const closeSoon = async () => void setImmediate(() => void close())
   let answer: Response
+  // armed only now, so nothing that fails above leaves its timers behind
+  if (streaming) auto = jsonUntilStreamed(transport)
   try {
     const answered = transport.handleRequest(req, { parsedBody: body })
     answered.catch(() => undefined) // once upgraded, its late outcome is nobody's
@@ -166,7 +168,7 @@ export async function answerMcp(session: McpContext, web: Request, body: unknown
 }
 
 /** Copy a web Response onto the node response, streaming its body. */
-async function sendWeb(res: ServerResponse, web: Response, requestId: string): Promise<void> {
+async function sendWeb(res: ServerResponse, web: Response, requestId: string, left: AbortSignal): Promise<void> {
   const headers: Record<string, string> = {}
   web.headers.forEach((v, k) => { headers[k] = v })
   headers['x-request-id'] = requestId
@@ -180,8 +182,10 @@ async function sendWeb(res: ServerResponse, web: Response, requestId: string): P
   // a stream's headers go out at once: the client knows the call is alive before its first event
   res.writeHead(web.status, headers).flushHeaders()
   const reader = web.body.getReader()
-  // a client that leaves mid-stream ends the stream (and what it was waiting for)
-  res.on('close', () => { if (!res.writableFinished) void reader.cancel().catch(() => undefined) })
+  // a client that leaves mid-stream (or left before it began) ends the stream, and what it was waiting for
+  const leave = () => void reader.cancel().catch(() => undefined)
+  if (left.aborted) leave()
+  else left.addEventListener('abort', leave, { once: true })
   for (;;) {
     const { done, value } = await reader.read().catch(() => ({ done: true as const, value: undefined }))
     if (done) break
@@ -253,5 +257,5 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
   } catch (e) {
     return httpError(res, e, ctx.requestId)
   }
-  await sendWeb(res, answer, ctx.requestId)
+  await sendWeb(res, answer, ctx.requestId, cancel.signal)
 }

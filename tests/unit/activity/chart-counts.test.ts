@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest'
+import { openDb, type Db } from '@/db/client'
+import { countRecords, verdictCounts, type BucketCount } from '@/db/queries/activity'
+import { indexActivityServers } from '@/db/queries/activity-index'
+import { activityCheckMinutes } from '@/db/schema'
+import { insertActivity } from '@/lib/activity/record'
+import { pruneActivity } from '@/lib/activity/retention'
+import { surfaces } from '@/lib/activity/vocabulary'
+
+const MINUTE = 60_000
+const HOUR = 60 * MINUTE
+const T0 = Date.UTC(2026, 10, 30, 0, 0, 0)
+const verdictsUsed = ['ready', 'blocked', 'unknown_ids', 'degraded_retryable'] as const
+const sorted = (rows: BucketCount[]) => [...rows].sort((a, b) => a.bucket - b.bucket || String(a.verdict).localeCompare(String(b.verdict)))
+
+/** 3,000 records over 10 hours at uneven seconds: checks of several verdicts, surfaces and actors, and other records between. */
+function fill(db: Db): void {
+  let seed = 7
+  // a fixed pseudo-random sequence: the high bits of a linear congruential generator, 0 ≤ n < k
+  const next = (k = 2 ** 16) => Math.floor(((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * k)
+  db.$client.transaction(() => {
+    for (let i = 0; i < 3_000; i++) {
+      const at = T0 + Math.floor((i / 3_000) * 10 * HOUR) + next(997)
+      if (next(7) === 0) {
+        insertActivity(db, { requestId: `req_${i}`, type: 'tool.approved', actor: 'operator', tier: 'operator', server: 's', at, data: { target: 's:t' } as never })
+        continue
+      }
+      insertActivity(db, {
+        requestId: `req_${i % 500}`, type: 'preflight', at,
+        surface: surfaces[next(3)], actor: `token:agent${next(4)}`, tier: 'agent', verdict: verdictsUsed[next(4)],
+        data: { ids_raw: 1, ids_unique: 1, tools: [{ id: `srv${next(5)}:t`, status: 'ready' }], duration_ms: 0 } as never,
+      })
+    }
+  })()
+}
+
+describe('checks per interval for the Activity chart', () => {
+  it('the per-minute counts give exactly what counting the records gives, for every filter, before, during and after they catch up, and after a prune', async () => {
+    const db = openDb(':memory:')
+    fill(db)
+    const filters = [{}, { verdict: 'blocked' }, { surface: 'rest' }, { actor: 'token:agent2' }, { verdict: 'ready', surface: 'cli', actor: 'token:agent1' }, { requestId: 'req_42' }, { server: 'srv3' }]
+    const windows: [number, number, number][] = [[T0, T0 + 12 * HOUR, HOUR], [T0 + 2 * HOUR, T0 + 3 * HOUR, 5 * MINUTE], [T0 + 1_234, T0 + 5 * HOUR + 77, 30 * MINUTE]]
+    const expectSame = () => {
+      let compared = 0
+      for (const f of filters) for (const [start, end, width] of windows) {
+        const expected = sorted(countRecords(db, f, start, end, width))
+        expect(sorted(verdictCounts(db, f, start, end, width)), `${JSON.stringify(f)} ${start}–${end}`).toEqual(expected)
+        compared += expected.length
+      }
+      expect(compared).toBeGreaterThan(200) // the cases hold real counts, not empty lists
+    }
+    expectSame() // nothing derived yet: every record is the tail
+    expect(await indexActivityServers(db, 1_000)).toBe(true)
+    expectSame() // partly derived
+    while (await indexActivityServers(db)) { /* catch up */ }
+    expect(db.select().from(activityCheckMinutes).all().length).toBeGreaterThan(100)
+    expectSame()
+    // a prune takes its records' counts back out (and drops minutes left empty)
+    expect(await pruneActivity(db, T0 + 3 * HOUR + 17_000, 'test')).toBeGreaterThan(0)
+    expectSame()
+    expect(db.select().from(activityCheckMinutes).all().every((m) => m.checks > 0 && m.minute >= T0 + 3 * HOUR)).toBe(true)
+    // records older than the watermark pruned, newer ones still a tail: the same again after catching up
+    while (await indexActivityServers(db)) { /* catch up */ }
+    expectSame()
+  })
+
+  it('adds up the per-minute counts rather than the records: a day of checks costs rows per minute, not per check', () => {
+    const db = openDb(':memory:')
+    const plan = (db.$client.prepare(`explain query plan select * from activity_check_minutes where minute >= ? and minute < ?`).all(0, 1) as { detail: string }[]).map((p) => p.detail).join('; ')
+    expect(plan).toMatch(/SEARCH activity_check_minutes USING (INDEX sqlite_autoindex_activity_check_minutes_1|PRIMARY KEY) \(minute>\? AND minute<\?\)/)
+  })
+})
