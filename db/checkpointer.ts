@@ -18,25 +18,31 @@ const OPTIMIZE_MS = 60 * 60 * 1000
 // readers and the writer) every CHECKPOINT_MS; a busy or failed round is simply the next one's work.
 // At start and hourly it also lets SQLite refresh its statistics (sampled, so it takes a fraction
 // of a second at a million records): without them the planner reaches one request's checks
-// through the index of every check instead of the request's own.
+// through the index of every check instead of the request's own. A connection reads statistics
+// only when it loads the schema, so the server's own is then told to reload them.
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads')
 const Database = require(workerData.driver)
 const db = new Database(workerData.file)
 db.pragma('busy_timeout = 0')
+// true when done; a busy lock (the writer is committing) is a retry, anything else is reported
 const attempt = (pragmas) => {
-  try { for (const p of pragmas) db.pragma(p) } catch (e) {
-    // the writer holds the lock right now: the next round will do
-    if (!String(e && e.code).startsWith('SQLITE_BUSY')) parentPort.postMessage(String(e && e.message || e))
+  try { for (const p of pragmas) db.pragma(p); return true } catch (e) {
+    if (!String(e && e.code).startsWith('SQLITE_BUSY')) parentPort.postMessage({ failed: String(e && e.message || e) })
+    return !String(e && e.code).startsWith('SQLITE_BUSY')
   }
 }
-const optimize = () => attempt(['analysis_limit = 1000', 'optimize = 0x10002'])
+const optimize = () => {
+  if (attempt(['analysis_limit = 1000', 'optimize = 0x10002'])) parentPort.postMessage({ analyzed: true })
+  else retry = setTimeout(optimize, 1000)
+}
+let retry
 optimize()
 const timers = [
   setInterval(() => attempt(['wal_checkpoint(PASSIVE)']), workerData.everyMs),
   setInterval(optimize, workerData.optimizeMs),
 ]
-parentPort.on('message', () => { timers.forEach(clearInterval); db.close(); process.exit(0) })
+parentPort.on('message', () => { timers.forEach(clearInterval); clearTimeout(retry); db.close(); process.exit(0) })
 `
 
 /**
@@ -52,8 +58,18 @@ export function startCheckpointer(db: Db): { stop: () => Promise<void> } {
   const driver = createRequire(path.join(projectRoot(), 'package.json')).resolve('better-sqlite3')
   const worker = new Worker(WORKER, { eval: true, workerData: { file, driver, everyMs: CHECKPOINT_MS, optimizeMs: OPTIMIZE_MS } })
   let warned = false
-  worker.on('message', (m) => {
-    if (!warned) console.error(logLine(`toolgate: database upkeep (WAL checkpoint or statistics) failed; the next round retries: ${m}`))
+  const reloadStatistics = (): void => {
+    if (!db.$client.open) return
+    try {
+      db.$client.exec('ANALYZE sqlite_schema')
+    } catch (e) {
+      // busy: another writer, so a moment later; anything else, the next hour's round
+      if (String((e as { code?: unknown }).code).startsWith('SQLITE_BUSY')) setTimeout(reloadStatistics, 1_000).unref()
+    }
+  }
+  worker.on('message', (m: { analyzed?: true; failed?: string }) => {
+    if (m.analyzed) return reloadStatistics()
+    if (!warned) console.error(logLine(`toolgate: database upkeep (WAL checkpoint or statistics) failed; the next round retries: ${m.failed}`))
     warned = true
   })
   worker.on('error', (e) => {
