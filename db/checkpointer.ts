@@ -28,8 +28,9 @@ db.pragma('busy_timeout = 0')
 // true when done; a busy lock (the writer is committing) is a retry, anything else is reported
 const attempt = (pragmas) => {
   try { for (const p of pragmas) db.pragma(p); return true } catch (e) {
-    if (!String(e && e.code).startsWith('SQLITE_BUSY')) parentPort.postMessage({ failed: String(e && e.message || e) })
-    return !String(e && e.code).startsWith('SQLITE_BUSY')
+    const busy = String(e && e.code).startsWith('SQLITE_BUSY')
+    if (!busy) parentPort.postMessage({ failed: String(e && e.message || e) })
+    return !busy
   }
 }
 const optimize = () => {

@@ -9,7 +9,7 @@ import { writeTransaction } from '@/db/write'
  * what they read is exact at every moment.
  * - activity_servers, the server filter's index: a record concerns its own `server`, and a
  *   check every server its well-formed ids name (`unindexedFor` covers the tail);
- * - activity_check_minutes, checks per minute for the Activity chart (`checksPerBucket`).
+ * - activity_check_minutes, checks per minute for the Activity chart (`verdictCounts` in ./activity).
  */
 const recordServers = (range: string) => `
   select a.server as server, a.id as activity_id from activity a where ${range} and a.server is not null
@@ -19,7 +19,8 @@ const recordServers = (range: string) => `
     where ${range} and a.type = 'preflight' and instr(json_extract(t.value, '$.id'), ':') > 1`
 
 const BATCH = 5_000
-const MINUTE = 60_000
+/** The per-minute counts' unit. */
+export const MINUTE = 60_000
 
 type Connection = Db['$client']
 const statements = new WeakMap<Connection, ReturnType<typeof prepare>>()
@@ -68,7 +69,6 @@ export async function indexActivityServers(db: Db, batch = BATCH): Promise<boole
     return true
   })
 }
-
 
 /**
  * Take the records about to be deleted (`ids`, inside the caller's transaction) out of the

@@ -3,7 +3,7 @@ import { and, asc, count, desc, eq, gt, gte, inArray, lt, lte, max, min, ne, sql
 import type { Db, Tx } from '@/db/client'
 import { activity, activityCheckMinutes, activityServers } from '@/db/schema'
 import type { ActivityRecord } from '@/lib/activity/vocabulary'
-import { indexedThrough, uncountChecks, unindexedFor } from './activity-index'
+import { indexedThrough, MINUTE, uncountChecks, unindexedFor } from './activity-index'
 
 export interface ActivityFilter {
   requestId?: string
@@ -102,7 +102,6 @@ export function activitySince(db: Db, f: ActivityFilter, range: AtRange, afterId
 }
 
 export interface BucketCount { bucket: number; verdict: string | null; checks: number }
-const MINUTE = 60_000
 
 /**
  * Checks (preflight records) per verdict in `width`-ms buckets of [start, end). Bucket n covers
