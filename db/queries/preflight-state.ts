@@ -1,30 +1,35 @@
 import 'server-only'
-import { and, eq, isNull, sql } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import type { Db } from '@/db/client'
-import { agentTokens, profiles, runtimeLease, serverConnections, servers, settings, toolApprovals, tools } from '@/db/schema'
+import { agentTokens, profiles, runtimeLease, settings, tools, type ServerConnection } from '@/db/schema'
 import { believedConnection, type Lease } from './connections'
-import type { ConnectionView, PreflightState, ServerView, ToolView } from '@/lib/preflight/state'
+import type { ApprovalView, ConnectionView, PreflightState, ServerView, ToolView } from '@/lib/preflight/state'
 
 const p = (name: string) => sql.placeholder(name)
+
+// The reads of a request's ids, as plain statements: on this path drizzle's row mapping cost more
+// than the reads themselves. Keys come as one JSON array, so any number of ids is three statements.
+const SERVERS = `select name, enabled, quarantined, trust, disabled_tools, enabled_tools, c.state, c.detail, c.action, c.runtime_instance
+  from servers left join server_connections c on c.server_name = servers.name where name in (select value from json_each(?))`
+const TOOLS = `select t.server_name, t.name, t.annotations, t.hash, a.status, a.disabled from tools t
+  left join tool_approvals a on a.server_name = t.server_name and a.tool_name = t.name
+  where t.gone_at is null and (t.server_name, t.name) in (select value ->> 0, value ->> 1 from json_each(?))`
+
+interface ServerRow {
+  name: string; enabled: number; quarantined: number; trust: ServerView['trust']; disabled_tools: string; enabled_tools: string | null
+  state: ConnectionRow['state'] | null; detail: string | null; action: ConnectionRow['action']; runtime_instance: string | null
+}
+interface ToolRow { server_name: string; name: string; annotations: string | null; hash: string | null; status: ApprovalView['status'] | null; disabled: number | null }
+type ConnectionRow = Pick<ServerConnection, 'state' | 'detail' | 'action' | 'runtimeInstance'>
 
 /** Prepared once per connection: the evaluation's reads are few, narrow and indexed. */
 function prepare(db: Db) {
   return {
+    servers: db.$client.prepare<[string], ServerRow>(SERVERS),
+    tools: db.$client.prepare<[string], ToolRow>(TOOLS),
     settings: db.select({ q: settings.quarantineEnabled }).from(settings).where(eq(settings.id, 1)).prepare(),
-    server: db.select({
-      name: servers.name, enabled: servers.enabled, quarantined: servers.quarantined, trust: servers.trust,
-      disabledTools: servers.disabledTools, enabledTools: servers.enabledTools,
-    }).from(servers).where(eq(servers.name, p('name'))).prepare(),
-    connection: db.select({ state: serverConnections.state, detail: serverConnections.detail, action: serverConnections.action, runtimeInstance: serverConnections.runtimeInstance })
-      .from(serverConnections).where(eq(serverConnections.serverName, p('name'))).prepare(),
     lease: db.select({ instance: runtimeLease.instance, heartbeatAt: runtimeLease.heartbeatAt, expiresAt: runtimeLease.expiresAt })
       .from(runtimeLease).where(eq(runtimeLease.id, 1)).prepare(),
-    tool: db.select({
-      name: tools.name, annotations: tools.annotations, hash: tools.hash,
-      status: toolApprovals.status, disabled: toolApprovals.disabled,
-    }).from(tools)
-      .leftJoin(toolApprovals, and(eq(toolApprovals.serverName, tools.serverName), eq(toolApprovals.toolName, tools.name)))
-      .where(and(eq(tools.serverName, p('server')), eq(tools.name, p('tool')), isNull(tools.goneAt))).prepare(),
     profile: db.select({ servers: profiles.servers }).from(profiles).where(eq(profiles.name, p('name'))).prepare(),
     nearby: db.select({ server: tools.serverName, tool: tools.name }).from(tools).where(sql`${tools.goneAt} is null and (
       abs(length(${tools.serverName}) + 1 + length(${tools.name}) - ${p('len')}) <= 2
@@ -44,33 +49,60 @@ export function statements(db: Db) {
 /** A PreflightState over the database; call it inside one read transaction (see readSnapshot). */
 export function createStateReader(db: Db): PreflightState {
   const st = statements(db)
-  const serverCache = new Map<string, ServerView | undefined>()
+  // absent rows are cached too (undefined), so nothing is read twice
+  const serverCache = new Map<string, { server: ServerView; connection: ConnectionRow | undefined } | undefined>()
   const toolCache = new Map<string, ToolView | undefined>()
+  const toolKey = (server: string, name: string) => `${server}\u0000${name}`
   let quarantine: boolean | undefined
   let lease: { value: Lease | undefined } | undefined
   const now = Date.now()
+
+  const readServers = (names: readonly string[]) => {
+    const wanted = [...new Set(names)].filter((n) => !serverCache.has(n))
+    if (!wanted.length) return
+    for (const n of wanted) serverCache.set(n, undefined)
+    for (const r of st.servers.all(JSON.stringify(wanted))) {
+      serverCache.set(r.name, {
+        server: {
+          name: r.name, enabled: r.enabled === 1, quarantined: r.quarantined === 1, trust: r.trust,
+          disabledTools: JSON.parse(r.disabled_tools), enabledTools: r.enabled_tools === null ? null : JSON.parse(r.enabled_tools),
+        },
+        connection: r.state === null ? undefined : { state: r.state, detail: r.detail, action: r.action, runtimeInstance: r.runtime_instance },
+      })
+    }
+  }
+  const readTools = (ids: readonly { server: string; tool: string }[]) => {
+    const wanted = ids.filter((i) => !toolCache.has(toolKey(i.server, i.tool)))
+    if (!wanted.length) return
+    for (const i of wanted) toolCache.set(toolKey(i.server, i.tool), undefined)
+    for (const r of st.tools.all(JSON.stringify(wanted.map((i) => [i.server, i.tool])))) {
+      toolCache.set(toolKey(r.server_name, r.name), {
+        name: r.name, annotations: r.annotations === null ? null : JSON.parse(r.annotations), hash: r.hash,
+        approval: r.status ? { status: r.status, disabled: r.disabled === 1 } : null,
+      })
+    }
+  }
+
   return {
     quarantineEnabled: () => (quarantine ??= st.settings.get()?.q ?? true),
+    prefetch(ids) {
+      readServers(ids.map((i) => i.server))
+      readTools(ids)
+    },
     server(name) {
-      if (!serverCache.has(name)) serverCache.set(name, st.server.get({ name }))
-      return serverCache.get(name)
+      readServers([name])
+      return serverCache.get(name)?.server
     },
     connection(name): ConnectionView | undefined {
-      const row = st.connection.get({ name })
+      readServers([name])
+      const row = serverCache.get(name)?.connection
       if (!row) return undefined
       lease ??= { value: st.lease.get() }
       return believedConnection(row, lease.value, now)
     },
     tool(server, name) {
-      const key = `${server}\u0000${name}`
-      if (!toolCache.has(key)) {
-        const row = st.tool.get({ server, tool: name })
-        toolCache.set(key, row && {
-          name: row.name, annotations: row.annotations, hash: row.hash,
-          approval: row.status ? { status: row.status, disabled: row.disabled ?? false } : null,
-        })
-      }
-      return toolCache.get(key)
+      readTools([{ server, tool: name }])
+      return toolCache.get(toolKey(server, name))
     },
     profileServers: (name) => st.profile.get({ name })?.servers,
     nearbyToolIds: (id) => st.nearby.all({ id, len: id.length }),

@@ -1,6 +1,6 @@
 import { checkPin, HASH_SCHEMA_VERSION } from './hash'
 import { classifyServer, classifyTool } from './classifier'
-import { parseToolId } from './ids'
+import { parseToolId, type ParsedId } from './ids'
 import type { ConnectionView, PreflightState, ServerView, ToolView } from './state'
 import { reasonSpec, taxonomy, worstVerdict, type Action, type Reason, type Verdict } from './taxonomy'
 import { didYouMean } from './suggest'
@@ -185,9 +185,10 @@ export function evaluate(state: PreflightState, caller: Caller, input: Evaluatio
   const quarantineEnabled = state.quarantineEnabled()
   const seen = new Set<string>()
   const results: ToolResult[] = []
+  const ids = input.ids.map(parseToolId)
+  state.prefetch(ids.filter((p): p is Extract<ParsedId, { server: string }> => !('malformed' in p)))
 
-  for (const raw of input.ids) {
-    const parsed = parseToolId(raw)
+  for (const parsed of ids) {
     if (seen.has(parsed.id)) continue
     seen.add(parsed.id)
     if ('malformed' in parsed) {

@@ -35,6 +35,8 @@ export interface ToolView {
 
 export interface PreflightState {
   quarantineEnabled(): boolean
+  /** read these ids' servers, connections and tools at once (lookups of them then cost nothing) */
+  prefetch(ids: readonly { server: string; tool: string }[]): void
   server(name: string): ServerView | undefined
   connection(server: string): ConnectionView | undefined
   tool(server: string, name: string): ToolView | undefined
