@@ -4,7 +4,9 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { indexActivityServers } from '@/db/queries/activity-index'
-import { openDb, type Db } from '@/db/client'
+import { openDb, transactionOn, type Db } from '@/db/client'
+import { deleteOldest } from '@/db/queries/activity'
+import { PRUNE_BATCH } from '@/lib/activity/retention'
 import { issueSession } from '@/lib/auth/operator-sessions'
 import { activityPage } from '@/lib/dashboard/activity'
 import { dashboardPreflight } from '@/lib/dashboard/preflight'
@@ -123,6 +125,8 @@ export async function benchDashboard({ url, apiKey, dbFile }: { url: string; api
   } finally {
     await server.stop()
   }
+  // retention at this size: one prune batch, the records with their server links (a scan per record made this minutes)
+  lib.push(timeSync(`prune one batch (the ${PRUNE_BATCH} oldest records, their links too) at 1M`, 10, () => transactionOn(big, (tx) => deleteOldest(tx, Date.now(), PRUNE_BATCH), 'immediate'), 1))
   printTable('Activity at 1,000,000 records', lib)
   big.$client.close()
   return [...pages, ...preflight, ...lib]

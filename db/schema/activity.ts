@@ -39,7 +39,12 @@ export const activityServers = sqliteTable(
     server: text('server').notNull(),
     activityId: integer('activity_id').notNull().references(() => activity.id, { onDelete: 'cascade' }),
   },
-  (t) => [primaryKey({ columns: [t.server, t.activityId] })],
+  (t) => [
+    primaryKey({ columns: [t.server, t.activityId] }),
+    // how a pruned record's rows are found (the cascade): without it, every deleted record scanned
+    // the whole table, and one prune batch at a million records held the write lock for minutes
+    index('activity_servers_activity').on(t.activityId),
+  ],
 )
 
 /**

@@ -1,0 +1,1 @@
+CREATE INDEX `activity_servers_activity` ON `activity_servers` (`activity_id`);
