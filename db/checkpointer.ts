@@ -13,6 +13,8 @@ const FALLBACK_AUTOCHECKPOINT_PAGES = 20_000
 
 /** How often the worker refreshes the query planner's statistics (SQLite's own PRAGMA optimize). */
 const OPTIMIZE_MS = 60 * 60 * 1000
+/** The activity log's statistics are kept from this size on (below it, the planner's defaults serve well). */
+export const STATISTICS_MIN_ROWS = 10_000
 
 // Runs in the worker: its own connection, a PASSIVE checkpoint (it never waits on, or blocks,
 // readers and the writer) every CHECKPOINT_MS; a busy or failed round is simply the next one's work.
@@ -26,15 +28,26 @@ const Database = require(workerData.driver)
 const db = new Database(workerData.file)
 db.pragma('busy_timeout = 0')
 // true when done; a busy lock (the writer is committing) is a retry, anything else is reported
-const attempt = (pragmas) => {
-  try { for (const p of pragmas) db.pragma(p); return true } catch (e) {
+const attemptWith = (fn) => {
+  try { fn(); return true } catch (e) {
     const busy = String(e && e.code).startsWith('SQLITE_BUSY')
     if (!busy) parentPort.postMessage({ failed: String(e && e.message || e) })
     return !busy
   }
 }
+const attempt = (pragmas) => attemptWith(() => { for (const p of pragmas) db.pragma(p) })
+// Statistics are kept only where they surely help: the activity log, once it is large. Taken
+// while a table is small, they go on calling it small as it grows, and the planner then scans
+// where it should look up (one key at a time, over every row) until the next refresh; without
+// them it assumes a large table and uses the indexes.
+const keepUseful = () => {
+  db.prepare("delete from sqlite_stat1 where tbl <> 'activity' or cast(stat as integer) < ?").run(workerData.minRows)
+  if (db.prepare("select 1 from sqlite_schema where name = 'sqlite_stat4'").get()) {
+    db.exec("delete from sqlite_stat4 where tbl not in (select tbl from sqlite_stat1)")
+  }
+}
 const optimize = () => {
-  if (attempt(['analysis_limit = 1000', 'optimize = 0x10002'])) parentPort.postMessage({ analyzed: true })
+  if (attempt(['analysis_limit = 1000', 'optimize = 0x10002']) && attemptWith(keepUseful)) parentPort.postMessage({ analyzed: true })
   else retry = setTimeout(optimize, 1000)
 }
 let retry
@@ -57,7 +70,7 @@ export function startCheckpointer(db: Db): { stop: () => Promise<void> } {
   if (file === ':memory:' || file === '') return { stop: async () => undefined }
   db.$client.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`)
   const driver = createRequire(path.join(projectRoot(), 'package.json')).resolve('better-sqlite3')
-  const worker = new Worker(WORKER, { eval: true, workerData: { file, driver, everyMs: CHECKPOINT_MS, optimizeMs: OPTIMIZE_MS } })
+  const worker = new Worker(WORKER, { eval: true, workerData: { file, driver, everyMs: CHECKPOINT_MS, optimizeMs: OPTIMIZE_MS, minRows: STATISTICS_MIN_ROWS } })
   let warned = false
   const reloadStatistics = (): void => {
     if (!db.$client.open) return

@@ -8,12 +8,14 @@ import type { ApprovalView, ConnectionView, PreflightState, ServerView, ToolView
 const p = (name: string) => sql.placeholder(name)
 
 // The reads of a request's ids, as plain statements: on this path drizzle's row mapping cost more
-// than the reads themselves. Keys come as one JSON array, so any number of ids is three statements.
-const SERVERS = `select name, enabled, quarantined, trust, disabled_tools, enabled_tools, c.state, c.detail, c.action, c.runtime_instance
-  from servers left join server_connections c on c.server_name = servers.name where name in (select value from json_each(?))`
-const TOOLS = `select t.server_name, t.name, t.annotations, t.hash, a.status, a.disabled from tools t
+// than the reads themselves. Keys come as one JSON array, so any number of ids is two statements;
+// CROSS JOIN keeps the keys as the outer loop (each a primary-key lookup), whatever the statistics say.
+const SERVERS = `select s.name, s.enabled, s.quarantined, s.trust, s.disabled_tools, s.enabled_tools, c.state, c.detail, c.action, c.runtime_instance
+  from json_each(?) k cross join servers s on s.name = k.value left join server_connections c on c.server_name = s.name`
+const TOOLS = `select t.server_name, t.name, t.annotations, t.hash, a.status, a.disabled
+  from json_each(?) k cross join tools t on t.server_name = k.value ->> 0 and t.name = k.value ->> 1
   left join tool_approvals a on a.server_name = t.server_name and a.tool_name = t.name
-  where t.gone_at is null and (t.server_name, t.name) in (select value ->> 0, value ->> 1 from json_each(?))`
+  where t.gone_at is null`
 
 interface ServerRow {
   name: string; enabled: number; quarantined: number; trust: ServerView['trust']; disabled_tools: string; enabled_tools: string | null
