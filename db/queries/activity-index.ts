@@ -33,7 +33,7 @@ function prepare(client: Connection) {
       select (at / ${MINUTE}) * ${MINUTE}, coalesce(verdict, ''), coalesce(surface, ''), actor, count(*) from activity
       where id > @from and id <= @to and type = 'preflight' group by 1, 2, 3, 4
       on conflict (minute, verdict, surface, actor) do update set checks = checks + excluded.checks`),
-    // the ids as the outer loop (CROSS JOIN): with statistics, \`id in (json_each)\` was planned as a scan of every record
+    // the ids as the outer loop (CROSS JOIN), each a rowid lookup: \`id in (json_each)\` could be planned as a scan of every record
     uncount: client.prepare(`update activity_check_minutes set checks = checks - g.n from (
         select (r.at / ${MINUTE}) * ${MINUTE} as m, coalesce(r.verdict, '') as v, coalesce(r.surface, '') as s, r.actor as a, count(*) as n
         from json_each(@ids) k cross join activity r on r.id = k.value

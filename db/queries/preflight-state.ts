@@ -9,7 +9,8 @@ const p = (name: string) => sql.placeholder(name)
 
 // The reads of a request's ids, as plain statements: on this path drizzle's row mapping cost more
 // than the reads themselves. Keys come as one JSON array, so any number of ids is two statements;
-// CROSS JOIN keeps the keys as the outer loop (each a primary-key lookup), whatever the statistics say.
+// CROSS JOIN keeps the keys as the outer loop, each a primary-key lookup (as long as no statistics
+// call these tables small: db/checkpointer.ts keeps none for them).
 const SERVERS = `select s.name, s.enabled, s.quarantined, s.trust, s.disabled_tools, s.enabled_tools, c.state, c.detail, c.action, c.runtime_instance
   from json_each(?) k cross join servers s on s.name = k.value left join server_connections c on c.server_name = s.name`
 const TOOLS = `select t.server_name, t.name, t.annotations, t.hash, a.status, a.disabled
