@@ -1,5 +1,6 @@
 // Load: 32 clients checking back to back for ~10 s. Reports checks/s, latency, errors, and
 // whether every answered check is on the record (no verdict without its record, under load too).
+// The clients use a lean node:http client (./http), so the server, not the generator, is measured.
 import { randomBytes } from 'node:crypto'
 import { like } from 'drizzle-orm'
 import type { Db } from '@/db/client'
@@ -7,6 +8,7 @@ import { activity } from '@/db/schema'
 import { readyIds } from './state'
 import { startFloor } from './floor'
 import { fmt, printTable, printTarget, summarize } from './stats'
+import { postJson } from './http'
 
 /** `clients` loops posting back to back to `url` for `seconds`; what each answered, how fast. */
 async function drive(url: string, headers: Record<string, string>, clients: number, seconds: number, run: string) {
@@ -15,16 +17,13 @@ async function drive(url: string, headers: Record<string, string>, clients: numb
   const errors = new Map<string, number>()
   let n = 0
   const deadline = performance.now() + seconds * 1000
+  const target = new URL(url)
   const client = async () => {
     while (performance.now() < deadline) {
       const requestId = `${run}_${n++}`
       const t = performance.now()
       try {
-        const res = await fetch(url, {
-          method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': requestId, ...headers },
-          body: JSON.stringify({ tools: readyIds(10, n).map((id) => ({ id })) }),
-        })
-        await res.json()
+        const res = await postJson(target, JSON.stringify({ tools: readyIds(10, n).map((id) => ({ id })) }), { 'x-request-id': requestId, ...headers })
         if (res.status !== 200) throw new Error(`HTTP ${res.status}`)
         latencies.push(performance.now() - t)
         answered.push(requestId)
