@@ -8,7 +8,7 @@ import { tokenPage } from '@/lib/dashboard/fixes'
 /** One activity record on a line: when, what, where from, who, the verdict, and a summary. */
 export function ActivityLine({ item, fresh = false }: { item: ActivityItem; fresh?: boolean }) {
   return (
-    <li data-testid="activity-record" data-type={item.type} data-id={item.id} data-actor={item.actor}
+    <li data-testid="activity-record" data-type={item.type} data-id={item.id} data-actor={item.actor} data-call={item.call?.state}
       className={`flex flex-wrap items-baseline gap-x-3 gap-y-1 px-3 py-2 text-sm ${fresh ? 'bg-sky-50 dark:bg-sky-950/40' : ''}`}>
       <RelativeTime iso={item.at} className="w-40 shrink-0 text-xs text-slate-600 dark:text-slate-300" />
       <Pill tone={item.type === 'preflight' ? 'info' : 'muted'}>{item.type}</Pill>

@@ -2,7 +2,7 @@
 
 import Link from 'next/link'
 import { useRef, useState } from 'react'
-import { groupByRequest, type ActivityItem } from '@/lib/activity/present'
+import { groupByRequest, settleCalls, type ActivityItem } from '@/lib/activity/present'
 import { ErrorNote } from '@/components/error-note'
 import { Empty } from '@/components/ui'
 import { ActivityLine } from './activity-item'
@@ -29,7 +29,8 @@ export function Timeline({ initial, filters, after, live }: { initial: ActivityI
   const [arrived, setArrived] = useState<{ items: ActivityItem[]; count: number }>({ items: [], count: 0 })
   const status = useActivityStream(live ? filters : null, after, (batch) =>
     setArrived((a) => ({ items: [...batch].reverse().concat(a.items).slice(0, MAX_ARRIVED), count: a.count + batch.length })))
-  const items = [...arrived.items, ...initial]
+  // a call on the page shows as running until its outcome arrives
+  const items = settleCalls([...arrived.items, ...initial])
   return (
     <div>
       <p className="mb-2 text-xs text-slate-500 dark:text-slate-400" aria-live="polite">

@@ -1,6 +1,6 @@
 import 'server-only'
 import { and, asc, count, desc, eq, gt, gte, inArray, lt, lte, max, min, ne, sql, type SQL } from 'drizzle-orm'
-import type { Db, Tx } from '@/db/client'
+import type { Db, DbLike, Tx } from '@/db/client'
 import { activity, activityCheckMinutes, activityServers } from '@/db/schema'
 import type { ActivityRecord } from '@/lib/activity/vocabulary'
 import { indexedThrough, MINUTE, uncountChecks, unindexedFor } from './activity-index'
@@ -21,12 +21,29 @@ export interface AtRange { from?: number; to?: number }
 
 // The data column is JSON written only through ActivityInput, so its shape follows `type`.
 const typed = (rows: (typeof activity.$inferSelect)[]) => rows as ActivityRecord[]
+const CALL_PARTS = ['tool.call', 'tool.call_outcome']
+type OutcomeRecord = Extract<ActivityRecord, { type: 'tool.call_outcome' }>
+
+/** The outcome records of these calls (tool.call records), by the call's id; a call without one is absent. */
+export function callOutcomes(db: DbLike, calls: readonly { id: number; requestId: string }[]): Map<number, OutcomeRecord> {
+  const found = new Map<number, OutcomeRecord>()
+  if (!calls.length) return found
+  const wanted = new Set(calls.map((c) => c.id))
+  // an outcome shares its call's request id: that index reaches it
+  const rows = db.select().from(activity).where(and(
+    sql`${activity.requestId} in (select value from json_each(${JSON.stringify([...new Set(calls.map((c) => c.requestId))])}))`,
+    eq(activity.type, 'tool.call_outcome'),
+  )).all() as OutcomeRecord[]
+  for (const r of rows) if (wanted.has(r.data.call)) found.set(r.data.call, r)
+  return found
+}
 
 /** The column filters every reader shares (the server filter needs its index: `concernsServer`). */
 function columnConditions(f: ActivityFilter, range: AtRange = {}): SQL[] {
   const where: SQL[] = []
   if (f.requestId) where.push(eq(activity.requestId, f.requestId))
-  if (f.type) where.push(eq(activity.type, f.type))
+  // a call is recorded in two parts (contract §12): asking for calls finds both
+  if (f.type) where.push(f.type === 'tool.call' ? inArray(activity.type, CALL_PARTS) : eq(activity.type, f.type))
   if (f.verdict) where.push(eq(activity.verdict, f.verdict))
   if (f.surface) where.push(eq(activity.surface, f.surface))
   if (f.actor) where.push(eq(activity.actor, f.actor))
@@ -150,11 +167,14 @@ export function countRecords(db: Db, f: ActivityFilter, start: number, end: numb
  * with their share of the derived data. Returns how many went.
  */
 export function deleteOldest(tx: Tx, before: number, limit: number): number {
-  const rows = tx.select({ id: activity.id, at: activity.at }).from(activity).where(lt(activity.at, before)).orderBy(asc(activity.at)).limit(limit).all()
+  const rows = tx.select({ id: activity.id, at: activity.at, type: activity.type, requestId: activity.requestId })
+    .from(activity).where(lt(activity.at, before)).orderBy(asc(activity.at)).limit(limit).all()
   if (!rows.length) return 0
   const ids = rows.map((r) => r.id)
   uncountChecks(tx, ids, { from: rows[0].at, to: rows[rows.length - 1].at })
-  return tx.delete(activity).where(inArray(activity.id, ids)).run().changes
+  // a call's outcome goes with its call, even one that landed after the cutoff (contract §12)
+  const outcomes = [...callOutcomes(tx, rows.filter((r) => r.type === 'tool.call')).values()].map((o) => o.id)
+  return tx.delete(activity).where(inArray(activity.id, [...new Set([...ids, ...outcomes])])).run().changes
 }
 
 /** The oldest record kept and how many there are. */

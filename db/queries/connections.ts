@@ -11,6 +11,11 @@ export function readLease(db: DbLike): Lease | undefined {
     .from(runtimeLease).where(eq(runtimeLease.id, 1)).get()
 }
 
+/** Whether runtime `instance` holds a fresh lease: it is running, and what it published still holds. */
+export function leaseHeldBy(lease: Lease | undefined, instance: string, now = Date.now()): boolean {
+  return lease !== undefined && lease.instance === instance && lease.expiresAt > now
+}
+
 /**
  * The connection state to believe. A state file's state is believed as written. A state the
  * runtime published is believed only while that same runtime instance holds a fresh lease:
@@ -21,7 +26,7 @@ export function believedConnection(
   lease: Lease | undefined,
   now = Date.now(),
 ): ConnectionView {
-  if (row.runtimeInstance === null || (lease && lease.instance === row.runtimeInstance && lease.expiresAt > now)) {
+  if (row.runtimeInstance === null || leaseHeldBy(lease, row.runtimeInstance, now)) {
     return { state: row.state, detail: row.detail, action: row.action }
   }
   const last = lease && lease.instance === row.runtimeInstance ? ` (its last heartbeat was at ${new Date(lease.heartbeatAt).toISOString()})` : ''

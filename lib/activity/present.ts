@@ -1,8 +1,16 @@
-import type { ActivityRecord } from './vocabulary'
+import type { ActivityRecord, CallEnd } from './vocabulary'
 
 /**
- * A record as people and JSON consumers see it: snake_case, an ISO time, a one-line summary.
- * Client-safe (no database code): the dashboard's live timeline renders these in the browser.
+ * Where a tools/call stands (contract §12): ended, running (its runtime still works on it), or
+ * unknown — toolgate stopped between forwarding it and recording how it ended.
+ */
+export type CallState = { state: 'ended'; end: CallEnd } | { state: 'running' } | { state: 'unknown' }
+export const OUTCOME_UNKNOWN = 'outcome unknown: toolgate stopped before the result was recorded'
+
+/**
+ * A record as people and JSON consumers see it: snake_case, an ISO time, a one-line summary,
+ * and for a call where it stands. Client-safe (no database code): the dashboard's live timeline
+ * renders these in the browser.
  */
 type Presented<R> = R extends ActivityRecord ? {
   id: number
@@ -16,25 +24,58 @@ type Presented<R> = R extends ActivityRecord ? {
   server: string | null
   summary: string
   data: R['data']
+  call?: CallState
 } : never
 export type ActivityItem = Presented<ActivityRecord>
 
-export function summarize(r: ActivityRecord): string {
+/** Just the end of a record that carries one (a call's or an outcome's data has more). */
+export const endOf = (d: CallEnd): CallEnd => ({
+  outcome: d.outcome, ...(d.reason ? { reason: d.reason } : {}), ...(d.error ? { error: d.error } : {}), duration_ms: d.duration_ms,
+})
+const endText = (e: CallEnd) => `${e.outcome}${e.reason ? ` (${e.reason})` : ''} in ${e.duration_ms} ms`
+const callText = (target: string, call: CallState) =>
+  `${target}: ${call.state === 'ended' ? endText(call.end) : call.state === 'running' ? 'running' : OUTCOME_UNKNOWN}`
+
+/** A call record's own state: the end it carries, else what its reader found (running until told otherwise). */
+const stateOf = (r: Extract<ActivityRecord, { type: 'tool.call' }>, found?: CallState): CallState =>
+  r.data.outcome !== undefined ? { state: 'ended', end: endOf(r.data) } : found ?? { state: 'running' }
+
+export function summarize(r: ActivityRecord, call?: CallState): string {
   if (r.type === 'preflight') {
     const blocked = r.data.tools.filter((t) => t.status !== 'ready').map((t) => `${t.id} ${t.reason}`)
     return `${r.data.tools.length} id${r.data.tools.length === 1 ? '' : 's'}: ${blocked.join(', ') || 'all ready'}`
   }
+  if (r.type === 'tool.call') return callText(r.data.target, stateOf(r, call))
+  if (r.type === 'tool.call_outcome') return `${r.data.target}: ${endText(r.data)} (the end of call record ${r.data.call})`
   if (r.type === 'activity.pruned') return `${r.data.deleted} records before ${r.data.before}`
   if (r.type === 'pins.upgraded') return `${r.data.tools} pins to hash schema v${r.data.hash_schema}`
   if (r.type === 'operator.signed_in' || r.type === 'operator.signed_out') return r.data.surface
   return r.data.target
 }
 
-export function presentActivity(r: ActivityRecord): ActivityItem {
+/** One record for people and JSON; a call's state comes from its reader (lib/activity/calls.ts), which looks up its outcome. */
+export function presentActivity(r: ActivityRecord, call?: CallState): ActivityItem {
   return {
     id: r.id, request_id: r.requestId, at: new Date(r.at).toISOString(), type: r.type, surface: r.surface, actor: r.actor,
-    tier: r.tier, verdict: r.verdict, server: r.server, summary: summarize(r), data: r.data,
+    tier: r.tier, verdict: r.verdict, server: r.server, summary: summarize(r, call), data: r.data,
+    ...(r.type === 'tool.call' ? { call: stateOf(r, call) } : {}),
   } as ActivityItem // the same record, renamed: its type still decides its data
+}
+
+/**
+ * Calls whose outcome is among `items` (one that arrived live, say) read as ended: a running
+ * call on the page settles when its outcome lands.
+ */
+export function settleCalls(items: readonly ActivityItem[]): ActivityItem[] {
+  const ends = new Map<number, CallEnd>()
+  for (const it of items) if (it.type === 'tool.call_outcome') ends.set(it.data.call, endOf(it.data))
+  if (!ends.size) return [...items]
+  return items.map((it) => {
+    const end = it.type === 'tool.call' && it.call?.state !== 'ended' ? ends.get(it.id) : undefined
+    if (!end || it.type !== 'tool.call') return it
+    const call: CallState = { state: 'ended', end }
+    return { ...it, call, summary: callText(it.data.target, call) }
+  })
 }
 
 export interface ActivityGroup { request_id: string; items: ActivityItem[] }

@@ -34,6 +34,20 @@ interface DiscoveryState { status?: string; pin?: string | null }
 interface Reviewed { diff?: FieldChange[]; findings?: Finding[] }
 interface HeldCall { target: string; call_id: string; caller: string; arguments_hash: string; reason?: string }
 
+export const callOutcomes = ['ok', 'tool_error', 'refused', 'failed', 'held', 'denied', 'expired', 'cancelled'] as const
+/** How a tools/call ended; `error` is the failure as the agent was told it (trimmed). */
+export interface CallEnd { outcome: (typeof callOutcomes)[number]; reason?: string; error?: string; duration_ms: number }
+
+/**
+ * A tools/call as toolgate received it (the record's actor is the caller): the tool, a SHA-256 of
+ * the canonical arguments, the held call and the task it ran as, and the runtime instance that
+ * forwarded it. A call that never reached the upstream (refused, or held and not run by this
+ * caller) carries its end in this one record; a forwarded call's end is the tool.call_outcome
+ * record naming it (`call` = this record's id). Without one it is running while that runtime
+ * lives, and its outcome is unknown after.
+ */
+export type CallData = { target: string; arguments_hash: string; call_id?: string; task_id?: string; runtime?: string } & (CallEnd | { outcome?: undefined })
+
 /** Each type's data. */
 export interface ActivityDataByType {
   preflight: PreflightData
@@ -63,8 +77,10 @@ export interface ActivityDataByType {
   'server.inspected': ChangeData<{ tools: number }> & { findings: Finding[] }
   'tool.gone': { target: string }
   'tool.returned': { target: string }
-  'tool.call': { target: string; outcome: 'ok' | 'tool_error' | 'refused' | 'failed' | 'held' | 'denied' | 'expired' | 'cancelled'; reason?: string; call_id?: string; task_id?: string; duration_ms: number }
-  // a task-augmented call (2025-11-25): the task toolgate runs it as; its end is the tool.call record with the same task_id
+  // a tools/call, in two parts (contract §12): the call, committed while the upstream works, and its outcome appended after
+  'tool.call': CallData
+  'tool.call_outcome': CallEnd & { target: string; call: number }
+  // a task-augmented call (2025-11-25): the task toolgate runs it as; its call is the tool.call record with the same task_id
   'task.created': { target: string; task_id: string; ttl_ms: number }
   'task.cancelled': { target: string; task_id: string }
   // call approval: a call of a tool under call approval waits for an operator's decision on that exact call
@@ -102,7 +118,7 @@ export const activityTypes = [
   'state.loaded',
   'server.added', 'server.removed', 'server.transport_changed', 'server.secret_set', 'server.restart_requested',
   'server.login_started', 'server.login_completed', 'server.oauth_configured', 'server.baseline', 'server.inspect_requested', 'server.inspected',
-  'tool.discovered', 'tool.changed', 'tool.auto_approved', 'tool.gone', 'tool.returned', 'tool.call', 'task.created', 'task.cancelled',
+  'tool.discovered', 'tool.changed', 'tool.auto_approved', 'tool.gone', 'tool.returned', 'tool.call', 'tool.call_outcome', 'task.created', 'task.cancelled',
   'tool.call_approval', 'call.approval_requested', 'call.approved', 'call.denied', 'call.expired',
   'operator.signed_in', 'operator.signed_out', 'server.configured',
   'token.created', 'token.updated', 'token.revoked',

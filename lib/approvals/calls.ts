@@ -1,5 +1,5 @@
 import 'server-only'
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { and, desc, eq, gt, inArray, lt } from 'drizzle-orm'
 import type { Db, DbLike, Tx } from '@/db/client'
 import { callApprovals, type CallApproval } from '@/db/schema'
@@ -7,7 +7,7 @@ import { writeTransaction } from '@/db/write'
 import { insertActivity } from '@/lib/activity/record'
 import type { ActionContext } from '@/lib/admin/tools'
 import { badRequest, notFoundError } from '@/lib/errors'
-import { canonicalJson } from '@/lib/preflight/hash'
+import { argumentsHash, canonicalJson } from '@/lib/preflight/hash'
 
 /**
  * Call approval: a tools/call of a tool under call approval waits for an operator to approve
@@ -22,7 +22,6 @@ export type CallStatus = CallApproval['status']
 
 export interface HeldCall { server: string; tool: string; args: Record<string, unknown>; caller: string; requestId: string }
 
-const argumentsHash = (canonical: string) => createHash('sha256').update(canonical).digest('hex')
 const heldData = (c: CallApproval, reason?: string) => ({
   target: `${c.serverName}:${c.toolName}`, call_id: c.id, caller: c.caller, arguments_hash: c.argumentsHash, ...(reason ? { reason } : {}),
 })

@@ -4,7 +4,8 @@ import { listActivity } from '@/db/queries/activity'
 import { readSettings } from '@/db/queries/settings'
 import { serverState } from '@/db/queries/servers'
 import { knownTool, reviewContext } from '@/db/queries/tools'
-import { presentActivity, type ActivityItem } from '@/lib/activity/present'
+import { presentRecords } from '@/lib/activity/calls'
+import type { ActivityItem } from '@/lib/activity/present'
 import { badRequest, notFoundError } from '@/lib/errors'
 import { classify, type Classification } from '@/lib/preflight/classifier'
 import { parseToolId } from '@/lib/preflight/ids'
@@ -61,7 +62,7 @@ export function toolReview(db: Db, id: string): ToolReview {
       ...toolSurface(db, tool),
       crossings: tool.approval?.status === 'approved' ? [] : crossings(db, [tool]).map(describeCrossing),
     },
-    history: listActivity(db, { server: parsed.server, limit: 500 })
-      .filter((r) => 'target' in r.data && r.data.target === parsed.id).slice(0, HISTORY).map(presentActivity),
+    history: presentRecords(db, listActivity(db, { server: parsed.server, limit: 500 })
+      .filter((r) => 'target' in r.data && r.data.target === parsed.id).slice(0, HISTORY)),
   }
 }

@@ -1,7 +1,7 @@
 import 'server-only'
 import type { Db } from '@/db/client'
 import { activitySince, latestActivityId } from '@/db/queries/activity'
-import { presentActivity } from '@/lib/activity/present'
+import { presentRecords } from '@/lib/activity/calls'
 import { isValidSession } from '@/lib/auth/operator-sessions'
 import { describeError } from '@/lib/errors'
 import { logLine } from '@/lib/log'
@@ -89,7 +89,7 @@ export function activityStream({ db, filter, after, session, signal }: StreamReq
         try {
           if (!isValidSession(db, session)) return end()
           const rows = activitySince(db, records, range, cursor, newest, BATCH)
-          if (rows.length) send(`id: ${rows[rows.length - 1].id}\nevent: records\ndata: ${JSON.stringify(rows.map(presentActivity))}\n\n`)
+          if (rows.length) send(`id: ${rows[rows.length - 1].id}\nevent: records\ndata: ${JSON.stringify(presentRecords(db, rows))}\n\n`)
           // a full batch leaves more to send on the next tick; otherwise nothing up to `newest` matched but these
           cursor = rows.length === BATCH ? rows[rows.length - 1].id : newest
         } catch (e) {

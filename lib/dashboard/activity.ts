@@ -2,7 +2,8 @@ import 'server-only'
 import { z } from 'zod'
 import type { Db } from '@/db/client'
 import { activityAfter, activityIdWindow, listActivity, verdictCounts, type ActivityFilter as RecordFilter } from '@/db/queries/activity'
-import { presentActivity, type ActivityItem } from '@/lib/activity/present'
+import { presentRecords } from '@/lib/activity/calls'
+import type { ActivityItem } from '@/lib/activity/present'
 import { activityTypes, surfaces } from '@/lib/activity/vocabulary'
 import { verdicts, type Verdict } from '@/lib/preflight/taxonomy'
 import { tokenNameSchema } from '@/lib/schemas/names'
@@ -56,7 +57,7 @@ export function activityPage(db: Db, f: ActivityFilter, limit = ACTIVITY_PAGE_SI
   const rows = listActivity(db, { ...recordFilter(f), before: before === Number.MAX_SAFE_INTEGER ? undefined : before, limit: limit + 1 })
   const inWindow = floor === undefined ? rows : rows.filter((r) => r.id >= floor)
   const page = inWindow.slice(0, limit)
-  return { items: page.map(presentActivity), nextBefore: inWindow.length > limit ? page[page.length - 1].id : null }
+  return { items: presentRecords(db, page), nextBefore: inWindow.length > limit ? page[page.length - 1].id : null }
 }
 
 const STORY_LIMIT = 500
@@ -68,7 +69,7 @@ const FOLLOW_LIMIT = 20
  * restarts…) — found through the (server, id) index, so this stays fast on a large log.
  */
 export function requestStory(db: Db, requestId: string) {
-  const items = listActivity(db, { requestId, limit: STORY_LIMIT }).reverse().map(presentActivity)
+  const items = presentRecords(db, listActivity(db, { requestId, limit: STORY_LIMIT }).reverse())
   const first = items[0]
   if (!first) return { items, followed: [] as ActivityItem[] }
   const servers = new Set<string>()
@@ -81,8 +82,8 @@ export function requestStory(db: Db, requestId: string) {
     }
     if (it.server) servers.add(it.server)
   }
-  const followed = [...servers].flatMap((server) => activityAfter(db, server, first.id, requestId, FOLLOW_LIMIT))
-    .sort((a, b) => a.id - b.id).slice(0, FOLLOW_LIMIT).map(presentActivity)
+  const followed = presentRecords(db, [...servers].flatMap((server) => activityAfter(db, server, first.id, requestId, FOLLOW_LIMIT))
+    .sort((a, b) => a.id - b.id).slice(0, FOLLOW_LIMIT))
   return { items, followed }
 }
 

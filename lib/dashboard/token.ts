@@ -4,7 +4,7 @@ import { tokenByName } from '@/db/queries/access'
 import { listActivity } from '@/db/queries/activity'
 import { readSnapshot } from '@/db/queries/preflight-state'
 import { serverNames } from '@/db/queries/servers'
-import { presentActivity } from '@/lib/activity/present'
+import { presentRecords } from '@/lib/activity/calls'
 import { toolInventory } from '@/lib/catalog/inventory'
 import { narrowingOf, type Narrowing } from '@/lib/preflight/evaluate'
 import { explainAt, operatorAs } from './explain'
@@ -30,7 +30,7 @@ export function tokenDetail(db: Db, name: string, operator: string) {
     servers,
     usable: judged.filter((e) => e.result.status === 'ready').length,
     blocked: judged.filter((e) => e.result.status !== 'ready'),
-    recent: listActivity(db, { actor: `token:${token.name}`, limit: RECENT }).map(presentActivity),
+    recent: presentRecords(db, listActivity(db, { actor: `token:${token.name}`, limit: RECENT })),
   }
 }
 export type TokenDetail = NonNullable<ReturnType<typeof tokenDetail>>

@@ -12,6 +12,11 @@ export function canonicalJson(value: unknown): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`
 }
 
+/** A call's arguments as records name them: SHA-256 (hex) of their canonical JSON, so equal arguments hash equal. */
+export function argumentsHash(canonical: string): string {
+  return createHash('sha256').update(canonical).digest('hex')
+}
+
 /**
  * Every field the proxy serves of a tool besides its name (contract §6, hash schema v2), by
  * the state file's names. A pin covers them all, and so does an approval: a change to any of

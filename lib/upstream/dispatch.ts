@@ -1,9 +1,7 @@
 import 'server-only'
 import { ErrorCode, McpError, type CallToolResult, type ElicitRequest, type ElicitResult, type LoggingMessageNotification, type Progress } from '@modelcontextprotocol/sdk/types.js'
 import type { Db } from '@/db/client'
-import { appendActivity } from '@/lib/activity/record'
-import { describeError } from '@/lib/errors'
-import { logLine } from '@/lib/log'
+import { CallRecorder } from '@/lib/activity/call-record'
 import { parseToolId } from '@/lib/preflight/ids'
 import { evaluateNow } from '@/lib/preflight/service'
 import { unavailable, type Caller, type UnavailableResult } from '@/lib/preflight/evaluate'
@@ -44,21 +42,25 @@ export type CallOutcome =
 const outcomeName = (o: CallOutcome) => (o.kind === 'answered' ? (o.result.isError ? 'tool_error' : 'ok') : o.kind)
 
 /**
- * One call on the live connection, within the server's call timeout (progress restarts it).
+ * One call on the live connection, within the server's call timeout (progress restarts it),
+ * forwarded at once while `record` commits the call (its answer waits for that commit).
  * A timeout, a cancellation and a broken connection each say what happened.
  */
-async function callUpstream(ctx: CallContext, server: string, tool: string, args: Record<string, unknown> | undefined, supervisor: Supervisor | undefined, timeoutMs: number): Promise<CallOutcome> {
+async function callUpstream(ctx: CallContext, server: string, tool: string, args: Record<string, unknown> | undefined, supervisor: Supervisor | undefined, timeoutMs: number, record: CallRecorder, callId?: string): Promise<CallOutcome> {
   const conn = supervisor?.connection(server)
-  if (!conn) return { kind: 'failed', error: `no live upstream connection for server "${server}" in this toolgate process` }
-  try {
-    return { kind: 'answered', result: await conn.callTool(tool, args, { timeoutMs, onProgress: ctx.progress, onElicit: ctx.elicit, onLog: ctx.log, signal: ctx.signal }) }
-  } catch (e) {
-    if (ctx.signal?.aborted) return { kind: 'cancelled' }
-    if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
-      return { kind: 'failed', error: `the call timed out after ${timeoutMs / 1000} s without a result or progress: that is server "${server}"'s call timeout. Raise it with: toolgate upstream set ${server} --call-timeout 30m (or on the server's dashboard page)` }
+  if (!supervisor || !conn) return { kind: 'failed', error: `no live upstream connection for server "${server}" in this toolgate process` }
+  return record.forward({ runtime: supervisor.instance, callId }, async (withheld): Promise<CallOutcome> => {
+    const signal = ctx.signal ? AbortSignal.any([ctx.signal, withheld]) : withheld
+    try {
+      return { kind: 'answered', result: await conn.callTool(tool, args, { timeoutMs, onProgress: ctx.progress, onElicit: ctx.elicit, onLog: ctx.log, signal }) }
+    } catch (e) {
+      if (signal.aborted) return { kind: 'cancelled' }
+      if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
+        return { kind: 'failed', error: `the call timed out after ${timeoutMs / 1000} s without a result or progress: that is server "${server}"'s call timeout. Raise it with: toolgate upstream set ${server} --call-timeout 30m (or on the server's dashboard page)` }
+      }
+      return { kind: 'failed', error: `the upstream call failed: ${describeConnectionError(e)}` }
     }
-    return { kind: 'failed', error: `the upstream call failed: ${describeConnectionError(e)}` }
-  }
+  })
 }
 
 const POLL_MS = 200
@@ -71,7 +73,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
  * call, then wait up to the configured time for the operator. Approved, it runs once — by
  * whichever waiter claims it — and every waiter gets that one result.
  */
-async function heldCall(ctx: CallContext, server: string, tool: string, args: Record<string, unknown>, supervisor: Supervisor | undefined, timeoutMs: number): Promise<CallOutcome> {
+async function heldCall(ctx: CallContext, server: string, tool: string, args: Record<string, unknown>, supervisor: Supervisor | undefined, timeoutMs: number, record: CallRecorder): Promise<CallOutcome> {
   const { call } = await requestCall(ctx.db, { server, tool, args, caller: ctx.caller.name, requestId: ctx.requestId })
   const started = Date.now()
   const deadline = started + readSettings(ctx.db).callApprovalWaitMs
@@ -81,7 +83,7 @@ async function heldCall(ctx: CallContext, server: string, tool: string, args: Re
     if (c.status === 'done') return { kind: 'answered', result: c.result as CallToolResult, callId: c.id }
     if (c.status === 'denied' || c.status === 'expired') return { kind: c.status, call: c }
     if (c.status === 'approved' && await claimCall(ctx.db, c.id)) {
-      const outcome = await callUpstream(ctx, server, tool, args, supervisor, timeoutMs)
+      const outcome = await callUpstream(ctx, server, tool, args, supervisor, timeoutMs, record, c.id)
       const result: CallToolResult = outcome.kind === 'answered' ? outcome.result
         : { isError: true, content: [{ type: 'text', text: outcome.kind === 'failed' ? outcome.error : 'the caller cancelled the call while it ran' }] }
       await finishCall(ctx.db, c.id, result)
@@ -102,14 +104,14 @@ async function heldCall(ctx: CallContext, server: string, tool: string, args: Re
  * Gated dispatch of tools/call. The gate IS the preflight evaluator (same snapshot reads, same
  * classifier, same scope), so a call is refused if and only if the preflight for that id is not
  * ready, with the same reason. Only then does the call reach the live upstream connection.
- * Every call is an activity record under the caller's request_id.
+ * Every call is on the record under the caller's request_id before it is answered (contract §12).
  */
 export async function dispatchToolCall(ctx: CallContext, id: string, args: Record<string, unknown> | undefined, supervisor: Supervisor | undefined = runningSupervisor()): Promise<CallOutcome> {
-  const started = Date.now()
   const verdict = evaluateNow(ctx.db, ctx.caller, { ids: [id], profile: ctx.profile }).tools[0]
   const parsed = parseToolId(id)
   // a ready verdict means a well-formed id on a configured server
   const { server, tool } = 'malformed' in parsed ? { server: undefined, tool: '' } : parsed
+  const record = new CallRecorder(ctx.db, { requestId: ctx.requestId, actor: ctx.caller.name, tier: ctx.caller.tier, server, target: verdict.id, args, taskId: ctx.taskId })
   let outcome: CallOutcome
   if (verdict.status === 'unavailable') {
     outcome = { kind: 'refused', verdict }
@@ -122,24 +124,13 @@ export async function dispatchToolCall(ctx: CallContext, id: string, args: Recor
       const config = serverConfig(ctx.db, server)
       const timeoutMs = config?.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS
       outcome = config?.callApprovalTools.includes(tool)
-        ? await heldCall(ctx, server, tool, args ?? {}, supervisor, timeoutMs)
-        : await callUpstream(ctx, server, tool, args, supervisor, timeoutMs)
+        ? await heldCall(ctx, server, tool, args ?? {}, supervisor, timeoutMs, record)
+        : await callUpstream(ctx, server, tool, args, supervisor, timeoutMs, record)
     }
   }
-  try {
-    await appendActivity(ctx.db, {
-      requestId: ctx.requestId, type: 'tool.call', actor: ctx.caller.name, tier: ctx.caller.tier, server,
-      data: {
-        target: verdict.id, outcome: outcomeName(outcome),
-        ...(outcome.kind === 'refused' ? { reason: outcome.verdict.reason } : {}),
-        ...('call' in outcome ? { call_id: outcome.call.id } : outcome.kind === 'answered' && outcome.callId ? { call_id: outcome.callId } : {}),
-        ...(ctx.taskId ? { task_id: ctx.taskId } : {}),
-        duration_ms: Date.now() - started,
-      },
-    })
-  } catch (e) {
-    // The call has already happened: failing it now would invite a retry that repeats it.
-    console.error(logLine(`toolgate: tool call ${verdict.id} (request ${ctx.requestId}) ran but could not be recorded: ${describeError(e)}`))
-  }
+  await record.end({
+    outcome: outcomeName(outcome),
+    ...(outcome.kind === 'refused' ? { reason: outcome.verdict.reason } : outcome.kind === 'failed' ? { error: outcome.error } : {}),
+  }, 'call' in outcome ? outcome.call.id : outcome.kind === 'answered' ? outcome.callId : undefined)
   return outcome
 }

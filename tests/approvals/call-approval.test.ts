@@ -82,8 +82,12 @@ describe('call approval', () => {
     expect(r.isError).toBeFalsy()
     expect(text(r)).toBe(`send: ${JSON.stringify(args)}`)
     expect(runs(args)).toBe(1)
-    const types = db.select().from(activity).where(eq(activity.requestId, held.request_id)).all().map((a) => a.type)
-    expect(types).toEqual(['call.approval_requested', 'call.approved', 'tool.call'])
+    // the request before the wait, the decision when made, then the call and (after the answer) its outcome
+    const types = await waitFor('the outcome on the record', () => {
+      const t = db.select().from(activity).where(eq(activity.requestId, held.request_id)).all().map((a) => a.type)
+      return t.length === 4 ? t : undefined
+    })
+    expect(types).toEqual(['call.approval_requested', 'call.approved', 'tool.call', 'tool.call_outcome'])
   })
 
   it('deny: the agent gets an isError result saying it was denied and why, and nothing runs', async () => {

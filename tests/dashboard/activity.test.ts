@@ -25,7 +25,7 @@ const check = (actor: string, verdict: Verdict, at: number) => appendActivity(d.
   data: { ids_raw: 1, ids_unique: 1, duration_ms: 1, tools: [verdict === 'ready' ? { id: 'notes:read_note', status: 'ready' } : { id: 'billing:get_invoice', status: 'unavailable', reason: 'server_not_in_scope' }] },
 })
 const call = (actor: string) => appendActivity(d.db, {
-  requestId: mintRequestId(), type: 'tool.call', actor, surface: 'mcp-shape-a', tier: 'agent', server: 'notes', data: { target: 'notes:read_note', outcome: 'ok', duration_ms: 1 },
+  requestId: mintRequestId(), type: 'tool.call', actor, surface: 'mcp-shape-a', tier: 'agent', server: 'notes', data: { target: 'notes:read_note', arguments_hash: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', outcome: 'ok', duration_ms: 1 },
 })
 
 beforeAll(async () => {

@@ -24,6 +24,8 @@ export interface FixtureTool {
   progressEveryMs?: number
   /** log messages the call sends before its result */
   logs?: string[]
+  /** the call blocks until this file exists */
+  releaseFile?: string
 }
 export interface Control { mode?: 'ok' | 'crash' | 'hang'; pageSize?: number; startDelayMs?: number; tools: FixtureTool[] }
 

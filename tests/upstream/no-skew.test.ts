@@ -105,9 +105,13 @@ describe('no skew between preflight and dispatch', () => {
     expect(body.result.isError).toBe(true)
     expect(JSON.stringify(body.result.content)).toContain('failed on purpose')
     expect(body.result._meta?.[EXT]).toBeUndefined() // an upstream failure, not a refusal
-    const list = JSON.parse((await runCli(['activity', 'list', '--request-id', 'job-42', '-o', 'json', '--db', dbFile])).stdout)
-    expect(list).toHaveLength(1)
-    expect(list[0]).toMatchObject({ type: 'tool.call', server: 'gate', data: { target: 'gate:fails', outcome: 'tool_error' } })
+    // the call, committed before the answer, and its outcome, appended after it (contract §12)
+    const list = await waitFor('both parts of the call', async () => {
+      const l = JSON.parse((await runCli(['activity', 'list', '--request-id', 'job-42', '-o', 'json', '--db', dbFile])).stdout)
+      return l.length === 2 ? l : undefined
+    })
+    expect(list[0]).toMatchObject({ type: 'tool.call_outcome', server: 'gate', data: { call: list[1].id, target: 'gate:fails', outcome: 'tool_error' } })
+    expect(list[1]).toMatchObject({ type: 'tool.call', server: 'gate', data: { target: 'gate:fails' }, call: { state: 'ended', end: { outcome: 'tool_error' } } })
   })
 })
 

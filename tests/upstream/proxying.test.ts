@@ -204,7 +204,7 @@ describe('tasks', () => {
     await addServer(db, { name: 'longrun', transport: fx.transport, trusted: true }, ctx)
     await waitFor('longrun ready', () => connectionState(db, 'longrun')?.state === 'ready')
   }, 30_000)
-  const records = async (type: string) => JSON.parse((await runCli(['activity', 'list', '--type', type, '--limit', '100', '-o', 'json', '--db', dbFile])).stdout) as { request_id: string; data: Record<string, unknown> }[]
+  const records = async (type: string) => JSON.parse((await runCli(['activity', 'list', '--type', type, '--limit', '100', '-o', 'json', '--db', dbFile])).stdout) as { id: number; request_id: string; data: Record<string, unknown> }[]
   const task = (r: { body: { result?: Record<string, unknown> } }) => r.body.result?.task as { taskId: string; status: string }
 
   it('a tool the upstream runs only as a task is callable as a plain call, on both revisions, with its stages as progress', async () => {
@@ -266,7 +266,9 @@ describe('tasks', () => {
     expect((await rpc({ jsonrpc: '2.0', id: 8, method: 'tasks/get', params: { taskId } })).body.result).toMatchObject({ status: 'completed' })
 
     expect((await records('task.created')).find((r) => r.data.task_id === taskId)).toMatchObject({ data: { target: 'everything:simulate-research-query', ttl_ms: 60_000 } })
-    await waitFor('the call on the record', async () => (await records('tool.call')).find((r) => r.data.task_id === taskId && r.data.outcome === 'ok'))
+    const callOf = (await records('tool.call')).find((r) => r.data.task_id === taskId)
+    expect(callOf).toBeDefined()
+    await waitFor('the call\'s outcome on the record', async () => (await records('tool.call_outcome')).find((r) => r.data.call === callOf!.id && r.data.outcome === 'ok'))
   })
 
   it('tasks/cancel cancels the upstream call; a finished task cannot be cancelled; refused calls are refused at creation', async () => {

@@ -2,13 +2,13 @@ import { intFlag, UsageError } from '@/lib/cli/args'
 import { statusColour, table, terminal } from '@/lib/cli/output'
 import { command, EXIT_ERROR, type Command } from '@/lib/cli/spec'
 import { getActivity, listActivity } from '@/db/queries/activity'
-import { presentActivity, summarize } from '@/lib/activity/present'
-import type { ActivityRecord } from '@/lib/activity/vocabulary'
+import { presentRecords } from '@/lib/activity/calls'
+import type { ActivityItem } from '@/lib/activity/present'
 import { activityStorage, pruneActivity, retentionCutoff } from '@/lib/activity/retention'
 import type { Db } from '@/db/client'
 
-function summary(r: ActivityRecord): string {
-  return r.type === 'preflight' ? r.data.tools.map((t) => `${t.id}=${t.reason ?? t.status}`).join(' ') : summarize(r)
+function summary(it: ActivityItem): string {
+  return it.type === 'preflight' ? it.data.tools.map((t) => `${t.id}=${t.reason ?? t.status}`).join(' ') : it.summary
 }
 
 function activityStorageSummary(db: Db) {
@@ -32,10 +32,10 @@ export const activityCommands: Command[] = [
     ],
     exits: { 0: 'listed', 1: EXIT_ERROR },
     run: async ({ values, json, db }) => {
-      const rows = listActivity(db(), { requestId: values['request-id'], type: values.type, limit: intFlag('--limit', values.limit, 50, 1, 10_000) })
-      if (json) console.log(JSON.stringify(rows.map(presentActivity), null, 2))
+      const items = presentRecords(db(), listActivity(db(), { requestId: values['request-id'], type: values.type, limit: intFlag('--limit', values.limit, 50, 1, 10_000) }))
+      if (json) console.log(JSON.stringify(items, null, 2))
       else console.log(table(['ID', 'TIME', 'REQUEST_ID', 'TYPE', 'SURFACE', 'ACTOR', 'VERDICT', 'SUMMARY'],
-        rows.map((r) => [String(r.id), new Date(r.at).toISOString(), r.requestId, r.type, r.surface ?? '-', r.actor, r.verdict ?? '-', summary(r)]),
+        items.map((it) => [String(it.id), it.at, it.request_id, it.type, it.surface ?? '-', it.actor, it.verdict ?? '-', summary(it)]),
         terminal(), (col, cell) => (col === 6 ? statusColour(cell) : undefined)))
       return 0
     },
@@ -52,7 +52,7 @@ export const activityCommands: Command[] = [
       if (!Number.isInteger(id)) throw new UsageError(`activity id must be an integer, not "${raw}"`)
       const row = getActivity(db(), id)
       if (!row) throw new UsageError(`no activity record ${id}`, 'toolgate activity list shows the records and their ids')
-      console.log(JSON.stringify(presentActivity(row), null, 2))
+      console.log(JSON.stringify(presentRecords(db(), [row])[0], null, 2))
       return 0
     },
   }),
