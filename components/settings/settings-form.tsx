@@ -16,6 +16,8 @@ export function ProxySettingsForm({ settings, profiles }: { settings: PresentedS
   const [days, setDays] = useState(String(settings.activity_retention_days ?? 90))
   const [holdSeconds, setHoldSeconds] = useState(String(settings.call_approval_wait_ms / 1000))
   const [ceiling, setCeiling] = useState(settings.max_description_overlap === null ? '' : String(settings.max_description_overlap))
+  const [perSecond, setPerSecond] = useState(settings.agent_requests_per_second === null ? '' : String(settings.agent_requests_per_second))
+  const [mibPerHour, setMibPerHour] = useState(settings.agent_recorded_mib_per_hour === null ? '' : String(settings.agent_recorded_mib_per_hour))
   const [result, setResult] = useState<Result>(null)
   const [pending, start] = useTransition()
   return (
@@ -28,6 +30,8 @@ export function ProxySettingsForm({ settings, profiles }: { settings: PresentedS
           activity_retention_days: keepAll ? null : Number(days),
           call_approval_wait_ms: Math.round(Number(holdSeconds) * 1000),
           max_description_overlap: ceiling.trim() === '' ? null : Number(ceiling),
+          agent_requests_per_second: perSecond.trim() === '' ? null : Number(perSecond),
+          agent_recorded_mib_per_hour: mibPerHour.trim() === '' ? null : Number(mibPerHour),
         })
         setResult(r.ok ? { ok: true, note: 'Saved and recorded.' } : r)
       })
@@ -68,6 +72,18 @@ export function ProxySettingsForm({ settings, profiles }: { settings: PresentedS
           <span>empty reports only; a value from 0.01 to 1 makes approving a tool that reads more like another than this ask first (see Surface)</span>
         </div>
       </div>
+      <fieldset>
+        <legend className="text-sm font-medium">Limits per agent token (empty: no limit)</legend>
+        <div className="mt-1 flex flex-wrap items-center gap-2 text-sm">
+          <label htmlFor="agent-per-second">Requests a second (agent_requests_per_second)</label>
+          <input id="agent-per-second" type="number" min={1} step={1} placeholder="no limit" value={perSecond} onChange={(e) => setPerSecond(e.target.value)} className={`w-28 ${inputClass}`} />
+        </div>
+        <div className="mt-1 flex flex-wrap items-center gap-2 text-sm">
+          <label htmlFor="agent-mib-per-hour">MiB of activity recorded an hour (agent_recorded_mib_per_hour)</label>
+          <input id="agent-mib-per-hour" type="number" min={1} step={1} placeholder="no limit" value={mibPerHour} onChange={(e) => setMibPerHour(e.target.value)} className={`w-28 ${inputClass}`} />
+        </div>
+        <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">Past either, the token&apos;s requests are refused (REST 429 with Retry-After, MCP -32000) until it is back under; the operator is never limited.</p>
+      </fieldset>
       <div className="flex flex-wrap gap-2">
         <Button type="submit" variant="primary" disabled={pending}>{pending ? 'Saving…' : 'Save settings'}</Button>
         <Button disabled={pending || settings.activity_retention_days === null} onClick={() => start(async () => {

@@ -14,6 +14,9 @@ export const settings = sqliteTable('settings', {
   callApprovalWaitMs: integer('call_approval_wait_ms').notNull().default(60_000),
   // the description-overlap ceiling a scope may reach (0..1); null = report only
   maxDescriptionOverlap: real('max_description_overlap'),
+  // per agent token (lib/limits): requests a second, and MiB of records an hour; null = no limit
+  agentRequestsPerSecond: integer('agent_requests_per_second').default(5_000),
+  agentRecordedMibPerHour: integer('agent_recorded_mib_per_hour').default(64),
 })
 
 export type Settings = typeof settings.$inferSelect

@@ -18,6 +18,7 @@ const fixes: Record<FailureKind, string> = {
   unauthorized: 'Sign in again with the operator API key.',
   forbidden: 'Open the dashboard at the address toolgate serves (see TOOLGATE_ALLOWED_HOSTS / TOOLGATE_ALLOWED_ORIGINS).',
   not_found: 'Reload the page: the state changed since it was shown.',
+  rate_limited: 'Wait as long as the message says, then try again.',
   unavailable: 'Check that the state database is reachable, then retry.',
 }
 

@@ -2,6 +2,7 @@ import 'server-only'
 import type { Db, DbLike } from '@/db/client'
 import type { ActivityRow } from '@/db/schema'
 import { writeTransaction } from '@/db/write'
+import { meterRecorded } from '@/lib/limits/budgets'
 import type { ActivityDataByType, ActivityType, Surface } from './vocabulary'
 
 /** One record to write; its data must have its type's shape (lib/activity/vocabulary.ts). */
@@ -20,6 +21,8 @@ export type ActivityInput = {
 }[ActivityType]
 
 type Connection = Db['$client']
+/** What a record costs on disk besides its data (its other columns and index entries), roughly, for the volume limit. */
+const ROW_OVERHEAD = 200
 const statements = new WeakMap<Connection, ReturnType<typeof prepare>>()
 
 // The hot path writes one record per check and call: plain statements prepared once per connection.
@@ -33,6 +36,7 @@ function prepare(client: Connection) {
 /**
  * Insert one record inside the caller's write transaction, so a change and its record commit
  * together (or neither does). The server filter's index follows in batches (db/queries/activity-index.ts).
+ * An agent's records count against its volume limit (lib/limits).
  */
 export function insertActivity(db: DbLike, input: ActivityInput): ActivityRow {
   let st = statements.get(db.$client)
@@ -41,7 +45,9 @@ export function insertActivity(db: DbLike, input: ActivityInput): ActivityRow {
     id: 0, requestId: input.requestId, at: input.at ?? Date.now(), type: input.type, surface: input.surface ?? null,
     actor: input.actor, tier: input.tier ?? null, verdict: input.verdict ?? null, server: input.server ?? null, data: input.data,
   }
-  row.id = st.record.get(row.requestId, row.at, row.type, row.surface, row.actor, row.tier, row.verdict, row.server, JSON.stringify(row.data)) as number
+  const data = JSON.stringify(row.data)
+  row.id = st.record.get(row.requestId, row.at, row.type, row.surface, row.actor, row.tier, row.verdict, row.server, data) as number
+  meterRecorded(row.actor, data.length + ROW_OVERHEAD)
   return row
 }
 

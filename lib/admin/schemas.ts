@@ -42,6 +42,11 @@ export const retentionDaysSchema = z.number().int('must be a whole number of day
 export const callApprovalWaitSchema = z.number().int('must be a whole number of milliseconds')
   .min(0, 'must be at least 0 ms').max(15 * 60_000, 'must be at most 900000 ms (15 minutes)')
 
+export const requestsPerSecondSchema = z.number().int('must be a whole number of requests')
+  .min(1, 'must be at least 1 request a second (null: no limit)').max(1_000_000, 'must be at most 1000000')
+export const recordedMibPerHourSchema = z.number().int('must be a whole number of MiB')
+  .min(1, 'must be at least 1 MiB an hour (null: no limit)').max(1_048_576, 'must be at most 1048576 (1 TiB)')
+
 export const overlapCeilingSchema = z.number().gt(0, 'must be above 0 (null reports only)').max(1, 'must be at most 1 (a cosine)')
 
 /** Proxy-wide settings an operator may change (state-file names). */
@@ -51,5 +56,7 @@ export const settingsPatchSchema = z.strictObject({
   activity_retention_days: retentionDaysSchema.nullable().optional(),
   call_approval_wait_ms: callApprovalWaitSchema.optional(),
   max_description_overlap: overlapCeilingSchema.nullable().optional(),
+  agent_requests_per_second: requestsPerSecondSchema.nullable().optional(),
+  agent_recorded_mib_per_hour: recordedMibPerHourSchema.nullable().optional(),
 })
 export type SettingsPatch = z.infer<typeof settingsPatchSchema>

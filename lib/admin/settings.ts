@@ -18,6 +18,8 @@ export const presentSettings = (s: ProxySettings) => ({
   activity_retention_days: s.activityRetentionDays,
   call_approval_wait_ms: s.callApprovalWaitMs,
   max_description_overlap: s.maxDescriptionOverlap,
+  agent_requests_per_second: s.agentRequestsPerSecond,
+  agent_recorded_mib_per_hour: s.agentRecordedMibPerHour,
 })
 export type PresentedSettings = ReturnType<typeof presentSettings>
 
@@ -29,7 +31,7 @@ export async function updateSettings(db: Db, patch: unknown, ctx: ActionContext)
   const parsed = settingsPatchSchema.safeParse(patch)
   if (!parsed.success) throw badRequest(formatIssues(parsed.error))
   const p = parsed.data
-  if (Object.keys(p).length === 0) throw badRequest('nothing to change: name a setting (quarantine_enabled, mcp_anonymous_profile, activity_retention_days, call_approval_wait_ms, max_description_overlap)')
+  if (Object.keys(p).length === 0) throw badRequest('nothing to change: name a setting (quarantine_enabled, mcp_anonymous_profile, activity_retention_days, call_approval_wait_ms, max_description_overlap, agent_requests_per_second, agent_recorded_mib_per_hour)')
   return writeTransaction(db, (tx) => {
     const before = presentSettings(readSettings(tx))
     if (p.mcp_anonymous_profile && profileServers(tx, p.mcp_anonymous_profile) === undefined) {
@@ -41,6 +43,8 @@ export async function updateSettings(db: Db, patch: unknown, ctx: ActionContext)
       ...(p.activity_retention_days !== undefined ? { activityRetentionDays: p.activity_retention_days } : {}),
       ...(p.call_approval_wait_ms !== undefined ? { callApprovalWaitMs: p.call_approval_wait_ms } : {}),
       ...(p.max_description_overlap !== undefined ? { maxDescriptionOverlap: p.max_description_overlap } : {}),
+      ...(p.agent_requests_per_second !== undefined ? { agentRequestsPerSecond: p.agent_requests_per_second } : {}),
+      ...(p.agent_recorded_mib_per_hour !== undefined ? { agentRecordedMibPerHour: p.agent_recorded_mib_per_hour } : {}),
     }).where(eq(settings.id, 1)).run()
     const after = presentSettings(readSettings(tx))
     return { before, after, ...recordChange(tx, 'settings.changed', ctx, { target: 'settings', before, after }) }

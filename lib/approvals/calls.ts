@@ -5,6 +5,7 @@ import type { Db, DbLike, Tx } from '@/db/client'
 import { callApprovals, type CallApproval } from '@/db/schema'
 import { writeTransaction } from '@/db/write'
 import { insertActivity } from '@/lib/activity/record'
+import { meterRecorded } from '@/lib/limits/budgets'
 import type { ActionContext } from '@/lib/admin/tools'
 import { badRequest, notFoundError } from '@/lib/errors'
 import { argumentsHash, canonicalJson } from '@/lib/preflight/hash'
@@ -53,6 +54,7 @@ export function requestCall(db: Db, call: HeldCall, now = Date.now()): Promise<{
       decidedBy: null, decidedAt: null, result: null, createdAt: now, expiresAt: now + CALL_APPROVAL_TTL_MS,
     }
     tx.insert(callApprovals).values(row).run()
+    meterRecorded(call.caller, canonical.length) // the held arguments count against the caller's volume limit
     insertActivity(tx, { requestId: call.requestId, type: 'call.approval_requested', actor: call.caller, server: call.server, at: now, data: heldData(row) })
     return { call: row, joined: false }
   })

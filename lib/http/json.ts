@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { badRequest, ToolgateError, type FailureKind } from '@/lib/errors'
+import { badRequest, LimitedError, ToolgateError, type FailureKind } from '@/lib/errors'
 import { logLine } from '@/lib/log'
 
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -8,7 +8,7 @@ export const MAX_JSON_DEPTH = 64
 
 export class PayloadTooLarge extends Error {}
 
-const statusOf: Record<FailureKind, number> = { bad_request: 400, unauthorized: 401, forbidden: 403, not_found: 404, unavailable: 503 }
+const statusOf: Record<FailureKind, number> = { bad_request: 400, unauthorized: 401, forbidden: 403, not_found: 404, rate_limited: 429, unavailable: 503 }
 
 /** Read at most MAX_BODY_BYTES of a request body. */
 export async function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -77,12 +77,15 @@ export function publicMessage(e: unknown, requestId: string): string {
   return `toolgate failed unexpectedly (request ${requestId}); the server log has the details`
 }
 
+/** A limit's Retry-After header (seconds), for any surface answering over HTTP. */
+export const retryAfter = (e: unknown): Record<string, string> => (e instanceof LimitedError ? { 'retry-after': String(e.retryAfterSeconds) } : {})
+
 /** The REST error envelope. */
 export function sendError(res: ServerResponse, e: unknown, requestId: string): void {
   const status = statusOfError(e)
   const error = publicMessage(e, requestId)
   if (status === 503) console.error(logLine(`toolgate: request ${requestId} answered 503: ${error}`))
-  const headers: Record<string, string> = { 'x-request-id': requestId }
+  const headers: Record<string, string> = { 'x-request-id': requestId, ...retryAfter(e) }
   if (status === 401) headers['www-authenticate'] = 'Bearer realm="toolgate"'
   sendJson(res, status, { success: false, error, request_id: requestId }, headers)
 }

@@ -2,6 +2,7 @@ import 'server-only'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Db } from '@/db/client'
 import { callerFromHeaders, type HeaderReader } from '@/lib/auth/caller'
+import { admit } from '@/lib/limits/budgets'
 import { parsePreflightBody } from '@/lib/preflight/schemas'
 import { runCheck } from '@/lib/preflight/service'
 import { parseJson, readBody, sendError, sendJson } from './json'
@@ -12,6 +13,7 @@ export interface RestContext { db: Db; requestId: string; headers: HeaderReader 
 export async function restPreflight(req: IncomingMessage, res: ServerResponse, ctx: RestContext): Promise<void> {
   try {
     const caller = callerFromHeaders(ctx.db, ctx.headers)
+    admit(ctx.db, caller)
     const { input, waitMs } = parsePreflightBody(parseJson(await readBody(req)))
     const data = await runCheck(ctx.db, { caller, surface: 'rest', requestId: ctx.requestId, input, waitMs })
     sendJson(res, 200, { success: true, data }, { 'x-request-id': ctx.requestId })
@@ -24,6 +26,7 @@ export async function restPreflight(req: IncomingMessage, res: ServerResponse, c
 export function restWhoami(_req: IncomingMessage, res: ServerResponse, ctx: RestContext): void {
   try {
     const caller = callerFromHeaders(ctx.db, ctx.headers)
+    admit(ctx.db, caller)
     sendJson(res, 200, { success: true, data: { tier: caller.tier, name: caller.name } }, { 'x-request-id': ctx.requestId })
   } catch (e) {
     sendError(res, e, ctx.requestId)

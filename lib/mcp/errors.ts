@@ -14,6 +14,7 @@ export function toProtocolError(e: unknown): ProtocolError {
   // an error an upstream answered (resources/read of a missing resource, …) passes through as given
   if (e instanceof McpError && e.code !== ErrorCode.ConnectionClosed && e.code !== ErrorCode.RequestTimeout) return new ProtocolError(e.code, e.message.replace(/^MCP error -?\d+: /, ''), e.data)
   if (e instanceof ToolgateError && (e.kind === 'bad_request' || e.kind === 'not_found')) return invalidParams(e.message)
+  if (e instanceof ToolgateError && e.kind === 'rate_limited') return new ProtocolError(-32000, e.message)
   const message = e instanceof ToolgateError ? e.message : `toolgate could not answer honestly: ${describeError(e)}`
   return new ProtocolError(ProtocolErrorCode.InternalError, message)
 }

@@ -3,7 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type JSONRPCMessage } from '@modelcontextprotocol/server'
 import type { Db } from '@/db/client'
 import type { HeaderReader } from '@/lib/auth/caller'
-import { parseJson, publicMessage, readBody, statusOfError } from '@/lib/http/json'
+import { parseJson, publicMessage, readBody, retryAfter, statusOfError } from '@/lib/http/json'
+import { admit } from '@/lib/limits/budgets'
 import { logLine } from '@/lib/log'
 import { buildMcpServer } from './server'
 import { DESCRIBE_TOOL } from './describe-tool-definition'
@@ -131,7 +132,7 @@ function httpError(res: ServerResponse, e: unknown, requestId: string): void {
   const status = statusOfError(e)
   const message = publicMessage(e, requestId)
   if (status === 503) console.error(logLine(`toolgate: mcp request ${requestId} answered 503: ${message}`))
-  const headers: Record<string, string> = { 'cache-control': 'no-store', 'x-request-id': requestId, 'content-type': 'application/json' }
+  const headers: Record<string, string> = { 'cache-control': 'no-store', 'x-request-id': requestId, 'content-type': 'application/json', ...retryAfter(e) }
   if (status === 401) headers['www-authenticate'] = 'Bearer realm="toolgate"'
   res.writeHead(status, headers).end(httpErrorBody(status, message))
 }
@@ -221,6 +222,7 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
   res.on('close', () => { if (!res.writableFinished) cancel.abort() })
   try {
     session = { ...openContext(ctx.db, ctx.headers, ctx.remoteAddress, ctx.profile, ctx.requestId), closed: cancel.signal }
+    admit(ctx.db, session.caller) // a limited agent is refused before its request is read
     body = parseJson(await readBody(req))
   } catch (e) {
     return httpError(res, e, ctx.requestId)

@@ -4,9 +4,9 @@ import { readSnapshot } from '@/db/queries/preflight-state'
 import { appendActivity } from '@/lib/activity/record'
 import type { Surface } from '@/lib/activity/vocabulary'
 import { badRequest, describeError, ToolgateError, unavailableError } from '@/lib/errors'
-import { evaluate, type Caller, type Evaluation, type EvaluationInput, type ToolResult } from './evaluate'
+import { evaluate, type Caller, type Evaluation, type EvaluationInput, type ToolResult, type UnavailableResult } from './evaluate'
 import { uniqueIds } from './ids'
-import type { Verdict } from './taxonomy'
+import { taxonomy, type Verdict } from './taxonomy'
 
 export interface PreflightData {
   verdict: Verdict
@@ -81,6 +81,11 @@ export async function runCheck(db: Db, req: CheckRequest): Promise<PreflightData
   return finishCheck(db, req, evaluation, started, waited)
 }
 
+/** An id that names no tool is recorded to at most this many characters: the caller chose it, and a record stays small. */
+export const MAX_RECORDED_UNKNOWN_ID = 80
+const recordedId = (t: UnavailableResult) =>
+  taxonomy[t.reason].verdict === 'unknown_ids' && t.id.length > MAX_RECORDED_UNKNOWN_ID ? `${t.id.slice(0, MAX_RECORDED_UNKNOWN_ID)}…` : t.id
+
 async function finishCheck(db: Db, req: Omit<CheckRequest, 'waitMs'>, evaluation: Evaluation, started: number, waited: number | undefined): Promise<PreflightData> {
   const checkedAt = new Date()
   const { input } = req
@@ -96,7 +101,7 @@ async function finishCheck(db: Db, req: Omit<CheckRequest, 'waitMs'>, evaluation
       data: {
         ids_raw: input.ids.length,
         ids_unique: uniqueIds(input.ids).length,
-        tools: evaluation.tools.map((t) => (t.status === 'ready' ? { id: t.id, status: t.status } : { id: t.id, status: t.status, reason: t.reason })),
+        tools: evaluation.tools.map((t) => (t.status === 'ready' ? { id: t.id, status: t.status } : { id: recordedId(t), status: t.status, reason: t.reason })),
         ...(input.profile !== undefined ? { profile: input.profile } : {}),
         ...(input.policy ? { policy: input.policy } : {}),
         ...(input.pins?.size ? { pinned: input.pins.size } : {}),

@@ -41,6 +41,8 @@ export async function loadState(db: Db, doc: unknown, actor: string): Promise<{ 
       activityRetentionDays: state.settings.activity_retention_days,
       callApprovalWaitMs: state.settings.call_approval_wait_ms,
       maxDescriptionOverlap: state.settings.max_description_overlap,
+      agentRequestsPerSecond: state.settings.agent_requests_per_second,
+      agentRecordedMibPerHour: state.settings.agent_recorded_mib_per_hour,
     }).where(eq(settings.id, 1)).run()
     for (const s of state.servers) {
       tx.insert(servers).values({

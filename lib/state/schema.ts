@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { connectionActions, connectionStates } from '@/db/schema/servers'
 import { settingsDefaults } from '@/db/queries/settings'
-import { callApprovalWaitSchema, callTimeoutSchema, overlapCeilingSchema, profileNameSchema, retentionDaysSchema, rootsSchema, serverNameSchema, tokenNameSchema } from '@/lib/admin/schemas'
+import { callApprovalWaitSchema, callTimeoutSchema, overlapCeilingSchema, profileNameSchema, recordedMibPerHourSchema, requestsPerSecondSchema, retentionDaysSchema, rootsSchema, serverNameSchema, tokenNameSchema } from '@/lib/admin/schemas'
 
 /** The state file, version 1 (see docs/state-file.md). Strict: unknown fields are errors. */
 const json = z.record(z.string(), z.unknown())
@@ -76,6 +76,8 @@ export const stateFileSchema = z.strictObject({
     activity_retention_days: retentionDaysSchema.nullable().default(settingsDefaults.activityRetentionDays),
     call_approval_wait_ms: callApprovalWaitSchema.default(settingsDefaults.callApprovalWaitMs),
     max_description_overlap: overlapCeilingSchema.nullable().default(settingsDefaults.maxDescriptionOverlap),
+    agent_requests_per_second: requestsPerSecondSchema.nullable().default(settingsDefaults.agentRequestsPerSecond),
+    agent_recorded_mib_per_hour: recordedMibPerHourSchema.nullable().default(settingsDefaults.agentRecordedMibPerHour),
   }).prefault({}),
   servers: z.array(serverSchema).default([]),
   profiles: z.array(z.strictObject({ name: profileNameSchema, servers: z.array(serverNameSchema) })).default([]),

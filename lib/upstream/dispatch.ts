@@ -2,7 +2,8 @@ import 'server-only'
 import { ErrorCode, McpError, type CallToolResult, type ElicitRequest, type ElicitResult, type LoggingMessageNotification, type Progress } from '@modelcontextprotocol/sdk/types.js'
 import type { Db } from '@/db/client'
 import { CallRecorder } from '@/lib/activity/call-record'
-import { parseToolId } from '@/lib/preflight/ids'
+import { idBoundsFault, parseToolId } from '@/lib/preflight/ids'
+import { badRequest } from '@/lib/errors'
 import { evaluateNow } from '@/lib/preflight/service'
 import { unavailable, type Caller, type UnavailableResult } from '@/lib/preflight/evaluate'
 import { runningSupervisor, type Supervisor } from './supervisor'
@@ -107,6 +108,9 @@ async function heldCall(ctx: CallContext, server: string, tool: string, args: Re
  * Every call is on the record under the caller's request_id before it is answered (contract §12).
  */
 export async function dispatchToolCall(ctx: CallContext, id: string, args: Record<string, unknown> | undefined, supervisor: Supervisor | undefined = runningSupervisor()): Promise<CallOutcome> {
+  // a name no tool can have is a request error, judged and recorded as nothing (ids are bounded on every surface)
+  const fault = idBoundsFault(id)
+  if (fault) throw badRequest(`name: ${fault}`)
   const verdict = evaluateNow(ctx.db, ctx.caller, { ids: [id], profile: ctx.profile }).tools[0]
   const parsed = parseToolId(id)
   // a ready verdict means a well-formed id on a configured server
