@@ -47,6 +47,11 @@ function AgentItem({ a }: { a: BlockedAgent }) {
             <span className="font-mono font-medium">{r.id}</span> <code>{r.reason}</code> — {r.detail}
           </li>
         ))}
+        {(a.more > 0 || a.unjudged) && (
+          <li data-testid={`agent-${a.token}-more`} className="text-slate-600 dark:text-slate-300">
+            {a.more > 0 && `…and ${a.more} more still blocked. `}{a.unjudged && 'These checks refused more ids than are judged again here: open the latest check for all of them.'}
+          </li>
+        )}
       </ul>
     </li>
   )

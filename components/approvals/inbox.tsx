@@ -30,6 +30,28 @@ function Decide({ call, onDone }: { call: InboxCall; onDone: () => void }) {
   )
 }
 
+/** A held call's arguments: all of them when small; else their start, and the rest on demand (the live poll carries only that much). */
+function Arguments({ call }: { call: InboxCall }) {
+  const [all, setAll] = useState<unknown>(undefined)
+  const [failure, setFailure] = useState<string | null>(null)
+  const [pending, start] = useTransition()
+  const shown = call.arguments !== null ? call.arguments : all
+  const box = 'mt-1 max-h-72 overflow-auto rounded bg-slate-950 p-2 text-xs text-slate-100'
+  if (shown !== undefined) return <pre tabIndex={0} aria-label={`Arguments of call ${call.id}`} className={box}>{JSON.stringify(shown, null, 2)}</pre>
+  return (
+    <>
+      <pre tabIndex={0} aria-label={`Start of the arguments of call ${call.id}`} className={box}>{call.arguments_preview}…</pre>
+      <Button className="mt-1" disabled={pending} onClick={() => start(async () => {
+        const res = await fetch(`/api/dashboard/calls/${encodeURIComponent(call.id)}`, { cache: 'no-store' })
+        const body = await res.json()
+        if (res.ok) setAll(body.arguments)
+        else setFailure(body.error ?? `the arguments could not be read (${res.status})`)
+      })}>Show all arguments ({Math.ceil(call.arguments_length / 1024)} KiB)</Button>
+      {failure && <ErrorNote error={failure} fix="Reload the page; if it persists, sign in again." />}
+    </>
+  )
+}
+
 /**
  * Calls held for an operator's approval, live: the server, the tool and what it declares, the
  * exact arguments, and who asked. An approval is for that one call.
@@ -66,7 +88,7 @@ export function ApprovalsInboxView({ initial }: { initial: ApprovalsInbox }) {
                   {c.annotations ? Object.entries(c.annotations).map(([k, v]) => <Pill key={k} tone={k === 'destructiveHint' && v === true ? 'bad' : k === 'openWorldHint' && v === true ? 'warn' : 'muted'}>{k}: {String(v)}</Pill>) : <Pill>no annotations declared</Pill>}
                 </div>
                 <h4 className="mt-2 text-xs font-medium">Arguments</h4>
-                <pre tabIndex={0} aria-label={`Arguments of call ${c.id}`} className="mt-1 max-h-72 overflow-auto rounded bg-slate-950 p-2 text-xs text-slate-100">{JSON.stringify(c.arguments, null, 2)}</pre>
+                <Arguments call={c} />
                 <Decide call={c} onDone={refresh} />
               </Card>
             </li>

@@ -1,9 +1,10 @@
 import 'server-only'
 import { statSync } from 'node:fs'
 import { activityExtent, deleteOldest } from '@/db/queries/activity'
-import type { Db } from '@/db/client'
+import type { Db, Tx } from '@/db/client'
 import { writeTransaction } from '@/db/write'
 import { readSettings } from '@/db/queries/settings'
+import { deleteOldCalls } from '@/lib/approvals/calls'
 import { describeError } from '@/lib/errors'
 import { logLine } from '@/lib/log'
 import { appendActivity } from './record'
@@ -19,22 +20,29 @@ export function retentionCutoff(db: Db, now = Date.now()): number | null {
   return days === null ? null : now - days * DAY_MS
 }
 
-/**
- * Delete records older than `before`, PRUNE_BATCH rows per transaction, yielding to the event
- * loop between batches so checks keep being answered (and recorded) while it runs. The prune
- * itself is on the record (`activity.pruned`, under `requestId` when given) when it deleted anything.
- */
-export async function pruneActivity(db: Db, before: number, actor: string, onBatch?: (deleted: number) => void, requestId = mintRequestId()): Promise<number> {
+/** Run `deleteBatch` until it deletes fewer than PRUNE_BATCH, yielding to the event loop between batches; how many went. */
+async function inBatches(db: Db, deleteBatch: (tx: Tx) => number, onBatch?: (deleted: number) => void): Promise<number> {
   let total = 0
   for (;;) {
-    const n = await writeTransaction(db, (tx) => deleteOldest(tx, before, PRUNE_BATCH))
+    const n = await writeTransaction(db, deleteBatch)
     total += n
     onBatch?.(total)
-    if (n < PRUNE_BATCH) break
+    if (n < PRUNE_BATCH) return total
     await new Promise((r) => setImmediate(r))
   }
-  if (total > 0) {
-    await appendActivity(db, { requestId, type: 'activity.pruned', actor, data: { before: new Date(before).toISOString(), deleted: total } })
+}
+
+/**
+ * Delete records older than `before`, and the held calls (with their arguments and results) that
+ * were over by then, PRUNE_BATCH rows per transaction, yielding to the event loop between batches
+ * so checks keep being answered (and recorded) while it runs. The prune itself is on the record
+ * (`activity.pruned`, under `requestId` when given) when it deleted anything. Returns the records deleted.
+ */
+export async function pruneActivity(db: Db, before: number, actor: string, onBatch?: (deleted: number) => void, requestId = mintRequestId()): Promise<number> {
+  const total = await inBatches(db, (tx) => deleteOldest(tx, before, PRUNE_BATCH), onBatch)
+  const heldCalls = await inBatches(db, (tx) => deleteOldCalls(tx, before, PRUNE_BATCH))
+  if (total > 0 || heldCalls > 0) {
+    await appendActivity(db, { requestId, type: 'activity.pruned', actor, data: { before: new Date(before).toISOString(), deleted: total, ...(heldCalls ? { held_calls: heldCalls } : {}) } })
   }
   return total
 }

@@ -102,7 +102,7 @@ export interface ActivityDataByType {
   // proxy-wide settings and the activity log's own upkeep
   'operator_key.rotated': ChangeData<{ sessions_signed_out: number }>
   'settings.changed': ChangeData<{ quarantine_enabled: boolean; mcp_anonymous_profile: string | null; activity_retention_days: number | null }>
-  'activity.pruned': { before: string; deleted: number }
+  'activity.pruned': { before: string; deleted: number; held_calls?: number }
   // a confirmed change that brought a scope's closest pair over settings.max_description_overlap
   'surface.over_ceiling': ChangeData<{ a: string; b: string; score: number; cross_server: boolean; ceiling: number }>
   'pins.upgraded': { tools: number; hash_schema: number }

@@ -1,6 +1,6 @@
 import 'server-only'
 import { randomBytes } from 'node:crypto'
-import { and, desc, eq, gt, inArray, lt } from 'drizzle-orm'
+import { and, desc, eq, getTableColumns, gt, inArray, lt, sql } from 'drizzle-orm'
 import type { Db, DbLike, Tx } from '@/db/client'
 import { callApprovals, type CallApproval } from '@/db/schema'
 import { writeTransaction } from '@/db/write'
@@ -64,6 +64,19 @@ export function callById(db: DbLike, id: string): CallApproval | undefined {
   return db.select().from(callApprovals).where(eq(callApprovals.id, id)).get()
 }
 
+/** A held call without its arguments and result: their size, and a prefix of the arguments. */
+export type CallSummary = Omit<CallApproval, 'arguments' | 'result'> & { argumentsPrefix: string; argumentsLength: number }
+
+/**
+ * Held calls as a list shows them, newest first: the arguments cut to `prefix` characters in the
+ * database, so a list of large calls reads (and sends) little.
+ */
+export function listCallSummaries(db: DbLike, status: CallStatus | undefined, limit: number, prefix: number): CallSummary[] {
+  const { arguments: _a, result: _r, ...columns } = getTableColumns(callApprovals)
+  const q = db.select({ ...columns, argumentsPrefix: sql<string>`substr(${callApprovals.arguments}, 1, ${prefix})`, argumentsLength: sql<number>`length(${callApprovals.arguments})` }).from(callApprovals)
+  return (status ? q.where(eq(callApprovals.status, status)) : q).orderBy(desc(callApprovals.createdAt)).limit(limit).all()
+}
+
 /** Held calls, newest first (pending ones first when no status is asked for). */
 export function listCalls(db: DbLike, status?: CallStatus, limit = 100): CallApproval[] {
   const q = db.select().from(callApprovals)
@@ -83,6 +96,18 @@ export function decideCall(db: Db, id: string, decision: 'approve' | 'deny', ctx
     insertActivity(tx, { requestId: c.requestId, type: decision === 'approve' ? 'call.approved' : 'call.denied', actor: ctx.actor, server: c.serverName, at: now, data: heldData(c, reason) })
     return { ...c, status, reason: reason ?? null, decidedBy: ctx.actor, decidedAt: now } satisfies CallApproval
   })
+}
+
+/**
+ * Delete up to `limit` held calls that were over before `before` — decided, expired or run, and
+ * past their hour — in the caller's transaction: retention prunes them with the activity log.
+ * A pending call is left to expire on the record first.
+ */
+export function deleteOldCalls(tx: Tx, before: number, limit: number): number {
+  const over = tx.select({ id: callApprovals.id }).from(callApprovals)
+    .where(and(inArray(callApprovals.status, ['approved', 'denied', 'expired', 'running', 'done']), lt(callApprovals.createdAt, before - CALL_APPROVAL_TTL_MS)))
+    .limit(limit).all()
+  return over.length ? tx.delete(callApprovals).where(inArray(callApprovals.id, over.map((r) => r.id))).run().changes : 0
 }
 
 /** The one waiter that turns an approved call into a running one runs it; every other waiter reads its result. */

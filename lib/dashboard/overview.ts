@@ -13,8 +13,13 @@ import { explainAt, operatorAs, type Explained } from './explain'
 import { withFacts } from './server-facts'
 
 // how far back "recent blocked checks" reaches, per verdict index
-const RECENT_BLOCKED = 200
+const RECENT_BLOCKED = 100
 const MAX_AGENTS = 8
+// An agent chooses how many ids it asks for and what they are: the Overview judges again at most
+// MAX_JUDGED of an agent's refused ids (its latest first) and lists MAX_SHOWN, so a flood of
+// refused checks costs a bounded page, never one row per id ever asked for.
+const MAX_JUDGED = 50
+const MAX_SHOWN = 10
 
 export interface BlockedAgent {
   token: string
@@ -22,8 +27,12 @@ export interface BlockedAgent {
   lastRequestId: string
   lastAt: string
   checks: number
-  /** the ids those checks were refused that are still not ready now, with the cause and the fix */
+  /** the ids those checks were refused that are still not ready now, with the cause and the fix (at most MAX_SHOWN) */
   stillBlocked: Explained[]
+  /** how many more of the ids judged again are still blocked */
+  more: number
+  /** whether these checks refused more ids than were judged again */
+  unjudged: boolean
 }
 
 /**
@@ -34,21 +43,30 @@ export interface BlockedAgent {
 function blockedAgents(db: Db, operator: string): BlockedAgent[] {
   const records = [...listActivity(db, { verdict: 'blocked', limit: RECENT_BLOCKED }), ...listActivity(db, { verdict: 'unknown_ids', limit: RECENT_BLOCKED })]
     .sort((a, b) => b.id - a.id)
-  const byToken = new Map<string, { lastRequestId: string; lastAt: number; checks: number; ids: Set<string> }>()
+  const byToken = new Map<string, { lastRequestId: string; lastAt: number; checks: number; ids: Set<string>; unjudged: boolean }>()
   for (const r of records) {
     if (r.type !== 'preflight' || r.tier !== 'agent' || r.surface === 'dashboard' || !r.actor.startsWith('token:')) continue
     const token = r.actor.slice('token:'.length)
-    const g = byToken.get(token) ?? { lastRequestId: r.requestId, lastAt: r.at, checks: 0, ids: new Set<string>() }
+    const g = byToken.get(token) ?? { lastRequestId: r.requestId, lastAt: r.at, checks: 0, ids: new Set<string>(), unjudged: false }
     g.checks++
-    for (const t of r.data.tools) if (t.status !== 'ready') g.ids.add(t.id)
+    for (const t of r.data.tools) {
+      if (t.status === 'ready' || g.ids.has(t.id)) continue
+      if (g.ids.size < MAX_JUDGED) g.ids.add(t.id)
+      else g.unjudged = true
+    }
     byToken.set(token, g)
   }
   const out: BlockedAgent[] = []
   for (const [token, g] of byToken) {
     const row = tokenByName(db, token)
     if (!row) continue // revoked: no agent can be blocked under it any more
-    const stillBlocked = explainAt(db, operatorAs(operator, row), { ids: [...g.ids] }).filter((e) => e.result.status !== 'ready')
-    if (stillBlocked.length) out.push({ token, lastRequestId: g.lastRequestId, lastAt: new Date(g.lastAt).toISOString(), checks: g.checks, stillBlocked })
+    const still = explainAt(db, operatorAs(operator, row), { ids: [...g.ids] }).filter((e) => e.result.status !== 'ready')
+    if (still.length) {
+      out.push({
+        token, lastRequestId: g.lastRequestId, lastAt: new Date(g.lastAt).toISOString(), checks: g.checks,
+        stillBlocked: still.slice(0, MAX_SHOWN), more: Math.max(0, still.length - MAX_SHOWN), unjudged: g.unjudged,
+      })
+    }
     if (out.length === MAX_AGENTS) break
   }
   return out

@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { eq } from 'drizzle-orm'
 import { servers } from '@/db/schema'
-import { listCalls } from '@/lib/approvals/calls'
+import { decideCall, listCalls, requestCall } from '@/lib/approvals/calls'
 import { addServer } from '@/lib/admin/upstreams'
 import { agentToken, connectionState, runtimeEnv, stdioFixture, waitFor } from '@/tests/upstream/harness'
 import { screenshot, signedIn, startDashboard, type Dashboard, eventually } from './harness'
@@ -60,5 +60,37 @@ describe('approvals inbox', () => {
     await eventually(() => card.count()).toBe(0)
     await eventually(() => page.getByLabel('Latest decisions').textContent()).toContain('decided by operator')
     await context.close()
+  })
+
+  it('large held calls: the live poll carries a bounded start of each call\'s arguments; all of them come on demand', async () => {
+    const blob = 'x'.repeat(1_000_000)
+    const held = []
+    for (let n = 0; n < 20; n++) held.push((await requestCall(d.db, { server: 'bank', tool: 'transfer', args: { blob, n }, caller: 'token:upstream-tests', requestId: `big_${n}` })).call)
+    const { page, context } = await signedIn(d)
+    const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ')
+    const poll = await fetch(`${d.server.url}/api/dashboard/calls`, { headers: { cookie } })
+    const text = await poll.text()
+    expect(text.length).toBeLessThan(200_000)
+    const inbox = JSON.parse(text) as { pending: { id: string; arguments: unknown; arguments_length: number; arguments_preview: string }[] }
+    expect(inbox.pending).toHaveLength(20)
+    for (const c of inbox.pending) {
+      const h = held.find((x) => x.id === c.id)!
+      expect(c).toMatchObject({ arguments: null, arguments_length: h.arguments.length, arguments_preview: h.arguments.slice(0, 4096) })
+    }
+
+    const one = await fetch(`${d.server.url}/api/dashboard/calls/${held[7].id}`, { headers: { cookie } })
+    expect(await one.json()).toEqual({ id: held[7].id, arguments: { blob, n: 7 } })
+    expect((await fetch(`${d.server.url}/api/dashboard/calls/${held[7].id}`)).status).toBe(401)
+    expect((await fetch(`${d.server.url}/api/dashboard/calls/call_nope`, { headers: { cookie } })).status).toBe(404)
+
+    await page.goto('/approvals')
+    const card = page.getByTestId(`call-${held[3].id}`)
+    expect(await card.getByLabel(`Start of the arguments of call ${held[3].id}`).textContent()).toMatch(/^\{"blob":"x+…$/)
+    await card.getByRole('button', { name: /^Show all arguments \(\d+ KiB\)$/ }).click()
+    const all = card.getByLabel(`Arguments of call ${held[3].id}`, { exact: true })
+    await all.waitFor()
+    expect(JSON.parse((await all.textContent())!)).toEqual({ blob, n: 3 })
+    await context.close()
+    for (const c of held) await decideCall(d.db, c.id, 'deny', { actor: 'test' })
   })
 })

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { listActivity } from '@/db/queries/activity'
-import { appendActivity } from '@/lib/activity/record'
+import { appendActivity, insertActivity } from '@/lib/activity/record'
+import { transactionOn } from '@/db/client'
+import { overview } from '@/lib/dashboard/overview'
 import { changeTools } from '@/lib/admin/bulk-tools'
 import { toolInventory } from '@/lib/catalog/inventory'
 import { activityPage } from '@/lib/dashboard/activity'
@@ -91,4 +93,24 @@ describe('dashboard logic', () => {
     expect(window.nextBefore).toBeNull()
     expect(groupByRequest(window.items).map((g) => [g.request_id, g.items.length])).toEqual([['req_4', 3], ['req_3', 2]])
   })
+})
+
+describe('the Overview under a flood of refused checks', () => {
+  it('judges again and lists a bounded number of each agent\'s refused ids, so the page stays small', async () => {
+    const db = await demo()
+    // 400 refused checks of nightly, each with 100 ids of its own choosing (no tool has them)
+    transactionOn(db, (tx) => {
+      for (let r = 0; r < 400; r++) {
+        insertActivity(tx, {
+          requestId: `flood_${r}`, type: 'preflight', surface: 'rest', tier: 'agent', actor: 'token:nightly', verdict: r % 2 ? 'unknown_ids' : 'blocked',
+          data: { ids_raw: 100, ids_unique: 100, duration_ms: 1, tools: Array.from({ length: 100 }, (_, i) => ({ id: `nosuch${r}_${i}:${'x'.repeat(60)}`, status: 'unavailable' as const, reason: 'not_found' })) },
+        })
+      }
+    })
+    const o = overview(db, 'operator')
+    const nightly = o.agents.find((a) => a.token === 'nightly')!
+    expect(nightly.stillBlocked).toHaveLength(10)
+    expect(nightly).toMatchObject({ more: 40, unjudged: true, lastRequestId: 'flood_399' })
+    expect(JSON.stringify(o).length).toBeLessThan(100_000)
+  }, 120_000)
 })

@@ -5,6 +5,7 @@ import { activity, activityServers } from '@/db/schema'
 import { insertActivity } from '@/lib/activity/record'
 import { activityStorage, PRUNE_BATCH, pruneActivity, retentionCutoff } from '@/lib/activity/retention'
 import { updateSettings } from '@/lib/admin/settings'
+import { expireCalls, listCalls, requestCall } from '@/lib/approvals/calls'
 
 const DAY = 24 * 60 * 60 * 1000
 const NOW = Date.parse('2026-11-30T12:00:00Z') // a fixed clock
@@ -37,6 +38,19 @@ describe('activity retention', () => {
     // the cascade deletes by activity_id; a scan here made one prune batch at a million records take minutes
     const plan = db.$client.prepare('explain query plan delete from activity_servers where activity_id = ?').all(1) as { detail: string }[]
     expect(plan.map((r) => r.detail)).toEqual([expect.stringContaining('USING COVERING INDEX activity_servers_activity (activity_id=?)')])
+  })
+
+  it('prunes held calls (their arguments and results) that were over before the cutoff; open ones stay', async () => {
+    const db = openDb(':memory:')
+    const hold = (n: number, at: number) => requestCall(db, { server: 's', tool: 't', args: { n, blob: 'x'.repeat(10_000) }, caller: 'token:a', requestId: `req_${n}` }, at)
+    for (let n = 0; n < 3; n++) await hold(n, NOW - 100 * DAY) // nobody decided: they expire, on the record
+    await expireCalls(db, NOW - 99 * DAY)
+    await hold(3, NOW - 10 * DAY)
+    await expireCalls(db, NOW - 9 * DAY)
+    await hold(4, NOW) // still pending
+    await pruneActivity(db, NOW - 90 * DAY, 'test')
+    expect(listCalls(db).map((c) => `${c.requestId} ${c.status}`)).toEqual(['req_4 pending', 'req_3 expired'])
+    expect(db.select().from(activity).where(eq(activity.type, 'activity.pruned')).get()?.data).toMatchObject({ held_calls: 3 })
   })
 
   it('null keeps everything; the setting is validated', async () => {

@@ -1,0 +1,16 @@
+import { getDb } from '@/db/client'
+import { heldCallArguments } from '@/lib/dashboard/approvals'
+import { unauthorizedUnlessSignedIn } from '@/lib/dashboard/operator'
+
+export const runtime = 'nodejs'
+export const dynamic = 'force-dynamic'
+
+/** GET /api/dashboard/calls/<id> — one held call's whole arguments, which the inbox's poll carries only the start of. Operator session only. */
+export async function GET(_req: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
+  const denied = await unauthorizedUnlessSignedIn()
+  if (denied) return denied
+  const { id } = await params
+  const args = heldCallArguments(getDb(), id)
+  if (args === undefined) return Response.json({ error: `no held call "${id}"` }, { status: 404, headers: { 'cache-control': 'no-store' } })
+  return Response.json({ id, arguments: args }, { headers: { 'cache-control': 'no-store' } })
+}
