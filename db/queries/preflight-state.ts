@@ -25,6 +25,11 @@ interface ServerRow {
 interface ToolRow { server_name: string; name: string; annotations: string | null; hash: string | null; status: ApprovalView['status'] | null; disabled: number | null }
 type ConnectionRow = Pick<ServerConnection, 'state' | 'detail' | 'action' | 'runtimeInstance'>
 
+// a tool id near the one asked for: within 2 in length, or a prefix of it, or starting with it
+const NEARBY = sql`(abs(length(${tools.serverName}) + 1 + length(${tools.name}) - ${p('len')}) <= 2
+  or instr(${p('id')}, ${tools.serverName} || ':' || ${tools.name}) = 1
+  or substr(${tools.serverName} || ':' || ${tools.name}, 1, ${p('len')}) = ${p('id')})`
+
 /** Prepared once per connection: the evaluation's reads are few, narrow and indexed. */
 function prepare(db: Db) {
   return {
@@ -34,10 +39,9 @@ function prepare(db: Db) {
     lease: db.select({ instance: runtimeLease.instance, heartbeatAt: runtimeLease.heartbeatAt, expiresAt: runtimeLease.expiresAt })
       .from(runtimeLease).where(eq(runtimeLease.id, 1)).prepare(),
     profile: db.select({ servers: profiles.servers }).from(profiles).where(eq(profiles.name, p('name'))).prepare(),
-    nearby: db.select({ server: tools.serverName, tool: tools.name }).from(tools).where(sql`${tools.goneAt} is null and (
-      abs(length(${tools.serverName}) + 1 + length(${tools.name}) - ${p('len')}) <= 2
-      or instr(${p('id')}, ${tools.serverName} || ':' || ${tools.name}) = 1
-      or substr(${tools.serverName} || ':' || ${tools.name}, 1, ${p('len')}) = ${p('id')})`).prepare(),
+    nearby: db.select({ server: tools.serverName, tool: tools.name }).from(tools).where(sql`${tools.goneAt} is null and ${NEARBY}`).prepare(),
+    nearbyIn: db.select({ server: tools.serverName, tool: tools.name }).from(tools)
+      .where(sql`${tools.serverName} in (select value from json_each(${p('servers')})) and ${tools.goneAt} is null and ${NEARBY}`).prepare(),
     tokenByHash: db.select().from(agentTokens).where(eq(agentTokens.tokenHash, p('hash'))).prepare(),
   }
 }
@@ -108,7 +112,7 @@ export function createStateReader(db: Db): PreflightState {
       return toolCache.get(toolKey(server, name))
     },
     profileServers: (name) => st.profile.get({ name })?.servers,
-    nearbyToolIds: (id) => st.nearby.all({ id, len: id.length }),
+    nearbyToolIds: (id, servers) => (servers ? st.nearbyIn.all({ id, len: id.length, servers: JSON.stringify(servers) }) : st.nearby.all({ id, len: id.length })),
   }
 }
 

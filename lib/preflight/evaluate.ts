@@ -137,11 +137,11 @@ function tokenOf(caller: Caller): (TokenScope & { name: string }) | undefined {
 }
 
 /**
- * Scope = token allowed_servers ∩ token profile pin ∩ requested profile (contract §5).
+ * Scope = token allowed_servers ∩ token profile pin ∩ requested profile (contract §5): the sets
+ * it is the intersection of, each with the narrowing it stands for (none: every server).
  * Naming a profile can only narrow. A pin naming a deleted profile denies everything.
- * Returns, per server, null when it is in scope, else the first narrowing that excludes it.
  */
-export function narrowingOf(state: PreflightState, caller: Caller, profile?: string): (server: string) => Narrowing | null {
+function scopeSets(state: PreflightState, caller: Caller, profile?: string): { set: ReadonlySet<string>; why: Narrowing }[] {
   const sets: { set: ReadonlySet<string>; why: Narrowing }[] = []
   const token = tokenOf(caller)
   if (token && !token.allowedServers.includes('*')) sets.push({ set: new Set(token.allowedServers), why: { by: 'allowed_servers', token: token.name } })
@@ -150,7 +150,14 @@ export function narrowingOf(state: PreflightState, caller: Caller, profile?: str
     sets.push({ set: new Set(servers), why: { by: 'token_profile', token: token.name, profile: token.profilePin, exists: servers !== undefined } })
   }
   if (profile !== undefined) sets.push({ set: new Set(state.profileServers(profile)), why: { by: 'profile', profile } })
-  return (server) => sets.find((s) => !s.set.has(server))?.why ?? null
+  return sets
+}
+
+const narrowingIn = (sets: ReturnType<typeof scopeSets>) => (server: string): Narrowing | null => sets.find((s) => !s.set.has(server))?.why ?? null
+
+/** Per server: null when it is in scope, else the first narrowing that excludes it. */
+export function narrowingOf(state: PreflightState, caller: Caller, profile?: string): (server: string) => Narrowing | null {
+  return narrowingIn(scopeSets(state, caller, profile))
 }
 
 export function scopeOf(state: PreflightState, caller: Caller, profile?: string): (server: string) => boolean {
@@ -180,13 +187,19 @@ function notInScopeDetail(server: string, n: Narrowing): string {
  */
 export function evaluate(state: PreflightState, caller: Caller, input: EvaluationInput): Evaluation {
   const agent = caller.tier === 'agent'
-  const narrowing = narrowingOf(state, caller, input.profile)
+  const sets = scopeSets(state, caller, input.profile)
+  const narrowing = narrowingIn(sets)
   const inScope = (server: string) => narrowing(server) === null
+  // a narrowed scope's servers: suggestions are looked for there only
+  const reach = sets.length ? [...sets[0].set].filter((s) => sets.every((x) => x.set.has(s))) : undefined
+  // At the agent tier an id outside the scope takes the unconfigured path whole, before any read
+  // of its server or tools: neither the answer nor what it costs tells the agent the server exists.
+  const hidden = (server: string) => agent && narrowing(server) !== null
   const quarantineEnabled = state.quarantineEnabled()
   const seen = new Set<string>()
   const results: ToolResult[] = []
   const ids = input.ids.map(parseToolId)
-  state.prefetch(ids.filter((p): p is Extract<ParsedId, { server: string }> => !('malformed' in p)))
+  state.prefetch(ids.filter((p): p is Extract<ParsedId, { server: string }> => !('malformed' in p) && !hidden(p.server)))
 
   for (const parsed of ids) {
     if (seen.has(parsed.id)) continue
@@ -195,9 +208,9 @@ export function evaluate(state: PreflightState, caller: Caller, input: Evaluatio
       results.push(unavailable(parsed.id, 'not_found', MALFORMED_ID_DETAIL, { server: '', tool: '' }))
       continue
     }
-    const r = judge(state, parsed, agent, narrowing, quarantineEnabled, input)
+    const r = hidden(parsed.server) ? notFound(parsed.id) : judge(state, parsed, agent, narrowing, quarantineEnabled, input)
     if (r.status === 'unavailable' && r.reason === 'not_found') {
-      const suggestions = didYouMean(state, parsed.id, inScope, quarantineEnabled)
+      const suggestions = didYouMean(state, parsed.id, inScope, quarantineEnabled, reach)
       if (suggestions.length) r.did_you_mean = suggestions
     }
     results.push(r)
@@ -212,10 +225,10 @@ function judge(
   const ctx = { server: serverName, tool: toolName }
   const server: ServerView | undefined = state.server(serverName)
 
-  // Agent tier: unconfigured and out-of-scope collapse into the absent tool's not_found.
+  // Agent tier: unconfigured collapses into the absent tool's not_found (out of scope never gets here: see evaluate).
   if (!server) return agent ? notFound(id) : unavailable(id, 'server_not_configured', `server "${serverName}" is not configured`, ctx)
   const outside = narrowing(serverName)
-  if (outside) return agent ? notFound(id) : unavailable(id, 'server_not_in_scope', notInScopeDetail(serverName, outside), ctx)
+  if (outside) return unavailable(id, 'server_not_in_scope', notInScopeDetail(serverName, outside), ctx)
   const serverGate = classifyServer(server)
   if (serverGate === 'server_quarantined') {
     return unavailable(id, serverGate, `server "${serverName}" is quarantined: its tools are withheld until an operator reviews it`, ctx)

@@ -42,6 +42,6 @@ export interface PreflightState {
   tool(server: string, name: string): ToolView | undefined
   /** servers of a profile; undefined when no such profile exists */
   profileServers(name: string): readonly string[] | undefined
-  /** known tool ids whose full id is a prefix of `id`, has `id` as prefix, or differs in length by ≤ 2 */
-  nearbyToolIds(id: string): readonly { server: string; tool: string }[]
+  /** known tool ids (on `servers` only, when given) whose full id is a prefix of `id`, has `id` as prefix, or differs in length by ≤ 2 */
+  nearbyToolIds(id: string, servers?: readonly string[]): readonly { server: string; tool: string }[]
 }

@@ -25,11 +25,12 @@ export function editDistance(a: string, b: string, max = MAX_DISTANCE): number {
 /**
  * did_you_mean for a not_found id (contract §5): only tools the caller could actually use —
  * servers in scope, configured, enabled, not quarantined; tools not withheld. Prefix matches
- * first, then edit distance, then alphabetical; never the id itself.
+ * first, then edit distance, then alphabetical; never the id itself. A narrowed scope's servers
+ * (`reach`) are the only ones looked at: what lies outside is never read, not even to be skipped.
  */
-export function didYouMean(state: PreflightState, id: string, inScope: (s: string) => boolean, quarantineEnabled: boolean): string[] {
+export function didYouMean(state: PreflightState, id: string, inScope: (s: string) => boolean, quarantineEnabled: boolean, reach?: readonly string[]): string[] {
   const ranked: { cand: string; prefix: boolean; dist: number }[] = []
-  for (const { server, tool } of state.nearbyToolIds(id)) {
+  for (const { server, tool } of state.nearbyToolIds(id, reach)) {
     const cand = `${server}:${tool}`
     if (cand === id || !inScope(server)) continue
     const sv = state.server(server)
