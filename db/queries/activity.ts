@@ -78,6 +78,11 @@ export function listActivity(db: Db, f: ActivityFilter = {}): ActivityRecord[] {
   return typed(db.select().from(activity).where(and(...where)).orderBy(desc(activity.id)).limit(f.limit ?? 50).all())
 }
 
+/** Who a request is: the actor of its first record (undefined when nothing is recorded under it). */
+export function requestOwner(db: Db, requestId: string): string | undefined {
+  return db.select({ actor: activity.actor }).from(activity).where(eq(activity.requestId, requestId)).orderBy(asc(activity.id)).limit(1).get()?.actor
+}
+
 export function getActivity(db: Db, id: number): ActivityRecord | undefined {
   const row = db.select().from(activity).where(eq(activity.id, id)).get()
   return row && typed([row])[0]

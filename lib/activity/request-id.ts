@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto'
+import type { Db } from '@/db/client'
+import { requestOwner } from '@/db/queries/activity'
 import { REQUEST_ID_RE } from '@/lib/schemas/request-id'
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ' // Crockford base32: sortable, unambiguous
@@ -13,7 +15,19 @@ export function mintRequestId(now = Date.now()): string {
   return `req_${time}${tail}`
 }
 
-/** Reuse the caller's X-Request-Id when it is well-formed, otherwise mint one. */
-export function requestIdFrom(header: string | null | undefined): string {
-  return header && REQUEST_ID_RE.test(header) ? header : mintRequestId()
+/** Reuse the client's X-Request-Id when it is well-formed (`fromClient`), otherwise mint one. */
+export function requestIdFrom(header: string | null | undefined): { requestId: string; fromClient: boolean } {
+  return header && REQUEST_ID_RE.test(header) ? { requestId: header, fromClient: true } : { requestId: mintRequestId(), fromClient: false }
+}
+
+/**
+ * The id an authenticated caller's request is recorded under. A client's own X-Request-Id is
+ * kept while it is the caller's — nothing is recorded under it yet, or its first record is this
+ * caller's — and otherwise replaced by a fresh one (answered in X-Request-Id as always): a client
+ * may tie its own requests into one story, never add records to another caller's.
+ */
+export function ownRequestId(db: Db, requestId: string, fromClient: boolean, caller: string): string {
+  if (!fromClient) return requestId
+  const owner = requestOwner(db, requestId)
+  return owner === undefined || owner === caller ? requestId : mintRequestId()
 }

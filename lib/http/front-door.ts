@@ -67,7 +67,7 @@ export function frontDoor(opts: FrontDoorOptions) {
     const url = req.url ?? '/'
     const q = url.indexOf('?')
     const path = q < 0 ? url : url.slice(0, q)
-    const requestId = requestIdFrom(header(req, 'x-request-id'))
+    const { requestId, fromClient } = requestIdFrom(header(req, 'x-request-id'))
     // the dashboard records where a sign-in came from: the socket's address, never a client's claim
     req.headers[REMOTE_HEADER] = req.socket.remoteAddress ?? ''
     try {
@@ -82,7 +82,7 @@ export function frontDoor(opts: FrontDoorOptions) {
           if (!segment || segment.includes('/')) return refuse(res, path, 404, 'not found: the MCP endpoints are /mcp and /mcp/p/<profile>', requestId)
           profile = decodeURIComponent(segment)
         }
-        return await handleMcp(req, res, { db: opts.db(), requestId, headers: nodeHeaders(req), remoteAddress: req.socket.remoteAddress, profile })
+        return await handleMcp(req, res, { db: opts.db(), requestId, requestIdFromClient: fromClient, headers: nodeHeaders(req), remoteAddress: req.socket.remoteAddress, profile })
       }
       if (path === CALLBACK_PATH) {
         if (req.method === 'GET') return await oauthCallback(req, res, opts.db())
@@ -95,7 +95,7 @@ export function frontDoor(opts: FrontDoorOptions) {
         return sendJson(res, 200, clientMetadataDocument(`${proto}://${req.headers.host}`), { 'cache-control': 'max-age=300' })
       }
       if (path.startsWith('/api/v1/')) {
-        const ctx = { db: opts.db(), requestId, headers: nodeHeaders(req) }
+        const ctx = { db: opts.db(), requestId, requestIdFromClient: fromClient, headers: nodeHeaders(req) }
         if (path === '/api/v1/preflight') {
           if (req.method === 'POST') return await restPreflight(req, res, ctx)
           return refuse(res, path, 405, 'use POST for /api/v1/preflight', requestId)

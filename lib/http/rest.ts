@@ -2,23 +2,26 @@ import 'server-only'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Db } from '@/db/client'
 import { callerFromHeaders, type HeaderReader } from '@/lib/auth/caller'
+import { ownRequestId } from '@/lib/activity/request-id'
 import { admit } from '@/lib/limits/budgets'
 import { parsePreflightBody } from '@/lib/preflight/schemas'
 import { runCheck } from '@/lib/preflight/service'
 import { parseJson, readBody, sendError, sendJson } from './json'
 
-export interface RestContext { db: Db; requestId: string; headers: HeaderReader }
+export interface RestContext { db: Db; requestId: string; requestIdFromClient: boolean; headers: HeaderReader }
 
 /** POST /api/v1/preflight — contract §9. HTTP status never encodes the verdict. */
 export async function restPreflight(req: IncomingMessage, res: ServerResponse, ctx: RestContext): Promise<void> {
+  let requestId = ctx.requestId
   try {
     const caller = callerFromHeaders(ctx.db, ctx.headers)
     admit(ctx.db, caller)
+    requestId = ownRequestId(ctx.db, requestId, ctx.requestIdFromClient, caller.name)
     const { input, waitMs } = parsePreflightBody(parseJson(await readBody(req)))
-    const data = await runCheck(ctx.db, { caller, surface: 'rest', requestId: ctx.requestId, input, waitMs })
-    sendJson(res, 200, { success: true, data }, { 'x-request-id': ctx.requestId })
+    const data = await runCheck(ctx.db, { caller, surface: 'rest', requestId, input, waitMs })
+    sendJson(res, 200, { success: true, data }, { 'x-request-id': requestId })
   } catch (e) {
-    sendError(res, e, ctx.requestId)
+    sendError(res, e, requestId)
   }
 }
 

@@ -4,6 +4,7 @@ import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTrans
 import type { Db } from '@/db/client'
 import type { HeaderReader } from '@/lib/auth/caller'
 import { parseJson, publicMessage, readBody, retryAfter, statusOfError } from '@/lib/http/json'
+import { ownRequestId } from '@/lib/activity/request-id'
 import { admit } from '@/lib/limits/budgets'
 import { logLine } from '@/lib/log'
 import { buildMcpServer } from './server'
@@ -200,6 +201,8 @@ export interface McpRequestContext {
   requestId: string
   headers: HeaderReader
   remoteAddress: string | undefined
+  /** whether requestId is the client's own X-Request-Id (kept only while it is the caller's: ownRequestId) */
+  requestIdFromClient: boolean
   /** the decoded /mcp/p/<profile> segment */
   profile: string | undefined
 }
@@ -220,23 +223,26 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
   // the client going away mid-call, or cancelling it, cancels what it asked for (an upstream call, a held wait)
   const cancel = new AbortController()
   res.on('close', () => { if (!res.writableFinished) cancel.abort() })
+  let requestId = ctx.requestId
   try {
-    session = { ...openContext(ctx.db, ctx.headers, ctx.remoteAddress, ctx.profile, ctx.requestId), closed: cancel.signal }
-    admit(ctx.db, session.caller) // a limited agent is refused before its request is read
+    const opened = openContext(ctx.db, ctx.headers, ctx.remoteAddress, ctx.profile, ctx.requestId)
+    admit(ctx.db, opened.caller) // a limited agent is refused before its request is read
+    requestId = ownRequestId(ctx.db, requestId, ctx.requestIdFromClient, opened.caller.name)
+    session = { ...opened, requestId, closed: cancel.signal }
     body = parseJson(await readBody(req))
   } catch (e) {
-    return httpError(res, e, ctx.requestId)
+    return httpError(res, e, requestId)
   }
   const msg = body as { id?: unknown; method?: unknown; params?: { requestId?: unknown } } | null
   // a 2025-11-25 client answering an elicitation put to it on a call's stream
   if (isResponse(body)) {
     answerFromClient(session.caller.name, body)
-    res.writeHead(202, { 'x-request-id': ctx.requestId }).end()
+    res.writeHead(202, { 'x-request-id': requestId }).end()
     return
   }
   if (msg?.method === 'notifications/cancelled') {
     inflight.get(inflightKey(session.caller.name, msg.params?.requestId))?.abort()
-    res.writeHead(202, { 'x-request-id': ctx.requestId }).end()
+    res.writeHead(202, { 'x-request-id': requestId }).end()
     return
   }
   if (msg?.method === 'tools/call' && msg.id !== undefined) {
@@ -246,7 +252,7 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
   }
   // JSON-RPC batches are gone from both revisions served here (2025-11-25 removed them)
   if (Array.isArray(body)) {
-    res.writeHead(400, { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-request-id': ctx.requestId })
+    res.writeHead(400, { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-request-id': requestId })
     return void res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: JSON-RPC batches are not supported; send one request per HTTP POST' } }))
   }
   // The SDK speaks web Requests: hand it the headers and the already-parsed body.
@@ -257,7 +263,7 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
   try {
     answer = await answerMcp(session, web, body)
   } catch (e) {
-    return httpError(res, e, ctx.requestId)
+    return httpError(res, e, requestId)
   }
-  await sendWeb(res, answer, ctx.requestId, cancel.signal)
+  await sendWeb(res, answer, requestId, cancel.signal)
 }

@@ -137,6 +137,33 @@ describe('request handling', () => {
     }
   })
 
+  it("a client's X-Request-Id never joins another caller's request: the agent gets a fresh id, and the operator's story stays its own", async () => {
+    const ops = await post(ids('notes:read_note'), { 'x-api-key': OPERATOR_KEY, 'x-request-id': 'ops-change-7' })
+    expect(ops.body.data.request_id).toBe('ops-change-7')
+    const agent = await post(ids('notes:read_note'), { ...asAgent, 'x-request-id': 'ops-change-7' })
+    expect(agent.status).toBe(200)
+    expect(agent.body.data.request_id).toMatch(/^req_[0-9A-Z]{26}$/)
+    expect(agent.headers.get('x-request-id')).toBe(agent.body.data.request_id)
+    // the same over MCP, where the facet carries the request id
+    const mcp = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', ...asAgent, 'x-request-id': 'ops-change-7' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { 'app.mcpproxy/required-tools': { tools: [{ id: 'notes:read_note' }] } } } }),
+    })
+    const minted = mcp.headers.get('x-request-id')!
+    expect(minted).toMatch(/^req_[0-9A-Z]{26}$/)
+    expect((await mcp.json()).result._meta['app.mcpproxy/required-tools'].request_id).toBe(minted)
+    expect(records('ops-change-7').map((r) => r.actor)).toEqual(['operator'])
+    // a caller's own id is its own: reusing it joins its own story
+    const first = await post(ids('notes:read_note'), { ...asAgent, 'x-request-id': 'nightly-run-9' })
+    const again = await post(ids('notes:export_notes'), { ...asAgent, 'x-request-id': 'nightly-run-9' })
+    expect([first.body.data.request_id, again.body.data.request_id]).toEqual(['nightly-run-9', 'nightly-run-9'])
+    expect(records('nightly-run-9').map((r) => r.actor)).toEqual(['token:nightly', 'token:nightly'])
+    // and the operator cannot be joined to the agent's either
+    const operator = await post(ids('notes:read_note'), { 'x-api-key': OPERATOR_KEY, 'x-request-id': 'nightly-run-9' })
+    expect(operator.body.data.request_id).not.toBe('nightly-run-9')
+  })
+
   it('has written the activity record, with its fields, when the answer arrives', async () => {
     const r = await post({ tools: [{ id: 'notes:read_note' }, { id: 'notes:export_notes' }, { id: 'notes:read_note' }], profile: 'ops', policy: { exclude_destructive: true } }, asAgent)
     const [rec] = records(r.body.data.request_id)
