@@ -53,7 +53,7 @@ export function summarize(r: ActivityRecord, call?: CallState): string {
   return r.data.target
 }
 
-/** One record for people and JSON; a call's state comes from its reader (lib/activity/calls.ts), which looks up its outcome. */
+/** One record for people and JSON; a call's state comes from its reader (lib/activity/present-records.ts), which looks up its outcome. */
 export function presentActivity(r: ActivityRecord, call?: CallState): ActivityItem {
   return {
     id: r.id, request_id: r.requestId, at: new Date(r.at).toISOString(), type: r.type, surface: r.surface, actor: r.actor,

@@ -1,7 +1,7 @@
 import 'server-only'
 import type { Db } from '@/db/client'
 import { activitySince, latestActivityId } from '@/db/queries/activity'
-import { presentRecords } from '@/lib/activity/calls'
+import { presentRecords } from '@/lib/activity/present-records'
 import { isValidSession } from '@/lib/auth/operator-sessions'
 import { describeError } from '@/lib/errors'
 import { logLine } from '@/lib/log'
