@@ -1,4 +1,5 @@
 import type { Metadata } from 'next'
+import { SessionKeyFetch } from '@/components/session-key'
 import './globals.css'
 
 export const metadata: Metadata = { title: { default: 'toolgate', template: '%s · toolgate' }, description: 'MCP tool availability, before a token is spent.' }
@@ -6,7 +7,7 @@ export const metadata: Metadata = { title: { default: 'toolgate', template: '%s 
 export default function RootLayout({ children }: { children: React.ReactNode }) {
   return (
     <html lang="en">
-      <body className="min-h-screen bg-slate-50 text-slate-900 antialiased dark:bg-slate-950 dark:text-slate-100">{children}</body>
+      <body className="min-h-screen bg-slate-50 text-slate-900 antialiased dark:bg-slate-950 dark:text-slate-100"><SessionKeyFetch />{children}</body>
     </html>
   )
 }

@@ -2,7 +2,6 @@
 
 import 'server-only'
 import { cookies, headers } from 'next/headers'
-import { redirect } from 'next/navigation'
 import { z } from 'zod'
 import { getDb } from '@/db/client'
 import { signInOperator, signOutOperator } from '@/lib/auth/operator-sessions'
@@ -17,9 +16,11 @@ const signInSchema = z.strictObject({ key: z.string().trim().min(1, 'enter the o
 
 /**
  * The one action that runs without a session: it is how a session is made. The cookie is
- * HttpOnly (no script can read it), SameSite=Strict (no other site can send it) and Path=/.
+ * HttpOnly (no script can read it), SameSite=Strict (no other site can send it) and Path=/;
+ * the session key is in this answer only, for the page to keep in localStorage and send as a
+ * header (another loopback port gets the cookie, never the key). The page then goes to `next`.
  */
-export async function signIn(raw: z.input<typeof signInSchema>): Promise<ActionResult<never>> {
+export async function signIn(raw: z.input<typeof signInSchema>): Promise<ActionResult<{ key: string; next: string }>> {
   const parsed = signInSchema.safeParse(raw)
   if (!parsed.success) return { ok: false, error: formatIssues(parsed.error), fix: 'Paste the operator API key (TOOLGATE_API_KEY, or the key printed at first start).' }
   const h = await headers()
@@ -29,10 +30,10 @@ export async function signIn(raw: z.input<typeof signInSchema>): Promise<ActionR
   jar.set(SESSION_COOKIE, result.session.value, {
     httpOnly: true, sameSite: 'strict', path: '/', expires: result.session.expires, secure: h.get('x-forwarded-proto') === 'https',
   })
-  redirect(parsed.data.next)
+  return { ok: true, data: { key: result.session.key, next: parsed.data.next } }
 }
 
-/** End this session on the server (its cookie stops working everywhere at once), then drop the cookie. */
+/** End this session on the server (its cookie stops working everywhere at once), then drop the cookie; the page forgets the key. */
 export const signOut = operatorAction(z.strictObject({}), async ({}, { db, actor }) => {
   const jar = await cookies()
   await signOutOperator(db, jar.get(SESSION_COOKIE)?.value, actor)
