@@ -124,6 +124,7 @@ describe('malformed and unbounded input', () => {
 
   it.each([
     ['/%09/evil.example'], ['/%0a/evil.example'], ['/%0d/evil.example'], ['//evil.example'], ['/\\evil.example'], ['https://evil.example/'], ['/%2f%2fevil.example'],
+    ['/.//evil.example/'], ['/%2e//evil.example'], ['/a/..//evil.example'],
   ])('a signed-in browser sent to /login?next=%s stays on the site', async (next) => {
     const r = await raw(`/login?next=${encodeURIComponent(next)}`, { headers: { host: own(), ...session } })
     expect(r.status).toBeLessThan(400)
@@ -133,6 +134,14 @@ describe('malformed and unbounded input', () => {
     const rawNext = await raw(`/login?next=${next.replace(/\\/g, '%5C')}`, { headers: { host: own(), ...session } })
     expect(rawNext.status).toBeLessThan(500)
     if (rawNext.headers.location) expect(String(rawNext.headers.location)).toMatch(/^\/(?![/\\])/)
+  })
+
+  it.each(['/.//evil.example/', '/%2e//evil.example', '/a/..//evil.example'])('the sign-in action sends the browser on to %s only as "/"', async (next) => {
+    const r = await raw('/login', { method: 'POST', headers: { host: own(), 'next-action': actionId('signIn'), 'content-type': 'text/plain;charset=UTF-8', accept: 'text/x-component' }, body: JSON.stringify([{ key: OPERATOR_KEY, next }]) })
+    expect(r.status).toBe(200)
+    expect(r.text).toContain('"ok":true')
+    expect(r.text).toContain('"next":"/"')
+    expect(r.text).not.toContain('evil.example')
   })
 
   it('a 20 KB tool id is a request error on every surface, quoting at most ~100 characters, and nothing is recorded', async () => {

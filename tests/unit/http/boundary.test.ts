@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { boundaryFault, boundaryFromEnv, hostName } from '@/lib/http/boundary'
-import { sameSitePath } from '@/lib/schemas/return-path'
+import { returnPathSchema, sameSitePath, strictReturnPathSchema } from '@/lib/schemas/return-path'
 import { logLine, quote } from '@/lib/log'
 import { isLoopback } from '@/lib/auth/caller'
 import { idBoundsFault } from '@/lib/preflight/ids'
@@ -43,10 +43,15 @@ describe('redirect targets stay on the site', () => {
   it.each([
     '/%09/evil.example', '/\t/evil.example', '/%0a/evil.example', '/%0d/evil.example', '/\n/x', '//evil.example', '/\\evil.example',
     '/%5cevil.example', '/%2f/evil.example', 'https://evil.example', 'http:/evil.example', 'evil', '', ' /x', '/x y', '/%E0%A4%A',
+    // dot segments a browser removes, leaving a protocol-relative "//host" (issue 22, Medium #5)
+    '/.//evil.example/', '/%2e//evil.example', '/%2E//evil.example', '/a/..//evil.example', '/a/%2e%2e//evil.example', '/a/.%2e//evil.example',
+    '/././/evil.example', '/..//evil.example', '/a/b/../..//evil.example', '/.//evil.example/?next=/', '/%2e%2e//evil.example#x',
   ])('refuses %j', (next) => {
     expect(sameSitePath(next)).toBeNull()
+    expect(strictReturnPathSchema.safeParse(next).success).toBe(false)
+    expect(returnPathSchema.parse(next)).toBe('/')
   })
-  it.each([['/', '/'], ['/servers/notes', '/servers/notes'], ['/activity?request_id=req_1', '/activity?request_id=req_1'], ['/preflight?id=a%3Ab', '/preflight?id=a%3Ab']])('keeps %j', (next, kept) => {
+  it.each([['/', '/'], ['/servers/notes', '/servers/notes'], ['/activity?request_id=req_1', '/activity?request_id=req_1'], ['/preflight?id=a%3Ab', '/preflight?id=a%3Ab'], ['/a/../servers', '/servers'], ['/./tokens', '/tokens']])('keeps %j as %j', (next, kept) => {
     expect(sameSitePath(next)).toBe(kept)
   })
   it('refuses non-strings', () => {
