@@ -9,6 +9,7 @@ import { boundaryFault, type Boundary } from './boundary'
 import { REMOTE_HEADER } from './headers'
 import { publicMessage, sendJson, statusOfError } from './json'
 import { checkServerActionBody, isServerAction } from './server-actions'
+import { DEFAULT_CSP, HARDENING_HEADERS } from './security-headers'
 import { restPreflight, restWhoami } from './rest'
 import { oauthCallback } from './oauth-callback'
 import { CALLBACK_PATH, CLIENT_METADATA_PATH, clientMetadataDocument } from '@/lib/upstream/oauth'
@@ -70,6 +71,9 @@ export function frontDoor(opts: FrontDoorOptions) {
     const requestId = requestIdFrom(header(req, 'x-request-id'))
     // the dashboard records where a sign-in came from: the socket's address, never a client's claim
     req.headers[REMOTE_HEADER] = req.socket.remoteAddress ?? ''
+    // every answer, whoever writes it; dashboard pages get their own CSP (with a nonce) from proxy.ts
+    for (const [name, value] of Object.entries(HARDENING_HEADERS)) res.setHeader(name, value)
+    res.setHeader('content-security-policy', DEFAULT_CSP)
     try {
       const fault = boundaryFault(opts.boundary, header(req, 'host'), header(req, 'origin'))
       if (fault) return refuse(res, path, 403, fault, requestId)
