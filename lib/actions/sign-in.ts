@@ -11,6 +11,7 @@ import { returnPathSchema } from '@/lib/schemas/return-path'
 import { OPERATOR_ACTOR } from '@/lib/dashboard/operator'
 import { operatorAction, type ActionResult } from './safe-action'
 import { REMOTE_HEADER } from '@/lib/http/headers'
+import { boundaryFromEnv, publicOrigin } from '@/lib/http/boundary'
 
 const signInSchema = z.strictObject({ key: z.string().trim().min(1, 'enter the operator API key').max(512), next: returnPathSchema })
 
@@ -25,10 +26,11 @@ export async function signIn(raw: z.input<typeof signInSchema>): Promise<ActionR
   if (!parsed.success) return { ok: false, error: formatIssues(parsed.error), fix: 'Paste the operator API key (TOOLGATE_API_KEY, or the key printed at first start).' }
   const h = await headers()
   const result = await signInOperator(getDb(), parsed.data.key, OPERATOR_ACTOR, { userAgent: h.get('user-agent'), address: h.get(REMOTE_HEADER) })
-  if ('refused' in result) return { ok: false, error: result.refused, fix: 'Use TOOLGATE_API_KEY, or the key toolgate printed once at first start.' }
+  if ('refused' in result) return { ok: false, error: result.refused, fix: result.fix }
   const jar = await cookies()
   jar.set(SESSION_COOKIE, result.session.value, {
-    httpOnly: true, sameSite: 'strict', path: '/', expires: result.session.expires, secure: h.get('x-forwarded-proto') === 'https',
+    httpOnly: true, sameSite: 'strict', path: '/', expires: result.session.expires,
+    secure: publicOrigin(boundaryFromEnv(), (name) => h.get(name))?.startsWith('https:') ?? false,
   })
   return { ok: true, data: { key: result.session.key, next: parsed.data.next } }
 }

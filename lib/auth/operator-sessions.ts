@@ -2,13 +2,14 @@ import 'server-only'
 import { eq } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { operatorSessions, type OperatorSession } from '@/db/schema'
-import { writeTransaction } from '@/db/write'
+import { storageFault, writeTransaction } from '@/db/write'
 import { appendActivity } from '@/lib/activity/record'
 import { mintRequestId } from '@/lib/activity/request-id'
 import { describeError } from '@/lib/errors'
 import { logLine } from '@/lib/log'
 import { agentCaller } from './caller'
 import { isOperatorKey } from './operator-key'
+import { forgetFailedSignIns, noteFailedSignIn, signInBlockedUntil } from './sign-in-throttle'
 import { hashSecret, newSecret, sameHash } from './secrets'
 import { sessionByHash, unexpiredSessions } from '@/db/queries/auth'
 
@@ -91,18 +92,52 @@ export function listSessions(db: Db, now = Date.now()) {
     .map((s) => ({ id: s.idHash.slice(0, 12), createdAt: s.createdAt, lastSeenAt: s.lastSeenAt, expiresAt: Math.min(s.expiresAt, s.lastSeenAt + SESSION_IDLE_MS), userAgent: s.userAgent, address: s.address }))
 }
 
+export type SignInResult = { session: IssuedSession } | { refused: string; fix: string }
+
+const KEY_FIX = 'Use TOOLGATE_API_KEY, or the key toolgate printed once at first start.'
+
+/** "try again in 4 min (at 22:41:07 UTC)" */
+function retryAt(until: number, now: number): string {
+  const s = Math.max(1, Math.ceil((until - now) / 1000))
+  return `try again in ${s < 120 ? `${s} s` : `${Math.ceil(s / 60)} min`} (at ${new Date(until).toISOString().slice(11, 19)} UTC)`
+}
+const tooMany = (address: string, until: number, now: number) => `Too many failed sign-ins from ${address}: ${retryAt(until, now)}.`
+
 /**
  * Sign in with the operator API key: a session on success (recorded as operator.signed_in),
- * or why not. Agent tokens never open the dashboard, and are told so explicitly.
+ * or why not. Agent tokens never open the dashboard, and are told so explicitly. A refusal is
+ * recorded (operator.sign_in_refused: the socket address, never the key tried) and counted
+ * against the address: after a few, it waits (sign-in-throttle.ts) and no key is looked at.
+ * A database that cannot be written (locked by another process, a full disk) is said so, with
+ * what to do — it is not a crash.
  */
-export async function signInOperator(db: Db, key: string, actor: string, origin: SessionOrigin = {}): Promise<{ session: IssuedSession } | { refused: string }> {
-  if (!isOperatorKey(db, key)) {
-    return { refused: agentCaller(db, key) ? 'That is an agent token: agent tokens cannot open the dashboard. Use the operator API key.' : 'That is not the operator API key.' }
+export async function signInOperator(db: Db, key: string, actor: string, origin: SessionOrigin = {}, now = Date.now()): Promise<SignInResult> {
+  const address = origin.address || 'an unknown address'
+  const blocked = signInBlockedUntil(address, now)
+  if (blocked !== null) return { refused: tooMany(address, blocked, now), fix: 'Wait until then, then sign in with the operator API key.' }
+  try {
+    if (!isOperatorKey(db, key)) {
+      const agent = agentCaller(db, key) !== undefined
+      const until = noteFailedSignIn(address, now)
+      await appendActivity(db, {
+        requestId: mintRequestId(now), type: 'operator.sign_in_refused', actor: 'anonymous', at: now,
+        data: { surface: 'dashboard', address, reason: agent ? 'agent_token' : 'wrong_key', ...(until !== null ? { throttled_until: new Date(until).toISOString() } : {}) },
+      })
+      const why = agent ? 'That is an agent token: agent tokens cannot open the dashboard. Use the operator API key.' : 'That is not the operator API key.'
+      return { refused: until === null ? why : `${why} ${tooMany(address, until, now)}`, fix: KEY_FIX }
+    }
+    forgetFailedSignIns(address)
+    const session = await issueSession(db, origin, now)
+    await appendActivity(db, { requestId: mintRequestId(now), type: 'operator.signed_in', actor, at: now, data: { surface: 'dashboard', until: session.expires.toISOString() } })
+    return { session }
+  } catch (e) {
+    const fault = storageFault(e)
+    if (fault === null) throw e
+    return {
+      refused: `Could not sign in: ${fault}.`,
+      fix: 'Nothing was changed. If another process holds the database (a toolgate command, a backup), wait for it and try again; if the disk is full, free space, then try again.',
+    }
   }
-  const now = Date.now()
-  const session = await issueSession(db, origin, now)
-  await appendActivity(db, { requestId: mintRequestId(now), type: 'operator.signed_in', actor, at: now, data: { surface: 'dashboard', until: session.expires.toISOString() } })
-  return { session }
 }
 
 /** End the session server-side: from now on its cookie is refused everywhere. */

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { ensureOperatorKey, rotateOperatorKey } from '@/lib/auth/operator-key'
-import { issueSession, isValidSession, listSessions, SESSION_IDLE_MS, SESSION_TTL_MS, sessionState, signOutOperator } from '@/lib/auth/operator-sessions'
+import { issueSession, isValidSession, listSessions, SESSION_IDLE_MS, SESSION_TTL_MS, sessionState, signInOperator, signOutOperator } from '@/lib/auth/operator-sessions'
+import { MAX_FAILURES, WINDOW_MS } from '@/lib/auth/sign-in-throttle'
+import { listActivity } from '@/db/queries/activity'
 import { operatorSessions } from '@/db/schema'
 import { freshDb } from '@/tests/helpers/db'
 
@@ -92,5 +94,37 @@ describe('operator sessions (cookie and key; server-side, ended by sign-out, idl
     await rotateOperatorKey(db, { actor: 'test' })
     expect(isValidSession(db, session)).toBe(false)
     expect(listSessions(db)).toEqual([])
+  })
+
+  it('failed sign-ins are throttled per address for a window; another address is not; success forgets them', async () => {
+    const db = await setup()
+    const key = 'tg_op_session_unit_test_key'
+    const t0 = 1_000_000
+    for (let i = 0; i < MAX_FAILURES; i++) expect(await signInOperator(db, 'tg_op_wrong_guess_0000000000', 'operator', { address: '10.1.1.1' }, t0 + i)).toHaveProperty('refused')
+    const waiting = await signInOperator(db, key, 'operator', { address: '10.1.1.1' }, t0 + 10)
+    expect(waiting).toMatchObject({ refused: expect.stringMatching(/^Too many failed sign-ins from 10\.1\.1\.1: try again in 5 min/) })
+    // another address is unaffected
+    expect(await signInOperator(db, key, 'operator', { address: '10.1.1.2' }, t0 + 10)).toHaveProperty('session')
+    // once the window has passed, the right key works, and its success forgets the failures
+    expect(await signInOperator(db, key, 'operator', { address: '10.1.1.1' }, t0 + WINDOW_MS)).toHaveProperty('session')
+    for (let i = 0; i < MAX_FAILURES - 1; i++) await signInOperator(db, 'tg_op_wrong_guess_0000000000', 'operator', { address: '10.1.1.1' }, t0 + WINDOW_MS + 1 + i)
+    expect(await signInOperator(db, key, 'operator', { address: '10.1.1.1' }, t0 + WINDOW_MS + 100)).toHaveProperty('session')
+    expect(JSON.stringify(listActivity(db, { type: 'operator.sign_in_refused' }))).not.toContain('tg_op_wrong_guess')
+  })
+
+  it('a full disk or a read-only database is a sign-in refusal that says what to do, not a crash', async () => {
+    const db = await setup()
+    const key = 'tg_op_session_unit_test_key'
+    // sessions up to a page limit: the next one needs a page, and fails as on a full disk
+    db.$client.pragma(`max_page_count = ${Number(db.$client.pragma('page_count', { simple: true })) + 4}`)
+    const fill = db.$client.prepare("insert into operator_sessions (id_hash, key_hash, created_at, last_seen_at, expires_at) values (hex(randomblob(32)), hex(randomblob(32)), 0, 0, 0)")
+    expect(() => { for (;;) fill.run() }).toThrow(/full/)
+    const full = await signInOperator(db, key, 'operator', { address: '10.2.2.2' })
+    expect(full).toMatchObject({ refused: 'Could not sign in: the disk that holds the state database is full.', fix: expect.stringContaining('free space') })
+    db.$client.pragma('max_page_count = 1073741823')
+    db.$client.pragma('query_only = on')
+    expect(await signInOperator(db, key, 'operator', { address: '10.2.2.2' })).toMatchObject({ refused: 'Could not sign in: the state database is read-only.' })
+    db.$client.pragma('query_only = off')
+    expect(await signInOperator(db, key, 'operator', { address: '10.2.2.2' })).toHaveProperty('session')
   })
 })

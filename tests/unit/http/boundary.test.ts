@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { boundaryFault, boundaryFromEnv, hostName } from '@/lib/http/boundary'
+import { boundaryFault, boundaryFromEnv, hostName, publicOrigin } from '@/lib/http/boundary'
 import { returnPathSchema, sameSitePath, strictReturnPathSchema } from '@/lib/schemas/return-path'
 import { logLine, quote } from '@/lib/log'
 import { isLoopback } from '@/lib/auth/caller'
@@ -36,6 +36,21 @@ describe('the boundary: Host and Origin (DNS rebinding)', () => {
     expect(hostName('[::1]:80')).toBe('::1')
     expect(hostName('Example.COM:443')).toBe('example.com')
     expect(hostName('a:b:c')).toBeNull()
+  })
+})
+
+describe("toolgate's own origin, for the URLs it hands out", () => {
+  const headers = (h: Record<string, string>) => (name: string) => h[name]
+  const forged = { host: '127.0.0.1:3000', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' }
+  it('is the Host it was reached on; X-Forwarded-* are not believed by default', () => {
+    expect(publicOrigin(boundaryFromEnv({}), headers(forged))).toBe('http://127.0.0.1:3000')
+    expect(publicOrigin(boundaryFromEnv({}), headers({}))).toBeNull()
+  })
+  it('behind a proxy it was told of (TOOLGATE_TRUST_PROXY), the forwarded proto, and a forwarded host the boundary serves', () => {
+    const b = boundaryFromEnv({ TOOLGATE_TRUST_PROXY: '1', TOOLGATE_ALLOWED_HOSTS: 'toolgate.corp.example' })
+    expect(publicOrigin(b, headers(forged))).toBe('https://127.0.0.1:3000')
+    expect(publicOrigin(b, headers({ ...forged, 'x-forwarded-host': 'toolgate.corp.example, proxy.internal' }))).toBe('https://toolgate.corp.example')
+    expect(publicOrigin(b, headers({ host: '127.0.0.1:3000', 'x-forwarded-proto': 'http' }))).toBe('http://127.0.0.1:3000')
   })
 })
 
