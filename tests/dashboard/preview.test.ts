@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
+import path from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { listActivity } from '@/db/queries/activity'
@@ -80,7 +81,10 @@ describe('live _meta preview', () => {
     expect(viaCurl.result._meta['app.mcpproxy/required-tools'].verdict).toBe('blocked')
     await page.getByRole('button', { name: 'Copy as CLI: Shape A check' }).click()
     const cli: string = await page.evaluate(() => navigator.clipboard.readText())
-    expect(cli).toContain(`npx toolgate tools preflight --in-band --url '${d.server.url}/mcp' 'notes:export_notes' -o json`)
+    expect(cli).toContain(`npx toolgate tools preflight --in-band --url '${d.server.url}/mcp' -o json -- 'notes:export_notes'`)
+    // run in a shell from the project, it gets the same verdict (exit 1: blocked)
+    const viaCli = spawnSync('bash', ['-c', cli], { cwd: path.resolve(import.meta.dirname, '..', '..'), env: { ...process.env, TOOLGATE_AGENT_TOKEN: NOTES_BOT }, encoding: 'utf8' })
+    expect(JSON.parse(viaCli.stdout).verdict, viaCli.stderr).toBe('blocked')
 
     // fix the tool from its row: the preview follows without touching the form
     await page.getByRole('button', { name: 'Run preflight' }).click()
