@@ -22,11 +22,15 @@ export const settings = sqliteTable('settings', {
 export type Settings = typeof settings.$inferSelect
 
 /**
- * Dashboard sign-ins. The cookie holds a random value; only its hash is stored, so a database
- * read does not yield a usable session. Sign-out deletes the row: the cookie is refused at once.
+ * Dashboard sign-ins. The cookie holds a random value and the browser's localStorage a second
+ * one, the session key (sent as a header: another loopback port receives the cookie, never the
+ * key); only their hashes are stored, so a database read does not yield a usable session.
+ * Sign-out deletes the row: the cookie is refused at once.
  */
 export const operatorSessions = sqliteTable('operator_sessions', {
   idHash: text('id_hash').primaryKey(),
+  // null on sessions made before session keys existed: those are refused
+  keyHash: text('key_hash'),
   createdAt: integer('created_at').notNull(),
   lastSeenAt: integer('last_seen_at').notNull(),
   expiresAt: integer('expires_at').notNull(), // absolute limit; inactivity ends it sooner

@@ -50,6 +50,7 @@ export function summarize(r: ActivityRecord, call?: CallState): string {
   if (r.type === 'activity.pruned') return `${r.data.deleted} records before ${r.data.before}`
   if (r.type === 'pins.upgraded') return `${r.data.tools} pins to hash schema v${r.data.hash_schema}`
   if (r.type === 'operator.signed_in' || r.type === 'operator.signed_out') return r.data.surface
+  if (r.type === 'operator.sign_in_refused') return `${r.data.reason === 'agent_token' ? 'an agent token' : 'a wrong key'} from ${r.data.address}${r.data.throttled_until ? `; that address waits until ${r.data.throttled_until}` : ''}`
   return r.data.target
 }
 

@@ -92,6 +92,8 @@ export interface ActivityDataByType {
   // dashboard operator actions (lib/admin/*): sign-in, server settings, tokens, profiles
   'operator.signed_in': { surface: 'dashboard'; until: string }
   'operator.signed_out': { surface: 'dashboard' }
+  // a refused sign-in: where it came from (the socket's address) and why; never the key tried
+  'operator.sign_in_refused': { surface: 'dashboard'; address: string; reason: 'wrong_key' | 'agent_token'; throttled_until?: string }
   'server.configured': ChangeData<{ disabledTools: string[]; enabledTools: string[] | null; trust: string; callTimeoutMs?: number; roots?: { uri: string; name?: string }[] }>
   'token.created': ChangeData<{ allowedServers: string[]; profilePin: string | null }>
   'token.updated': ChangeData<{ allowedServers: string[]; profilePin: string | null }>
@@ -120,7 +122,7 @@ export const activityTypes = [
   'server.login_started', 'server.login_completed', 'server.oauth_configured', 'server.baseline', 'server.inspect_requested', 'server.inspected',
   'tool.discovered', 'tool.changed', 'tool.auto_approved', 'tool.gone', 'tool.returned', 'tool.call', 'tool.call_outcome', 'task.created', 'task.cancelled',
   'tool.call_approval', 'call.approval_requested', 'call.approved', 'call.denied', 'call.expired',
-  'operator.signed_in', 'operator.signed_out', 'server.configured',
+  'operator.signed_in', 'operator.signed_out', 'operator.sign_in_refused', 'server.configured',
   'token.created', 'token.updated', 'token.revoked',
   'profile.created', 'profile.updated', 'profile.deleted',
   'operator_key.rotated', 'settings.changed', 'activity.pruned', 'pins.upgraded', 'surface.over_ceiling',

@@ -1,5 +1,5 @@
 import 'server-only'
-import { createServer, type RequestListener, type Server } from 'node:http'
+import type { RequestListener, Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import next from 'next'
 import { getDb } from '@/db/client'
@@ -11,8 +11,9 @@ import { ensureOperatorKey } from '@/lib/auth/operator-key'
 import { describeError } from '@/lib/errors'
 import { boundaryFromEnv } from '@/lib/http/boundary'
 import { frontDoor } from '@/lib/http/front-door'
+import { createListener } from '@/lib/http/listener'
 import { keepUnpatchedFetch } from '@/lib/http/upstream-fetch'
-import { logLine } from '@/lib/log'
+import { logLine, stopWritingToClosedOutput } from '@/lib/log'
 import { projectRoot } from '@/lib/paths'
 import { startSupervisor, supervisorOptions, type Supervisor } from '@/lib/upstream/supervisor'
 
@@ -40,6 +41,7 @@ function reachableHost(host: string): string {
  * previous process left, so nothing answers from a stale `ready`.
  */
 export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate> {
+  stopWritingToClosedOutput()
   const db = getDb()
   const newKey = await ensureOperatorKey(db)
   if (newKey) console.log(`toolgate: operator API key (shown once, stored only as a hash): ${newKey}`)
@@ -53,10 +55,7 @@ export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate
   let started!: () => void
   const starting = new Promise<void>((r) => (started = r))
   let serve: RequestListener = (req, res) => void starting.then(() => serve(req, res))
-  const server = createServer((req, res) => serve(req, res))
-  // slow or stalled clients must not hold sockets forever
-  server.requestTimeout = 15 * 60 * 1000
-  server.headersTimeout = 30 * 1000
+  const server = createListener((req, res) => serve(req, res))
 
   let supervisor: Supervisor | undefined
   let retention: ReturnType<typeof startRetention> | undefined

@@ -7,7 +7,7 @@ import { servers } from '@/db/schema'
 import { decideCall, listCalls, requestCall } from '@/lib/approvals/calls'
 import { addServer } from '@/lib/admin/upstreams'
 import { agentToken, connectionState, runtimeEnv, stdioFixture, waitFor } from '@/tests/upstream/harness'
-import { screenshot, signedIn, startDashboard, type Dashboard, eventually } from './harness'
+import { screenshot, signedIn, visit, startDashboard, type Dashboard, eventually } from './harness'
 
 // The Approvals inbox in a real browser: an operator puts a tool under call approval on its
 // server page, a real MCP client's call is held, and the operator approves it live.
@@ -32,11 +32,11 @@ afterAll(async () => {
 describe('approvals inbox', () => {
   it('a held call appears live with its arguments and the tool’s annotations; approving it runs it once and the agent gets the result', async () => {
     const { page, context } = await signedIn(d)
-    await page.goto('/servers/bank')
+    await visit(page, '/servers/bank')
     await page.getByLabel('Hold every call of transfer for approval').check()
     await eventually(() => d.db.select().from(servers).where(eq(servers.name, 'bank')).get()?.callApprovalTools).toEqual(['transfer'])
 
-    await page.goto('/approvals')
+    await visit(page, '/approvals')
     expect(await page.getByText('No call is waiting for approval.').count()).toBe(1)
     const args = { amount: 250, to: 'DE89 3704 0044 0532 0130 00' }
     const answer = mcp.request({ method: 'tools/call', params: { name: 'bank:transfer', arguments: args } }, CallToolResultSchema, { timeout: 60_000 }) as Promise<CallToolResult>

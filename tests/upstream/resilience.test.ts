@@ -4,8 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { eq } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { serverConnections } from '@/db/schema'
-import { issueSession } from '@/lib/auth/operator-sessions'
-import { SESSION_COOKIE } from '@/lib/dashboard/session-cookie'
+import { operatorSessionHeaders } from '@/tests/helpers/session'
 import { addServer } from '@/lib/admin/upstreams'
 import { runCli } from '@/tests/helpers/cli'
 import { freshDb } from '@/tests/helpers/db'
@@ -48,7 +47,7 @@ describe('a write lock held by another process', () => {
   it('for 12 s: whoami, a plain tools/list and a dashboard page keep answering; a check fails closed after a bounded wait', async () => {
     const h = await startHarness(demoState())
     running.push(h.server)
-    const cookie = `${SESSION_COOKIE}=${(await issueSession(h.db)).value}`
+    const session = await operatorSessionHeaders(h.db)
     const lock = await holdWriteLock(h.file, 12_000)
     const started = Date.now()
 
@@ -66,7 +65,7 @@ describe('a write lock held by another process', () => {
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
       }))
       expect(list.value.status).toBe(200)
-      const page = await timed(() => fetch(`${h.server.url}/servers`, { headers: { cookie } }))
+      const page = await timed(() => fetch(`${h.server.url}/servers`, { headers: session }))
       expect(page.value.status).toBe(200)
       reads.push(whoami.ms, list.ms, page.ms)
     }

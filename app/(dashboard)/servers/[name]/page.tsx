@@ -15,7 +15,7 @@ import { inspectAction, releaseAction, setServerState } from '@/lib/actions/serv
 import { toolReview } from '@/lib/approvals/review'
 import { restartAction } from '@/lib/actions/upstream'
 import { readLogs } from '@/db/queries/upstream'
-import { requireOperator } from '@/lib/dashboard/operator'
+import { canViewPage } from '@/lib/dashboard/operator'
 import { releaseExposure } from '@/lib/dashboard/row-details'
 import { serverDetail } from '@/lib/catalog/servers'
 import { canLogin, canRestart, connectionAdvice } from '@/lib/dashboard/fixes'
@@ -26,7 +26,7 @@ export const metadata: Metadata = { title: 'Server' }
 
 export default async function ServerPage({ params }: { params: Promise<{ name: string }> }) {
   const name = decodeURIComponent((await params).name)
-  await requireOperator(`/servers/${encodeURIComponent(name)}`)
+  if (!(await canViewPage(`/servers/${encodeURIComponent(name)}`))) return null
   const db = getDb()
   const s = serverDetail(db, name)
   if (!s) {
