@@ -7,7 +7,7 @@ import { servers } from '@/db/schema'
 import { decideCall, listCalls, requestCall } from '@/lib/approvals/calls'
 import { addServer } from '@/lib/admin/upstreams'
 import { agentToken, connectionState, runtimeEnv, stdioFixture, waitFor } from '@/tests/upstream/harness'
-import { screenshot, signedIn, visit, startDashboard, type Dashboard, eventually } from './harness'
+import { screenshot, sessionHeaders, signedIn, visit, startDashboard, type Dashboard, eventually } from './harness'
 
 // The Approvals inbox in a real browser: an operator puts a tool under call approval on its
 // server page, a real MCP client's call is held, and the operator approves it live.
@@ -67,8 +67,8 @@ describe('approvals inbox', () => {
     const held = []
     for (let n = 0; n < 20; n++) held.push((await requestCall(d.db, { server: 'bank', tool: 'transfer', args: { blob, n }, caller: 'token:upstream-tests', requestId: `big_${n}` })).call)
     const { page, context } = await signedIn(d)
-    const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ')
-    const poll = await fetch(`${d.server.url}/api/dashboard/calls`, { headers: { cookie } })
+    const headers = await sessionHeaders(context, page)
+    const poll = await fetch(`${d.server.url}/api/dashboard/calls`, { headers })
     const text = await poll.text()
     expect(text.length).toBeLessThan(200_000)
     const inbox = JSON.parse(text) as { pending: { id: string; arguments: unknown; arguments_length: number; arguments_preview: string }[] }
@@ -78,12 +78,12 @@ describe('approvals inbox', () => {
       expect(c).toMatchObject({ arguments: null, arguments_length: h.arguments.length, arguments_preview: h.arguments.slice(0, 4096) })
     }
 
-    const one = await fetch(`${d.server.url}/api/dashboard/calls/${held[7].id}`, { headers: { cookie } })
+    const one = await fetch(`${d.server.url}/api/dashboard/calls/${held[7].id}`, { headers })
     expect(await one.json()).toEqual({ id: held[7].id, arguments: { blob, n: 7 } })
     expect((await fetch(`${d.server.url}/api/dashboard/calls/${held[7].id}`)).status).toBe(401)
-    expect((await fetch(`${d.server.url}/api/dashboard/calls/call_nope`, { headers: { cookie } })).status).toBe(404)
+    expect((await fetch(`${d.server.url}/api/dashboard/calls/call_nope`, { headers })).status).toBe(404)
 
-    await page.goto('/approvals')
+    await visit(page, '/approvals')
     const card = page.getByTestId(`call-${held[3].id}`)
     expect(await card.getByLabel(`Start of the arguments of call ${held[3].id}`).textContent()).toMatch(/^\{"blob":"x+…$/)
     await card.getByRole('button', { name: /^Show all arguments \(\d+ KiB\)$/ }).click()

@@ -123,11 +123,11 @@ describe('what the dashboard hands to other programs', () => {
     const { db } = freshDb()
     const hostile = ['=HYPERLINK("http://evil.example","x")', '+1+1', '-2+3', '@SUM(A1)', '\tcmd', '\r=1+1']
     for (const target of hostile) {
-      await appendActivity(db, { requestId: mintRequestId(), type: 'tool.call', actor: 'token:nightly', surface: 'mcp-shape-a', tier: 'agent', data: { target, outcome: 'ok', duration_ms: 1 } })
+      await appendActivity(db, { requestId: mintRequestId(), type: 'tool.call', actor: 'token:nightly', surface: 'mcp-shape-a', tier: 'agent', data: { target, arguments_hash: 'a'.repeat(64), outcome: 'ok', duration_ms: 1 } })
     }
     const csv = activityExport(db, {}, 'csv').body
     const summaries = parseCsv(csv).slice(1).map((row) => row[9])
-    expect(summaries.sort()).toEqual(hostile.map((h) => `'${h}`).sort())
+    expect(summaries.sort()).toEqual(hostile.map((h) => `'${h}: ok in 1 ms`).sort())
   })
 
   it('"Copy as CLI" puts the ids after --, quoted: an id that looks like a flag stays an id', async () => {

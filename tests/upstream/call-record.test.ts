@@ -10,7 +10,7 @@ import { OUTCOME_UNKNOWN } from '@/lib/activity/present'
 import type { ActivityRecord } from '@/lib/activity/vocabulary'
 import { addServer } from '@/lib/admin/upstreams'
 import { argumentsHash, canonicalJson } from '@/lib/preflight/hash'
-import { launchChromium, OPERATOR_KEY, signedIn } from '@/tests/dashboard/harness'
+import { launchChromium, OPERATOR_KEY, signedIn, visit } from '@/tests/dashboard/harness'
 import { freshDb } from '@/tests/helpers/db'
 import { runCli } from '@/tests/helpers/cli'
 import { rpcBody } from '@/tests/helpers/rpc'
@@ -78,7 +78,7 @@ const cliList = async (requestId: string) => {
 describe('a call is recorded while the upstream works, and its outcome after', () => {
   it('the call reads as running (CLI and the live Activity page) until its outcome lands, then as ended', async () => {
     const { context, page } = await signedIn({ db, file, server, browser, stop: async () => {} })
-    await page.goto('/activity')
+    await visit(page, '/activity')
     await page.getByText('Live: new records appear here').waitFor()
     const answer = call('rec:live', { text: 'hello' }, 'live-call')
     // forwarded at once, on the record while the upstream still works on it
@@ -163,12 +163,12 @@ describe('a call is recorded while the upstream works, and its outcome after', (
     server = await startServer(env())
     servers.push(server)
     const { context, page } = await signedIn({ db, file, server, browser, stop: async () => {} })
-    await page.goto('/activity?request_id=crashed-call')
+    await visit(page, '/activity?request_id=crashed-call')
     const line = page.locator(`[data-testid="activity-record"][data-id="${intent.id}"]`)
     await line.waitFor()
     expect(await line.getAttribute('data-call')).toBe('unknown')
     expect(await line.textContent()).toContain(`rec:crash: ${OUTCOME_UNKNOWN}`)
-    await page.goto('/activity/crashed-call')
+    await visit(page, '/activity/crashed-call')
     expect(await page.locator(`[data-testid="activity-record"][data-id="${intent.id}"]`).textContent()).toContain(OUTCOME_UNKNOWN)
     await context.close()
     expect(callsOf('rec:crash')).toHaveLength(1)
