@@ -15,6 +15,8 @@ import { freshDb } from '@/tests/helpers/db'
 import { runCli } from '@/tests/helpers/cli'
 import { rpcBody } from '@/tests/helpers/rpc'
 import { startServer, type RunningServer } from '@/tests/helpers/server'
+import { evaluateNow } from '@/lib/preflight/service'
+import { agentCaller } from '@/lib/auth/caller'
 import { agentToken, connectionState, runtimeEnv, stdioFixture, waitFor } from './harness'
 
 // A tools/call is on the record in two parts (contract §12): the call, committed while the
@@ -144,7 +146,8 @@ describe('a call is recorded while the upstream works, and its outcome after', (
     // it was forwarded at once (the upstream ran it), and nothing of it is on the record
     expect(fx.calls().filter((c) => c.name === 'ok').length).toBe(before + 1)
     expect(records('under-lock')).toEqual([])
-    // the lock gone, calls are answered and recorded again
+    // the lock gone (and the runtime's heartbeat, which it also held back, written again), calls are answered and recorded again
+    await waitFor('the runtime ready again', () => evaluateNow(db, agentCaller(db, agent)!, { ids: ['rec:ok'] }).verdict === 'ready')
     expect((await call('rec:ok', { text: 'after' }, 'after-lock')).body.result?.content[0].text).toBe('ok: {"text":"after"}')
     expect(records('after-lock')[0]).toMatchObject({ type: 'tool.call' })
   })
