@@ -1,8 +1,13 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Db } from '@/db/client'
+import { serverOauth } from '@/db/schema'
 import { addServer } from '@/lib/admin/upstreams'
+import { inspectServer } from '@/lib/upstream/connection'
 import { startLogin } from '@/lib/upstream/oauth'
 import { freshDb } from '@/tests/helpers/db'
 
@@ -117,5 +122,40 @@ describe('OAuth discovery stays on the MCP server\'s origin and its issuer\'s', 
     const name = await serverWith((path) => mcp.routes.set(path, challenge(`${mcp.origin}/.well-known/oauth-protected-resource${path}`)), { quarantined: true })
     await expect(login(name)).rejects.toThrow(`server "${name}" is quarantined: toolgate does not log in to a server under review. Release it first (toolgate upstream unquarantine ${name}), then log in`)
     expect(mcp.hits).toEqual([])
+  })
+})
+
+describe('the runtime\'s OAuth requests', () => {
+  it('a token refresh goes to the issuer without the headers configured for the MCP server', async () => {
+    const seenByIssuer: http.IncomingHttpHeaders[] = []
+    const seenByServer: http.IncomingHttpHeaders[] = []
+    const name = await serverWith((path) => {
+      mcp.routes.set(path, async (req, res) => {
+        seenByServer.push(req.headers)
+        if (req.headers.authorization !== 'Bearer fresh') return challenge(`${mcp.origin}/.well-known/oauth-protected-resource${path}`)(req, res)
+        const s = new Server({ name: 'guarded', version: '1.0.0' }, { capabilities: { tools: {} } })
+        s.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: 'whoami', inputSchema: { type: 'object' } }] }))
+        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+        await s.connect(transport)
+        res.on('close', () => void s.close())
+        return transport.handleRequest(req, res)
+      })
+      issuer.routes.set('/token', (req, res) => {
+        seenByIssuer.push(req.headers)
+        json({ access_token: 'fresh', token_type: 'Bearer', expires_in: 3600, refresh_token: 'r2' })(req, res)
+      })
+    })
+    // a server logged in before (stale token, its refresh token, discovery done), with a header secret
+    const url = `${mcp.origin}/${name}/mcp`
+    db.insert(serverOauth).values({
+      serverName: name, clientInformation: { client_id: 'c1' }, tokens: { access_token: 'stale', token_type: 'Bearer', refresh_token: 'r1' },
+      discovery: { authorizationServerUrl: issuer.origin, resourceMetadata: { resource: url, authorization_servers: [issuer.origin] }, authorizationServerMetadata: asMetadata(issuer.origin) },
+      updatedAt: Date.now(),
+    }).run()
+    const spec = { name, transport: { url, secrets: ['X-Api-Key'] }, secrets: { 'X-Api-Key': 'k-secret' } }
+    expect(await inspectServer(db, spec, { baseUrl: 'http://127.0.0.1:9', connectTimeoutMs: 30_000 }, () => undefined)).toBe(1)
+    expect(seenByIssuer).toHaveLength(1)
+    expect(seenByIssuer[0]['x-api-key']).toBeUndefined()
+    expect(seenByServer.at(-1)?.['x-api-key']).toBe('k-secret')
   })
 })
