@@ -32,6 +32,8 @@ interface ServerAdminState { enabled: boolean; quarantined: boolean }
 interface DiscoveryState { status?: string; pin?: string | null }
 /** A definition that arrived or changed: the field-by-field diff against the approved one, and review findings. */
 interface Reviewed { diff?: FieldChange[]; findings?: Finding[] }
+/** A server's stored secrets whose target a state load changed (lib/state/load.ts). */
+export interface MovedSecrets { server: string; from: string; to: string; secrets: string[]; oauth: boolean }
 interface HeldCall { target: string; call_id: string; caller: string; arguments_hash: string; reason?: string }
 
 /** Each type's data. */
@@ -44,7 +46,8 @@ export interface ActivityDataByType {
   'server.disabled': ChangeData<ServerAdminState>
   'server.quarantined': ChangeData<ServerAdminState>
   'server.unquarantined': ChangeData<ServerAdminState>
-  'state.loaded': ChangeData<{ servers: number; tools: number; profiles: number; agent_tokens: number }>
+  // secrets_dropped / secrets_kept: servers the file moved to another target, whose stored secrets were dropped (or kept, --keep-secrets)
+  'state.loaded': ChangeData<{ servers: number; tools: number; profiles: number; agent_tokens: number }> & { secrets_dropped?: MovedSecrets[]; secrets_kept?: MovedSecrets[] }
   // upstream runtime (lib/upstream/*, lib/admin/upstreams.ts): configuration, discovery, logins, calls
   'server.added': ChangeData<{ quarantined: boolean; trust: string; transport: string; secrets: string[] }>
   'server.removed': ChangeData<{ enabled: boolean; quarantined: boolean; transport: string | null }>

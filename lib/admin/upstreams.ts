@@ -155,6 +155,17 @@ export function requestRestart(db: Db, server: string, ctx: ActionContext): Prom
   })
 }
 
+/**
+ * What a server's stored secrets (header and env values, OAuth tokens and client) are bound to:
+ * an HTTP server's origin, a stdio server's command line and the directory it starts in. A header
+ * meant for one host must not follow a URL edited to point at another: a change that moves a
+ * server to another target drops its secrets unless the operator keeps them on purpose.
+ */
+export function secretTarget(t: Transport | null | undefined): string {
+  if (!t) return '(no transport)'
+  return 'url' in t ? new URL(t.url).origin : JSON.stringify([t.command, ...(t.args ?? []), t.cwd ?? null])
+}
+
 /** A one-line, secret-free description of a transport. */
 export function describeTransport(t: Transport): string {
   return 'command' in t ? [t.command, ...(t.args ?? [])].join(' ') + (t.cwd ? ` (in ${t.cwd})` : '') : `${t.url}${t.type === 'sse' ? ' (SSE)' : ''}`
