@@ -26,6 +26,7 @@ export function summarize(r: ActivityRecord): string {
   }
   if (r.type === 'activity.pruned') return `${r.data.deleted} records before ${r.data.before}`
   if (r.type === 'pins.upgraded') return `${r.data.tools} pins to hash schema v${r.data.hash_schema}`
+  if (r.type === 'secrets.encrypted') return `${r.data.secrets} stored secrets encrypted at rest`
   if (r.type === 'operator.signed_in' || r.type === 'operator.signed_out') return r.data.surface
   return r.data.target
 }

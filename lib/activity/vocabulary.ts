@@ -93,6 +93,8 @@ export interface ActivityDataByType {
   // a confirmed change that brought a scope's closest pair over settings.max_description_overlap
   'surface.over_ceiling': ChangeData<{ a: string; b: string; score: number; cross_server: boolean; ceiling: number }>
   'pins.upgraded': { tools: number; hash_schema: number }
+  // a database from before encryption at rest had its plain-text secrets sealed, once (lib/auth/seal-secrets.ts)
+  'secrets.encrypted': { secrets: number }
 }
 
 export type ActivityType = keyof ActivityDataByType
@@ -110,7 +112,7 @@ export const activityTypes = [
   'operator.signed_in', 'operator.signed_out', 'server.configured',
   'token.created', 'token.updated', 'token.revoked',
   'profile.created', 'profile.updated', 'profile.deleted',
-  'operator_key.rotated', 'settings.changed', 'activity.pruned', 'pins.upgraded', 'surface.over_ceiling',
+  'operator_key.rotated', 'settings.changed', 'activity.pruned', 'pins.upgraded', 'secrets.encrypted', 'surface.over_ceiling',
 ] as const satisfies readonly ActivityType[]
 
 // every type is listed above: a type added to ActivityDataByType alone fails to compile here

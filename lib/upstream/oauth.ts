@@ -8,6 +8,7 @@ import type { Db } from '@/db/client'
 import { serverOauth, servers } from '@/db/schema'
 import { appendActivity } from '@/lib/activity/record'
 import { writeTransaction } from '@/db/write'
+import { sealOauth, type OAuthState } from '@/db/secrets'
 import { mintRequestId } from '@/lib/activity/request-id'
 import { badRequest } from '@/lib/errors'
 import { requireServer } from '@/lib/admin/require'
@@ -38,9 +39,9 @@ export function clientMetadataDocument(origin: string) {
 }
 const REFRESH_RACE_MS = 10_000
 
-function save(db: Db, server: string, values: Partial<typeof serverOauth.$inferInsert>): Promise<void> {
-  const v = { ...values, updatedAt: Date.now() }
+function save(db: Db, server: string, values: Partial<OAuthState>): Promise<void> {
   return writeTransaction(db, (tx) => {
+    const v = { ...sealOauth(tx, values), updatedAt: Date.now() }
     tx.insert(serverOauth).values({ serverName: server, ...v }).onConflictDoUpdate({ target: serverOauth.serverName, set: v }).run()
   })
 }

@@ -6,6 +6,7 @@ import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Db } from '@/db/client'
 import { serverOauth } from '@/db/schema'
+import { sealOauth } from '@/db/secrets'
 import { addServer } from '@/lib/admin/upstreams'
 import { inspectServer } from '@/lib/upstream/connection'
 import { startLogin } from '@/lib/upstream/oauth'
@@ -148,7 +149,8 @@ describe('the runtime\'s OAuth requests', () => {
     // a server logged in before (stale token, its refresh token, discovery done), with a header secret
     const url = `${mcp.origin}/${name}/mcp`
     db.insert(serverOauth).values({
-      serverName: name, clientInformation: { client_id: 'c1' }, tokens: { access_token: 'stale', token_type: 'Bearer', refresh_token: 'r1' },
+      serverName: name,
+      ...sealOauth(db, { clientInformation: { client_id: 'c1' }, tokens: { access_token: 'stale', token_type: 'Bearer', refresh_token: 'r1' } }),
       discovery: { authorizationServerUrl: issuer.origin, resourceMetadata: { resource: url, authorization_servers: [issuer.origin] }, authorizationServerMetadata: asMetadata(issuer.origin) },
       updatedAt: Date.now(),
     }).run()

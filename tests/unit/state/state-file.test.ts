@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { openDb } from '@/db/client'
 import { activity, serverOauth, serverSecrets } from '@/db/schema'
+import { sealOauth, sealSecret } from '@/db/secrets'
 import { dumpState } from '@/lib/state/dump'
 import { loadState } from '@/lib/state/load'
 import { demoStateFile } from '@/lib/state/demo'
@@ -82,8 +83,8 @@ describe('state load and stored secrets', () => {
         { name: 'files', transport: { command: 'node', args: ['files.mjs'], secrets: ['TOKEN'] }, tools: [] },
       ],
     }, 'test')
-    db.insert(serverSecrets).values([{ serverName: 'wiki', name: 'Authorization', value: 'Bearer w', updatedAt: 1 }, { serverName: 'files', name: 'TOKEN', value: 't', updatedAt: 1 }]).run()
-    db.insert(serverOauth).values({ serverName: 'wiki', tokens: { access_token: 'a' }, updatedAt: 1 }).run()
+    db.insert(serverSecrets).values([{ serverName: 'wiki', name: 'Authorization', value: sealSecret(db, 'Bearer w'), updatedAt: 1 }, { serverName: 'files', name: 'TOKEN', value: sealSecret(db, 't'), updatedAt: 1 }]).run()
+    db.insert(serverOauth).values({ serverName: 'wiki', ...sealOauth(db, { tokens: { access_token: 'a' } }), updatedAt: 1 }).run()
     return db
   }
   const stored = (db: ReturnType<typeof openDb>) => ({
