@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { UsageError } from '@/lib/cli/args'
 import { recordOf } from '@/lib/cli/records'
 import { command, EXIT_ERROR, type Command } from '@/lib/cli/spec'
+import { forTerminal, toJson } from '@/lib/cli/output'
 import { loadState } from '@/lib/state/load'
 import type { MovedSecrets } from '@/lib/activity/vocabulary'
 import { dumpState } from '@/lib/state/dump'
@@ -35,15 +36,15 @@ export const stateCommands: Command[] = [
       const before = counts(dumpState(db()))
       const r = await loadState(db(), doc, ctx.actor, { keepSecrets: values['keep-secrets'] ?? false })
       if (json) {
-        console.log(JSON.stringify({
+        console.log(toJson({
           file, before, after: recordOf(db(), r.requestId, 'state.loaded').data.after, secrets_dropped: r.secretsDropped, secrets_kept: r.secretsKept,
           activity_id: r.activityId, request_id: r.requestId,
-        }, null, 2))
+        }))
         return 0
       }
       console.log(`loaded ${file}: ${r.servers} servers, ${r.tools} tools  (activity ${r.activityId}, request_id ${r.requestId})`)
-      for (const m of r.secretsDropped) console.log(`${m.server}: stored secrets dropped, its target changed (${m.from} → ${m.to}): ${whatMoved(m)}. Set them again for the new target (toolgate upstream set-secret / upstream login), or load with --keep-secrets`)
-      for (const m of r.secretsKept) console.log(`${m.server}: stored secrets kept for its new target (--keep-secrets: ${m.from} → ${m.to}): ${whatMoved(m)}`)
+      for (const m of r.secretsDropped) console.log(forTerminal(`${m.server}: stored secrets dropped, its target changed (${m.from} → ${m.to}): ${whatMoved(m)}. Set them again for the new target (toolgate upstream set-secret / upstream login), or load with --keep-secrets`))
+      for (const m of r.secretsKept) console.log(forTerminal(`${m.server}: stored secrets kept for its new target (--keep-secrets: ${m.from} → ${m.to}): ${whatMoved(m)}`))
       return 0
     },
   }),
@@ -55,7 +56,7 @@ export const stateCommands: Command[] = [
     examples: [['toolgate state dump > backup.json', 'keep a copy'], ['toolgate state dump | jq \'.servers[].name\'', 'the server names']],
     exits: { 0: 'printed', 1: EXIT_ERROR },
     run: async ({ db }) => {
-      console.log(JSON.stringify(dumpState(db()), null, 2))
+      console.log(toJson(dumpState(db())))
       return 0
     },
   }),
