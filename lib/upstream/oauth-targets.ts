@@ -6,6 +6,10 @@ import { OutboundRefused, pinnedFetch } from '@/lib/http/upstream-fetch'
 
 const parseUrl = (s: string): URL | undefined => (URL.canParse(s) ? new URL(s) : undefined)
 
+/** Every OAuth request is bounded: a silent authorization server must not hang a login or a refresh. */
+export const OAUTH_REQUEST_TIMEOUT_MS = 15_000
+export const bounded = (f: typeof fetch): typeof fetch => (input, init) => f(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(OAUTH_REQUEST_TIMEOUT_MS) })
+
 const RULE = 'OAuth discovery stays on the MCP server\'s own origin and its issuer\'s'
 
 /**
@@ -36,8 +40,8 @@ export class OAuthTargets {
     this.origins.add(issuer.origin)
   }
 
-  /** The fetch for this server's OAuth requests, under the rule. */
-  readonly fetch: typeof fetch = pinnedFetch((url) => this.check(url))
+  /** The fetch for this server's OAuth requests, under the rule (and bounded in time). */
+  readonly fetch: typeof fetch = bounded(pinnedFetch((url) => this.check(url)))
 
   private async check(url: URL) {
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new OutboundRefused(`${url.href}: only http(s) URLs are fetched`)
@@ -58,10 +62,15 @@ export class OAuthTargets {
 /** The endpoints toolgate calls or sends a browser to: each must be on the issuer's own origin. */
 const ENDPOINTS = ['authorization_endpoint', 'token_endpoint', 'registration_endpoint'] as const
 
-function checkIssuerMetadata(issuer: URL, metadata: AuthorizationServerMetadata): void {
-  const named = parseUrl(metadata.issuer)
-  // RFC 8414 §3.3: the metadata names the issuer it was fetched for, or it is not that issuer's
-  if (named?.href !== issuer.href) {
+/**
+ * The metadata must be the issuer's: naming exactly the issuer the server's resource metadata named
+ * (RFC 8414 §3.3, RFC 9728 §7.6), or — for a 2025-03-26 server without resource metadata, whose
+ * own origin serves as its authorization server — an issuer on that origin. Either way its
+ * endpoints are on the issuer's origin.
+ */
+function checkIssuerMetadata(issuer: URL, metadata: AuthorizationServerMetadata, named: boolean): void {
+  const says = parseUrl(metadata.issuer)
+  if (named ? says?.href !== issuer.href : says?.origin !== issuer.origin) {
     throw new OutboundRefused(`the authorization server metadata fetched for ${issuer.href} names another issuer (${metadata.issuer}): an issuer's metadata must name that issuer (RFC 8414 §3.3)`)
   }
   for (const key of ENDPOINTS) {
@@ -76,8 +85,7 @@ function checkIssuerMetadata(issuer: URL, metadata: AuthorizationServerMetadata)
  * OAuth discovery under the rule, step by step: the server's protected-resource metadata (where
  * its challenge says, which must be on the server's origin, else at its well-known location);
  * the issuer that names (none: the server is its own, as the SDK falls back); that issuer's
- * metadata, fetched from the issuer's origin, naming the same issuer and keeping its endpoints
- * there. The SDK works from the state this returns and discovers nothing by itself.
+ * metadata, fetched from the issuer's origin, naming that issuer and keeping its endpoints there. The SDK works from the state this returns and discovers nothing by itself.
  */
 export async function discoverWithin(targets: OAuthTargets, resourceMetadataUrl?: URL): Promise<OAuthDiscoveryState> {
   if (resourceMetadataUrl && resourceMetadataUrl.origin !== targets.server.origin) {
@@ -89,11 +97,12 @@ export async function discoverWithin(targets: OAuthTargets, resourceMetadataUrl?
   } catch (e) {
     if (e instanceof OutboundRefused) throw e // a refusal is said, not taken for "no metadata"
   }
-  const authorizationServerUrl = resourceMetadata?.authorization_servers?.[0] ?? new URL('/', targets.server).href
+  const named = resourceMetadata?.authorization_servers?.[0]
+  const authorizationServerUrl = named ?? new URL('/', targets.server).href
   const issuer = parseUrl(authorizationServerUrl)
   if (!issuer) throw new OutboundRefused(`the server's metadata names an issuer that is not a URL: ${authorizationServerUrl}`)
   targets.trustIssuer(issuer)
   const authorizationServerMetadata = await discoverAuthorizationServerMetadata(issuer, { fetchFn: targets.fetch })
-  if (authorizationServerMetadata) checkIssuerMetadata(issuer, authorizationServerMetadata)
+  if (authorizationServerMetadata) checkIssuerMetadata(issuer, authorizationServerMetadata, named !== undefined)
   return { authorizationServerUrl, resourceMetadataUrl: resourceMetadataUrl?.href, resourceMetadata, authorizationServerMetadata }
 }

@@ -15,7 +15,7 @@ import { requireServer } from '@/lib/admin/require'
 import { oauthByState, oauthOf } from '@/db/queries/upstream'
 import type { ActionContext } from '@/lib/admin/tools'
 import { upstreamFetch } from '@/lib/http/upstream-fetch'
-import { discoverWithin, OAuthTargets } from './oauth-targets'
+import { bounded, discoverWithin, OAUTH_REQUEST_TIMEOUT_MS, OAuthTargets } from './oauth-targets'
 
 export const CALLBACK_PATH = '/api/upstream/oauth/callback'
 /** Where toolgate serves its own client ID metadata document (an HTTPS toolgate can name it as its client). */
@@ -194,10 +194,6 @@ function httpServer(db: Db, name: string) {
   return { ...s, url: s.transport.url }
 }
 
-/** Every request of a login is bounded: a silent authorization server must not hang it. */
-const LOGIN_REQUEST_TIMEOUT_MS = 15_000
-const bounded = (f: typeof fetch): typeof fetch => (input, init) => f(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(LOGIN_REQUEST_TIMEOUT_MS) })
-
 /** The server's challenge to a request without a token: where its resource metadata is, and the scope it wants. */
 async function challengeOf(url: string): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
   try {
@@ -220,8 +216,9 @@ const mergeScopes = (...scopes: (string | null | undefined)[]) => [...new Set(sc
 
 /** A login step that failed, said plainly (the SDK's own words, with what toolgate was doing). */
 function loginFailed(server: string, step: string, e: unknown): Error {
-  const cause = (e as { cause?: { code?: string; message?: string } })?.cause
-  const why = e instanceof Error ? (e.name === 'TimeoutError' ? `no answer within ${LOGIN_REQUEST_TIMEOUT_MS / 1000} s` : cause?.message ? `${e.message} (${cause.message})` : e.message) : String(e)
+  // a network failure says why in its cause (connection refused, DNS)
+  const cause = (e as { cause?: { message?: string } })?.cause
+  const why = e instanceof Error ? (e.name === 'TimeoutError' ? `no answer within ${OAUTH_REQUEST_TIMEOUT_MS / 1000} s` : cause?.message ? `${e.message} (${cause.message})` : e.message) : String(e)
   return new Error(`login for "${server}" failed while ${step}: ${why}`)
 }
 
@@ -246,7 +243,7 @@ export async function startLogin(db: Db, name: string, opts: { baseUrl: string; 
   const provider = new DbOAuthProvider(db, name, server.url, redirect, true, challenge.resourceMetadataUrl)
   let result: Awaited<ReturnType<typeof auth>>
   try {
-    result = await auth(provider, { serverUrl: server.url, scope, resourceMetadataUrl: challenge.resourceMetadataUrl, fetchFn: bounded(provider.fetch) })
+    result = await auth(provider, { serverUrl: server.url, scope, resourceMetadataUrl: challenge.resourceMetadataUrl, fetchFn: provider.fetch })
   } catch (e) {
     throw loginFailed(name, 'discovering the authorization server and registering with it', e)
   }
@@ -264,7 +261,7 @@ export async function completeLogin(db: Db, state: string, code: string): Promis
   const provider = new DbOAuthProvider(db, server.name, server.url, pending.redirectUrl, true)
   let result: Awaited<ReturnType<typeof auth>>
   try {
-    result = await auth(provider, { serverUrl: server.url, authorizationCode: code, fetchFn: bounded(provider.fetch) })
+    result = await auth(provider, { serverUrl: server.url, authorizationCode: code, fetchFn: provider.fetch })
   } catch (e) {
     throw loginFailed(server.name, 'exchanging the authorization code for tokens', e)
   }

@@ -110,6 +110,18 @@ describe('OAuth discovery stays on the MCP server\'s origin and its issuer\'s', 
     expect(elsewhere.hits).toEqual([])
   })
 
+  it('a 2025-03-26 server without resource metadata is its own authorization server: an issuer on its origin, not elsewhere', async () => {
+    const legacy = (issuerName: string) => serverWith((path) => {
+      mcp.routes.set(path, (_req, res) => res.writeHead(401).end())
+      mcp.routes.set('/.well-known/oauth-authorization-server', json(asMetadata(issuerName, { authorization_endpoint: `${mcp.origin}/authorize`, token_endpoint: `${mcp.origin}/token`, registration_endpoint: `${mcp.origin}/register` })))
+      mcp.routes.set('/register', json({ client_id: 'c1', redirect_uris: ['http://127.0.0.1:9/api/upstream/oauth/callback'] }, 201))
+    })
+    const ok = await login(await legacy(`${mcp.origin}/oauth`))
+    expect('url' in ok && new URL(ok.url).origin).toBe(mcp.origin)
+    await expect(login(await legacy(elsewhere.origin))).rejects.toThrow(`the authorization server metadata fetched for ${mcp.origin}/ names another issuer (${elsewhere.origin})`)
+    expect(elsewhere.hits).toEqual([])
+  })
+
   it('refuses a redirect that leaves the allowed origins, naming both ends, and never follows it', async () => {
     const name = await serverWith((path) => {
       mcp.routes.set(path, challenge(`${mcp.origin}/.well-known/oauth-protected-resource${path}`))
