@@ -2,7 +2,7 @@ import 'server-only'
 import { eq, sql } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { agentTokens, profiles, runtimeLease, settings, tools, type ServerConnection } from '@/db/schema'
-import { believedConnection, type Lease } from './connections'
+import { believedConnection, leaseColumns, type Lease } from './connections'
 import type { ApprovalView, ConnectionView, PreflightState, ServerView, ToolView } from '@/lib/preflight/state'
 
 const p = (name: string) => sql.placeholder(name)
@@ -36,8 +36,7 @@ function prepare(db: Db) {
     servers: db.$client.prepare<[string], ServerRow>(SERVERS),
     tools: db.$client.prepare<[string], ToolRow>(TOOLS),
     settings: db.select({ q: settings.quarantineEnabled }).from(settings).where(eq(settings.id, 1)).prepare(),
-    lease: db.select({ instance: runtimeLease.instance, heartbeatAt: runtimeLease.heartbeatAt, expiresAt: runtimeLease.expiresAt })
-      .from(runtimeLease).where(eq(runtimeLease.id, 1)).prepare(),
+    lease: db.select(leaseColumns).from(runtimeLease).where(eq(runtimeLease.id, 1)).prepare(),
     profile: db.select({ servers: profiles.servers }).from(profiles).where(eq(profiles.name, p('name'))).prepare(),
     nearby: db.select({ server: tools.serverName, tool: tools.name }).from(tools).where(sql`${tools.goneAt} is null and ${NEARBY}`).prepare(),
     nearbyIn: db.select({ server: tools.serverName, tool: tools.name }).from(tools)

@@ -4,6 +4,7 @@ import type { DbLike } from '@/db/client'
 import { serverConnections, serverSecrets, servers, type Root, type Transport } from '@/db/schema'
 import type { ConnectionView, ServerView } from '@/lib/preflight/state'
 import { believedConnection, readLease } from './connections'
+import { openSecret } from '@/db/secrets'
 
 /**
  * One server as every surface shows it: what the operator configured, and the connection
@@ -60,10 +61,10 @@ export function serverConfig(db: DbLike, name: string): (ServerView & Pick<Serve
   return st.get({ name })
 }
 
-/** Servers the upstream runtime manages (they have a transport), with their secret values. */
+/** Servers the upstream runtime manages (they have a transport), with their secret values (decrypted). */
 export function managedServers(db: DbLike) {
   const values = new Map<string, Record<string, string>>()
-  for (const s of db.select().from(serverSecrets).all()) values.set(s.serverName, { ...values.get(s.serverName), [s.name]: s.value })
+  for (const s of db.select().from(serverSecrets).all()) values.set(s.serverName, { ...values.get(s.serverName), [s.name]: openSecret(db, s.value) })
   return db.select().from(servers).where(isNotNull(servers.transport)).all()
     .map((s) => ({ ...s, transport: s.transport!, secrets: values.get(s.name) ?? {} }))
 }

@@ -43,12 +43,15 @@ export type OperatorSession = typeof operatorSessions.$inferSelect
 /**
  * The upstream runtime's lease: the process that owns the runtime renews it every few seconds.
  * A state the runtime published is only believed while the lease of the instance that published
- * it is fresh, so a killed server never leaves `ready` behind for the CLI to read.
+ * it is fresh, and its holder, when a process of this machine, still runs: a killed server
+ * never leaves `ready` behind for the CLI to read.
  */
 export const runtimeLease = sqliteTable('runtime_lease', {
   id: integer('id').primaryKey(),
   instance: text('instance').notNull(),
   pid: integer('pid').notNull(),
+  // the machine the holder runs on (null: written before hosts were kept, taken as this one)
+  host: text('host'),
   startedAt: integer('started_at').notNull(),
   heartbeatAt: integer('heartbeat_at').notNull(),
   expiresAt: integer('expires_at').notNull(), // past this, the runtime is presumed gone

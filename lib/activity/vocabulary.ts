@@ -32,6 +32,8 @@ interface ServerAdminState { enabled: boolean; quarantined: boolean }
 interface DiscoveryState { status?: string; pin?: string | null }
 /** A definition that arrived or changed: the field-by-field diff against the approved one, and review findings. */
 interface Reviewed { diff?: FieldChange[]; findings?: Finding[] }
+/** A server's stored secrets whose target a state load changed (lib/state/load.ts). */
+export interface MovedSecrets { server: string; from: string; to: string; secrets: string[]; oauth: boolean }
 interface HeldCall { target: string; call_id: string; caller: string; arguments_hash: string; reason?: string }
 
 export const callOutcomes = ['ok', 'tool_error', 'refused', 'failed', 'held', 'denied', 'expired', 'cancelled'] as const
@@ -58,7 +60,8 @@ export interface ActivityDataByType {
   'server.disabled': ChangeData<ServerAdminState>
   'server.quarantined': ChangeData<ServerAdminState>
   'server.unquarantined': ChangeData<ServerAdminState>
-  'state.loaded': ChangeData<{ servers: number; tools: number; profiles: number; agent_tokens: number }>
+  // secrets_dropped / secrets_kept: servers the file moved to another target, whose stored secrets were dropped (or kept, --keep-secrets)
+  'state.loaded': ChangeData<{ servers: number; tools: number; profiles: number; agent_tokens: number }> & { secrets_dropped?: MovedSecrets[]; secrets_kept?: MovedSecrets[] }
   // upstream runtime (lib/upstream/*, lib/admin/upstreams.ts): configuration, discovery, logins, calls
   'server.added': ChangeData<{ quarantined: boolean; trust: string; transport: string; secrets: string[] }>
   'server.removed': ChangeData<{ enabled: boolean; quarantined: boolean; transport: string | null }>
@@ -108,6 +111,8 @@ export interface ActivityDataByType {
   // a confirmed change that brought a scope's closest pair over settings.max_description_overlap
   'surface.over_ceiling': ChangeData<{ a: string; b: string; score: number; cross_server: boolean; ceiling: number }>
   'pins.upgraded': { tools: number; hash_schema: number }
+  // a database from before encryption at rest had its plain-text secrets sealed, once (lib/auth/seal-secrets.ts)
+  'secrets.encrypted': { secrets: number }
 }
 
 export type ActivityType = keyof ActivityDataByType
@@ -125,7 +130,7 @@ export const activityTypes = [
   'operator.signed_in', 'operator.signed_out', 'operator.sign_in_refused', 'server.configured',
   'token.created', 'token.updated', 'token.revoked',
   'profile.created', 'profile.updated', 'profile.deleted',
-  'operator_key.rotated', 'settings.changed', 'activity.pruned', 'pins.upgraded', 'surface.over_ceiling',
+  'operator_key.rotated', 'settings.changed', 'activity.pruned', 'pins.upgraded', 'secrets.encrypted', 'surface.over_ceiling',
 ] as const satisfies readonly ActivityType[]
 
 // every type is listed above: a type added to ActivityDataByType alone fails to compile here

@@ -8,6 +8,7 @@ import { findCommand } from './completion'
 import { commandHelp, groupHelp, overview } from './help'
 import { allFlags, type Command, type FlagSpec, type Values } from './spec'
 import { commands, groups } from './commands'
+import { forTerminal, toJson } from './output'
 
 /** The command being run, for an error's hint. */
 let current: Command | undefined
@@ -102,8 +103,9 @@ main(argv).then(
   (e: unknown) => {
     const message = e instanceof Error ? e.message : String(e)
     const code = e instanceof UsageError ? 'usage' : e instanceof ToolgateError ? e.kind : 'error'
-    if (wantsJson(argv)) console.error(JSON.stringify({ error: { code, message, hint: hint(e) } }))
-    else console.error(`toolgate: ${message}\nhint: ${hint(e)}`)
+    // a message may quote what a file, an upstream or an agent said: escaped for the terminal
+    if (wantsJson(argv)) console.error(toJson({ error: { code, message, hint: hint(e) } }, 0))
+    else console.error(`toolgate: ${forTerminal(message, { lines: true })}\nhint: ${forTerminal(hint(e))}`)
     process.exitCode = 1
   },
 )

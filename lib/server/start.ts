@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net'
 import next from 'next'
 import { getDb } from '@/db/client'
 import { startCheckpointer } from '@/db/checkpointer'
+import { checkSecretKey } from '@/db/secrets'
 import { startRetention } from '@/lib/activity/retention'
 import { startServerIndex } from '@/lib/activity/server-index'
 import { expireCalls } from '@/lib/approvals/calls'
@@ -43,6 +44,7 @@ function reachableHost(host: string): string {
 export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate> {
   stopWritingToClosedOutput()
   const db = getDb()
+  checkSecretKey(db) // a missing or wrong key is said now, not by every connection that needs a secret
   const newKey = await ensureOperatorKey(db)
   if (newKey) console.log(`toolgate: operator API key (shown once, stored only as a hash): ${newKey}`)
 

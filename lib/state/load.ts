@@ -1,8 +1,9 @@
 import 'server-only'
 import type { Db } from '@/db/client'
-import { agentTokens, profiles, serverConnections, serverSecrets, servers, settings, toolApprovals, tools } from '@/db/schema'
+import { agentTokens, profiles, serverConnections, serverOauth, serverSecrets, servers, settings, toolApprovals, tools, type Transport } from '@/db/schema'
 import { eq } from 'drizzle-orm'
 import { recordChange } from '@/lib/admin/record-change'
+import { describeTransport, secretTarget } from '@/lib/admin/upstreams'
 import { serverNames } from '@/db/queries/servers'
 import { writeTransaction } from '@/db/write'
 import { hashSecret } from '@/lib/auth/secrets'
@@ -10,6 +11,7 @@ import { badRequest } from '@/lib/errors'
 import { formatIssue } from '@/lib/schemas/issues'
 import { toolPin } from '@/lib/preflight/hash'
 import { definitionOf } from '@/lib/approvals/definition'
+import type { MovedSecrets } from '@/lib/activity/vocabulary'
 import { crossEntryIssues, stateFileSchema, type StateFile } from './schema'
 
 /** Validate a parsed state file; throws bad_request listing every problem by JSON path. */
@@ -23,16 +25,23 @@ export function parseStateFile(doc: unknown): StateFile {
 /**
  * Replace the proxy state with the file's, in one transaction (activity is kept).
  * Validation happens first; a bad file changes nothing. Secret values never appear in a file,
- * so a server that the file keeps, still naming the secret, keeps its stored value: a dump
- * loaded back reconnects instead of losing its credentials.
+ * so a server that the file keeps, still naming the secret, keeps its stored value (and an HTTP
+ * server its OAuth tokens and client): a dump loaded back reconnects instead of losing its
+ * credentials. Unless the file points the server at another target (secretTarget): then its
+ * secrets are dropped — a file edited to name another URL never receives the old credentials —
+ * or, with `keepSecrets`, kept; either way the result and the record say so.
  */
-export async function loadState(db: Db, doc: unknown, actor: string): Promise<{ servers: number; tools: number; activityId: number; requestId: string }> {
+export async function loadState(db: Db, doc: unknown, actor: string, opts: { keepSecrets?: boolean } = {}): Promise<{ servers: number; tools: number; activityId: number; requestId: string; secretsDropped: MovedSecrets[]; secretsKept: MovedSecrets[] }> {
   const state = parseStateFile(doc)
   const now = Date.now()
   let toolCount = 0
+  const secretsDropped: MovedSecrets[] = []
+  const secretsKept: MovedSecrets[] = []
   const record = await writeTransaction(db, (tx) => {
+    const previous = new Map(tx.select({ name: servers.name, transport: servers.transport }).from(servers).all().map((r) => [r.name, r.transport]))
     const storedSecrets = tx.select().from(serverSecrets).all()
-    tx.delete(servers).run() // cascades to connections, tools and approvals
+    const storedOauth = tx.select().from(serverOauth).all()
+    tx.delete(servers).run() // cascades to connections, tools, approvals, secrets and OAuth state
     tx.delete(profiles).run()
     tx.delete(agentTokens).run()
     tx.update(settings).set({
@@ -52,8 +61,14 @@ export async function loadState(db: Db, doc: unknown, actor: string): Promise<{ 
         createdAt: now, updatedAt: now,
       }).run()
       const named = new Set(s.transport?.secrets ?? [])
-      for (const secret of storedSecrets) {
-        if (secret.serverName === s.name && named.has(secret.name)) tx.insert(serverSecrets).values(secret).run()
+      const secrets = storedSecrets.filter((x) => x.serverName === s.name && named.has(x.name))
+      const oauth = s.transport && 'url' in s.transport ? storedOauth.find((x) => x.serverName === s.name) : undefined
+      const before = previous.get(s.name)
+      const moved = before !== undefined && secretTarget(before) !== secretTarget(s.transport) && (secrets.length > 0 || oauth !== undefined)
+      if (moved) (opts.keepSecrets ? secretsKept : secretsDropped).push({ server: s.name, from: shown(before), to: shown(s.transport), secrets: secrets.map((x) => x.name), oauth: oauth !== undefined })
+      if (!moved || opts.keepSecrets) {
+        for (const secret of secrets) tx.insert(serverSecrets).values(secret).run()
+        if (oauth) tx.insert(serverOauth).values(oauth).run()
       }
       if (s.connection) {
         tx.insert(serverConnections).values({
@@ -91,10 +106,14 @@ export async function loadState(db: Db, doc: unknown, actor: string): Promise<{ 
     return recordChange(tx, 'state.loaded', { actor }, {
       target: 'state', before: null,
       after: { servers: state.servers.length, tools: toolCount, profiles: state.profiles.length, agent_tokens: state.agent_tokens.length },
+      ...(secretsDropped.length ? { secrets_dropped: secretsDropped } : {}),
+      ...(secretsKept.length ? { secrets_kept: secretsKept } : {}),
     }, { now })
   })
-  return { servers: state.servers.length, tools: toolCount, ...record }
+  return { servers: state.servers.length, tools: toolCount, ...record, secretsDropped, secretsKept }
 }
+
+const shown = (t: Transport | null | undefined) => (t ? describeTransport(t) : '(no transport)')
 
 /** Whether the database holds no proxy state yet (first start). */
 export function isEmptyState(db: Db): boolean {

@@ -119,11 +119,25 @@ function makeTransport(db: Db, spec: Pick<ConnectionSpec, 'name' | 'transport' |
   // challenges before any login reads pending_auth, and nothing registers with its
   // authorization server until an operator starts a login
   const oauth = oauthOf(db, spec.name)
-  const authProvider = oauth?.tokens || oauth?.grant === 'client_credentials' ? new DbOAuthProvider(db, spec.name, new URL(CALLBACK_PATH, opts.baseUrl).href, false) : undefined
-  const requestInit = { headers: { ...(t.headers ?? {}), ...secretValues } }
+  const authProvider = oauth?.tokens || oauth?.grant === 'client_credentials' ? new DbOAuthProvider(db, spec.name, t.url, new URL(CALLBACK_PATH, opts.baseUrl).href, false) : undefined
+  const fetch = serverFetch(new URL(t.url), { ...(t.headers ?? {}), ...secretValues }, authProvider)
   return t.type === 'sse'
-    ? new SSEClientTransport(new URL(t.url), { authProvider, requestInit, fetch: upstreamFetch })
-    : new StreamableHTTPClientTransport(new URL(t.url), { authProvider, requestInit, fetch: upstreamFetch })
+    ? new SSEClientTransport(new URL(t.url), { authProvider, fetch })
+    : new StreamableHTTPClientTransport(new URL(t.url), { authProvider, fetch })
+}
+
+/**
+ * An HTTP server's fetch: its configured headers (secrets among them) go to its own origin only,
+ * and any other request (its OAuth issuer's token endpoint) goes through the OAuth rule without them.
+ */
+function serverFetch(server: URL, headers: Record<string, string>, oauth: DbOAuthProvider | undefined): typeof fetch {
+  return (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input))
+    if (url.origin !== server.origin) return oauth ? oauth.fetch(input, init) : upstreamFetch(input, init)
+    const merged = new Headers(init?.headers)
+    for (const [k, v] of Object.entries(headers)) merged.set(k, v)
+    return upstreamFetch(input, { ...init, headers: merged })
+  }
 }
 
 /** What an operator needs to know about a failed connection: refused where, DNS, TLS, spawn. */

@@ -2,6 +2,7 @@ import 'server-only'
 import { createHash, randomBytes } from 'node:crypto'
 import { and, eq, inArray } from 'drizzle-orm'
 import { managedServers } from '@/db/queries/servers'
+import { leaseAlive, THIS_HOST } from '@/db/queries/connections'
 import type { Db } from '@/db/client'
 import { runtimeLease, serverConnections } from '@/db/schema'
 import { writeTransaction } from '@/db/write'
@@ -9,16 +10,6 @@ import { describeError } from '@/lib/errors'
 import { logLine } from '@/lib/log'
 import { inspectServer, UpstreamConnection, type RuntimeOptions } from './connection'
 import { appendLogs, publishState, type Published } from './publish'
-
-/** Whether a process with this pid exists (on this machine): a lease whose holder is gone is free. */
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
 
 const TICK_MS = 500
 const LOG_FLUSH_MS = 250
@@ -101,7 +92,8 @@ export class Supervisor {
       const now = Date.now()
       // one runtime per database: two would fight over every upstream and every state
       const held = tx.select().from(runtimeLease).where(eq(runtimeLease.id, 1)).get()
-      if (held && held.instance !== this.instance && held.expiresAt > now && held.pid !== process.pid && processAlive(held.pid)) {
+      // a lease whose holder is gone (its process on this machine no longer runs) is free at once
+      if (held && held.instance !== this.instance && held.pid !== process.pid && leaseAlive(held, now)) {
         throw new Error(`another toolgate (pid ${held.pid}) runs the upstream runtime on this database: stop it first, or start this one with TOOLGATE_RUNTIME=off`)
       }
       tx.insert(runtimeLease).values({ id: 1, ...this.leaseValues(now) })
@@ -126,7 +118,7 @@ export class Supervisor {
   }
 
   private leaseValues(now: number) {
-    return { instance: this.instance, pid: process.pid, startedAt: now, heartbeatAt: now, expiresAt: now + this.opts.leaseMs }
+    return { instance: this.instance, pid: process.pid, host: THIS_HOST, startedAt: now, heartbeatAt: now, expiresAt: now + this.opts.leaseMs }
   }
 
   private renewLease(): Promise<void> {

@@ -9,6 +9,7 @@ import { openDb, type Db } from '@/db/client'
 import { listActivity } from '@/db/queries/activity'
 import { serverConfig } from '@/db/queries/servers'
 import { serverOauth } from '@/db/schema'
+import { sealOauth } from '@/db/secrets'
 import { requestRestart } from '@/lib/admin/upstreams'
 import { startDemoServices, type DemoServices } from '@/lib/demo/services'
 import { demoStateFile } from '@/lib/state/demo'
@@ -28,7 +29,7 @@ beforeAll(async () => {
   db = openDb(':memory:')
   await loadState(db, JSON.parse(readFileSync(demoStateFile(), 'utf8')), 'test')
   // what an earlier run's login left behind
-  await db.insert(serverOauth).values({ serverName: 'jira', tokens: { access_token: 'from-an-earlier-run', token_type: 'Bearer' }, updatedAt: Date.now() }).run()
+  await db.insert(serverOauth).values({ serverName: 'jira', ...sealOauth(db, { tokens: { access_token: 'from-an-earlier-run', token_type: 'Bearer' } }), updatedAt: Date.now() }).run()
   demo = (await startDemoServices(db))!
   as = demo.authorizationServer!
   jira = demo.urls.jira!

@@ -1,5 +1,5 @@
 import { intFlag, UsageError } from '@/lib/cli/args'
-import { statusColour, table, terminal } from '@/lib/cli/output'
+import { statusColour, table, terminal, toJson } from '@/lib/cli/output'
 import { command, EXIT_ERROR, type Command } from '@/lib/cli/spec'
 import { getActivity, listActivity } from '@/db/queries/activity'
 import { presentRecords } from '@/lib/activity/present-records'
@@ -33,7 +33,7 @@ export const activityCommands: Command[] = [
     exits: { 0: 'listed', 1: EXIT_ERROR },
     run: async ({ values, json, db }) => {
       const items = presentRecords(db(), listActivity(db(), { requestId: values['request-id'], type: values.type, limit: intFlag('--limit', values.limit, 50, 1, 10_000) }))
-      if (json) console.log(JSON.stringify(items, null, 2))
+      if (json) console.log(toJson(items))
       else console.log(table(['ID', 'TIME', 'REQUEST_ID', 'TYPE', 'SURFACE', 'ACTOR', 'VERDICT', 'SUMMARY'],
         items.map((it) => [String(it.id), it.at, it.request_id, it.type, it.surface ?? '-', it.actor, it.verdict ?? '-', summary(it)]),
         terminal(), (col, cell) => (col === 6 ? statusColour(cell) : undefined)))
@@ -52,7 +52,7 @@ export const activityCommands: Command[] = [
       if (!Number.isInteger(id)) throw new UsageError(`activity id must be an integer, not "${raw}"`)
       const row = getActivity(db(), id)
       if (!row) throw new UsageError(`no activity record ${id}`, 'toolgate activity list shows the records and their ids')
-      console.log(JSON.stringify(presentRecords(db(), [row])[0], null, 2))
+      console.log(toJson(presentRecords(db(), [row])[0]))
       return 0
     },
   }),
@@ -78,7 +78,7 @@ export const activityCommands: Command[] = [
       // the prune is on the record only when it deleted something
       const [record] = deleted ? listActivity(db(), { requestId: ctx.requestId, type: 'activity.pruned', limit: 1 }) : []
       const result = { before: new Date(before).toISOString(), deleted, ...activityStorageSummary(db()), activity_id: record?.id ?? null, request_id: record ? ctx.requestId : null }
-      if (json) console.log(JSON.stringify(result, null, 2))
+      if (json) console.log(toJson(result))
       else console.log(`pruned ${deleted} record${deleted === 1 ? '' : 's'} older than ${result.before}; oldest kept: ${result.oldest_at ?? '(none)'}; ${result.records} records, database ${result.db_bytes} bytes`)
       return 0
     },

@@ -1,5 +1,5 @@
 import { UsageError } from '@/lib/cli/args'
-import { statusColour, table, terminal } from '@/lib/cli/output'
+import { forTerminal, statusColour, table, terminal, toJson } from '@/lib/cli/output'
 import { recordOf } from '@/lib/cli/records'
 import { command, EXIT_ERROR, type Command } from '@/lib/cli/spec'
 import { decideCall, expireCalls, listCalls, type CallStatus } from '@/lib/approvals/calls'
@@ -23,8 +23,8 @@ const decision = (verb: 'approve' | 'deny', summary: string, flags: Command['fla
   run: async ({ values, args: [id], json, db, ctx }) => {
     const c = await decideCall(db(), id, verb, ctx, values.reason as string | undefined)
     const record = recordOf(db(), c.requestId, verb === 'approve' ? 'call.approved' : 'call.denied')
-    if (json) console.log(JSON.stringify({ ...present(c), before: { status: 'pending' }, after: { status: c.status }, activity_id: record.id }, null, 2))
-    else console.log(`${c.id} (${c.serverName}:${c.toolName}): pending → ${c.status}${verb === 'approve' ? ' — it runs once, for the caller waiting on it (or its next identical retry)' : ''}  (activity ${record.id}, request_id ${c.requestId})`)
+    if (json) console.log(toJson({ ...present(c), before: { status: 'pending' }, after: { status: c.status }, activity_id: record.id }))
+    else console.log(`${c.id} (${forTerminal(`${c.serverName}:${c.toolName}`)}): pending → ${c.status}${verb === 'approve' ? ' — it runs once, for the caller waiting on it (or its next identical retry)' : ''}  (activity ${record.id}, request_id ${c.requestId})`)
     return 0
   },
 })
@@ -41,7 +41,7 @@ export const callsCommands: Command[] = [
       if (values.status !== undefined && !statuses.includes(values.status as CallStatus)) throw new UsageError(`--status must be one of ${statuses.join(', ')}, not "${values.status}"`)
       await expireCalls(db())
       const rows = listCalls(db(), values.status as CallStatus | undefined).map(present)
-      if (json) console.log(JSON.stringify(rows, null, 2))
+      if (json) console.log(toJson(rows))
       else console.log(table(['ID', 'STATUS', 'TOOL', 'CALLER', 'CREATED', 'ARGUMENTS'], rows.map((c) => [c.id, c.status, c.tool, c.caller, c.created_at, JSON.stringify(c.arguments)]),
         terminal(), (col, cell) => (col === 1 ? statusColour(cell) : undefined)))
       return 0

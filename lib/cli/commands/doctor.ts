@@ -8,7 +8,7 @@ import { managedServers } from '@/db/queries/servers'
 import { operatorKeyHash } from '@/db/queries/auth'
 import { activityStorage } from '@/lib/activity/retention'
 import { cliDbFile, openCliDb } from '@/lib/cli/args'
-import { paint, statusColour, table, terminal, wrap } from '@/lib/cli/output'
+import { forTerminal, paint, statusColour, table, terminal, toJson, wrap } from '@/lib/cli/output'
 import { command, type Command } from '@/lib/cli/spec'
 import { projectRoot } from '@/lib/paths'
 import type { Transport } from '@/db/schema'
@@ -157,10 +157,10 @@ export const doctorCommand: Command = command({
     const checks: Check[] = [nodeCheck(), driverCheck(), dbCheck, buildCheck(), await portCheck(port, host), keyCheck(db), ...upstreamChecks(db), chromiumCheck()]
     db?.$client.close()
     const ok = !checks.some((c) => c.status === 'fail')
-    if (json) console.log(JSON.stringify({ ok, checks }, null, 2))
+    if (json) console.log(toJson({ ok, checks }))
     else {
       const look = terminal()
-      const fixes = checks.filter((c) => c.fix).map((c) => `  ${c.name}\n    ${wrap(c.fix!, look.width, 4)}`)
+      const fixes = checks.filter((c) => c.fix).map((c) => `  ${forTerminal(c.name)}\n    ${wrap(forTerminal(c.fix!), look.width, 4)}`)
       console.log([
         table(['CHECK', 'STATUS', 'DETAIL'], checks.map((c) => [c.name, c.status, c.detail]), look, (col, cell) => (col === 1 ? statusColour(cell) : undefined)),
         ...(fixes.length ? ['', 'Fix:', ...fixes] : []),

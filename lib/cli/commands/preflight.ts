@@ -1,5 +1,5 @@
 import { cliActor, openCliDb, parseDuration, UsageError } from '@/lib/cli/args'
-import { preflightTable } from '@/lib/cli/output'
+import { preflightTable, toJson } from '@/lib/cli/output'
 import { command, EXIT_ERROR } from '@/lib/cli/spec'
 import { HASH_SCHEMA_VERSION } from '@/lib/preflight/hash'
 import { agentCaller } from '@/lib/auth/caller'
@@ -74,7 +74,7 @@ async function outOfBand(values: InBandFlags, positionals: string[], json: boole
   const data = values.url
     ? await overRest(values.url, body, values.token, values['api-key'] ?? process.env.TOOLGATE_API_KEY)
     : await direct(values.db, input, waitMs, values.token)
-  console.log(json ? JSON.stringify(data, null, 2) : preflightTable(data))
+  console.log(json ? toJson(data) : preflightTable(data))
   return exitCodes[data.verdict]
 }
 

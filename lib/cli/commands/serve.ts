@@ -9,6 +9,7 @@ import { startDemoServices } from '@/lib/demo/services'
 import { DEMO_AGENT_TOKEN, loadDemoIfEmpty } from '@/lib/state/demo'
 import { projectRoot } from '@/lib/paths'
 import { startToolgate, type RunningToolgate } from '@/lib/server/start'
+import { toJson } from '@/lib/cli/output'
 
 const nextBin = () => path.join(projectRoot(), 'node_modules', 'next', 'dist', 'bin', 'next')
 
@@ -103,7 +104,7 @@ const rotateCommand = command({
   run: async ({ json, db, ctx }) => {
     if (process.env.TOOLGATE_API_KEY) throw new UsageError('TOOLGATE_API_KEY is set: the operator key is that value; change it there', 'unset TOOLGATE_API_KEY to let toolgate keep the key')
     const r = await rotateOperatorKey(db(), ctx)
-    console.log(json ? JSON.stringify({ operator_key: r.key, sessions_signed_out: r.signedOut, activity_id: r.activityId, request_id: r.requestId }, null, 2) : r.key)
+    console.log(json ? toJson({ operator_key: r.key, sessions_signed_out: r.signedOut, activity_id: r.activityId, request_id: r.requestId }) : r.key)
     return 0
   },
 })

@@ -1,4 +1,4 @@
-import { table } from '@/lib/cli/output'
+import { table, toJson } from '@/lib/cli/output'
 import { command, EXIT_ERROR, type Command } from '@/lib/cli/spec'
 import { readSettings } from '@/db/queries/settings'
 import { presentSettings, updateSettings } from '@/lib/admin/settings'
@@ -20,7 +20,7 @@ export const settingsCommands: Command[] = [
     exits: { 0: 'listed', 1: EXIT_ERROR },
     run: async ({ json, db }) => {
       const s = presentSettings(readSettings(db()))
-      if (json) console.log(JSON.stringify(s, null, 2))
+      if (json) console.log(toJson(s))
       else console.log(table(['NAME', 'VALUE'], Object.entries(s).map(([k, v]) => [k, String(v)])))
       return 0
     },
@@ -35,7 +35,7 @@ export const settingsCommands: Command[] = [
     exits: { 0: 'changed (on the record)', 1: EXIT_ERROR },
     run: async ({ args: [name, raw], json, db, ctx }) => {
       const r = await updateSettings(db(), { [name]: cliValue(raw) }, ctx)
-      if (json) console.log(JSON.stringify({ changed: name, before: r.before, after: r.after, activity_id: r.activityId, request_id: r.requestId }, null, 2))
+      if (json) console.log(toJson({ changed: name, before: r.before, after: r.after, activity_id: r.activityId, request_id: r.requestId }))
       else console.log(`${name}: ${String(r.before[name as keyof typeof r.before])} → ${String(r.after[name as keyof typeof r.after])}  (activity ${r.activityId}, request_id ${r.requestId})`)
       return 0
     },

@@ -1,35 +1,35 @@
 import { UsageError } from '@/lib/cli/args'
-import { paint, statusColour, table, terminal } from '@/lib/cli/output'
+import { forTerminal, paint, statusColour, table, terminal, toJson } from '@/lib/cli/output'
 import { command, EXIT_ERROR, type Command } from '@/lib/cli/spec'
 import { toolInventory } from '@/lib/catalog/inventory'
 import { approveTool, blockTool, enableTool } from '@/lib/admin/tools'
 import { setCallApproval } from '@/lib/admin/server-settings'
 import { toolReview, type ToolReview } from '@/lib/approvals/review'
-import { showInvisible } from '@/lib/approvals/findings'
 import { preflightCommand } from './preflight'
 
-const toJson = (v: unknown) => JSON.stringify(v, null, 2)
+/** A value of a definition for people: JSON, with what a terminal would act on or hide made visible. */
+const shownJson = (v: unknown, indent?: number) => forTerminal(JSON.stringify(v, null, indent), { lines: true })
 
 /** `tools show` for people: the definition, its pin and approval, the diff, findings and history. */
 function reviewText(r: ToolReview): string {
   const lines = [
-    `${r.id}  ${paint(terminal(), statusColour(r.status), r.status)}`,
+    `${forTerminal(r.id)}  ${paint(terminal(), statusColour(r.status), r.status)}`,
     `pin:       ${r.pin ?? '(none)'}`,
     `approval:  ${r.approval.status}${r.approval.blocked ? ', blocked by an operator' : ''}${r.approval.approved_pin && r.approval.approved_pin !== r.pin ? ` (approved pin ${r.approval.approved_pin})` : ''}`,
     `call approval: ${r.call_approval ? 'on (every call waits for an operator)' : 'off'}`,
     '',
-    'definition (as agents are served it, named ' + r.id + '):',
-    showInvisible(toJson(r.definition)).split('\n').map((l) => `  ${l}`).join('\n'),
+    `definition (as agents are served it, named ${forTerminal(r.id)}):`,
+    shownJson(r.definition, 2).split('\n').map((l) => `  ${l}`).join('\n'),
   ]
   if (r.diff.length) {
     lines.push('', 'changed since approved:')
-    for (const d of r.diff) lines.push(`  ${d.field}:`, `    − ${showInvisible(JSON.stringify(d.before))}`, `    + ${showInvisible(JSON.stringify(d.after))}`)
+    for (const d of r.diff) lines.push(`  ${forTerminal(d.field)}:`, `    − ${shownJson(d.before)}`, `    + ${shownJson(d.after)}`)
   }
   lines.push('', r.findings.length ? 'review findings:' : 'review findings: none')
-  for (const f of r.findings) lines.push(`  ${f.code} (${f.field}): ${f.message}`)
+  for (const f of r.findings) lines.push(forTerminal(`  ${f.code} (${f.field}): ${f.message}`))
   if (r.history.length) {
     lines.push('', 'history:')
-    for (const h of r.history) lines.push(`  ${h.at}  ${h.type}  ${h.actor}${'note' in h.data && h.data.note ? `  ${h.data.note}` : ''}`)
+    for (const h of r.history) lines.push(forTerminal(`  ${h.at}  ${h.type}  ${h.actor}${'note' in h.data && h.data.note ? `  ${h.data.note}` : ''}`))
   }
   return lines.join('\n')
 }

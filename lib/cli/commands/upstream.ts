@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { parseDuration, intFlag, UsageError } from '@/lib/cli/args'
-import { statusColour, table, terminal } from '@/lib/cli/output'
+import { forTerminal, statusColour, table, terminal, toJson } from '@/lib/cli/output'
 import { recordOf, recordsOf } from '@/lib/cli/records'
 import { command, EXIT_ERROR, type Command, type FlagSpec } from '@/lib/cli/spec'
 import { disableServer, enableServer, quarantineServer, unquarantineServer } from '@/lib/admin/servers'
@@ -66,7 +66,6 @@ async function readStdin(): Promise<string> {
 
 const SERVER = { name: '<name>', what: 'server name', complete: 'server' } as const
 const CHANGED = { 0: 'the change was made (on the record)', 1: EXIT_ERROR }
-const toJson = (v: unknown) => JSON.stringify(v, null, 2)
 const admin = (s: { enabled: boolean; quarantined: boolean }) => `${s.enabled ? 'enabled' : 'disabled'}${s.quarantined ? ', quarantined' : ''}`
 
 const adminMutations = { enable: enableServer, disable: disableServer, quarantine: quarantineServer, unquarantine: unquarantineServer }
@@ -171,7 +170,7 @@ export const upstreamCommands: Command[] = [
         console.log(toJson({ imported: added, refused, request_id: ctx.requestId }))
       } else {
         if (imported.length) console.log(`imported ${imported.length} server${imported.length === 1 ? '' : 's'}: ${imported.join(', ')}${values.trusted ? '' : ' (quarantined until reviewed)'}`)
-        for (const r of refused) console.error(`toolgate: not imported: ${r.name}: ${r.error}`)
+        for (const r of refused) console.error(forTerminal(`toolgate: not imported: ${r.name}: ${r.error}`, { lines: true }))
       }
       return refused.length ? 1 : 0
     },
@@ -258,7 +257,7 @@ export const upstreamCommands: Command[] = [
       if (!state.quarantined) throw new UsageError(`server "${name}" is not quarantined: its tools are listed already (toolgate tools list --server ${name})`)
       if (!state.transport) throw new UsageError(`server "${name}" has no transport: its tools come from a state file (toolgate tools list --server ${name})`)
       const secrets = Object.fromEntries(managedServers(db()).filter((s) => s.name === name).flatMap((s) => Object.entries(s.secrets)))
-      const log = (stream: 'stderr' | 'event', line: string) => { if (stream === 'stderr') process.stderr.write(`${name}: ${line}\n`) }
+      const log = (stream: 'stderr' | 'event', line: string) => { if (stream === 'stderr') process.stderr.write(`${name}: ${forTerminal(line)}\n`) }
       const n = await inspectServer(db(), { name, transport: state.transport, secrets }, { baseUrl: process.env.TOOLGATE_URL ?? 'http://127.0.0.1:3000', connectTimeoutMs: 30_000 }, log)
       const rows = toolInventory(db(), name)
       if (json) {
@@ -327,7 +326,7 @@ export const upstreamCommands: Command[] = [
     run: async ({ values, args: [name], json, db }) => {
       const lines = readLogs(db(), name, intFlag('--lines', values.lines, 50, 1, 1000))
       if (json) console.log(toJson(lines))
-      else console.log(lines.length ? lines.map((l) => `${new Date(l.at).toISOString()} ${l.stream === 'stderr' ? 'stderr' : 'event '} ${l.line}`).join('\n') : '(no log lines yet)')
+      else console.log(lines.length ? lines.map((l) => `${new Date(l.at).toISOString()} ${l.stream === 'stderr' ? 'stderr' : 'event '} ${forTerminal(l.line)}`).join('\n') : '(no log lines yet)')
       return 0
     },
   }),

@@ -5,7 +5,7 @@ import { sql } from 'drizzle-orm'
 import pkg from '@/package.json'
 import type { Db } from '@/db/client'
 import { openReadOnly } from '@/lib/cli/args'
-import { table } from '@/lib/cli/output'
+import { table, toJson } from '@/lib/cli/output'
 import { command, EXIT_ERROR, type Command } from '@/lib/cli/spec'
 import { projectRoot } from '@/lib/paths'
 
@@ -60,7 +60,7 @@ export const versionCommand: Command = command({
       mcp_sdk: { sdk: installedVersion('@modelcontextprotocol/sdk'), client: installedVersion('@modelcontextprotocol/client'), server: installedVersion('@modelcontextprotocol/server') },
       schema_version: schema.applied, schema_latest: schema.latest,
     }
-    if (json) console.log(JSON.stringify(v, null, 2))
+    if (json) console.log(toJson(v))
     else console.log(table(['COMPONENT', 'VERSION'], [
       ['toolgate', v.toolgate], ['node', v.node], ['sqlite', v.sqlite], ['better-sqlite3', v.better_sqlite3 ?? '-'], ['next', v.next ?? '-'],
       ['@modelcontextprotocol/sdk', v.mcp_sdk.sdk ?? '-'], ['@modelcontextprotocol/client', v.mcp_sdk.client ?? '-'], ['@modelcontextprotocol/server', v.mcp_sdk.server ?? '-'],
