@@ -1,5 +1,5 @@
 import 'server-only'
-import { createServer, type RequestListener, type Server } from 'node:http'
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import next from 'next'
 import { getDb } from '@/db/client'
@@ -15,6 +15,7 @@ import { keepUnpatchedFetch } from '@/lib/http/upstream-fetch'
 import { logLine } from '@/lib/log'
 import { projectRoot } from '@/lib/paths'
 import { startSupervisor, supervisorOptions, type Supervisor } from '@/lib/upstream/supervisor'
+import { watchBuild } from './build'
 
 export interface ServeOptions {
   host: string
@@ -48,7 +49,15 @@ export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate
   const app = next({ dev: opts.dev ?? false, dir: projectRoot(), hostname: opts.host, port: opts.port, quiet: true })
   await app.prepare()
   const handle = app.getRequestHandler()
-  const door = frontDoor({ db: getDb, boundary: boundaryFromEnv(), next: (req, res) => handle(req, res) })
+  // /mcp and /api/v1 never touch the build; pages do, and fail without a word once it is replaced
+  const build = opts.dev ? undefined : watchBuild((why) => console.error(logLine(`toolgate: ${why}. Dashboard pages answer 503 until toolgate restarts (Ctrl-C, then npm start); /mcp and /api/v1 keep working.`)))
+  const pages = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const why = build?.broken()
+    if (!why) return handle(req, res)
+    res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '5' })
+    res.end(`toolgate cannot serve this page: ${why}. Restart toolgate (Ctrl-C, then npm start).\n`)
+  }
+  const door = frontDoor({ db: getDb, boundary: boundaryFromEnv(), next: pages })
   // Requests that arrive while the runtime is still resetting states wait for it.
   let started!: () => void
   const starting = new Promise<void>((r) => (started = r))
@@ -65,6 +74,7 @@ export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate
   let expiry: NodeJS.Timeout | undefined
   let closing: Promise<void> | undefined
   const close = () => (closing ??= (async () => {
+    build?.stop()
     retention?.stop()
     serverIndex?.stop()
     clearInterval(expiry)

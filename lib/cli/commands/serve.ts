@@ -8,12 +8,10 @@ import { getDb } from '@/db/client'
 import { startDemoServices } from '@/lib/demo/services'
 import { DEMO_AGENT_TOKEN, loadDemoIfEmpty } from '@/lib/state/demo'
 import { projectRoot } from '@/lib/paths'
+import { buildIdFile } from '@/lib/server/build'
 import { startToolgate, type RunningToolgate } from '@/lib/server/start'
 
 const nextBin = () => path.join(projectRoot(), 'node_modules', 'next', 'dist', 'bin', 'next')
-
-/** The web app's build marker: Next.js writes BUILD_ID last, so its presence means a whole build. */
-export const buildIdFile = () => path.resolve(projectRoot(), process.env.NEXT_DIST_DIR || '.next', 'BUILD_ID')
 
 /** Where serve listens: flags, else $PORT and $HOST, else 127.0.0.1:3000. doctor checks the same address. */
 export function listenAddress(values: { port?: string; host?: string }): { port: number; host: string } {
