@@ -6,6 +6,30 @@ import type { ConnectionView } from '@/lib/preflight/state'
 
 export interface Lease { instance: string; heartbeatAt: number; expiresAt: number }
 
+/** Whether a process with this pid exists (on this machine): a lease whose holder is gone is free. */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** The toolgate that runs this database's upstream runtime, when it is another live process. */
+export interface RuntimeHolder { pid: number; url: string | null; startedAt: number }
+
+/**
+ * Who holds the runtime lease, unless it is free: expired, held by this process, or by a process
+ * that is gone. One database has one running toolgate; this is how a second one (or the CLI) finds it.
+ */
+export function runtimeHolder(db: DbLike, now = Date.now()): RuntimeHolder | null {
+  const held = db.select({ pid: runtimeLease.pid, url: runtimeLease.url, startedAt: runtimeLease.startedAt, expiresAt: runtimeLease.expiresAt })
+    .from(runtimeLease).where(eq(runtimeLease.id, 1)).get()
+  if (!held || held.expiresAt <= now || held.pid === process.pid || !processAlive(held.pid)) return null
+  return { pid: held.pid, url: held.url, startedAt: held.startedAt }
+}
+
 export function readLease(db: DbLike): Lease | undefined {
   return db.select({ instance: runtimeLease.instance, heartbeatAt: runtimeLease.heartbeatAt, expiresAt: runtimeLease.expiresAt })
     .from(runtimeLease).where(eq(runtimeLease.id, 1)).get()

@@ -23,6 +23,8 @@ export interface ServeOptions {
   /** run the upstream runtime (TOOLGATE_RUNTIME=off leaves upstreams alone) */
   runtime: boolean
   dev?: boolean
+  /** runs once this process holds the runtime lease, before any upstream connects (the demo's services) */
+  beforeRuntime?: () => Promise<void>
 }
 
 export interface RunningToolgate { url: string; server: Server; close: () => Promise<void> }
@@ -106,7 +108,7 @@ export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate
   const url = process.env.TOOLGATE_URL ?? `http://${reachableHost(opts.host)}:${port}`
 
   try {
-    if (opts.runtime) supervisor = await startSupervisor(db, supervisorOptions(url))
+    if (opts.runtime) supervisor = await startSupervisor(db, supervisorOptions(url), opts.beforeRuntime)
   } catch (e) {
     await close()
     throw e

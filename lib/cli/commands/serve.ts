@@ -5,7 +5,9 @@ import { openCliDb, UsageError } from '@/lib/cli/args'
 import { command, EXIT_ERROR, type Command } from '@/lib/cli/spec'
 import { rotateOperatorKey } from '@/lib/auth/operator-key'
 import { getDb } from '@/db/client'
-import { startDemoServices } from '@/lib/demo/services'
+import { startDemoServices, type DemoServices } from '@/lib/demo/services'
+import { runtimeHolder } from '@/db/queries/connections'
+import { runtimeTakenMessage } from '@/lib/upstream/supervisor'
 import { DEMO_AGENT_TOKEN, loadDemoIfEmpty } from '@/lib/state/demo'
 import { projectRoot } from '@/lib/paths'
 import { buildIdFile } from '@/lib/server/build'
@@ -47,7 +49,14 @@ const serveCommand = command({
   run: async ({ values }) => {
     const { port, host } = listenAddress(values)
     if (values.db) process.env.TOOLGATE_DB = path.resolve(values.db) // the server opens the same file
+    const runtime = process.env.TOOLGATE_RUNTIME !== 'off'
     const setup = openCliDb(undefined)
+    // a second toolgate on this database is refused before it changes anything: no demo, no build
+    const holder = runtime ? runtimeHolder(setup) : null
+    if (holder) {
+      setup.$client.close()
+      throw new Error(`${runtimeTakenMessage(holder)}. Nothing was changed.`)
+    }
     const demo = values['no-demo'] ? false : await loadDemoIfEmpty(setup)
     setup.$client.close()
 
@@ -58,12 +67,13 @@ const serveCommand = command({
     }
 
     ;(process.env as Record<string, string>).NODE_ENV ??= values.dev ? 'development' : 'production'
-    const runtime = process.env.TOOLGATE_RUNTIME !== 'off'
-    // after the build (a synchronous child that would stall them) and before the runtime reads the transports
-    const services = !values['no-demo'] && runtime ? await startDemoServices(getDb()) : null
+    // the demo's services re-point its servers: only under this process's runtime lease, before
+    // the runtime reads the transports (and after the build, a synchronous child that would stall them)
+    let services = null as DemoServices | null
+    const beforeRuntime = !values['no-demo'] && runtime ? async () => void (services = await startDemoServices(getDb())) : undefined
     let running: RunningToolgate
     try {
-      running = await startToolgate({ host, port, runtime, dev: values.dev })
+      running = await startToolgate({ host, port, runtime, dev: values.dev, beforeRuntime })
     } catch (e) {
       await services?.close()
       throw e
