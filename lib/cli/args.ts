@@ -4,7 +4,7 @@ import Database from 'better-sqlite3'
 import { drizzle } from 'drizzle-orm/better-sqlite3'
 import { openDb, type Db } from '@/db/client'
 import * as schema from '@/db/schema'
-import { defaultDbFile } from '@/lib/paths'
+import { databaseOf } from '@/lib/server/address'
 
 /** A mistake in the command line; `hint` says where to look instead of the default `--help`. */
 export class UsageError extends Error {
@@ -31,8 +31,9 @@ export function intFlag(flag: string, v: string | undefined, dflt: number, min: 
   return n
 }
 
+/** The database a command reads: the one rule the server follows too (lib/server/address.ts). */
 export function cliDbFile(file: string | undefined): string {
-  return file ?? defaultDbFile()
+  return databaseOf(file).file
 }
 
 export function openCliDb(file: string | undefined): Db {

@@ -3,6 +3,8 @@ import pkg from '@/package.json'
 import { mintRequestId } from '@/lib/activity/request-id'
 import { ToolgateError } from '@/lib/errors'
 import type { Db } from '@/db/client'
+import { runtimeHolder } from '@/db/queries/connections'
+import { databaseOf, serverUrlOf, toolgateAnswersAt } from '@/lib/server/address'
 import { cliActor, openCliDb, UsageError } from './args'
 import { findCommand } from './completion'
 import { commandHelp, groupHelp, overview } from './help'
@@ -64,7 +66,22 @@ async function run(c: Command, words: string[]): Promise<number> {
   if (values.output !== undefined && values.output !== 'table' && values.output !== 'json') throw new UsageError(`-o must be table or json, not "${values.output}"`)
   checkArgs(c, positionals)
   let db: Db | undefined
-  return c.run({ values, args: positionals, json: values.output === 'json', db: () => (db ??= openCliDb(values.db)), ctx })
+  const code = await c.run({ values, args: positionals, json: values.output === 'json', db: () => (db ??= openCliDb(values.db)), ctx })
+  if (db) await noteOtherDatabase(db, values.db)
+  return code
+}
+
+/**
+ * The command read the default database and no toolgate runs on it, yet one answers at the
+ * default address: that server runs on another database, so what was read here is not what it
+ * serves. Say so (once, on stderr) instead of letting a "ready" pass for the server's answer.
+ */
+async function noteOtherDatabase(db: Db, flag: string | undefined): Promise<void> {
+  const { file, from } = databaseOf(flag)
+  if (from !== 'default' || !db.$client.open || runtimeHolder(db)) return
+  const { url } = serverUrlOf(undefined, undefined)
+  if (!(await toolgateAnswersAt(url))) return
+  console.error(`toolgate: note: this read ${file} (no --db, no $TOOLGATE_DB), but the toolgate answering at ${url} does not run on it: it was started on another database. Give this command the same database: --db FILE or TOOLGATE_DB=FILE`)
 }
 
 function checkArgs(c: Command, positionals: string[]): void {

@@ -15,6 +15,7 @@ import { keepUnpatchedFetch } from '@/lib/http/upstream-fetch'
 import { logLine } from '@/lib/log'
 import { projectRoot } from '@/lib/paths'
 import { startSupervisor, supervisorOptions, type Supervisor } from '@/lib/upstream/supervisor'
+import { ownUrl } from './address'
 import { watchBuild } from './build'
 
 export interface ServeOptions {
@@ -28,13 +29,6 @@ export interface ServeOptions {
 }
 
 export interface RunningToolgate { url: string; server: Server; close: () => Promise<void> }
-
-/** The host to put in toolgate's own URL (OAuth redirects, printed links): a wildcard bind is reached on loopback. */
-function reachableHost(host: string): string {
-  if (host === '0.0.0.0' || host === '') return '127.0.0.1'
-  if (host === '::') return '[::1]'
-  return host.includes(':') ? `[${host}]` : host
-}
 
 /**
  * The toolgate process: one database connection, the upstream runtime, activity retention,
@@ -105,7 +99,7 @@ export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate
     throw e
   }
   const { port } = server.address() as AddressInfo
-  const url = process.env.TOOLGATE_URL ?? `http://${reachableHost(opts.host)}:${port}`
+  const url = ownUrl(opts.host, port)
 
   try {
     if (opts.runtime) supervisor = await startSupervisor(db, supervisorOptions(url), opts.beforeRuntime)

@@ -28,11 +28,13 @@ const transports = () => db.$client.prepare(`select name, transport from servers
 const oauthRow = () => db.$client.prepare(`select * from server_oauth where server_name = 'jira'`).get()
 const activityCount = () => db.$client.prepare('select count(*) from activity').pluck().get()
 
-/** Log jira in over plain HTTP, as a person would in a browser: the printed URL, Approve, the callback. */
+/** Log jira in over plain HTTP, as a person would in a browser: the URL `upstream login` prints, Approve, the callback. */
 async function logInJira(): Promise<void> {
-  const login = await runCli(['upstream', 'login', 'jira', '--db', file, '--url', server.url, '-o', 'json'])
+  // no --url: the CLI finds the server's URL in the runtime lease of the database it reads
+  const login = await runCli(['upstream', 'login', 'jira', '--db', file, '-o', 'json'])
   expect(login.code, login.stderr).toBe(0)
   const authorize = new URL(JSON.parse(login.stdout).url)
+  expect(authorize.searchParams.get('redirect_uri')).toBe(`${server.url}/api/upstream/oauth/callback`)
   const page = await (await fetch(authorize)).text()
   const request = /name="request" value="([^"]+)"/.exec(page)![1]
   const approved = await fetch(`${authorize.origin}/authorize`, {

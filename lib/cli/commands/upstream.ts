@@ -14,6 +14,7 @@ import { managedServers, serverState } from '@/db/queries/servers'
 import { inspectServer } from '@/lib/upstream/connection'
 import { readLogs } from '@/db/queries/upstream'
 import { configureOAuthClient, startLogin, type OAuthClientConfig } from '@/lib/upstream/oauth'
+import { serverUrlOf } from '@/lib/server/address'
 
 /** How toolgate gets tokens for an HTTP server: `upstream oauth` sets them, `upstream add --url` takes them too. */
 const oauthFlags = {
@@ -259,7 +260,7 @@ export const upstreamCommands: Command[] = [
       if (!state.transport) throw new UsageError(`server "${name}" has no transport: its tools come from a state file (toolgate tools list --server ${name})`)
       const secrets = Object.fromEntries(managedServers(db()).filter((s) => s.name === name).flatMap((s) => Object.entries(s.secrets)))
       const log = (stream: 'stderr' | 'event', line: string) => { if (stream === 'stderr') process.stderr.write(`${name}: ${line}\n`) }
-      const n = await inspectServer(db(), { name, transport: state.transport, secrets }, { baseUrl: process.env.TOOLGATE_URL ?? 'http://127.0.0.1:3000', connectTimeoutMs: 30_000 }, log)
+      const n = await inspectServer(db(), { name, transport: state.transport, secrets }, { baseUrl: serverUrlOf(db(), undefined).url, connectTimeoutMs: 30_000 }, log)
       const rows = toolInventory(db(), name)
       if (json) {
         // discovery writes the inspection's record under a request id of its own
@@ -305,11 +306,12 @@ export const upstreamCommands: Command[] = [
     name: 'upstream login',
     summary: 'print the OAuth login URL for an HTTP server',
     args: [SERVER],
-    flags: { url: { type: 'string', value: 'URL', default: '$TOOLGATE_URL, else http://127.0.0.1:3000', description: 'toolgate\'s base URL: the login\'s callback comes back there' } },
+    flags: { url: { type: 'string', value: 'URL', default: '$TOOLGATE_URL, else the URL of the toolgate running on this database, else http://127.0.0.1:$PORT (3000)', description: 'toolgate\'s base URL: the login\'s callback comes back there' } },
     examples: [['toolgate upstream login jira', 'open the printed URL in a browser'], ['toolgate upstream login jira --url https://toolgate.lan -o json', 'the URL as JSON, for a toolgate behind a name']],
     exits: { 0: 'a login URL was printed, or the stored token is valid', 1: EXIT_ERROR },
     run: async ({ values, args: [name], json, db, ctx }) => {
-      const baseUrl = values.url ?? process.env.TOOLGATE_URL ?? 'http://127.0.0.1:3000'
+      const { url: baseUrl, from } = serverUrlOf(db(), values.url)
+      if (from === 'default') console.error(`toolgate: note: no toolgate running on this database recorded its URL; the callback goes to ${baseUrl} (--url or $TOOLGATE_URL to say where toolgate answers)`)
       const r = await startLogin(db(), name, { baseUrl }, ctx)
       const rec = recordOf(db(), ctx.requestId, 'server.login_started')
       if (json) console.log(toJson({ name, ...('url' in r ? { url: r.url } : { already_authorized: true }), activity_id: rec.id, request_id: ctx.requestId }))
