@@ -1,10 +1,8 @@
-import { existsSync } from 'node:fs'
 import { userInfo } from 'node:os'
-import Database from 'better-sqlite3'
-import { drizzle } from 'drizzle-orm/better-sqlite3'
-import { openDb, type Db } from '@/db/client'
-import * as schema from '@/db/schema'
 import { databaseOf } from '@/lib/server/address'
+
+// What every command may need, and nothing heavy: the database driver is lib/cli/db.ts, loaded
+// only by the commands that open a database.
 
 /** A mistake in the command line; `hint` says where to look instead of the default `--help`. */
 export class UsageError extends Error {
@@ -36,24 +34,10 @@ export function cliDbFile(file: string | undefined): string {
   return databaseOf(file).file
 }
 
-export function openCliDb(file: string | undefined): Db {
-  return openDb(cliDbFile(file))
-}
-
 export function cliActor(): string {
   try {
     return `cli:${userInfo().username}`
   } catch {
     return 'cli'
   }
-}
-
-/**
- * The database opened read-only and left as it is (no migration), or null when there is no
- * file: for commands that only look (version, completion) and must never create or change one.
- */
-export function openReadOnly(file: string | undefined): Db | null {
-  const f = cliDbFile(file)
-  if (!existsSync(f)) return null
-  return drizzle(new Database(f, { readonly: true, fileMustExist: true }), { schema }) as Db
 }

@@ -1,6 +1,5 @@
 import path from 'node:path'
-import type { DbLike } from '@/db/client'
-import { runtimeHolder, type RuntimeHolder } from '@/db/queries/connections'
+import type { RuntimeHolder } from '@/db/queries/connections'
 import { defaultDbFile } from '@/lib/paths'
 
 /**
@@ -37,13 +36,12 @@ export const ownUrl = (host: string, port: number) => process.env.TOOLGATE_URL ?
 
 export type UrlSource = '--url' | 'TOOLGATE_URL' | 'running server' | 'default'
 
-/** The URL a CLI command reaches toolgate at, and which rule chose it. */
-export function serverUrlOf(db: DbLike | undefined, flag: string | undefined): { url: string; from: UrlSource; holder: RuntimeHolder | null } {
-  const holder = db ? runtimeHolder(db) : null
-  if (flag) return { url: flag, from: '--url', holder }
-  if (process.env.TOOLGATE_URL) return { url: process.env.TOOLGATE_URL, from: 'TOOLGATE_URL', holder }
-  if (holder?.url) return { url: holder.url, from: 'running server', holder }
-  return { url: `http://127.0.0.1:${process.env.PORT || 3000}`, from: 'default', holder }
+/** The URL a CLI command reaches toolgate at, and which rule chose it; `holder` runs on its database (runtimeHolder). */
+export function serverUrlOf(holder: RuntimeHolder | null, flag: string | undefined): { url: string; from: UrlSource } {
+  if (flag) return { url: flag, from: '--url' }
+  if (process.env.TOOLGATE_URL) return { url: process.env.TOOLGATE_URL, from: 'TOOLGATE_URL' }
+  if (holder?.url) return { url: holder.url, from: 'running server' }
+  return { url: `http://127.0.0.1:${process.env.PORT || 3000}`, from: 'default' }
 }
 
 /** Whether a toolgate answers at this base URL (its /api/v1 answers carry a req_ request id). */

@@ -1,4 +1,5 @@
 import 'server-only'
+import { createRequire } from 'node:module'
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import next from 'next'
@@ -18,6 +19,11 @@ import { startSupervisor, supervisorOptions, type Supervisor } from '@/lib/upstr
 import { ownUrl } from './address'
 import { watchBuild } from './build'
 
+// CommonJS modules of Next.js, required as Next.js itself requires them (one module instance, one config cache)
+const require = createRequire(import.meta.url)
+const { default: loadConfig } = require('next/dist/server/config') as typeof import('next/dist/server/config')
+const { PHASE_DEVELOPMENT_SERVER, PHASE_PRODUCTION_SERVER } = require('next/constants') as typeof import('next/constants')
+
 export interface ServeOptions {
   host: string
   port: number
@@ -28,7 +34,13 @@ export interface ServeOptions {
   beforeRuntime?: () => Promise<void>
 }
 
-export interface RunningToolgate { url: string; server: Server; close: () => Promise<void> }
+export interface RunningToolgate {
+  url: string
+  server: Server
+  /** the operator key made on this start (none existed): shown once, by the caller */
+  newKey?: string
+  close: () => Promise<void>
+}
 
 /**
  * The toolgate process: one database connection, the upstream runtime, activity retention,
@@ -39,9 +51,11 @@ export interface RunningToolgate { url: string; server: Server; close: () => Pro
 export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate> {
   const db = getDb()
   const newKey = await ensureOperatorKey(db)
-  if (newKey) console.log(`toolgate: operator API key (shown once, stored only as a hash): ${newKey}`)
 
   keepUnpatchedFetch()
+  // Next.js caches next.config per process; loaded quietly here, its own load finds it and does not
+  // print "Running next.config.mjs" on every start
+  await loadConfig(opts.dev ? PHASE_DEVELOPMENT_SERVER : PHASE_PRODUCTION_SERVER, projectRoot())
   const app = next({ dev: opts.dev ?? false, dir: projectRoot(), hostname: opts.host, port: opts.port, quiet: true })
   await app.prepare()
   const handle = app.getRequestHandler()
@@ -114,5 +128,5 @@ export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate
   expiry.unref()
   serve = door
   started()
-  return { url, server, close }
+  return { url, server, newKey, close }
 }

@@ -108,7 +108,7 @@ describe.concurrent('tools preflight: every code, its exit code and JSON fields'
     [['tools', 'preflight', 'a:b', '--wait', '11s'], '--wait must be at most 10s'],
     [['tools', 'preflight', 'a:b', '--wait', 'soon'], 'duration'],
     [['tools', 'preflight', 'a:b', '--pin', 'c:d=sha256/v1:00'], 'not a requested id'],
-    [['tools', 'preflight', 'a:b', '--frobnicate'], "Unknown option '--frobnicate'"],
+    [['tools', 'preflight', 'a:b', '--frobnicate'], 'unknown flag --frobnicate for toolgate tools preflight'],
     [['tools', 'preflight', 'a:b', '-o', 'yaml'], '-o must be table or json'],
     [['tools', 'preflight', 'a:b', '--profile', 'nope'], 'unknown profile "nope"'],
     [['tools', 'preflight', 'a:b', '--token', 'wrong'], 'invalid agent token'],

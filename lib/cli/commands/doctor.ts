@@ -1,22 +1,30 @@
 import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs'
 import { createServer } from 'node:net'
 import path from 'node:path'
-import Database from 'better-sqlite3'
 import pkg from '@/package.json'
 import type { Db } from '@/db/client'
-import { managedServers } from '@/db/queries/servers'
-import { operatorKeyHash } from '@/db/queries/auth'
-import { activityStorage } from '@/lib/activity/retention'
-import { openCliDb } from '@/lib/cli/args'
 import { paint, statusColour, table, terminal, wrap } from '@/lib/cli/output'
 import { command, type Command } from '@/lib/cli/spec'
 import { projectRoot } from '@/lib/paths'
 import type { Transport } from '@/db/schema'
-import { runtimeHolder } from '@/db/queries/connections'
 import { databaseOf, serverUrlOf, toolgateAnswersAt, urlHost, type DbSource, type UrlSource } from '@/lib/server/address'
 import { buildIdFile } from '@/lib/server/build'
 import { addressFlags, listenAddress } from './serve'
 import { schemaVersion } from './version'
+
+// The checks' heavy parts (the database driver and its queries), loaded when doctor runs: a
+// driver that does not load must become a failed check, and help must not load it at all.
+let Database: typeof import('better-sqlite3')
+let managedServers: typeof import('@/db/queries/servers').managedServers
+let operatorKeyHash: typeof import('@/db/queries/auth').operatorKeyHash
+let runtimeHolder: typeof import('@/db/queries/connections').runtimeHolder
+let activityStorage: typeof import('@/lib/activity/retention').activityStorage
+let openCliDb: typeof import('@/lib/cli/db').openCliDb
+async function loadChecks(): Promise<void> {
+  ;[{ managedServers }, { operatorKeyHash }, { runtimeHolder }, { activityStorage }, { openCliDb }] = await Promise.all([
+    import('@/db/queries/servers'), import('@/db/queries/auth'), import('@/db/queries/connections'), import('@/lib/activity/retention'), import('@/lib/cli/db'),
+  ])
+}
 
 type CheckStatus = 'ok' | 'warn' | 'fail'
 interface Check { name: string; status: CheckStatus; detail: string; fix?: string }
@@ -42,8 +50,9 @@ function nodeCheck(): Check {
     : { name: 'node', status: 'fail', detail: `Node.js ${process.versions.node} is outside the supported range ${range}`, fix: 'install Node.js 20.9 or later in the 20 line, or 22 or later (nvm install 22)' }
 }
 
-function driverCheck(): Check {
+async function driverCheck(): Promise<Check> {
   try {
+    Database ??= (await import('better-sqlite3')).default
     const mem = new Database(':memory:')
     const v = mem.prepare('select sqlite_version()').pluck().get() as string
     mem.close()
@@ -59,7 +68,7 @@ const builtForOtherNode = (e: Error) => /NODE_MODULE_VERSION/.test(e.message)
 function driverFix(e: Error): string {
   const compile = '(compiling it needs python3, make and a C++ compiler: see README, Prerequisites)'
   if (!builtForOtherNode(e)) return `npm rebuild better-sqlite3 ${compile}`
-  return `better-sqlite3 was built for another Node.js than this one (${process.version}): npm rebuild better-sqlite3 ${compile}. If it still fails, npm builds against the headers its nodedir setting names (npm config get nodedir): rebuild without it, npm rebuild better-sqlite3 --nodedir=""`
+  return `better-sqlite3 was built for another Node.js than this one (${process.version}): npm rebuild better-sqlite3 ${compile}. If it is still built for the other one, npm compiles against the headers of the Node.js its nodedir setting names (npm config get nodedir): rebuild against this one's, npm rebuild better-sqlite3 --nodedir="$(dirname "$(dirname "$(command -v node)")")"`
 }
 
 const mb = (n: number) => `${(n / 1_048_576).toFixed(1)} MB`
@@ -180,12 +189,13 @@ export const doctorCommand: Command = command({
   run: async ({ values, json }) => {
     const { port, host } = listenAddress(values)
     const database = databaseOf(values.db)
-    const driver = driverCheck()
+    const driver = await driverCheck()
     // a driver that does not load fails every open: that is its fault, not the file's
+    if (driver.status === 'ok') await loadChecks()
     const { check: dbCheck, db } = driver.status === 'ok' ? databaseCheck(database.file, database.from)
       : { check: { name: 'database', status: 'warn', detail: `not checked: better-sqlite3 does not load, so no database opens (${database.file})`, fix: 'fix better-sqlite3 first (above)' } satisfies Check, db: undefined }
     const checks: Check[] = [nodeCheck(), driver, dbCheck, await serverCheck(db, port, host, database.file), buildCheck(), keyCheck(db), ...upstreamChecks(db), chromiumCheck()]
-    const url = serverUrlOf(db, undefined)
+    const url = serverUrlOf(db ? runtimeHolder(db) : null, undefined)
     db?.$client.close()
     const ok = !checks.some((c) => c.status === 'fail')
     // the one rule every command follows (lib/server/address.ts), as it resolved here

@@ -84,7 +84,7 @@ const completeCommand = command({
   examples: [['toolgate __complete upstream enable ""', 'the server names']],
   exits: { 0: 'printed (possibly nothing)', 1: EXIT_ERROR },
   run: async ({ args }) => {
-    const found = complete({ commands, groups }, args.length ? args : [''])
+    const found = await complete({ commands, groups }, args.length ? args : [''])
     if (found.length) console.log(found.join('\n'))
     return 0
   },
