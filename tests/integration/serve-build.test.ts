@@ -53,3 +53,41 @@ describe('a build replaced under a running server (another next build into its f
     expect(server.log().split('was replaced under this running toolgate').length - 1).toBe(1)
   })
 })
+
+describe('what a start prints', () => {
+  it('the new operator key comes last, framed; no "Running next.config.mjs"; an MCP exchange adds no SDK warning', { timeout: 120_000 }, async () => {
+    const { db, file } = freshDb()
+    await load(db, { agent_tokens: [{ name: 'agent', token: 'tg_at_serve_output_test_00', allowed_servers: ['*'], profile_pin: null }] })
+    db.$client.close()
+    const s = await startServer({ TOOLGATE_DB: file, TOOLGATE_API_KEY: '' })
+    try {
+      await waitFor('the banner and the key', () => s.log().includes('└'))
+      const lines = s.log().trimEnd().split('\n')
+      const key = lines.findIndex((l) => /│ {3}tg_op_\S+ +│/.test(l))
+      expect(key).toBeGreaterThan(lines.findIndex((l) => l.startsWith('toolgate is running at')))
+      expect(lines.slice(key - 3)).toEqual([
+        expect.stringMatching(/^┌─+┐$/),
+        expect.stringMatching(/^│ operator API key \(shown this once; toolgate keeps only its hash\): +│$/),
+        expect.stringMatching(/^│ +│$/),
+        lines[key], expect.stringMatching(/^│ +│$/),
+        expect.stringMatching(/^│ Copy it now: /), expect.stringMatching(/^│ Lost it\? /),
+        expect.stringMatching(/^└─+┘$/),
+      ])
+      // the key works, and the modern JSON answer (once the SDK's json mode) prints nothing more
+      const apiKey = /tg_op_\S+/.exec(lines[key])![0]
+      expect((await fetch(`${s.url}/api/v1/whoami`, { headers: { 'x-api-key': apiKey } })).status).toBe(200)
+      const before = s.log()
+      const rpc = await fetch(`${s.url}/mcp`, {
+        method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', authorization: 'Bearer tg_at_serve_output_test_00', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+      })
+      expect(rpc.status).toBe(200)
+      expect(rpc.headers.get('content-type')).toContain('application/json')
+      expect(s.log()).toBe(before)
+      expect(s.log()).not.toContain('Running next.config')
+      expect(s.log()).not.toContain('responseMode')
+    } finally {
+      await s.stop()
+    }
+  })
+})
