@@ -123,15 +123,17 @@ const serveCommand = command({
     const port_ = Number(new URL(running.url).port) || port
     console.log([
       '',
-      `toolgate is running at ${running.url}  (dashboard: ${running.url}/ · MCP: ${running.url}/mcp)`,
+      `toolgate is running at ${running.url}${exposed ? ' (from this machine)' : ''}  (dashboard: ${running.url}/ · MCP: ${running.url}/mcp)`,
       ...(exposed ? exposure(host, port_, revoked) : []),
       demo && !revoked.length ? `  first start: the demo state was loaded; its agent token is ${DEMO_AGENT_TOKEN}` : demo ? '  first start: the demo state was loaded' : '',
       demoServices ? `  demo upstreams on loopback for this run: ${Object.entries(demoServices.urls).map(([name, url]) => `${name} ${url}`).join(', ')}${demoServices.authorizationServer ? ` (jira's authorization server: ${demoServices.authorizationServer})` : ''}` : '',
       `  try: curl -s -X POST ${running.url}/api/v1/preflight -H "X-API-Key: $TOOLGATE_API_KEY" -H 'content-type: application/json' -d '{"tools":[{"id":"notebook:list_notes"}]}'`,
       process.env.TOOLGATE_API_KEY ? '  operator API key: the value of TOOLGATE_API_KEY' : running.newKey ? '' : '  operator API key: printed once at first start (new one: toolgate operator-key rotate)',
-      '',
-      ...(running.newKey ? framed(['operator API key (shown this once; toolgate keeps only its hash):', '', `  ${running.newKey}`, '', 'Copy it now: it signs you in to the dashboard, and REST takes it as X-API-Key.', 'Lost it? toolgate operator-key rotate prints a new one.']) : []),
-    ].filter((l, i, all) => l !== '' || (i > 0 && all[i - 1] !== '')).join('\n'))
+    ].filter((l, i) => i === 0 || l !== '').join('\n'))
+    // the one thing to copy comes last, apart from the log above it
+    if (running.newKey) {
+      console.log(['', ...framed(['operator API key (shown this once; toolgate keeps only its hash):', '', `  ${running.newKey}`, '', 'Copy it now: it signs you in to the dashboard, and REST takes it as X-API-Key.', 'Lost it? toolgate operator-key rotate prints a new one.']), ''].join('\n'))
+    }
 
     return new Promise((resolve) => {
       for (const sig of ['SIGINT', 'SIGTERM'] as const) {
