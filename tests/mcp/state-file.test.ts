@@ -43,4 +43,10 @@ describe('a state-file server that its file calls ready', () => {
     const call = await modernRpc(h.mcp, 'tools/call', { name: 'example:lookup', arguments: {} }, auth)
     expect(call.body.result).toMatchObject({ isError: true, structuredContent: { status: 'unavailable', ...expected } })
   })
+
+  it('upstream logs says it never runs, instead of "no log lines yet"', async () => {
+    const r = await runCli(['upstream', 'logs', 'example', '--db', h.file])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toBe('(no log lines: example has no command or URL, so toolgate never runs it; it is a state-file example, its state comes from the state file)\n')
+  })
 })
