@@ -71,12 +71,18 @@ function flagWord(word: string): string | undefined {
 function checkFlags(c: Command, words: string[], flags: Record<string, FlagSpec>): void {
   const end = words.indexOf('--')
   const shorts = Object.fromEntries(Object.entries(flags).filter(([, f]) => f.short).map(([name, f]) => [f.short!, name]))
-  for (const w of end < 0 ? words : words.slice(0, end)) {
+  const given = end < 0 ? words : words.slice(0, end)
+  for (let i = 0; i < given.length; i++) {
+    const w = given[i]
     const name = flagWord(w)
-    if (name === undefined || /^-\d/.test(w)) continue // a negative number is a value
-    if (w.startsWith('--') ? name in flags : name in shorts) continue
-    const known = Object.keys(flags).map((f) => `--${f}`)
-    throw new UsageError(`unknown flag ${w.split('=')[0]} for toolgate ${c.name}`, didYouMean(lookAlike(`--${name}`, known), `toolgate ${c.name} --help lists its flags`))
+    if (name === undefined) continue
+    const known = w.startsWith('--') ? flags[name] : flags[shorts[name]]
+    if (known) {
+      if (known.type === 'string' && !w.includes('=') && !(w.startsWith('-') && !w.startsWith('--') && w.length > 2)) i++ // its value, whatever it looks like
+      continue
+    }
+    const names = Object.keys(flags).map((f) => `--${f}`)
+    throw new UsageError(`unknown flag ${w.split('=')[0]} for toolgate ${c.name}`, didYouMean(lookAlike(`--${name}`, names), `toolgate ${c.name} --help lists its flags`))
   }
 }
 
@@ -84,7 +90,10 @@ function checkFlags(c: Command, words: string[], flags: Record<string, FlagSpec>
 function parseFault(e: unknown): UsageError {
   const err = e as NodeJS.ErrnoException
   const flag = /'(--?[\w-]+)/.exec(err.message)?.[1]
-  if (err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && flag) return new UsageError(/does not take an argument/.test(err.message) ? `${flag} takes no value` : `${flag} needs a value`)
+  if (err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && flag) {
+    if (/does not take an argument/.test(err.message)) return new UsageError(`${flag} takes no value`)
+    return new UsageError(/ambiguous/.test(err.message) ? `${flag} needs a value (one that starts with "-" goes as ${flag}=-…)` : `${flag} needs a value`)
+  }
   return new UsageError(err.message.replace(/'/g, '"'))
 }
 

@@ -103,6 +103,8 @@ describe('did you mean', () => {
     expect(missing.stderr).toBe('toolgate: --server needs a value\nhint: toolgate tools list --help shows its usage\n')
     const extra = await runCli(['serve', '--rebuild=yes'])
     expect(extra.stderr.split('\n')[0]).toBe('toolgate: --rebuild takes no value')
+    const dashed = await runCli(['calls', 'deny', 'call_x', '--reason', '-x'])
+    expect(dashed.stderr.split('\n')[0]).toBe('toolgate: --reason needs a value (one that starts with "-" goes as --reason=-…)')
   })
 })
 
