@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import type { AddressInfo } from 'node:net'
 import { networkInterfaces } from 'node:os'
 import path from 'node:path'
 import { UsageError } from '@/lib/cli/args'
@@ -24,11 +25,6 @@ export const addressFlags = {
   host: { type: 'string', value: 'HOST', default: '$HOST, else 127.0.0.1', description: 'the address to listen on (0.0.0.0: reachable from other machines)' },
 } as const
 
-/**
- * `toolgate serve` (what `npm start` runs): prepare the database (migrations, demo state on
- * first start), build the web app if there is no build yet, then run toolgate in this process.
- * Its output is a log, not a result, so it takes no -o.
- */
 /** The first start's build, quiet: one line now, one when it is done, its whole output only if it fails. */
 function buildWebApp(): void {
   console.log('toolgate: building the web app (first start only; about a minute)…')
@@ -69,10 +65,15 @@ function framed(lines: string[]): string[] {
   return [`┌${'─'.repeat(width + 2)}┐`, ...lines.map((l) => `│ ${l.padEnd(width)} │`), `└${'─'.repeat(width + 2)}┘`]
 }
 
+/**
+ * `toolgate serve` (what `npm start` runs): prepare the database (migrations, demo state on
+ * first start), build the web app if there is no build yet, then run toolgate in this process.
+ * Its output is a log, not a result, so it takes no -o.
+ */
 const serveCommand = command({
   name: 'serve',
   summary: 'start the server: dashboard, /api/v1 and /mcp on one port (what npm start runs)',
-  details: 'Migrates the database, loads the demo state when it has no servers (unless --no-demo), builds the web app when there is no build yet (or with --rebuild), prints the operator API key once when it generates one. Without --no-demo, and with the runtime on, it also starts the demo\'s jira (behind a local OAuth authorization server) and slack on free loopback ports when the database holds them, and points them there (a server.transport_changed record each). Ctrl-C or SIGTERM stops it, with the demo\'s services.',
+  details: 'Migrates the database, loads the demo state when it has no servers (unless --no-demo), builds the web app when there is no build yet (or with --rebuild), prints the operator API key once when it generates one. Without --no-demo, and with the runtime on, it also starts the demo\'s jira (behind a local OAuth authorization server) and slack on free loopback ports when the database holds them, and points them there (a server.transport_changed record each). A second serve on a database whose toolgate is running is refused before it changes anything. Bound beyond loopback it warns, lists where it is reachable, and revokes the demo\'s well-known agent tokens. Ctrl-C or SIGTERM stops it, with the demo\'s services.',
   args: [],
   flags: {
     ...addressFlags,
@@ -110,21 +111,21 @@ const serveCommand = command({
     ;(process.env as Record<string, string>).NODE_ENV ??= values.dev ? 'development' : 'production'
     // the demo's services re-point its servers: only under this process's runtime lease, before
     // the runtime reads the transports (and after the build, a synchronous child that would stall them)
-    let services = null as DemoServices | null
-    const beforeRuntime = !values['no-demo'] && runtime ? async () => void (services = await startDemoServices(getDb())) : undefined
+    const started: { services?: DemoServices | null } = {}
+    const beforeRuntime = !values['no-demo'] && runtime ? async () => void (started.services = await startDemoServices(getDb())) : undefined
     let running: RunningToolgate
     try {
       running = await startToolgate({ host, port, runtime, dev: values.dev, beforeRuntime })
     } catch (e) {
-      await services?.close()
+      await started.services?.close()
       throw e
     }
-    const demoServices = services as DemoServices | null
-    const port_ = Number(new URL(running.url).port) || port
+    const demoServices = started.services
+    const listening = (running.server.address() as AddressInfo).port
     console.log([
       '',
       `toolgate is running at ${running.url}${exposed ? ' (from this machine)' : ''}  (dashboard: ${running.url}/ · MCP: ${running.url}/mcp)`,
-      ...(exposed ? exposure(host, port_, revoked) : []),
+      ...(exposed ? exposure(host, listening, revoked) : []),
       demo && !revoked.length ? `  first start: the demo state was loaded; its agent token is ${DEMO_AGENT_TOKEN}` : demo ? '  first start: the demo state was loaded' : '',
       demoServices ? `  demo upstreams on loopback for this run: ${Object.entries(demoServices.urls).map(([name, url]) => `${name} ${url}`).join(', ')}${demoServices.authorizationServer ? ` (jira's authorization server: ${demoServices.authorizationServer})` : ''}` : '',
       `  try: curl -s -X POST ${running.url}/api/v1/preflight -H "X-API-Key: $TOOLGATE_API_KEY" -H 'content-type: application/json' -d '{"tools":[{"id":"notebook:list_notes"}]}'`,
@@ -140,7 +141,7 @@ const serveCommand = command({
         process.once(sig, () => {
           console.log(`toolgate: ${sig}: stopping`)
           // the runtime lets go of the demo's upstreams before they stop
-          void running.close().then(() => services?.close()).then(() => resolve(0))
+          void running.close().then(() => demoServices?.close()).then(() => resolve(0))
         })
       }
     })
