@@ -7,7 +7,7 @@ import type { ConnectionView } from '@/lib/preflight/state'
 export interface Lease { instance: string; heartbeatAt: number; expiresAt: number }
 
 /** Whether a process with this pid exists (on this machine): a lease whose holder is gone is free. */
-export function processAlive(pid: number): boolean {
+function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true
@@ -17,17 +17,17 @@ export function processAlive(pid: number): boolean {
 }
 
 /** The toolgate that runs this database's upstream runtime, when it is another live process. */
-export interface RuntimeHolder { pid: number; url: string | null; startedAt: number }
+export interface RuntimeHolder { pid: number; url: string | null }
 
 /**
  * Who holds the runtime lease, unless it is free: expired, held by this process, or by a process
  * that is gone. One database has one running toolgate; this is how a second one (or the CLI) finds it.
  */
 export function runtimeHolder(db: DbLike, now = Date.now()): RuntimeHolder | null {
-  const held = db.select({ pid: runtimeLease.pid, url: runtimeLease.url, startedAt: runtimeLease.startedAt, expiresAt: runtimeLease.expiresAt })
+  const held = db.select({ pid: runtimeLease.pid, url: runtimeLease.url, expiresAt: runtimeLease.expiresAt })
     .from(runtimeLease).where(eq(runtimeLease.id, 1)).get()
   if (!held || held.expiresAt <= now || held.pid === process.pid || !processAlive(held.pid)) return null
-  return { pid: held.pid, url: held.url, startedAt: held.startedAt }
+  return { pid: held.pid, url: held.url }
 }
 
 export function readLease(db: DbLike): Lease | undefined {
