@@ -5,13 +5,13 @@ import type { DbLike } from '@/db/client'
 import { runtimeLease, type ServerConnection } from '@/db/schema'
 import type { ConnectionView } from '@/lib/preflight/state'
 
-export interface Lease { instance: string; pid: number; host: string | null; heartbeatAt: number; expiresAt: number }
+export interface Lease { instance: string; pid: number; host: string | null; url: string | null; heartbeatAt: number; expiresAt: number }
 
 /** This machine, as a lease names its holder's. */
 export const THIS_HOST = hostname()
 
 export const leaseColumns = {
-  instance: runtimeLease.instance, pid: runtimeLease.pid, host: runtimeLease.host, heartbeatAt: runtimeLease.heartbeatAt, expiresAt: runtimeLease.expiresAt,
+  instance: runtimeLease.instance, pid: runtimeLease.pid, host: runtimeLease.host, url: runtimeLease.url, heartbeatAt: runtimeLease.heartbeatAt, expiresAt: runtimeLease.expiresAt,
 }
 
 export function readLease(db: DbLike): Lease | undefined {
@@ -39,6 +39,20 @@ export function leaseHolderGone(lease: Pick<Lease, 'pid' | 'host'>): boolean {
 
 /** Whether the lease still vouches for its runtime at `now`. */
 export const leaseAlive = (lease: Lease, now: number) => lease.expiresAt > now && !leaseHolderGone(lease)
+
+/** The toolgate that runs this database's upstream runtime, when it is another live process. */
+export interface RuntimeHolder { pid: number; url: string | null }
+
+/**
+ * Who holds the runtime lease, unless it is free: expired, held by this process, or by a process
+ * of this machine that is gone. One database has one running toolgate; this is how a second one
+ * (or the CLI) finds it.
+ */
+export function runtimeHolder(db: DbLike, now = Date.now()): RuntimeHolder | null {
+  const held = readLease(db)
+  if (!held || held.pid === process.pid || !leaseAlive(held, now)) return null
+  return { pid: held.pid, url: held.url }
+}
 
 /** Whether runtime `instance` holds a live lease: it is running, and what it published still holds. */
 export function leaseHeldBy(lease: Lease | undefined, instance: string, now = Date.now()): boolean {

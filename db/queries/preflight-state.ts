@@ -11,7 +11,7 @@ const p = (name: string) => sql.placeholder(name)
 // than the reads themselves. Keys come as one JSON array, so any number of ids is two statements;
 // CROSS JOIN keeps the keys as the outer loop, each a primary-key lookup (as long as no statistics
 // call these tables small: db/checkpointer.ts keeps none for them).
-const SERVERS = `select s.name, s.enabled, s.quarantined, s.trust, s.disabled_tools, s.enabled_tools, c.state, c.detail, c.action, c.runtime_instance
+const SERVERS = `select s.name, s.enabled, s.quarantined, s.trust, s.disabled_tools, s.enabled_tools, s.transport is not null as has_transport, c.state, c.detail, c.action, c.runtime_instance
   from json_each(?) k cross join servers s on s.name = k.value left join server_connections c on c.server_name = s.name`
 const TOOLS = `select t.server_name, t.name, t.annotations, t.hash, a.status, a.disabled
   from json_each(?) k cross join tools t on t.server_name = k.value ->> 0 and t.name = k.value ->> 1
@@ -19,7 +19,7 @@ const TOOLS = `select t.server_name, t.name, t.annotations, t.hash, a.status, a.
   where t.gone_at is null`
 
 interface ServerRow {
-  name: string; enabled: number; quarantined: number; trust: ServerView['trust']; disabled_tools: string; enabled_tools: string | null
+  name: string; enabled: number; quarantined: number; trust: ServerView['trust']; disabled_tools: string; enabled_tools: string | null; has_transport: number
   state: ConnectionRow['state'] | null; detail: string | null; action: ConnectionRow['action']; runtime_instance: string | null
 }
 interface ToolRow { server_name: string; name: string; annotations: string | null; hash: string | null; status: ApprovalView['status'] | null; disabled: number | null }
@@ -71,7 +71,7 @@ export function createStateReader(db: Db): PreflightState {
       serverCache.set(r.name, {
         server: {
           name: r.name, enabled: r.enabled === 1, quarantined: r.quarantined === 1, trust: r.trust,
-          disabledTools: JSON.parse(r.disabled_tools), enabledTools: r.enabled_tools === null ? null : JSON.parse(r.enabled_tools),
+          disabledTools: JSON.parse(r.disabled_tools), enabledTools: r.enabled_tools === null ? null : JSON.parse(r.enabled_tools), hasTransport: r.has_transport === 1,
         },
         connection: r.state === null ? undefined : { state: r.state, detail: r.detail, action: r.action, runtimeInstance: r.runtime_instance },
       })

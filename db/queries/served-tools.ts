@@ -54,6 +54,7 @@ function prepare(db: Db) {
     server: db.select({
       name: servers.name, enabled: servers.enabled, quarantined: servers.quarantined, trust: servers.trust,
       disabledTools: servers.disabledTools, enabledTools: servers.enabledTools,
+      hasTransport: sql<boolean>`${servers.transport} is not null`.mapWith(Boolean),
     }).from(servers).where(eq(servers.name, p('name'))).prepare(),
     pageAll: page(after),
     pageOf: page(and(sql`${tools.serverName} in (select value from json_each(${p('servers')}))`, after)),

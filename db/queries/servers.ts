@@ -35,7 +35,7 @@ export function serverStates(db: DbLike, name?: string): ServerState[] {
     .leftJoin(serverConnections, eq(serverConnections.serverName, servers.name))
   return (name === undefined ? q : q.where(eq(servers.name, name))).orderBy(asc(servers.name)).all().map(({ s, c }) => ({
     name: s.name, enabled: s.enabled, quarantined: s.quarantined, trust: s.trust,
-    disabledTools: s.disabledTools, enabledTools: s.enabledTools, transport: s.transport, restartRequestedAt: s.restartRequestedAt,
+    disabledTools: s.disabledTools, enabledTools: s.enabledTools, transport: s.transport, hasTransport: s.transport !== null, restartRequestedAt: s.restartRequestedAt,
     callApprovalTools: s.callApprovalTools, callTimeoutMs: s.callTimeoutMs, roots: s.roots, inspectedAt: s.inspectedAt,
     missingSecrets: (s.transport?.secrets ?? []).filter((n) => !set.get(s.name)?.has(n)),
     connection: c ? believedConnection(c, lease, now) : null,
@@ -48,6 +48,7 @@ const configStatements = new WeakMap<DbLike, ReturnType<typeof prepareConfig>>()
 const prepareConfig = (db: DbLike) => db.select({
   name: servers.name, enabled: servers.enabled, quarantined: servers.quarantined, trust: servers.trust,
   disabledTools: servers.disabledTools, enabledTools: servers.enabledTools, transport: servers.transport,
+  hasTransport: sql<boolean>`${servers.transport} is not null`.mapWith(Boolean),
   callApprovalTools: servers.callApprovalTools, callTimeoutMs: servers.callTimeoutMs, roots: servers.roots,
 }).from(servers).where(eq(servers.name, sql.placeholder('name'))).prepare()
 

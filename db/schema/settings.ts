@@ -55,4 +55,6 @@ export const runtimeLease = sqliteTable('runtime_lease', {
   startedAt: integer('started_at').notNull(),
   heartbeatAt: integer('heartbeat_at').notNull(),
   expiresAt: integer('expires_at').notNull(), // past this, the runtime is presumed gone
+  /** where that toolgate answers: the CLI on the same database finds its server here */
+  url: text('url'),
 })

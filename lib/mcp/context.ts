@@ -24,6 +24,8 @@ export interface McpContext {
   closed?: AbortSignal
   /** asks the client over this exchange's SSE stream (2025-11-25 tools/call that streams) */
   ask?: (params: ElicitParams, ended: AbortSignal) => Promise<ElicitResult>
+  /** false when this exchange answers one JSON body (the client takes no event stream): nothing goes out before the result */
+  streams?: boolean
 }
 
 /** Build the session, or throw: unauthorized (401), unknown profile (404), unreadable state (503). */

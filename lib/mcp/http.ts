@@ -49,14 +49,16 @@ function streams(web: Request, body: unknown): boolean {
 }
 
 /**
- * 2026-07-28 traffic: 'auto' answers one JSON body unless the handler sends a notification
- * (progress, an upstream's log message) before its result, which upgrades the response to an SSE stream. Legacy traffic never reaches these
- * handlers (routed below), because the SDK's own stateless legacy leg would always stream.
+ * 2026-07-28 traffic: one JSON body unless the handler sends a notification (progress, an
+ * upstream's log message) before its result, which upgrades the response to an SSE stream; an
+ * exchange that may not stream sends none (McpContext.streams), so it stays one JSON body. Legacy
+ * traffic never reaches these handlers (routed below), because the SDK's own stateless legacy
+ * leg would always stream.
  */
-const modernHandlers: Partial<Record<'auto' | 'json', ReturnType<typeof createMcpHandler>>> = {}
-const modernHandler = (mode: 'auto' | 'json') => (modernHandlers[mode] ??= createMcpHandler(
+let modernHandler: ReturnType<typeof createMcpHandler> | undefined
+const modern = () => (modernHandler ??= createMcpHandler(
   ({ requestInfo }) => buildMcpServer(sessionOf(requestInfo), 'modern', handshakes.has(requestInfo!)),
-  { legacy: 'reject', responseMode: mode, onerror: logError },
+  { legacy: 'reject', onerror: logError },
 ))
 
 /**
@@ -164,9 +166,9 @@ export async function answerMcp(session: McpContext, web: Request, body: unknown
     }
     return serveLegacy(web, body, session)
   }
-  sessions.set(web, session)
+  sessions.set(web, { ...session, streams: streams(web, body) })
   if (isHandshake(body)) handshakes.add(web)
-  return modernHandler(streams(web, body) ? 'auto' : 'json').fetch(web, { parsedBody: body })
+  return modern().fetch(web, { parsedBody: body })
 }
 
 /** Copy a web Response onto the node response, streaming its body. */

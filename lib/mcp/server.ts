@@ -133,7 +133,8 @@ export function buildMcpServer(session: McpContext, era: Era, handshake = false)
     const token = request.params._meta?.progressToken
     // every notification goes out before the result it precedes
     const sent: Promise<unknown>[] = []
-    const sinks = {
+    // an exchange that answers one JSON body carries nothing before its result
+    const sinks = session.streams === false ? {} : {
       progress: token === undefined ? undefined
         : (p: Progress) => void sent.push(ctx.mcpReq.notify({ method: 'notifications/progress', params: { ...p, progressToken: token } }).catch(() => undefined)),
       // through the SDK's log, which applies a 2026-07-28 request's log level; 2025-11-25 levels are per caller

@@ -100,6 +100,16 @@ function connectionFailure(id: string, server: string, tool: string, conn: Conne
   return unavailable(id, reason, `upstream connection is in state ${conn.state}${note}`, ctx)
 }
 
+/**
+ * A state file may say a server is ready, but a server without a command or URL has nothing
+ * behind it: the runtime never connects it, so every call is refused. Say that, not `ready`.
+ * (Its tools still exist, so not_found and the tool gates keep their places in the chain.)
+ */
+function stateFileFailure(id: string, server: ServerView, ctx: { server: string; tool: string }): UnavailableResult | null {
+  if (server.hasTransport) return null
+  return unavailable(id, 'server_unhealthy', `server "${server.name}" has no command or URL: it is a state-file example, and nothing stands behind it to call`, ctx, 'configure')
+}
+
 function policyFailure(id: string, ctx: { server: string; tool: string }, tool: ToolView, policy: Policy | undefined): UnavailableResult | null {
   if (!policy) return null
   const a = tool.annotations ?? {}
@@ -271,7 +281,7 @@ function judge(
     }
   }
 
-  const connFailure = connectionFailure(id, serverName, toolName, conn)
+  const connFailure = connectionFailure(id, serverName, toolName, conn) ?? stateFileFailure(id, server, ctx)
   if (connFailure) return connFailure
 
   const filtered = policyFailure(id, ctx, tool, input.policy)

@@ -14,7 +14,8 @@ describe('hash schema v1 → v2', () => {
     const { db, file } = freshDb()
     await load(db, {
       servers: [{
-        name: 'gh', connection: { state: 'ready' }, tools: [
+        // a transport, never connected (no runtime here), so `ready` can be true
+        name: 'gh', transport: { url: 'http://127.0.0.1:9/mcp' }, connection: { state: 'ready' }, tools: [
           { name: 'approved', description: 'A', annotations: { readOnlyHint: true } },
           { name: 'implicit', description: 'B' },
           { name: 'changed', description: 'C2', approval: { status: 'changed' as const, previous: { description: 'C1' } } },

@@ -165,7 +165,7 @@ describe('errors in JSON mode are JSON on stderr, with a code and a hint', () =>
     [['upstream', 'enable', 'ghost'], 'not_found', 'no server "ghost"', 'toolgate upstream list shows the servers'],
     [['tools', 'preflight'], 'usage', 'give at least one tool id', 'toolgate tools preflight --help shows its usage'],
     [['tools', 'preflight', 'a:b', '--token', 'wrong'], 'unauthorized', 'invalid agent token', 'check the credentials'],
-    [['upstream', 'list', '--frobnicate'], 'usage', "Unknown option '--frobnicate'", 'toolgate upstream list --help'],
+    [['upstream', 'list', '--frobnicate'], 'usage', 'unknown flag --frobnicate for toolgate upstream list', 'toolgate upstream list --help lists its flags'],
     [['nonsense'], 'usage', 'unknown command "nonsense"', 'toolgate --help lists the commands'],
   ])('%j', async (args, code, message, hint) => {
     const r = await runCli([...args, '-o', 'json', '--db', file])

@@ -27,6 +27,18 @@ async function fromMcp(page: Page, shape: 'Shape A' | 'Shape B', headers: Record
 }
 
 describe('live _meta preview', () => {
+  it('as the operator (no token) says plainly that /mcp answers a client without a token 401, instead of two 401 exchanges', async () => {
+    const { page, context } = await signedIn(d)
+    await page.goto('/preflight?id=notes:read_note')
+    await page.getByTestId('preview-refused').waitFor()
+    expect(await page.getByTestId('preview-refused').textContent()).toContain('An MCP client without an agent token is answered 401 (no anonymous profile is set)')
+    expect(await page.getByTestId('preview-Shape A').count()).toBe(0)
+    expect(await page.getByTestId('preview-Shape B').count()).toBe(0)
+    // and what it says is what /mcp does
+    expect((await fetch(`${d.server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' })).status).toBe(401)
+    await context.close()
+  })
+
   it('is byte-for-byte what /mcp answers, on both envelopes, and is never recorded', async () => {
     const { page, context } = await signedIn(d)
     await visit(page, '/preflight?id=notes:read_note&id=notes:export_notes&id=jira:create_ticket&token=notes-bot')

@@ -10,7 +10,13 @@ import { startServer, type RunningServer } from '@/tests/helpers/server'
 
 const OPERATOR_KEY = 'tg_op_rest_test_key_0123456789'
 const NIGHTLY = 'tg_at_demo_nightly_0000' // demo token: allowed ["*"], pinned to profile "ops"
-const demo = () => JSON.parse(readFileSync(demoStateFile(), 'utf8'))
+// search is a state-file example in the demo (never ready: nothing behind it); the wait tests
+// flip its state to ready, so here it has a transport (never connected: the runtime is off)
+const demo = () => {
+  const state = JSON.parse(readFileSync(demoStateFile(), 'utf8'))
+  state.servers.find((s: { name: string }) => s.name === 'search').transport = { url: 'http://127.0.0.1:9/mcp' }
+  return state
+}
 
 let db: Db
 let server: RunningServer

@@ -147,7 +147,8 @@ describe('pagination', () => {
   // 3 servers × 90 tools; every 7th pending (withheld): 270 - 39 = 231 served.
   const big = (): State => ({
     servers: ['s1', 's2', 's3'].map((name) => ({
-      name, connection: { state: 'ready' as const },
+      // a transport, never connected (the runtime is off), so `ready` can be true
+      name, transport: { url: 'http://127.0.0.1:9/mcp' }, connection: { state: 'ready' as const },
       tools: Array.from({ length: 90 }, (_, i) => ({
         name: `t${String(i).padStart(3, '0')}`, input_schema: { type: 'object' },
         ...(i % 7 === 0 ? { approval: { status: 'pending' as const, disabled: false } } : {}),

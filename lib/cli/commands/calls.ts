@@ -1,8 +1,7 @@
 import { UsageError } from '@/lib/cli/args'
 import { forTerminal, statusColour, table, terminal, toJson } from '@/lib/cli/output'
-import { recordOf } from '@/lib/cli/records'
 import { command, EXIT_ERROR, type Command } from '@/lib/cli/spec'
-import { decideCall, expireCalls, listCalls, type CallStatus } from '@/lib/approvals/calls'
+import type { CallStatus } from '@/lib/approvals/calls'
 import type { CallApproval } from '@/db/schema'
 
 const statuses = ['pending', 'approved', 'denied', 'expired', 'running', 'done'] as const
@@ -21,6 +20,7 @@ const decision = (verb: 'approve' | 'deny', summary: string, flags: Command['fla
   name: `calls ${verb}`, summary, args: [CALL], flags, examples,
   exits: { 0: 'decided (on the record)', 1: EXIT_ERROR },
   run: async ({ values, args: [id], json, db, ctx }) => {
+    const [{ decideCall }, { recordOf }] = await Promise.all([import('@/lib/approvals/calls'), import('@/lib/cli/records')])
     const c = await decideCall(db(), id, verb, ctx, values.reason as string | undefined)
     const record = recordOf(db(), c.requestId, verb === 'approve' ? 'call.approved' : 'call.denied')
     if (json) console.log(toJson({ ...present(c), before: { status: 'pending' }, after: { status: c.status }, activity_id: record.id }))
@@ -39,6 +39,7 @@ export const callsCommands: Command[] = [
     exits: { 0: 'listed', 1: EXIT_ERROR },
     run: async ({ values, json, db }) => {
       if (values.status !== undefined && !statuses.includes(values.status as CallStatus)) throw new UsageError(`--status must be one of ${statuses.join(', ')}, not "${values.status}"`)
+      const { expireCalls, listCalls } = await import('@/lib/approvals/calls')
       await expireCalls(db())
       const rows = listCalls(db(), values.status as CallStatus | undefined).map(present)
       if (json) console.log(toJson(rows))

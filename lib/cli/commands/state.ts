@@ -1,11 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { UsageError } from '@/lib/cli/args'
-import { recordOf } from '@/lib/cli/records'
 import { command, EXIT_ERROR, type Command } from '@/lib/cli/spec'
 import { forTerminal, toJson } from '@/lib/cli/output'
-import { loadState } from '@/lib/state/load'
 import type { MovedSecrets } from '@/lib/activity/vocabulary'
-import { dumpState } from '@/lib/state/dump'
 import type { StateFileInput } from '@/lib/state/schema'
 
 /** What a state holds, counted the way the state.loaded record counts it. */
@@ -27,6 +24,7 @@ export const stateCommands: Command[] = [
     examples: [['toolgate state load lib/state/demo-state.json', 'back to the demo, keeping the activity log'], ['toolgate state dump | toolgate state load - -o json', 'a round trip; counts before/after as JSON']],
     exits: { 0: 'loaded (on the record)', 1: `the file is not a valid state file (nothing changed), or ${EXIT_ERROR}` },
     run: async ({ args: [file], values, json, db, ctx }) => {
+      const [{ loadState }, { dumpState }, { recordOf }] = await Promise.all([import('@/lib/state/load'), import('@/lib/state/dump'), import('@/lib/cli/records')])
       let doc: unknown
       try {
         doc = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8'))
@@ -56,6 +54,7 @@ export const stateCommands: Command[] = [
     examples: [['toolgate state dump > backup.json', 'keep a copy'], ['toolgate state dump | jq \'.servers[].name\'', 'the server names']],
     exits: { 0: 'printed', 1: EXIT_ERROR },
     run: async ({ db }) => {
+      const { dumpState } = await import('@/lib/state/dump')
       console.log(toJson(dumpState(db())))
       return 0
     },

@@ -1,7 +1,8 @@
 import { UsageError } from '@/lib/cli/args'
 import { forTerminal, table, toJson } from '@/lib/cli/output'
 import { command, EXIT_ERROR, type Command } from '@/lib/cli/spec'
-import { DEFAULT_PAIR_THRESHOLD, scopeLabel, surfaceReport, type SurfaceScope } from '@/lib/surface/report'
+import { DEFAULT_PAIR_THRESHOLD } from '@/lib/surface/overlap'
+import type { SurfaceScope } from '@/lib/surface/report'
 import { ENCODING } from '@/lib/surface/tokens'
 
 function scopeOf(values: { profile?: string; token?: string }): SurfaceScope {
@@ -37,6 +38,7 @@ export const surfaceCommands: Command[] = [
     ],
     exits: { 0: 'reported', 1: EXIT_ERROR },
     run: async ({ values, json, db }) => {
+      const { scopeLabel, surfaceReport } = await import('@/lib/surface/report')
       const top = values.top === undefined ? 10 : Number(values.top)
       if (!Number.isInteger(top) || top < 0) throw new UsageError(`--top must be a whole number, not "${values.top}"`)
       const r = surfaceReport(db(), scopeOf(values), { threshold: threshold(values.threshold), top })

@@ -5,7 +5,7 @@ import { believedConnection, THIS_HOST, type Lease } from '@/db/queries/connecti
 const row = { state: 'ready' as const, detail: null, action: null, runtimeInstance: 'rt_a' }
 // a pid that ran on this machine and exited
 const gonePid = spawnSync(process.execPath, ['-e', '']).pid!
-const lease = (over: Partial<Lease>): Lease => ({ instance: 'rt_a', pid: process.pid, host: THIS_HOST, heartbeatAt: Date.now(), expiresAt: Date.now() + 600_000, ...over })
+const lease = (over: Partial<Lease>): Lease => ({ instance: 'rt_a', pid: process.pid, host: THIS_HOST, url: null, heartbeatAt: Date.now(), expiresAt: Date.now() + 600_000, ...over })
 
 describe('the runtime lease, as readers believe it', () => {
   it('a fresh lease held by a running process vouches for its states', () => {

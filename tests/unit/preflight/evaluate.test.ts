@@ -11,7 +11,8 @@ type Srv = NonNullable<StateFileInput['servers']>[number]
 type T = NonNullable<Srv['tools']>[number]
 const ready = { state: 'ready' as const }
 const tool = (name: string, extra: Partial<T> = {}): T => ({ name, input_schema: { type: 'object' }, ...extra })
-const srv = (name: string, extra: Partial<Srv> = {}): Srv => ({ name, connection: ready, tools: [tool('t')], ...extra })
+// a transport (never connected: these tests evaluate states, no runtime runs) so `ready` can be true
+const srv = (name: string, extra: Partial<Srv> = {}): Srv => ({ name, transport: { url: 'http://127.0.0.1:9/mcp' }, connection: ready, tools: [tool('t')], ...extra })
 
 let db: Db
 beforeEach(async () => {
@@ -120,6 +121,20 @@ describe('connection-state mapping and actions', () => {
     expect(c).toMatchObject({ reason: 'server_unhealthy', action: 'restart' })
     expect(c.status === 'unavailable' && c.remediation).toContain('toolgate upstream restart c')
     expect(d).toMatchObject({ reason: 'oauth_required', retryable: false, action: 'login' })
+  })
+
+  it('a state-file server (no command, no URL) is never ready: server_unhealthy saying so, where ready would stand', async () => {
+    await load(db, { servers: [srv('file', {
+      transport: undefined, disabled_tools: ['denied'],
+      tools: [tool('t'), tool('p', { approval: { status: 'pending' } }), tool('denied')],
+    })] })
+    const [t, absent, pending, denied] = check(db, operator, ['file:t', 'file:absent', 'file:p', 'file:denied']).tools
+    expect(t).toMatchObject({ reason: 'server_unhealthy', retryable: true, action: 'configure' })
+    expect(t.status === 'unavailable' && t.detail).toBe('server "file" has no command or URL: it is a state-file example, and nothing stands behind it to call')
+    expect(t.status === 'unavailable' && t.remediation).toBe('Give server "file" a transport toolgate can run: toolgate upstream remove file, then toolgate upstream add file --command <program> (or --url <https://…/mcp>)')
+    // the rest of the chain keeps its places: existence is known (the state is ready), the gates come first
+    expect([absent, pending, denied].map((r) => r.status === 'unavailable' && r.reason)).toEqual(['not_found', 'tool_pending_approval', 'tool_denied_by_config'])
+    expect(check(db, agent(), ['file:t']).tools[0]).toMatchObject({ reason: 'server_unhealthy', action: 'configure' })
   })
 })
 
