@@ -26,7 +26,8 @@ export const tools = sqliteTable(
     execution: text('execution', { mode: 'json' }).$type<JsonObject | null>(),
     icons: text('icons', { mode: 'json' }).$type<unknown[] | null>(),
     meta: text('meta', { mode: 'json' }).$type<JsonObject | null>(),
-    // "sha256/v2:<hex>" over everything served but _meta (contract §6)
+    // "sha256/v3:<hex>" over everything served, _meta included (contract §6): the pin of this,
+    // the latest discovered definition, which is served only once approved (tool_approvals.approved)
     hash: text('hash'),
     firstSeen: integer('first_seen').notNull(),
     lastSeen: integer('last_seen').notNull(),
@@ -45,9 +46,10 @@ export interface ApprovedDefinition {
   annotations?: ToolAnnotations | null
   execution?: JsonObject | null
   icons?: unknown[] | null
+  _meta?: JsonObject | null
 }
 
-/** Approval record. No row = implicitly approved. */
+/** Approval record. No row = implicitly approved: the tools row is then the approved definition (only a state file, and an inspection of a server never released, leave a tool without one). */
 export const toolApprovals = sqliteTable(
   'tool_approvals',
   {
@@ -56,9 +58,11 @@ export const toolApprovals = sqliteTable(
     status: text('status', { enum: ['approved', 'pending', 'changed'] }).notNull(),
     // blocked by the user; applies even on trust=auto servers
     disabled: integer('disabled', { mode: 'boolean' }).notNull().default(false),
-    // the approved definition, kept for the diff when status = changed
-    previous: text('previous', { mode: 'json' }).$type<ApprovedDefinition | null>(),
-    // pin of the approved definition: discovery compares the current hash with it
+    // the approved definition, every served field: what agents are served (never the discovered
+    // one in tools), and the diff's "before" once the upstream offers something else; null while
+    // nothing is approved (pending)
+    approved: text('approved', { mode: 'json' }).$type<ApprovedDefinition | null>(),
+    // pin of the approved definition: discovery, inspection, release and state load compare with it
     approvedHash: text('approved_hash'),
     decidedBy: text('decided_by'),
     decidedAt: integer('decided_at'),

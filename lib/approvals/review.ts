@@ -25,12 +25,11 @@ export interface ToolReview {
   id: string
   status: Classification
   pin: string | null
-  /** the definition as served (the upstream's own name; agents see `server:tool`) */
+  /** the definition its server offers now, which approving accepts (the upstream's own name; agents see `server:tool`) */
   definition: ReturnType<typeof definitionOf>
-  meta: Record<string, unknown> | null
   approval: { status: 'approved' | 'pending' | 'changed' | 'none'; blocked: boolean; approved_pin: string | null }
   call_approval: boolean
-  /** for a changed tool: the approved definition against the one now offered */
+  /** when the server offers something other than what was approved: the approved definition against the one now offered */
   diff: FieldChange[]
   findings: Finding[]
   /** what serving it costs: its tokens on every tools/list, the served tools it reads most like,
@@ -46,16 +45,15 @@ export function toolReview(db: Db, id: string): ToolReview {
   if (!tool) throw notFoundError(`no tool "${parsed.id}" is known to toolgate`)
   const server = serverState(db, parsed.server)
   const definition = definitionOf(tool)
-  const changed = tool.approval?.status === 'changed' && tool.previous
+  const moved = tool.approved && tool.approvedHash !== tool.hash
   return {
     id: parsed.id,
     status: classify(server, tool.name, tool, readSettings(db).quarantineEnabled),
     pin: tool.hash,
     definition,
-    meta: tool.meta,
     approval: { status: tool.approval?.status ?? 'none', blocked: tool.approval?.disabled ?? false, approved_pin: tool.approval ? tool.approvedHash : tool.hash },
     call_approval: server?.callApprovalTools.includes(tool.name) ?? false,
-    diff: changed ? definitionDiff(tool.previous!, approvedOf(tool)) : [],
+    diff: moved ? definitionDiff(tool.approved!, approvedOf(tool)) : [],
     findings: reviewFindings(definition, reviewContext(db, parsed.server)),
     surface: {
       ...toolSurface(db, tool),

@@ -1,6 +1,9 @@
 import 'server-only'
-import type { Db } from '@/db/client'
-import { agentTokens, profiles, serverConnections, serverSecrets, servers, settings, toolApprovals, tools } from '@/db/schema'
+import type { Db, Tx } from '@/db/client'
+import { agentTokens, profiles, serverConnections, serverSecrets, servers, settings, toolApprovals, tools, type ApprovedDefinition } from '@/db/schema'
+import { knownTools, reviewContext } from '@/db/queries/tools'
+import { mintRequestId } from '@/lib/activity/request-id'
+import { holdToApproval } from '@/lib/upstream/discovery'
 import { eq } from 'drizzle-orm'
 import { recordChange } from '@/lib/admin/record-change'
 import { serverNames } from '@/db/queries/servers'
@@ -9,7 +12,7 @@ import { hashSecret } from '@/lib/auth/secrets'
 import { badRequest } from '@/lib/errors'
 import { formatIssue } from '@/lib/schemas/issues'
 import { toolPin } from '@/lib/preflight/hash'
-import { definitionOf } from '@/lib/approvals/definition'
+import { approvedOf, definitionOf } from '@/lib/approvals/definition'
 import { crossEntryIssues, stateFileSchema, type StateFile } from './schema'
 
 /** Validate a parsed state file; throws bad_request listing every problem by JSON path. */
@@ -24,14 +27,19 @@ export function parseStateFile(doc: unknown): StateFile {
  * Replace the proxy state with the file's, in one transaction (activity is kept).
  * Validation happens first; a bad file changes nothing. Secret values never appear in a file,
  * so a server that the file keeps, still naming the secret, keeps its stored value: a dump
- * loaded back reconnects instead of losing its credentials.
+ * loaded back reconnects instead of losing its credentials. Nor does a file approve a
+ * definition: a tool it marks approved that was approved here as something else is changed
+ * (a `tool.changed` record), keeping the definition approved here, until an operator approves it.
  */
 export async function loadState(db: Db, doc: unknown, actor: string): Promise<{ servers: number; tools: number; activityId: number; requestId: string }> {
   const state = parseStateFile(doc)
   const now = Date.now()
+  const requestId = mintRequestId(now)
+  const held: { server: StateFile['servers'][number]; definition: ReturnType<typeof definitionOf>; hash: string; before: { approved: ApprovedDefinition; hash: string } }[] = []
   let toolCount = 0
   const record = await writeTransaction(db, (tx) => {
     const storedSecrets = tx.select().from(serverSecrets).all()
+    const approvedBefore = approvedDefinitions(tx)
     tx.delete(servers).run() // cascades to connections, tools and approvals
     tx.delete(profiles).run()
     tx.delete(agentTokens).run()
@@ -63,21 +71,32 @@ export async function loadState(db: Db, doc: unknown, actor: string): Promise<{ 
         toolCount++
         const columns = {
           title: t.title ?? null, description: t.description ?? null, inputSchema: t.input_schema, outputSchema: t.output_schema ?? null,
-          annotations: t.annotations ?? null, execution: t.execution ?? null, icons: t.icons ?? null,
+          annotations: t.annotations ?? null, execution: t.execution ?? null, icons: t.icons ?? null, meta: t._meta ?? null,
         }
-        const hash = toolPin(definitionOf({ name: t.name, ...columns }))
+        const definition = definitionOf({ name: t.name, ...columns })
+        const hash = toolPin(definition)
         tx.insert(tools).values({ serverName: s.name, name: t.name, ...columns, hash, firstSeen: now, lastSeen: now }).run()
         if (t.approval) {
-          const prev = t.approval.previous
-          const approvedHash = t.approval.status === 'approved' ? hash
-            : t.approval.status === 'changed' && prev ? toolPin({ name: t.name, ...prev })
-              : null
+          const { name: _name, ...offered } = definition
+          const approved = t.approval.status === 'approved' ? offered : t.approval.status === 'changed' ? t.approval.previous ?? null : null
           tx.insert(toolApprovals).values({
             serverName: s.name, toolName: t.name, status: t.approval.status, disabled: t.approval.disabled,
-            previous: prev ?? null, approvedHash, decidedBy: actor, decidedAt: now,
+            approved, approvedHash: approved && toolPin({ name: t.name, ...approved }), decidedBy: actor, decidedAt: now,
           }).run()
         }
+        // approved in the file, but approved here as something else: a file cannot approve a definition
+        if (t.approval?.status !== 'pending' && t.approval?.status !== 'changed') {
+          const before = approvedBefore.get(`${s.name}\u0000${t.name}`)
+          if (before && before.hash !== hash) held.push({ server: s, definition, hash, before })
+        }
       }
+    }
+    // once every server is in, so the findings see what each definition could name elsewhere
+    for (const h of held) {
+      holdToApproval(tx, {
+        server: h.server, definition: h.definition, hash: h.hash, approval: { status: 'approved', approved: h.before.approved, approvedHash: h.before.hash },
+        actor, requestId, now, context: reviewContext(tx, h.server.name), note: 'found by state load: the file offers another definition than the one approved here',
+      })
     }
     for (const p of state.profiles) tx.insert(profiles).values({ name: p.name, servers: p.servers }).run()
     for (const t of state.agent_tokens) {
@@ -86,12 +105,23 @@ export async function loadState(db: Db, doc: unknown, actor: string): Promise<{ 
         allowedServers: t.allowed_servers, profilePin: t.profile_pin, createdAt: now,
       }).run()
     }
-    return recordChange(tx, 'state.loaded', { actor }, {
+    return recordChange(tx, 'state.loaded', { actor, requestId }, {
       target: 'state', before: null,
       after: { servers: state.servers.length, tools: toolCount, profiles: state.profiles.length, agent_tokens: state.agent_tokens.length },
     }, { now })
   })
   return { servers: state.servers.length, tools: toolCount, ...record }
+}
+
+/** Every tool's approved definition and pin, by server and name (without a record: the tool as it stands). */
+function approvedDefinitions(tx: Tx): Map<string, { approved: ApprovedDefinition; hash: string }> {
+  const out = new Map<string, { approved: ApprovedDefinition; hash: string }>()
+  for (const t of knownTools(tx)) {
+    const approved = !t.approval ? approvedOf(t) : t.approval.status === 'approved' ? t.approved : null
+    const hash = t.approval ? t.approvedHash : t.hash
+    if (approved && hash) out.set(`${t.server}\u0000${t.name}`, { approved, hash })
+  }
+  return out
 }
 
 /** Whether the database holds no proxy state yet (first start). */

@@ -510,9 +510,12 @@ export class UpstreamConnection {
     finish('stopped')
   }
 
-  /** tools/list, following every nextCursor page. */
+  /** tools/list, following every nextCursor page, then stored (the rug-pull guard). */
   private async discover(): Promise<void> {
-    const all = await listAllTools(this.client!, this.opts.connectTimeoutMs)
+    await this.store(await listAllTools(this.client!, this.opts.connectTimeoutMs))
+  }
+
+  private async store(all: DiscoveredTool[]): Promise<void> {
     const out = await applyDiscovery(this.db, this.spec.name, all)
     this.taskRequired = new Set(all.filter((t) => t.execution?.taskSupport === 'required').map((t) => t.name))
     this.log('event', `discovered ${all.length} tools${out.baseline ? ' (approved as the baseline)' : ''}` +
@@ -528,10 +531,25 @@ export class UpstreamConnection {
     this.discovering = (async () => {
       do {
         this.rediscoverAgain = false
+        // this connection's: a failure must end it, not one opened since
+        const { client, fail } = this
+        if (!client) break
+        let listed: DiscoveredTool[]
         try {
-          await this.discover()
+          listed = await listAllTools(client, this.opts.connectTimeoutMs)
         } catch (e) {
-          this.log('event', `re-discovery failed: ${describeError(e)}`)
+          // What the server offers cannot be read (an error, or a listing that stalls), so
+          // nothing can hold its tools to their approvals: it is not ready until a discovery
+          // completes. Meanwhile agents are served the approved definitions, and calls wait.
+          this.log('event', `re-discovery failed: ${describeConnectionError(e)}`)
+          fail?.(`closed: listing its tools failed: ${describeConnectionError(e)}`)
+          break
+        }
+        try {
+          await this.store(listed)
+        } catch (e) {
+          // a local failure (a foreign lock): the next pass stores it
+          this.log('event', `re-discovery could not be stored: ${describeError(e)}`)
         }
       } while (this.rediscoverAgain && !this.stopped)
       this.discovering = null

@@ -2,13 +2,13 @@ import 'server-only'
 import { and, eq, isNull } from 'drizzle-orm'
 import type { Db, Tx } from '@/db/client'
 import { discoveryBasis, reviewContext } from '@/db/queries/tools'
-import { servers, toolApprovals, tools, type ApprovedDefinition, type JsonObject, type ToolAnnotations } from '@/db/schema'
+import { servers, toolApprovals, tools, type ApprovedDefinition, type JsonObject, type Server, type ToolAnnotations, type ToolApproval } from '@/db/schema'
 import { writeTransaction } from '@/db/write'
 import { insertActivity, type ActivityInput } from '@/lib/activity/record'
 import { mintRequestId } from '@/lib/activity/request-id'
 import type { ActivityDataByType } from '@/lib/activity/vocabulary'
 import { approvedOf, definitionDiff, definitionOf } from '@/lib/approvals/definition'
-import { reviewFindings } from '@/lib/approvals/findings'
+import { reviewFindings, type ReviewContext } from '@/lib/approvals/findings'
 import { toolPin } from '@/lib/preflight/hash'
 
 /** A tool as an upstream's tools/list describes it: every field, kept as given. */
@@ -38,15 +38,21 @@ const columnsOf = (d: DiscoveredTool) => ({
  * Store one complete discovery and apply the rug-pull guard, in one transaction:
  * - the first discovery of a server (added trusted) approves its tools as the baseline;
  * - a tool that appears later is pending (auto-approved on trust=auto servers);
- * - a tool whose pin — over every served field, annotations included — differs from its
- *   approved pin becomes changed, keeping the approved definition for the diff
- *   (auto-approved on trust=auto servers);
+ * - a tool whose pin — over every served field, annotations and _meta included — differs from
+ *   its approved pin becomes changed, keeping the approved definition, which is what agents are
+ *   served (db/queries/served-tools.ts) while the tool is withheld anyway (auto-approved on
+ *   trust=auto servers);
  * - a tool no longer listed is marked gone, not deleted.
  * Every transition is an activity record, with the field-by-field diff and review findings.
  *
- * `inspect`: a quarantined server, connected only to be looked at. Its definitions are stored
- * (and shown, withheld by the quarantine) with no approval decided: releasing the server
- * approves what the operator was shown.
+ * The tools row always takes what the server offers now; the approved definition changes only
+ * by an approval. A discovery is applied whole or not at all: one that fails (or a tools/list
+ * that never answers) leaves every stored definition, and every approval, as it was.
+ *
+ * `inspect`: a quarantined server, connected only to be looked at. A tool it lists for the
+ * first time is stored with no approval decided (releasing the server approves what the
+ * operator was shown); a tool approved before is held to its approval exactly as the runtime
+ * would hold it, so an inspection cannot carry a changed definition past the guard.
  */
 export function applyDiscovery(db: Db, serverName: string, discovered: DiscoveredTool[], opts: { inspect?: boolean; now?: number } = {}): Promise<DiscoveryOutcome> {
   const now = opts.now ?? Date.now()
@@ -67,6 +73,7 @@ export function applyDiscovery(db: Db, serverName: string, discovered: Discovere
     for (const d of discovered) {
       const columns = columnsOf(d)
       const definition = definitionOf({ name: d.name, ...columns })
+      const { name: _name, ...offered } = definition
       const hash = toolPin(definition)
       const target = `${serverName}:${d.name}`
       const prev = known.get(d.name)
@@ -76,7 +83,8 @@ export function applyDiscovery(db: Db, serverName: string, discovered: Discovere
         out.added.push(d.name)
         if (inspect) continue
         const status = baseline || auto ? 'approved' : 'pending'
-        upsertApproval(tx, serverName, d.name, { status, approvedHash: status === 'approved' ? hash : null, previous: null, decidedAt: now })
+        const approved = status === 'approved'
+        upsertApproval(tx, serverName, d.name, { status, approved: approved ? offered : null, approvedHash: approved ? hash : null, decidedAt: now })
         if (!baseline) record(auto ? 'tool.auto_approved' : 'tool.discovered', { target, before: null, after: { status, pin: hash }, findings: findingsOf(definition) })
         continue
       }
@@ -85,29 +93,24 @@ export function applyDiscovery(db: Db, serverName: string, discovered: Discovere
         out.returned.push(d.name)
         record('tool.returned', { target })
       }
-      if (inspect || (!approval && baseline)) continue
-      const approvedHash = approval ? approval.approvedHash : prev.hash // no record = implicitly approved as it was
-      if (approval?.status === 'pending' || hash === approvedHash) {
-        // still awaiting review, or back to exactly what was approved
+      // nothing approved yet: a server only ever inspected, or at its baseline (which approves it as it is)
+      if (!approval && server.baselineAt === null) continue
+      // still awaiting review: approving it takes the definition as it is then
+      if (approval?.status === 'pending') continue
+      // what was approved: the record's definition, or (no record) the tool as it stood, implicitly approved
+      const approvedHash = approval ? approval.approvedHash : prev.hash
+      const approvedDefinition = approval ? approval.approved : approvedOf(prev)
+      if (hash === approvedHash) {
+        // back to exactly what was approved
         if (approval?.status === 'changed') {
-          upsertApproval(tx, serverName, d.name, { status: 'approved', approvedHash, previous: null, decidedAt: now })
+          upsertApproval(tx, serverName, d.name, { status: 'approved', approved: approvedDefinition, approvedHash, decidedAt: now })
           record('tool.changed', { target, before: { status: 'changed' }, after: { status: 'approved', pin: hash }, note: 'definition reverted to the approved one' })
         }
         continue
       }
       if (hash === prev.hash && approval?.status === 'changed') continue // already flagged, nothing new
       out.changed.push(d.name)
-      // the approved definition, kept the first time it changes
-      const previous = approval?.status === 'changed' && approval.previous ? approval.previous : approvedOf(prev)
-      const { name: _name, ...current } = definition
-      const diff = definitionDiff(previous, current)
-      if (auto) {
-        upsertApproval(tx, serverName, d.name, { status: 'approved', approvedHash: hash, previous: null, decidedAt: now })
-        record('tool.auto_approved', { target, before: { pin: approvedHash }, after: { status: 'approved', pin: hash }, diff, findings: findingsOf(definition) })
-      } else {
-        upsertApproval(tx, serverName, d.name, { status: 'changed', approvedHash, previous, decidedAt: now })
-        record('tool.changed', { target, before: { status: approval?.status ?? 'approved', pin: approvedHash }, after: { status: 'changed', pin: hash }, diff, findings: findingsOf(definition) })
-      }
+      holdToApproval(tx, { server, definition, hash, approval: { status: approval?.status ?? 'approved', approved: approvedDefinition, approvedHash }, actor: RUNTIME, requestId, now, context, ...(inspect ? { note: 'found by inspection' } : {}) })
     }
 
     const listed = new Set(discovered.map((d) => d.name))
@@ -131,8 +134,33 @@ export function applyDiscovery(db: Db, serverName: string, discovered: Discovere
   })
 }
 
-function upsertApproval(tx: Tx, serverName: string, toolName: string, v: { status: 'approved' | 'pending' | 'changed'; approvedHash: string | null; previous: ApprovedDefinition | null; decidedAt: number }) {
-  const values = { ...v, decidedBy: RUNTIME }
+/**
+ * A tool whose server offers a definition other than the approved one: changed, keeping the
+ * approved definition (auto-approved on trust=auto servers), on the record with the diff and
+ * findings. Discovery, inspection and release all hold a tool to its approval through here.
+ */
+export function holdToApproval(tx: Tx, c: {
+  server: Pick<Server, 'name' | 'trust'>; definition: ApprovedDefinition & { name: string }; hash: string
+  approval: { status: ToolApproval['status']; approved: ApprovedDefinition | null; approvedHash: string | null }
+  actor: string; requestId: string; now: number; context: ReviewContext; note?: string
+}): void {
+  const { name, ...offered } = c.definition
+  const target = `${c.server.name}:${name}`
+  const diff = c.approval.approved ? definitionDiff(c.approval.approved, offered) : []
+  const findings = reviewFindings(c.definition, c.context)
+  const at = { requestId: c.requestId, actor: c.actor, server: c.server.name, at: c.now }
+  const note = c.note ? { note: c.note } : {}
+  if (c.server.trust === 'auto') {
+    upsertApproval(tx, c.server.name, name, { status: 'approved', approved: offered, approvedHash: c.hash, decidedAt: c.now }, c.actor)
+    insertActivity(tx, { ...at, type: 'tool.auto_approved', data: { target, before: { pin: c.approval.approvedHash }, after: { status: 'approved', pin: c.hash }, diff, findings, ...note } })
+  } else {
+    upsertApproval(tx, c.server.name, name, { status: 'changed', approved: c.approval.approved, approvedHash: c.approval.approvedHash, decidedAt: c.now }, c.actor)
+    insertActivity(tx, { ...at, type: 'tool.changed', data: { target, before: { status: c.approval.status, pin: c.approval.approvedHash }, after: { status: 'changed', pin: c.hash }, diff, findings, ...note } })
+  }
+}
+
+function upsertApproval(tx: Tx, serverName: string, toolName: string, v: { status: 'approved' | 'pending' | 'changed'; approved: ApprovedDefinition | null; approvedHash: string | null; decidedAt: number }, actor = RUNTIME) {
+  const values = { ...v, decidedBy: actor }
   tx.insert(toolApprovals).values({ serverName, toolName, disabled: false, ...values })
     .onConflictDoUpdate({ target: [toolApprovals.serverName, toolApprovals.toolName], set: values }).run()
 }

@@ -25,7 +25,7 @@ export interface FixtureTool {
   /** log messages the call sends before its result */
   logs?: string[]
 }
-export interface Control { mode?: 'ok' | 'crash' | 'hang'; pageSize?: number; startDelayMs?: number; tools: FixtureTool[] }
+export interface Control { mode?: 'ok' | 'crash' | 'hang'; pageSize?: number; startDelayMs?: number; listDelayMs?: number; tools: FixtureTool[] }
 
 /** A stdio fixture upstream: its transport, and handles to steer it and read its message count. */
 export function stdioFixture(control: Control) {

@@ -1,0 +1,1 @@
+ALTER TABLE `tool_approvals` RENAME COLUMN "previous" TO "approved";
