@@ -61,7 +61,7 @@ describe('help at every level, printed from the command table', { timeout: 180_0
 
   it('pins are shown in the format the library makes them', async () => {
     const r = await runCli(['tools', 'preflight', '--help'])
-    expect(HASH_SCHEMA_VERSION).toBe(2)
+    expect(HASH_SCHEMA_VERSION).toBe(3)
     expect(r.stdout).toContain(`--pin <id>=sha256/v${HASH_SCHEMA_VERSION}:<hex>`)
   })
 
