@@ -1,8 +1,24 @@
+import type { FieldChange } from '@/lib/approvals/definition'
 import type { ToolReview } from '@/lib/approvals/review'
 import { showInvisible } from '@/lib/approvals/findings'
 import { Pill } from '@/components/ui'
 
 const json = (v: unknown) => showInvisible(JSON.stringify(v, null, 2))
+
+/** What changed, field by field: − approved, + offered now (invisible characters shown). */
+export function DefinitionDiff({ diff, label }: { diff: readonly FieldChange[]; label: string }) {
+  return (
+    <ul aria-label={label} className="mt-1 space-y-2">
+      {diff.map((d) => (
+        <li key={d.field}>
+          <code className="text-xs font-semibold">{d.field}</code>
+          <pre tabIndex={0} className="mt-0.5 overflow-auto rounded bg-red-50 px-2 py-1 text-xs text-red-900 dark:bg-red-950 dark:text-red-200"><span aria-hidden className="select-none">− </span>{json(d.before)}</pre>
+          <pre tabIndex={0} className="mt-0.5 overflow-auto rounded bg-emerald-50 px-2 py-1 text-xs text-emerald-900 dark:bg-emerald-950 dark:text-emerald-200"><span aria-hidden className="select-none">+ </span>{json(d.after)}</pre>
+        </li>
+      ))}
+    </ul>
+  )
+}
 
 /**
  * What an operator approves: the full definition agents will be served (invisible characters
@@ -18,15 +34,7 @@ export function ToolReviewView({ review: r }: { review: ToolReview }) {
       {r.diff.length > 0 && (
         <div>
           <h4 className="font-medium">Changed since it was approved</h4>
-          <ul aria-label={`What changed in ${r.id}`} className="mt-1 space-y-2">
-            {r.diff.map((d) => (
-              <li key={d.field}>
-                <code className="text-xs font-semibold">{d.field}</code>
-                <pre tabIndex={0} className="mt-0.5 overflow-auto rounded bg-red-50 px-2 py-1 text-xs text-red-900 dark:bg-red-950 dark:text-red-200"><span aria-hidden className="select-none">− </span>{json(d.before)}</pre>
-                <pre tabIndex={0} className="mt-0.5 overflow-auto rounded bg-emerald-50 px-2 py-1 text-xs text-emerald-900 dark:bg-emerald-950 dark:text-emerald-200"><span aria-hidden className="select-none">+ </span>{json(d.after)}</pre>
-              </li>
-            ))}
-          </ul>
+          <DefinitionDiff diff={r.diff} label={`What changed in ${r.id}`} />
         </div>
       )}
       <div>

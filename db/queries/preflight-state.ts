@@ -116,6 +116,14 @@ export function createStateReader(db: Db): PreflightState {
 }
 
 /**
+ * The pin of what is served of one tool now: its approved definition's once approved, else the
+ * definition its server offers (the evaluator's own read). Null for a tool not known.
+ */
+export function servedPin(db: Db, server: string, tool: string): string | null {
+  return statements(db).tools.get(JSON.stringify([[server, tool]]))?.hash ?? null
+}
+
+/**
  * Run `fn` against one consistent snapshot: a deferred read transaction, so every id in a
  * request is judged against the same instant (contract §8.3).
  */

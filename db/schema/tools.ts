@@ -78,8 +78,9 @@ export type ToolApproval = typeof toolApprovals.$inferSelect
 
 /**
  * A call held for an operator's approval: the exact call (server, tool, canonical arguments and
- * their hash) and who asked. An identical retry joins the same row; different arguments are a
- * new one. `result` keeps the one execution's answer for everyone waiting on it.
+ * their hash), who asked, and the tool's pin then. An identical retry joins the same row;
+ * different arguments are a new one. `result` keeps the one execution's answer for everyone
+ * waiting on it (or, refused, the gate's verdict).
  */
 export const callApprovals = sqliteTable('call_approvals', {
   id: text('id').primaryKey(),
@@ -89,11 +90,18 @@ export const callApprovals = sqliteTable('call_approvals', {
   argumentsHash: text('arguments_hash').notNull(),
   caller: text('caller').notNull(),
   requestId: text('request_id').notNull(),
-  status: text('status', { enum: ['pending', 'approved', 'denied', 'expired', 'running', 'done'] }).notNull(),
+  // refused: approved, but the gate refused it when the approval was about to run it
+  status: text('status', { enum: ['pending', 'approved', 'denied', 'expired', 'running', 'done', 'refused'] }).notNull(),
   reason: text('reason'),
   decidedBy: text('decided_by'),
   decidedAt: integer('decided_at'),
   result: text('result', { mode: 'json' }).$type<JsonObject | null>(),
+  // the pin of the tool as served when the call was requested, and the one its approver was shown:
+  // the approval is for a call of that definition, and it runs only while the tool still has it
+  pin: text('pin'),
+  approvedPin: text('approved_pin'),
+  // the /mcp/p/<profile> the call was made under, which the gate is asked again with
+  profile: text('profile'),
   createdAt: integer('created_at').notNull(),
   expiresAt: integer('expires_at').notNull(),
 }, (t) => [

@@ -32,7 +32,8 @@ interface ServerAdminState { enabled: boolean; quarantined: boolean }
 interface DiscoveryState { status?: string; pin?: string | null }
 /** A definition that arrived or changed: the field-by-field diff against the approved one, and review findings. */
 interface Reviewed { diff?: FieldChange[]; findings?: Finding[] }
-interface HeldCall { target: string; call_id: string; caller: string; arguments_hash: string; reason?: string }
+/** pin: the tool's pin the call was requested under (approval_requested) or its approver was shown (approved) */
+interface HeldCall { target: string; call_id: string; caller: string; arguments_hash: string; reason?: string; pin?: string | null }
 
 /** Each type's data. */
 export interface ActivityDataByType {
@@ -73,6 +74,8 @@ export interface ActivityDataByType {
   'call.approved': HeldCall
   'call.denied': HeldCall
   'call.expired': HeldCall
+  // approved, but the gate asked again when the approval was about to run it refused it (reason: the verdict's)
+  'call.refused': HeldCall
   // dashboard operator actions (lib/admin/*): sign-in, server settings, tokens, profiles
   'operator.signed_in': { surface: 'dashboard'; until: string }
   'operator.signed_out': { surface: 'dashboard' }
@@ -104,7 +107,7 @@ export const activityTypes = [
   'server.added', 'server.removed', 'server.transport_changed', 'server.secret_set', 'server.restart_requested',
   'server.login_started', 'server.login_completed', 'server.oauth_configured', 'server.baseline', 'server.inspect_requested', 'server.inspected',
   'tool.discovered', 'tool.changed', 'tool.auto_approved', 'tool.gone', 'tool.returned', 'tool.call', 'task.created', 'task.cancelled',
-  'tool.call_approval', 'call.approval_requested', 'call.approved', 'call.denied', 'call.expired',
+  'tool.call_approval', 'call.approval_requested', 'call.approved', 'call.denied', 'call.expired', 'call.refused',
   'operator.signed_in', 'operator.signed_out', 'server.configured',
   'token.created', 'token.updated', 'token.revoked',
   'profile.created', 'profile.updated', 'profile.deleted',
