@@ -6,6 +6,8 @@
 import type { Policy } from '@/lib/preflight/evaluate'
 import type { FieldChange } from '@/lib/approvals/definition'
 import type { Finding } from '@/lib/approvals/findings'
+import type { DefinitionChange } from '@/lib/approvals/server-definitions'
+import type { DefinitionKind } from '@/db/schema/definitions'
 
 /** Surfaces a check can arrive on. */
 export const surfaces = ['rest', 'cli', 'dashboard', 'mcp-check', 'mcp-shape-a', 'mcp-shape-b'] as const
@@ -33,6 +35,10 @@ interface DiscoveryState { status?: string; pin?: string | null }
 /** A definition that arrived or changed: the field-by-field diff against the approved one, and review findings. */
 interface Reviewed { diff?: FieldChange[]; findings?: Finding[] }
 /** pin: the tool's pin the call was requested under (approval_requested) or its approver was shown (approved) */
+/** A server's instructions, prompt, resource or template, reviewed as tools are: what changed and the findings. */
+type DefinitionData = ChangeData<DiscoveryState> & { kind: DefinitionKind; diff?: DefinitionChange[]; findings?: Finding[] }
+/** A prompts/get or resources/read: passed the gate (ok), refused by it, withheld for what it said, or failed upstream. */
+interface ServedRead { target: string; outcome: 'ok' | 'refused' | 'withheld' | 'failed'; reason?: string; error?: string; findings?: Finding[]; duration_ms: number }
 interface HeldCall { target: string; call_id: string; caller: string; arguments_hash: string; reason?: string; pin?: string | null }
 
 /** Each type's data. */
@@ -61,9 +67,17 @@ export interface ActivityDataByType {
   'tool.changed': ChangeData<DiscoveryState> & Reviewed
   'tool.auto_approved': ChangeData<DiscoveryState> & Reviewed
   'server.inspect_requested': ChangeData<Record<string, never>>
-  'server.inspected': ChangeData<{ tools: number }> & { findings: Finding[] }
+  'server.inspected': ChangeData<{ tools: number; definitions?: number }> & { findings: Finding[] }
   'tool.gone': { target: string }
   'tool.returned': { target: string }
+  // a server's instructions, prompts, resources and resource templates (lib/approvals/server-definitions.ts)
+  'definition.discovered': DefinitionData
+  'definition.changed': DefinitionData
+  'definition.auto_approved': DefinitionData
+  'definition.approved': DefinitionData
+  'definition.gone': { target: string; kind: DefinitionKind }
+  'prompt.get': ServedRead
+  'resource.read': ServedRead
   'tool.call': { target: string; outcome: 'ok' | 'tool_error' | 'refused' | 'failed' | 'held' | 'denied' | 'expired' | 'cancelled'; reason?: string; call_id?: string; task_id?: string; duration_ms: number }
   // a task-augmented call (2025-11-25): the task toolgate runs it as; its end is the tool.call record with the same task_id
   'task.created': { target: string; task_id: string; ttl_ms: number }
@@ -107,6 +121,7 @@ export const activityTypes = [
   'server.added', 'server.removed', 'server.transport_changed', 'server.secret_set', 'server.restart_requested',
   'server.login_started', 'server.login_completed', 'server.oauth_configured', 'server.baseline', 'server.inspect_requested', 'server.inspected',
   'tool.discovered', 'tool.changed', 'tool.auto_approved', 'tool.gone', 'tool.returned', 'tool.call', 'task.created', 'task.cancelled',
+  'definition.discovered', 'definition.changed', 'definition.auto_approved', 'definition.approved', 'definition.gone', 'prompt.get', 'resource.read',
   'tool.call_approval', 'call.approval_requested', 'call.approved', 'call.denied', 'call.expired', 'call.refused',
   'operator.signed_in', 'operator.signed_out', 'server.configured',
   'token.created', 'token.updated', 'token.revoked',

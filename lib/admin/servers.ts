@@ -1,13 +1,15 @@
 import 'server-only'
-import { eq } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import type { Db, Tx } from '@/db/client'
 import { knownTools, reviewContext } from '@/db/queries/tools'
-import { servers, toolApprovals } from '@/db/schema'
+import { serverDefinitions, servers, toolApprovals } from '@/db/schema'
+import { knownDefinitions } from '@/db/queries/definitions'
+import { definitionId } from '@/lib/approvals/server-definitions'
 import { writeTransaction } from '@/db/write'
 import { badRequest } from '@/lib/errors'
 import { mintRequestId } from '@/lib/activity/request-id'
 import { approvedOf, definitionOf } from '@/lib/approvals/definition'
-import { holdToApproval } from '@/lib/upstream/discovery'
+import { holdDefinition, holdToApproval } from '@/lib/upstream/discovery'
 import { recordChange } from './record-change'
 import { requireServer } from './require'
 import type { ActionContext } from './tools'
@@ -53,7 +55,7 @@ export function releaseCrossings(db: Db, name: string, shown?: Record<string, st
  * after the release arrive pending or changed, because the release sets the server's baseline.
  */
 
-export function unquarantineServer(db: Db, name: string, ctx: ActionContext, shown?: Record<string, string>, opts: { confirm?: boolean } = {}) {
+export function unquarantineServer(db: Db, name: string, ctx: ActionContext, shown?: Record<string, string>, opts: { confirm?: boolean; shownDefinitions?: Record<string, string> } = {}) {
   const found = releaseCrossings(db, name, shown)
   requireConfirmation(found, `releasing ${name}`, opts.confirm)
   return changeServer(db, name, 'server.unquarantined', ctx, (tx, now, before, requestId) => {
@@ -81,6 +83,22 @@ export function unquarantineServer(db: Db, name: string, ctx: ActionContext, sho
         approvedHash: ok ? t.hash : null, approved: ok ? approvedOf(t) : null, decidedBy: ctx.actor, decidedAt: now,
       }).run()
       ;(ok ? approved : pending).push(t.name)
+    }
+    // its instructions, prompts, resources and templates, the same way (shown: id → pin)
+    for (const d of knownDefinitions(tx, { servers: [name] })) {
+      const id = definitionId(name, d.kind, d.key)
+      if (d.status !== null) {
+        if (d.status === 'approved' && d.approvedHash !== d.hash) {
+          holdDefinition(tx, d, { server, actor: ctx.actor, requestId, now, context, note: 'found at release' })
+          changed.push(id)
+        }
+        continue
+      }
+      const seen = opts.shownDefinitions === undefined ? d.hash : opts.shownDefinitions[id]
+      const ok = seen === d.hash
+      tx.update(serverDefinitions).set({ status: ok ? 'approved' : 'pending', approved: ok ? d.definition : null, approvedHash: ok ? d.hash : null, decidedBy: ctx.actor, decidedAt: now })
+        .where(and(eq(serverDefinitions.serverName, name), eq(serverDefinitions.kind, d.kind), eq(serverDefinitions.key, d.key))).run()
+      ;(ok ? approved : pending).push(id)
     }
     tx.update(servers).set({ baselineAt: now }).where(eq(servers.name, name)).run()
     return `approved as shown: ${approved.join(', ') || 'none'}${pending.length ? `; pending (changed since shown, or not shown): ${pending.join(', ')}` : ''}${changed.length ? `; changed since approved (review and approve each): ${changed.join(', ')}` : ''}`

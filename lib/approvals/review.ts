@@ -2,11 +2,15 @@ import 'server-only'
 import type { Db } from '@/db/client'
 import { listActivity } from '@/db/queries/activity'
 import { readSettings } from '@/db/queries/settings'
-import { serverState } from '@/db/queries/servers'
+import { serverState, serverStates, type ServerState } from '@/db/queries/servers'
+import { knownDefinitions, servedDefinition } from '@/db/queries/definitions'
+import type { DefinitionKind, JsonObject, ServerDefinition } from '@/db/schema'
+import { requireDefinition } from '@/lib/admin/definitions'
+import { definitionChanges, definitionGroups, definitionId, groupOf, type DefinitionChange, type DefinitionGroup } from './server-definitions'
 import { knownTool, reviewContext } from '@/db/queries/tools'
 import { presentActivity, type ActivityItem } from '@/lib/activity/present'
 import { badRequest, notFoundError } from '@/lib/errors'
-import { classify, type Classification } from '@/lib/preflight/classifier'
+import { classify, classifyServer, type Classification } from '@/lib/preflight/classifier'
 import { parseToolId } from '@/lib/preflight/ids'
 import { approvedOf, definitionDiff, definitionOf, type FieldChange } from './definition'
 import { reviewFindings, type Finding } from './findings'
@@ -61,5 +65,61 @@ export function toolReview(db: Db, id: string): ToolReview {
     },
     history: listActivity(db, { server: parsed.server, limit: 500 })
       .filter((r) => 'target' in r.data && r.data.target === parsed.id).slice(0, HISTORY).map(presentActivity),
+  }
+}
+
+/** One of a server's instructions, prompts, resources or templates as operators see it. */
+export interface DefinitionRow {
+  id: string
+  kind: DefinitionKind
+  /** the group it is approved under (toolgate prompts|resources|instructions approve) */
+  group: DefinitionGroup
+  server: string
+  /** undecided: seen only by an inspection (releasing the server approves it as shown) */
+  status: 'approved' | 'pending' | 'changed' | 'undecided'
+  /** whether agents are served it now: approved (or the approval gate off for it), on a released, enabled server */
+  served: boolean
+  pin: string
+  approved_pin: string | null
+}
+
+function rowOf(d: ServerDefinition, server: ServerState | undefined, quarantineEnabled: boolean): DefinitionRow {
+  return {
+    id: definitionId(d.serverName, d.kind, d.key), kind: d.kind, group: groupOf(d.kind), server: d.serverName, status: d.status ?? 'undecided',
+    served: !!server && classifyServer(server) === 'ok' && servedDefinition(d, server.trust, quarantineEnabled) !== undefined,
+    pin: d.hash, approved_pin: d.approvedHash,
+  }
+}
+
+/** The definitions of one group (of one server, or all), as `toolgate prompts|resources|instructions list` and the server page show them. */
+export function definitionRows(db: Db, group: DefinitionGroup, server?: string): DefinitionRow[] {
+  const quarantineEnabled = readSettings(db).quarantineEnabled
+  const states = new Map(serverStates(db, server).map((s) => [s.name, s]))
+  return knownDefinitions(db, { ...(server !== undefined ? { servers: [server] } : {}), kinds: definitionGroups[group].kinds })
+    .map((d) => rowOf(d, states.get(d.serverName), quarantineEnabled))
+}
+
+/**
+ * Everything an operator needs to decide on a server's instructions, a prompt, a resource or a
+ * template, as for a tool: the definition its server offers now (which approving accepts), its
+ * pin, what changed since it was approved, review findings, and its history on the record.
+ */
+export interface DefinitionReview extends DefinitionRow {
+  definition: JsonObject
+  diff: DefinitionChange[]
+  findings: Finding[]
+  history: ActivityItem[]
+}
+
+export function definitionReview(db: Db, group: DefinitionGroup, id: string): DefinitionReview {
+  const d = requireDefinition(db, group, id)
+  const row = rowOf(d, serverStates(db, d.serverName)[0], readSettings(db).quarantineEnabled)
+  return {
+    ...row,
+    definition: d.definition,
+    diff: d.approved && d.approvedHash !== d.hash ? definitionChanges(d.approved, d.definition) : [],
+    findings: reviewFindings(d.definition, reviewContext(db, d.serverName)),
+    history: listActivity(db, { server: d.serverName, limit: 500 })
+      .filter((r) => 'target' in r.data && r.data.target === row.id && r.type.startsWith('definition.')).slice(0, HISTORY).map(presentActivity),
   }
 }

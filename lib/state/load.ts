@@ -1,6 +1,6 @@
 import 'server-only'
 import type { Db, Tx } from '@/db/client'
-import { agentTokens, profiles, serverConnections, serverSecrets, servers, settings, toolApprovals, tools, type ApprovedDefinition } from '@/db/schema'
+import { agentTokens, profiles, serverConnections, serverDefinitions, serverSecrets, servers, settings, toolApprovals, tools, type ApprovedDefinition } from '@/db/schema'
 import { knownTools, reviewContext } from '@/db/queries/tools'
 import { mintRequestId } from '@/lib/activity/request-id'
 import { holdToApproval } from '@/lib/upstream/discovery'
@@ -27,7 +27,8 @@ export function parseStateFile(doc: unknown): StateFile {
  * Replace the proxy state with the file's, in one transaction (activity is kept).
  * Validation happens first; a bad file changes nothing. Secret values never appear in a file,
  * so a server that the file keeps, still naming the secret, keeps its stored value: a dump
- * loaded back reconnects instead of losing its credentials. Nor does a file approve a
+ * loaded back reconnects instead of losing its credentials (and its instructions, prompts and
+ * resources, which a file does not hold, with their approvals). Nor does a file approve a
  * definition: a tool it marks approved that was approved here as something else is changed
  * (a `tool.changed` record), keeping the definition approved here, until an operator approves it.
  */
@@ -40,6 +41,8 @@ export async function loadState(db: Db, doc: unknown, actor: string): Promise<{ 
   const record = await writeTransaction(db, (tx) => {
     const storedSecrets = tx.select().from(serverSecrets).all()
     const approvedBefore = approvedDefinitions(tx)
+    // not in a file: a server the file keeps keeps them, with their approvals (the runtime re-lists them)
+    const storedDefinitions = tx.select().from(serverDefinitions).all()
     tx.delete(servers).run() // cascades to connections, tools and approvals
     tx.delete(profiles).run()
     tx.delete(agentTokens).run()
@@ -61,6 +64,7 @@ export async function loadState(db: Db, doc: unknown, actor: string): Promise<{ 
       for (const secret of storedSecrets) {
         if (secret.serverName === s.name && named.has(secret.name)) tx.insert(serverSecrets).values(secret).run()
       }
+      for (const d of storedDefinitions) if (d.serverName === s.name) tx.insert(serverDefinitions).values(d).run()
       if (s.connection) {
         tx.insert(serverConnections).values({
           serverName: s.name, state: s.connection.state, detail: s.connection.detail ?? null,

@@ -2,7 +2,9 @@ import 'server-only'
 import { and, eq, isNull } from 'drizzle-orm'
 import type { Db, Tx } from '@/db/client'
 import { discoveryBasis, reviewContext } from '@/db/queries/tools'
-import { servers, toolApprovals, tools, type ApprovedDefinition, type JsonObject, type Server, type ToolAnnotations, type ToolApproval } from '@/db/schema'
+import { serverDefinitions, servers, toolApprovals, tools, type ApprovedDefinition, type DefinitionKind, type JsonObject, type Server, type ServerDefinition, type ToolAnnotations, type ToolApproval } from '@/db/schema'
+import { definitionsOf } from '@/db/queries/definitions'
+import { definitionChanges, definitionId, definitionPin, type DiscoveredDefinition } from '@/lib/approvals/server-definitions'
 import { writeTransaction } from '@/db/write'
 import { insertActivity, type ActivityInput } from '@/lib/activity/record'
 import { mintRequestId } from '@/lib/activity/request-id'
@@ -54,7 +56,7 @@ const columnsOf = (d: DiscoveredTool) => ({
  * operator was shown); a tool approved before is held to its approval exactly as the runtime
  * would hold it, so an inspection cannot carry a changed definition past the guard.
  */
-export function applyDiscovery(db: Db, serverName: string, discovered: DiscoveredTool[], opts: { inspect?: boolean; now?: number } = {}): Promise<DiscoveryOutcome> {
+export function applyDiscovery(db: Db, serverName: string, discovered: DiscoveredTool[], opts: { inspect?: boolean; now?: number; definitions?: DiscoveredDefinition[] } = {}): Promise<DiscoveryOutcome> {
   const now = opts.now ?? Date.now()
   return writeTransaction(db, (tx) => {
     const basis = discoveryBasis(tx, serverName)
@@ -120,11 +122,15 @@ export function applyDiscovery(db: Db, serverName: string, discovered: Discovere
       out.gone.push(t.name)
       record('tool.gone', { target: `${serverName}:${t.name}` })
     }
+    if (opts.definitions) applyDefinitions(tx, opts.definitions, { server, inspect, baseline, requestId, now, context })
     if (inspect) {
       tx.update(servers).set({ inspectedAt: now }).where(eq(servers.name, serverName)).run()
       record('server.inspected', {
-        target: serverName, before: null, after: { tools: discovered.length },
-        findings: discovered.flatMap((d) => findingsOf(definitionOf({ name: d.name, ...columnsOf(d) })).map((f) => ({ ...f, field: `${d.name}.${f.field}` }))),
+        target: serverName, before: null, after: { tools: discovered.length, ...(opts.definitions ? { definitions: opts.definitions.length } : {}) },
+        findings: [
+          ...discovered.flatMap((d) => findingsOf(definitionOf({ name: d.name, ...columnsOf(d) })).map((f) => ({ ...f, field: `${d.name}.${f.field}` }))),
+          ...(opts.definitions ?? []).flatMap((d) => reviewFindings(d.definition, context).map((f) => ({ ...f, field: `${definitionId(serverName, d.kind, d.key)}.${f.field}` }))),
+        ],
       })
     } else if (baseline) {
       tx.update(servers).set({ baselineAt: now }).where(eq(servers.name, serverName)).run()
@@ -157,6 +163,76 @@ export function holdToApproval(tx: Tx, c: {
     upsertApproval(tx, c.server.name, name, { status: 'changed', approved: c.approval.approved, approvedHash: c.approval.approvedHash, decidedAt: c.now }, c.actor)
     insertActivity(tx, { ...at, type: 'tool.changed', data: { target, before: { status: c.approval.status, pin: c.approval.approvedHash }, after: { status: 'changed', pin: c.hash }, diff, findings, ...note } })
   }
+}
+
+interface DefinitionPass { server: Pick<Server, 'name' | 'trust'>; inspect: boolean; baseline: boolean; requestId: string; now: number; context: ReviewContext }
+
+/**
+ * The same guard for a server's instructions, prompts, resources and templates: the baseline
+ * approves them, a new one is pending, one whose pin differs from its approved pin is changed
+ * (trust=auto approves both), one no longer offered is gone. An inspection decides nothing for
+ * one it sees first, and holds one approved before to its approval.
+ */
+function applyDefinitions(tx: Tx, offered: DiscoveredDefinition[], c: DefinitionPass): void {
+  const serverName = c.server.name
+  const keyOf = (d: { kind: string; key: string }) => `${d.kind}\u0000${d.key}`
+  const known = new Map(definitionsOf(tx, serverName).map((d) => [keyOf(d), d]))
+  const at = { requestId: c.requestId, actor: RUNTIME, server: serverName, at: c.now }
+  const auto = c.server.trust === 'auto'
+  const where = (d: { kind: DefinitionKind; key: string }) =>
+    and(eq(serverDefinitions.serverName, serverName), eq(serverDefinitions.kind, d.kind), eq(serverDefinitions.key, d.key))
+  for (const d of offered) {
+    const hash = definitionPin(d.kind, d.definition)
+    const target = definitionId(serverName, d.kind, d.key)
+    const prev = known.get(keyOf(d))
+    if (!prev) {
+      const status = c.inspect ? null : c.baseline || auto ? 'approved' : 'pending'
+      const approved = status === 'approved'
+      tx.insert(serverDefinitions).values({
+        serverName, kind: d.kind, key: d.key, definition: d.definition, hash, status, approved: approved ? d.definition : null, approvedHash: approved ? hash : null,
+        decidedBy: status && RUNTIME, decidedAt: status && c.now, firstSeen: c.now, lastSeen: c.now,
+      }).run()
+      if (status && !c.baseline) {
+        insertActivity(tx, { ...at, type: auto ? 'definition.auto_approved' : 'definition.discovered', data: { target, kind: d.kind, before: null, after: { status, pin: hash }, findings: reviewFindings(d.definition, c.context) } })
+      }
+      continue
+    }
+    tx.update(serverDefinitions).set({ definition: d.definition, hash, lastSeen: c.now, goneAt: null }).where(where(d)).run()
+    // nothing approved yet (undecided or pending): approving takes it as it is then
+    if (prev.status === null || prev.status === 'pending') continue
+    if (hash === prev.approvedHash) {
+      if (prev.status === 'changed') {
+        tx.update(serverDefinitions).set({ status: 'approved', decidedBy: RUNTIME, decidedAt: c.now }).where(where(d)).run()
+        insertActivity(tx, { ...at, type: 'definition.changed', data: { target, kind: d.kind, before: { status: 'changed' }, after: { status: 'approved', pin: hash }, note: 'definition reverted to the approved one' } })
+      }
+      continue
+    }
+    if (hash === prev.hash && prev.status === 'changed') continue // already flagged, nothing new
+    holdDefinition(tx, { ...prev, definition: d.definition, hash }, { ...c, actor: RUNTIME, ...(c.inspect ? { note: 'found by inspection' } : {}) })
+  }
+  const listed = new Set(offered.map(keyOf))
+  for (const d of known.values()) {
+    if (listed.has(keyOf(d)) || d.goneAt !== null) continue
+    tx.update(serverDefinitions).set({ goneAt: c.now }).where(where(d)).run()
+    insertActivity(tx, { ...at, type: 'definition.gone', data: { target: definitionId(serverName, d.kind, d.key), kind: d.kind } })
+  }
+}
+
+/**
+ * A definition whose server offers something other than the approved one: changed, keeping the
+ * approved one (auto-approved on trust=auto servers), on the record with the diff and findings.
+ * Discovery, inspection and release hold a definition to its approval through here.
+ */
+export function holdDefinition(tx: Tx, d: ServerDefinition, c: { server: Pick<Server, 'name' | 'trust'>; actor: string; requestId: string; now: number; context: ReviewContext; note?: string }): void {
+  const target = definitionId(d.serverName, d.kind, d.key)
+  const auto = c.server.trust === 'auto'
+  const data = {
+    target, kind: d.kind, before: { status: d.status ?? 'approved', pin: d.approvedHash }, after: { status: auto ? 'approved' : 'changed', pin: d.hash },
+    diff: definitionChanges(d.approved ?? {}, d.definition), findings: reviewFindings(d.definition, c.context), ...(c.note ? { note: c.note } : {}),
+  }
+  tx.update(serverDefinitions).set(auto ? { status: 'approved', approved: d.definition, approvedHash: d.hash, decidedBy: c.actor, decidedAt: c.now } : { status: 'changed', decidedBy: c.actor, decidedAt: c.now })
+    .where(and(eq(serverDefinitions.serverName, d.serverName), eq(serverDefinitions.kind, d.kind), eq(serverDefinitions.key, d.key))).run()
+  insertActivity(tx, { requestId: c.requestId, actor: c.actor, server: d.serverName, at: c.now, type: auto ? 'definition.auto_approved' : 'definition.changed', data })
 }
 
 function upsertApproval(tx: Tx, serverName: string, toolName: string, v: { status: 'approved' | 'pending' | 'changed'; approved: ApprovedDefinition | null; approvedHash: string | null; decidedAt: number }, actor = RUNTIME) {
