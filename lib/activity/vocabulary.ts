@@ -107,7 +107,7 @@ export interface ActivityDataByType {
   // a confirmed change that brought a scope's closest pair over settings.max_description_overlap
   'surface.over_ceiling': ChangeData<{ a: string; b: string; score: number; cross_server: boolean; ceiling: number }>
   // reset_to_pending: approvals that could not be carried over (the definition they approved was overwritten before v3)
-  'pins.upgraded': { tools: number; hash_schema: number; reset_to_pending?: string[] }
+  'pins.upgraded': { tools: number; definitions?: number; hash_schema: number; reset_to_pending?: string[] }
 }
 
 export type ActivityType = keyof ActivityDataByType

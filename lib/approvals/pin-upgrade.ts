@@ -1,10 +1,11 @@
 import { eq, not, like, and } from 'drizzle-orm'
 import { transactionOn, type Db } from '@/db/client'
-import { toolApprovals, tools, type ApprovedDefinition } from '@/db/schema'
+import { serverDefinitions, toolApprovals, tools, type ApprovedDefinition } from '@/db/schema'
 import { insertActivity } from '@/lib/activity/record'
 import { mintRequestId } from '@/lib/activity/request-id'
 import { HASH_SCHEMA_VERSION, toolPin } from '@/lib/preflight/hash'
 import { approvedOf, definitionOf } from './definition'
+import { definitionPin } from './server-definitions'
 
 /**
  * Bring pins made under an older hash schema to the current one, once, when a database is
@@ -21,8 +22,14 @@ import { approvedOf, definitionOf } from './definition'
 export function upgradePins(db: Db): number {
   const current = `sha256/v${HASH_SCHEMA_VERSION}:%`
   const stale = db.select().from(tools).where(not(like(tools.hash, current))).all()
-  if (stale.length === 0) return 0
+  // a server's instructions, prompts and resources: the same schema, re-pinned as they stand (approved ones stay approved)
+  const definitions = db.select().from(serverDefinitions).where(not(like(serverDefinitions.hash, current))).all()
+  if (stale.length === 0 && definitions.length === 0) return 0
   transactionOn(db, (tx) => {
+    for (const d of definitions) {
+      tx.update(serverDefinitions).set({ hash: definitionPin(d.kind, d.definition), approvedHash: d.approved && definitionPin(d.kind, d.approved) })
+        .where(and(eq(serverDefinitions.serverName, d.serverName), eq(serverDefinitions.kind, d.kind), eq(serverDefinitions.key, d.key))).run()
+    }
     const reset: string[] = []
     for (const t of stale) {
       const key = and(eq(toolApprovals.serverName, t.serverName), eq(toolApprovals.toolName, t.name))
@@ -42,8 +49,8 @@ export function upgradePins(db: Db): number {
     }
     insertActivity(tx, {
       requestId: mintRequestId(), type: 'pins.upgraded', actor: 'toolgate',
-      data: { tools: stale.length, hash_schema: HASH_SCHEMA_VERSION, ...(reset.length ? { reset_to_pending: reset } : {}) },
+      data: { tools: stale.length, ...(definitions.length ? { definitions: definitions.length } : {}), hash_schema: HASH_SCHEMA_VERSION, ...(reset.length ? { reset_to_pending: reset } : {}) },
     })
   }, 'immediate')
-  return stale.length
+  return stale.length + definitions.length
 }

@@ -3,7 +3,8 @@ import { openDb } from '@/db/client'
 import { listActivity } from '@/db/queries/activity'
 import { knownTool } from '@/db/queries/tools'
 import { and, eq } from 'drizzle-orm'
-import { toolApprovals, tools } from '@/db/schema'
+import { serverDefinitions, toolApprovals, tools } from '@/db/schema'
+import { knownDefinition } from '@/db/queries/definitions'
 import { applyDiscovery } from '@/lib/upstream/discovery'
 import { freshDb, load } from '@/tests/helpers/db'
 import { check, operator } from '@/tests/helpers/evaluate'
@@ -81,5 +82,23 @@ describe('hash schema v2 → v3 (_meta joins the pin)', () => {
     // a _meta change after the upgrade is a change
     await applyDiscovery(reopened, 'ui', [{ name: 'show', description: 'Shows a note.', inputSchema: { type: 'object' }, _meta: { ui: { resourceUri: 'ui://evil/x' } } }])
     expect(check(reopened, operator, ['ui:show']).tools[0]).toMatchObject({ status: 'unavailable', reason: 'tool_changed' })
+  })
+})
+
+describe('a server\'s instructions, prompts and resources', () => {
+  it('are re-pinned under a new hash schema and stay as approved as they were', async () => {
+    const { db, file } = freshDb()
+    await load(db, { servers: [{ name: 'notes', connection: { state: 'ready' } }] })
+    await applyDiscovery(db, 'notes', [], { definitions: [{ kind: 'prompt', key: 'summarize', definition: { name: 'summarize', description: 'Summarize a note.' } }] })
+    db.update(serverDefinitions).set({ hash: v2(5), approvedHash: v2(5) }).run()
+    db.$client.close()
+    const reopened = openDb(file)
+    const d = knownDefinition(reopened, 'notes', ['prompt'], 'summarize')!
+    expect(d.hash).toMatch(/^sha256\/v3:/)
+    expect(d.approvedHash).toBe(d.hash)
+    expect(listActivity(reopened, { type: 'pins.upgraded' })).toMatchObject([{ data: { tools: 0, definitions: 1, hash_schema: 3 } }])
+    // the same definition listed again is not a change
+    await applyDiscovery(reopened, 'notes', [], { definitions: [{ kind: 'prompt', key: 'summarize', definition: { name: 'summarize', description: 'Summarize a note.' } }] })
+    expect(knownDefinition(reopened, 'notes', ['prompt'], 'summarize')?.status).toBe('approved')
   })
 })
