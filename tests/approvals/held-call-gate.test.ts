@@ -10,6 +10,7 @@ import { updateSettings } from '@/lib/admin/settings'
 import { createAgentToken, revokeAgentToken } from '@/lib/admin/tokens'
 import { approveTool, blockTool, enableTool } from '@/lib/admin/tools'
 import { approvalsInbox } from '@/lib/dashboard/approvals'
+import { listCalls } from '@/lib/approvals/calls'
 import { freshDb } from '@/tests/helpers/db'
 import { runCli } from '@/tests/helpers/cli'
 import { startServer, type RunningServer } from '@/tests/helpers/server'
@@ -55,8 +56,11 @@ afterAll(async () => {
 })
 
 const holdFor = (ms: number) => updateSettings(db, { call_approval_wait_ms: ms }, ctx)
+// a held call waits long enough for the CLI steps below on a loaded machine (conditions, not clocks)
+const HOLD_MS = 150_000
+const TEST_MS = 240_000
 const call = (c: Client, args: Record<string, unknown>) =>
-  c.request({ method: 'tools/call', params: { name: 'bank:transfer', arguments: args } }, CallToolResultSchema, { timeout: 60_000 }) as Promise<CallToolResult>
+  c.request({ method: 'tools/call', params: { name: 'bank:transfer', arguments: args } }, CallToolResultSchema, { timeout: TEST_MS }) as Promise<CallToolResult>
 const text = (r: CallToolResult) => (r.content[0] as { text: string }).text
 const same = (a: Record<string, unknown>, b: Record<string, unknown>) => JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b).sort())
 const runs = (args: Record<string, unknown>) => fx.calls().filter((c) => c.name === 'transfer' && c.arguments && same(c.arguments, args)).length
@@ -66,14 +70,17 @@ async function calls(): Promise<Listed[]> {
   expect(r.code, r.stderr).toBe(0)
   return JSON.parse(r.stdout)
 }
-const pendingFor = (args: Record<string, unknown>) => waitFor('the held call listed', async () => (await calls()).find((c) => c.status === 'pending' && same(c.arguments, args)))
+const pendingFor = async (args: Record<string, unknown>) => {
+  const id = await waitFor('the held call listed', () => listCalls(db, 'pending').find((c) => same(JSON.parse(c.arguments), args))?.id)
+  return (await calls()).find((c) => c.id === id)!
+}
 const approve = (id: string) => runCli(['calls', 'approve', id, '--db', dbFile])
 const approval = () => db.select().from(toolApprovals).where(and(eq(toolApprovals.serverName, 'bank'), eq(toolApprovals.toolName, 'transfer'))).get()
 const recordsOf = (requestId: string) => db.select().from(activity).where(eq(activity.requestId, requestId)).all()
 
 describe('a held call is gated again when its approval would run it', () => {
   it('the tool changes while the call is pending: the inbox says so, approving it as it is is refused, and it never runs', async () => {
-    await holdFor(30_000)
+    await holdFor(HOLD_MS)
     const args = { amount: 100, to: 'alice' }
     const answer = call(payer, args)
     const held = await pendingFor(args)
@@ -97,7 +104,7 @@ describe('a held call is gated again when its approval would run it', () => {
 
     fx.set({ tools: [TRANSFER] }) // back to the approved definition
     await waitFor('transfer approved again', () => approval()?.status === 'approved')
-  })
+  }, TEST_MS)
 
   it('the tool is blocked while the call is pending: approving does not run it, and the waiter gets tool_blocked_by_user, on the record', async () => {
     const args = { amount: 200, to: 'bob' }
@@ -115,7 +122,7 @@ describe('a held call is gated again when its approval would run it', () => {
     expect(recordsOf(held.request_id).find((a) => a.type === 'tool.call')?.data).toMatchObject({ outcome: 'refused', reason: 'tool_blocked_by_user' })
     expect((await calls()).find((c) => c.id === held.id)?.status).toBe('refused')
     await enableTool(db, 'bank:transfer', ctx, { confirm: true })
-  })
+  }, TEST_MS)
 
   it('the caller’s token is revoked while the call is pending: approving does not run it', async () => {
     const temp = await clientFor((await createAgentToken(db, 'temp', { allowedServers: ['*'], profilePin: null }, ctx)).token)
@@ -129,7 +136,7 @@ describe('a held call is gated again when its approval would run it', () => {
     await expect(answer).rejects.toThrow(/Unknown tool/)
     expect(runs(args)).toBe(0)
     expect(recordsOf(held.request_id).find((a) => a.type === 'call.refused')?.data).toMatchObject({ reason: 'not_found' })
-  })
+  }, TEST_MS)
 
   it('approved with nobody waiting, then the tool changes and is re-approved: the retry that would run it gets tool_changed, since the approval was for the definition shown', async () => {
     await holdFor(1000)
@@ -147,5 +154,5 @@ describe('a held call is gated again when its approval would run it', () => {
     expect(text(retry)).toContain('tool_changed')
     expect(runs(args)).toBe(0)
     expect((await calls()).find((c) => c.id === id)?.status).toBe('refused')
-  })
+  }, TEST_MS)
 })
