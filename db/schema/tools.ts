@@ -89,6 +89,8 @@ export const callApprovals = sqliteTable('call_approvals', {
   arguments: text('arguments').notNull(), // canonical JSON
   argumentsHash: text('arguments_hash').notNull(),
   caller: text('caller').notNull(),
+  // the caller's token id: an identical retry joins only the same token's call (null: anonymous, which joins nothing)
+  callerId: text('caller_id'),
   requestId: text('request_id').notNull(),
   // refused: approved, but the gate refused it when the approval was about to run it
   status: text('status', { enum: ['pending', 'approved', 'denied', 'expired', 'running', 'done', 'refused'] }).notNull(),

@@ -29,7 +29,8 @@ import { evaluateNow } from '@/lib/preflight/service'
 export const CALL_APPROVAL_TTL_MS = 60 * 60 * 1000
 export type CallStatus = CallApproval['status']
 
-export interface HeldCall { server: string; tool: string; args: Record<string, unknown>; caller: string; requestId: string; profile?: string }
+/** caller: who asked, as records name it; callerId: its token id (absent: anonymous, whose calls nothing joins) */
+export interface HeldCall { server: string; tool: string; args: Record<string, unknown>; caller: string; callerId?: string; requestId: string; profile?: string }
 
 const argumentsHash = (canonical: string) => createHash('sha256').update(canonical).digest('hex')
 const heldData = (c: CallApproval, extra: { reason?: string; pin?: string | null } = {}) => ({
@@ -53,14 +54,15 @@ export function requestCall(db: Db, call: HeldCall, now = Date.now()): Promise<{
   const hash = argumentsHash(canonical)
   return writeTransaction(db, (tx) => {
     expireIn(tx, now)
-    const open = tx.select().from(callApprovals).where(and(
-      eq(callApprovals.caller, call.caller), eq(callApprovals.serverName, call.server), eq(callApprovals.toolName, call.tool),
+    // the same token's identical call: by its id, so a token re-created under a revoked one's name joins nothing of the old one's
+    const open = call.callerId === undefined ? undefined : tx.select().from(callApprovals).where(and(
+      eq(callApprovals.callerId, call.callerId), eq(callApprovals.serverName, call.server), eq(callApprovals.toolName, call.tool),
       eq(callApprovals.argumentsHash, hash), inArray(callApprovals.status, ['pending', 'approved', 'running']), gt(callApprovals.expiresAt, now),
     )).orderBy(desc(callApprovals.createdAt)).get()
     if (open) return { call: open, joined: true }
     const row: CallApproval = {
       id: `call_${randomBytes(9).toString('base64url')}`, serverName: call.server, toolName: call.tool, arguments: canonical,
-      argumentsHash: hash, caller: call.caller, requestId: call.requestId, status: 'pending', reason: null,
+      argumentsHash: hash, caller: call.caller, callerId: call.callerId ?? null, requestId: call.requestId, status: 'pending', reason: null,
       decidedBy: null, decidedAt: null, result: null, createdAt: now, expiresAt: now + CALL_APPROVAL_TTL_MS,
       // read in this transaction: the definition the caller was served as it asked
       pin: servedPin(db, call.server, call.tool), approvedPin: null, profile: call.profile ?? null,

@@ -2,7 +2,7 @@ import 'server-only'
 import type { Db } from '@/db/client'
 import { statements } from '@/db/queries/preflight-state'
 import { readSettings } from '@/db/queries/settings'
-import { tokenByName } from '@/db/queries/access'
+import { tokenById } from '@/db/queries/access'
 import type { Caller } from '@/lib/preflight/evaluate'
 import { unauthorized } from '@/lib/errors'
 import { isOperatorKey } from './operator-key'
@@ -16,7 +16,7 @@ export interface HeaderReader { get(name: string): string | null }
 /** An agent token's caller identity; undefined when no such token exists. */
 export function agentCaller(db: Db, token: string): Caller | undefined {
   const row = statements(db).tokenByHash.get({ hash: hashSecret(token) })
-  return row && { tier: 'agent', name: `token:${row.name}`, allowedServers: row.allowedServers, profilePin: row.profilePin }
+  return row && { tier: 'agent', name: `token:${row.name}`, id: row.id, allowedServers: row.allowedServers, profilePin: row.profilePin }
 }
 
 /**
@@ -27,13 +27,21 @@ export function agentCaller(db: Db, token: string): Caller | undefined {
 export function callerNow(db: Db, caller: Caller): Caller {
   if (caller.tier !== 'agent') return caller
   const none: Caller = { ...caller, allowedServers: [], profilePin: null }
-  if (caller.name === ANONYMOUS) {
+  if (caller.id === undefined) {
     const profile = readSettings(db).mcpAnonymousProfile
-    return profile === null ? none : { ...caller, allowedServers: ['*'], profilePin: profile }
+    return caller.name === ANONYMOUS && profile !== null ? { ...caller, allowedServers: ['*'], profilePin: profile } : none
   }
-  const row = tokenByName(db, caller.name.replace(/^token:/, ''))
+  // by its id: a token re-created under the same name is another caller
+  const row = tokenById(db, caller.id)
   return row ? { ...caller, allowedServers: row.allowedServers, profilePin: row.profilePin } : none
 }
+
+/**
+ * The key everything kept per caller is kept under (tasks, held calls, cancellations, log
+ * levels, elicitations): the token's immutable id. An anonymous caller has none, so it shares
+ * no state with any other caller — nor with itself across requests.
+ */
+export const callerKey = (caller: Caller): string | undefined => (caller.tier === 'agent' ? caller.id : undefined)
 
 /** The token of an `Authorization: Bearer <token>` header; null when absent; a 401 when malformed. */
 export function bearerToken(headers: HeaderReader): string | null {

@@ -38,7 +38,7 @@ function present(db: Db, c: CallApproval): InboxCall {
   // what the caller was served when it asked: the approved definition (changed or not since), else the tool as it stands
   const served = tool?.approved ? storedOf(tool.name, tool.approved) : tool
   const pending = c.status === 'pending'
-  const refusal = pending ? callGate(db, c, { tier: 'agent', name: c.caller, allowedServers: [], profilePin: null }, c.profile ?? undefined) : undefined
+  const refusal = pending ? callGate(db, c, { tier: 'agent', name: c.caller, ...(c.callerId ? { id: c.callerId } : {}), allowedServers: [], profilePin: null }, c.profile ?? undefined) : undefined
   return {
     id: c.id, status: c.status, tool: `${c.serverName}:${c.toolName}`, title: served?.title ?? null, description: served?.description ?? null,
     annotations: served?.annotations ?? null, arguments: JSON.parse(c.arguments), caller: c.caller, request_id: c.requestId,

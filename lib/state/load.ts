@@ -9,6 +9,7 @@ import { recordChange } from '@/lib/admin/record-change'
 import { serverNames } from '@/db/queries/servers'
 import { writeTransaction } from '@/db/write'
 import { hashSecret } from '@/lib/auth/secrets'
+import { newTokenId } from '@/lib/admin/tokens'
 import { badRequest } from '@/lib/errors'
 import { formatIssue } from '@/lib/schemas/issues'
 import { toolPin } from '@/lib/preflight/hash'
@@ -40,6 +41,8 @@ export async function loadState(db: Db, doc: unknown, actor: string): Promise<{ 
   let toolCount = 0
   const record = await writeTransaction(db, (tx) => {
     const storedSecrets = tx.select().from(serverSecrets).all()
+    // a token the file keeps (the same secret) stays the same caller: its tasks and held calls stay its own
+    const tokenIds = new Map(tx.select({ hash: agentTokens.tokenHash, id: agentTokens.id }).from(agentTokens).all().map((t) => [t.hash, t.id]))
     const approvedBefore = approvedDefinitions(tx)
     // not in a file: a server the file keeps keeps them, with their approvals (the runtime re-lists them)
     const storedDefinitions = tx.select().from(serverDefinitions).all()
@@ -104,8 +107,9 @@ export async function loadState(db: Db, doc: unknown, actor: string): Promise<{ 
     }
     for (const p of state.profiles) tx.insert(profiles).values({ name: p.name, servers: p.servers }).run()
     for (const t of state.agent_tokens) {
+      const tokenHash = t.token !== undefined ? hashSecret(t.token) : t.token_hash!.slice('sha256:'.length)
       tx.insert(agentTokens).values({
-        name: t.name, tokenHash: t.token !== undefined ? hashSecret(t.token) : t.token_hash!.slice('sha256:'.length),
+        name: t.name, id: tokenIds.get(tokenHash) ?? newTokenId(), tokenHash,
         allowedServers: t.allowed_servers, profilePin: t.profile_pin, createdAt: now,
       }).run()
     }

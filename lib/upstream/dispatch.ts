@@ -13,6 +13,7 @@ import { serverConfig } from '@/db/queries/servers'
 import { readSettings } from '@/db/queries/settings'
 import type { CallApproval } from '@/db/schema'
 import { callById, callGate, claimCall, finishCall, refuseCall, requestCall } from '@/lib/approvals/calls'
+import { callerKey } from '@/lib/auth/caller'
 
 export interface CallContext {
   db: Db
@@ -75,7 +76,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
  * and every waiter gets that refusal.
  */
 async function heldCall(ctx: CallContext, server: string, tool: string, args: Record<string, unknown>, supervisor: Supervisor | undefined, timeoutMs: number): Promise<CallOutcome> {
-  const { call } = await requestCall(ctx.db, { server, tool, args, caller: ctx.caller.name, requestId: ctx.requestId, profile: ctx.profile })
+  const { call } = await requestCall(ctx.db, { server, tool, args, caller: ctx.caller.name, callerId: callerKey(ctx.caller), requestId: ctx.requestId, profile: ctx.profile })
   const started = Date.now()
   const deadline = started + readSettings(ctx.db).callApprovalWaitMs
   let reported = started
