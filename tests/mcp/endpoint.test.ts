@@ -108,11 +108,11 @@ describe('the served listing', () => {
     const existing = await modernRpc(`${h.mcp}/p/finance`, 'tools/list', {}, asNightly)
     const unknown = await modernRpc(`${h.mcp}/p/financf`, 'tools/list', {}, asNightly)
     expect(existing.status).toBe(404)
-    expect(comparable(unknown)).toEqual({ ...comparable(existing), text: existing.text.replace('"finance"', '"financf"') })
+    expect(comparable(unknown)).toEqual({ ...comparable(existing), text: existing.text.replaceAll('finance', 'financf') })
     const init = { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: 'raw', version: '1' } }
     const legacyExisting = await legacyRpc(`${h.mcp}/p/finance`, 'initialize', init, asNightly.headers)
     const legacyUnknown = await legacyRpc(`${h.mcp}/p/financf`, 'initialize', init, asNightly.headers)
-    expect(comparable(legacyUnknown)).toEqual({ ...comparable(legacyExisting), text: legacyExisting.text.replace('"finance"', '"financf"') })
+    expect(comparable(legacyUnknown)).toEqual({ ...comparable(legacyExisting), text: legacyExisting.text.replaceAll('finance', 'financf') })
     // the same token may use a profile that reaches a server in its scope
     expect((await modernRpc(`${h.mcp}/p/ops`, 'tools/list', {}, asNightly)).status).toBe(200)
   })
