@@ -58,14 +58,14 @@ export const toolApprovals = sqliteTable(
     status: text('status', { enum: ['approved', 'pending', 'changed'] }).notNull(),
     // blocked by the user; applies even on trust=auto servers
     disabled: integer('disabled', { mode: 'boolean' }).notNull().default(false),
-    // the approved definition, every served field: what agents are served (never the discovered
-    // one in tools), and the diff's "before" once the upstream offers something else; null while
-    // nothing is approved (pending)
-    approved: text('approved', { mode: 'json' }).$type<ApprovedDefinition | null>(),
     // pin of the approved definition: discovery, inspection, release and state load compare with it
     approvedHash: text('approved_hash'),
     decidedBy: text('decided_by'),
     decidedAt: integer('decided_at'),
+    // the approved definition, every served field: what agents are served (never the discovered
+    // one in tools), and the diff's "before" once the upstream offers something else; null while
+    // nothing is approved (pending). Last in the table: the evaluator's reads never step over it.
+    approved: text('approved', { mode: 'json' }).$type<ApprovedDefinition | null>(),
   },
   (t) => [
     primaryKey({ columns: [t.serverName, t.toolName] }),
@@ -108,7 +108,8 @@ export const callApprovals = sqliteTable('call_approvals', {
   expiresAt: integer('expires_at').notNull(),
 }, (t) => [
   index('call_approvals_status').on(t.status, t.createdAt),
-  index('call_approvals_identity').on(t.caller, t.serverName, t.toolName, t.argumentsHash),
+  // the call an identical retry joins: the same token's (by id), same tool, same arguments
+  index('call_approvals_identity').on(t.callerId, t.serverName, t.toolName, t.argumentsHash),
 ])
 
 export type CallApproval = typeof callApprovals.$inferSelect

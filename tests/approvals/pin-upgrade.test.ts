@@ -1,12 +1,21 @@
+import { createHash } from 'node:crypto'
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import { drizzle } from 'drizzle-orm/better-sqlite3'
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
 import { describe, expect, it } from 'vitest'
+import { projectRoot } from '@/lib/paths'
 import { openDb } from '@/db/client'
 import { listActivity } from '@/db/queries/activity'
 import { knownTool } from '@/db/queries/tools'
 import { and, eq } from 'drizzle-orm'
 import { serverDefinitions, toolApprovals, tools } from '@/db/schema'
 import { knownDefinition } from '@/db/queries/definitions'
+import { tokensWithHashes } from '@/db/queries/access'
 import { applyDiscovery } from '@/lib/upstream/discovery'
-import { freshDb, load } from '@/tests/helpers/db'
+import { freshDb, load, tempDbFile } from '@/tests/helpers/db'
 import { check, operator } from '@/tests/helpers/evaluate'
 
 const v1 = (n: number) => `sha256/v1:${String(n).repeat(64).slice(0, 64)}`
@@ -100,5 +109,45 @@ describe('a server\'s instructions, prompts and resources', () => {
     // the same definition listed again is not a change
     await applyDiscovery(reopened, 'notes', [], { definitions: [{ kind: 'prompt', key: 'summarize', definition: { name: 'summarize', description: 'Summarize a note.' } }] })
     expect(knownDefinition(reopened, 'notes', ['prompt'], 'summarize')?.status).toBe('approved')
+  })
+})
+
+describe('a database from before the approved definition was kept apart (migration 0010)', () => {
+  it('migrates: approvals keep what they approved, a changed tool keeps its kept definition, the upstream offering the approved one again is no change; tokens get ids', async () => {
+    // the schema as it stood at migration 0010, with a v2 state in it
+    const folder = mkdtempSync(path.join(tmpdir(), 'toolgate-migrations-'))
+    cpSync(path.join(projectRoot(), 'db', 'migrations'), folder, { recursive: true })
+    const journal = JSON.parse(readFileSync(path.join(folder, 'meta', '_journal.json'), 'utf8'))
+    journal.entries = journal.entries.filter((e: { idx: number }) => e.idx <= 10)
+    writeFileSync(path.join(folder, 'meta', '_journal.json'), JSON.stringify(journal))
+    const file = tempDbFile()
+    const old = new Database(file)
+    migrate(drizzle(old), { migrationsFolder: folder })
+    const pinned = (def: Record<string, unknown>) => `sha256/v2:${createHash('sha256').update(JSON.stringify(def)).digest('hex')}`
+    old.prepare(`insert into servers (name, enabled, quarantined, trust, disabled_tools, call_approval_tools, roots, call_timeout_ms, baseline_at, created_at, updated_at)
+      values ('gh', 1, 0, 'manual', '[]', '[]', '[]', 600000, 1, 1, 1)`).run()
+    old.prepare(`insert into server_connections (server_name, state, updated_at) values ('gh', 'ready', 1)`).run()
+    for (const name of ['ci', 'bot']) old.prepare(`insert into agent_tokens (name, token_hash, allowed_servers, created_at) values (?, ?, '["*"]', 1)`).run(name, `hash-${name}`)
+    const tool = old.prepare(`insert into tools (server_name, name, description, input_schema, meta, hash, first_seen, last_seen) values ('gh', ?, ?, '{"type":"object"}', ?, ?, 1, 1)`)
+    const approval = old.prepare(`insert into tool_approvals (server_name, tool_name, status, disabled, previous, approved_hash) values ('gh', ?, ?, 0, ?, ?)`)
+    tool.run('read', 'Reads.', '{"ui":{"resourceUri":"ui://read"}}', pinned({ n: 'read' }))
+    approval.run('read', 'approved', null, pinned({ n: 'read' }))
+    tool.run('share', 'Shares, and mails it out.', null, pinned({ n: 'share2' }))
+    approval.run('share', 'changed', '{"description":"Shares.","input_schema":{"type":"object"}}', pinned({ n: 'share1' }))
+    old.close()
+
+    const db = openDb(file)
+    // each token has its own id now (migration 0014), which everything per caller is kept under
+    const ids = tokensWithHashes(db).map((t) => t.id)
+    expect(ids).toEqual([expect.stringMatching(/^tok_[0-9a-f]{24}$/), expect.stringMatching(/^tok_[0-9a-f]{24}$/)])
+    expect(new Set(ids).size).toBe(2)
+    expect(knownTool(db, 'gh', 'read')).toMatchObject({ approval: { status: 'approved' }, approved: { description: 'Reads.', _meta: { ui: { resourceUri: 'ui://read' } } } })
+    expect(knownTool(db, 'gh', 'share')).toMatchObject({ approval: { status: 'changed' }, approved: { description: 'Shares.' } })
+    expect(check(db, operator, ['gh:read', 'gh:share']).tools.map((t) => (t.status === 'ready' ? 'ready' : t.reason))).toEqual(['ready', 'tool_changed'])
+    await applyDiscovery(db, 'gh', [
+      { name: 'read', description: 'Reads.', inputSchema: { type: 'object' }, _meta: { ui: { resourceUri: 'ui://read' } } },
+      { name: 'share', description: 'Shares.', inputSchema: { type: 'object' } },
+    ])
+    expect(check(db, operator, ['gh:read', 'gh:share']).tools.map((t) => t.status)).toEqual(['ready', 'ready'])
   })
 })
