@@ -13,7 +13,12 @@ const p = (name: string) => sql.placeholder(name)
 // call these tables small: db/checkpointer.ts keeps none for them).
 const SERVERS = `select s.name, s.enabled, s.quarantined, s.trust, s.disabled_tools, s.enabled_tools, s.transport is not null as has_transport, c.state, c.detail, c.action, c.runtime_instance
   from json_each(?) k cross join servers s on s.name = k.value left join server_connections c on c.server_name = s.name`
-const TOOLS = `select t.server_name, t.name, t.annotations, t.hash, a.status, a.disabled
+// An approved tool is judged by its approved definition (what agents are served: db/queries/served-tools.ts): its hints, its
+// pin. While the tool has the approved pin the two definitions are one (the pin is a sha256 over all of it), so its hints are
+// read from the approved copy only when the pins differ: the large copy is not read on every check.
+const TOOLS = `select t.server_name, t.name,
+    case when a.status = 'approved' and a.approved_hash is not t.hash then a.approved -> '$.annotations' else t.annotations end as annotations,
+    case when a.status = 'approved' then a.approved_hash else t.hash end as hash, a.status, a.disabled
   from json_each(?) k cross join tools t on t.server_name = k.value ->> 0 and t.name = k.value ->> 1
   left join tool_approvals a on a.server_name = t.server_name and a.tool_name = t.name
   where t.gone_at is null`
@@ -113,6 +118,14 @@ export function createStateReader(db: Db): PreflightState {
     profileServers: (name) => st.profile.get({ name })?.servers,
     nearbyToolIds: (id, servers) => (servers ? st.nearbyIn.all({ id, len: id.length, servers: JSON.stringify(servers) }) : st.nearby.all({ id, len: id.length })),
   }
+}
+
+/**
+ * The pin of what is served of one tool now: its approved definition's once approved, else the
+ * definition its server offers (the evaluator's own read). Null for a tool not known.
+ */
+export function servedPin(db: Db, server: string, tool: string): string | null {
+  return statements(db).tools.get(JSON.stringify([[server, tool]]))?.hash ?? null
 }
 
 /**

@@ -6,6 +6,8 @@
 import type { Policy } from '@/lib/preflight/evaluate'
 import type { FieldChange } from '@/lib/approvals/definition'
 import type { Finding } from '@/lib/approvals/findings'
+import type { DefinitionChange } from '@/lib/approvals/server-definitions'
+import type { DefinitionKind } from '@/db/schema/definitions'
 
 /** Surfaces a check can arrive on. */
 export const surfaces = ['rest', 'cli', 'dashboard', 'mcp-check', 'mcp-shape-a', 'mcp-shape-b'] as const
@@ -34,7 +36,12 @@ interface DiscoveryState { status?: string; pin?: string | null }
 interface Reviewed { diff?: FieldChange[]; findings?: Finding[] }
 /** A server's stored secrets whose target a state load changed (lib/state/load.ts). */
 export interface MovedSecrets { server: string; from: string; to: string; secrets: string[]; oauth: boolean }
-interface HeldCall { target: string; call_id: string; caller: string; arguments_hash: string; reason?: string }
+/** A server's instructions, prompt, resource or template, reviewed as tools are: what changed and the findings. */
+type DefinitionData = ChangeData<DiscoveryState> & { kind: DefinitionKind; diff?: DefinitionChange[]; findings?: Finding[] }
+/** A prompts/get or resources/read: passed the gate (ok), refused by it, withheld for what it said, or failed upstream. */
+interface ServedRead { target: string; outcome: 'ok' | 'refused' | 'withheld' | 'failed'; reason?: string; error?: string; findings?: Finding[]; duration_ms: number }
+/** pin: the tool's pin the call was requested under (approval_requested) or its approver was shown (approved) */
+interface HeldCall { target: string; call_id: string; caller: string; arguments_hash: string; reason?: string; pin?: string | null }
 
 export const callOutcomes = ['ok', 'tool_error', 'refused', 'failed', 'held', 'denied', 'expired', 'cancelled'] as const
 /** How a tools/call ended; `error` is the failure as the agent was told it (trimmed). */
@@ -77,9 +84,17 @@ export interface ActivityDataByType {
   'tool.changed': ChangeData<DiscoveryState> & Reviewed
   'tool.auto_approved': ChangeData<DiscoveryState> & Reviewed
   'server.inspect_requested': ChangeData<Record<string, never>>
-  'server.inspected': ChangeData<{ tools: number }> & { findings: Finding[] }
+  'server.inspected': ChangeData<{ tools: number; definitions?: number }> & { findings: Finding[] }
   'tool.gone': { target: string }
   'tool.returned': { target: string }
+  // a server's instructions, prompts, resources and resource templates (lib/approvals/server-definitions.ts)
+  'definition.discovered': DefinitionData
+  'definition.changed': DefinitionData
+  'definition.auto_approved': DefinitionData
+  'definition.approved': DefinitionData
+  'definition.gone': { target: string; kind: DefinitionKind }
+  'prompt.get': ServedRead
+  'resource.read': ServedRead
   // a tools/call, in two parts (contract §12): the call, committed while the upstream works, and its outcome appended after
   'tool.call': CallData
   'tool.call_outcome': CallEnd & { target: string; call: number }
@@ -92,6 +107,8 @@ export interface ActivityDataByType {
   'call.approved': HeldCall
   'call.denied': HeldCall
   'call.expired': HeldCall
+  // approved, but the gate asked again when the approval was about to run it refused it (reason: the verdict's)
+  'call.refused': HeldCall
   // dashboard operator actions (lib/admin/*): sign-in, server settings, tokens, profiles
   'operator.signed_in': { surface: 'dashboard'; until: string }
   'operator.signed_out': { surface: 'dashboard' }
@@ -110,7 +127,8 @@ export interface ActivityDataByType {
   'activity.pruned': { before: string; deleted: number; held_calls?: number }
   // a confirmed change that brought a scope's closest pair over settings.max_description_overlap
   'surface.over_ceiling': ChangeData<{ a: string; b: string; score: number; cross_server: boolean; ceiling: number }>
-  'pins.upgraded': { tools: number; hash_schema: number }
+  // reset_to_pending: approvals that could not be carried over (the definition they approved was overwritten before v3)
+  'pins.upgraded': { tools: number; definitions?: number; hash_schema: number; reset_to_pending?: string[] }
   // a database from before encryption at rest had its plain-text secrets sealed, once (lib/auth/seal-secrets.ts)
   'secrets.encrypted': { secrets: number }
 }
@@ -126,7 +144,8 @@ export const activityTypes = [
   'server.added', 'server.removed', 'server.transport_changed', 'server.secret_set', 'server.restart_requested',
   'server.login_started', 'server.login_completed', 'server.oauth_configured', 'server.baseline', 'server.inspect_requested', 'server.inspected',
   'tool.discovered', 'tool.changed', 'tool.auto_approved', 'tool.gone', 'tool.returned', 'tool.call', 'tool.call_outcome', 'task.created', 'task.cancelled',
-  'tool.call_approval', 'call.approval_requested', 'call.approved', 'call.denied', 'call.expired',
+  'definition.discovered', 'definition.changed', 'definition.auto_approved', 'definition.approved', 'definition.gone', 'prompt.get', 'resource.read',
+  'tool.call_approval', 'call.approval_requested', 'call.approved', 'call.denied', 'call.expired', 'call.refused',
   'operator.signed_in', 'operator.signed_out', 'operator.sign_in_refused', 'server.configured',
   'token.created', 'token.updated', 'token.revoked',
   'profile.created', 'profile.updated', 'profile.deleted',

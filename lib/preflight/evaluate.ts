@@ -22,7 +22,8 @@ export interface TokenScope { allowedServers: readonly string[]; profilePin: str
  */
 export type Caller =
   | { tier: 'operator'; name: string; asToken?: TokenScope & { name: string } }
-  | ({ tier: 'agent'; name: string } & TokenScope)
+  /** id: the agent token's immutable id (absent for an anonymous caller, which has no identity to keep state under) */
+  | ({ tier: 'agent'; name: string; id?: string } & TokenScope)
 
 export interface EvaluationInput {
   ids: readonly string[] // raw, as requested

@@ -27,7 +27,7 @@ describe('help at every level, printed from the command table', { timeout: 180_0
     for (const a of c.args) expect(r.stdout).toContain(a.name)
     expect(c.examples.length).toBeGreaterThanOrEqual(2)
     for (const [example] of c.examples) expect(r.stdout).toContain(`$ ${example}`)
-    expect(r.stdout).not.toContain('sha256/v1') // pins are v2 now
+    expect(r.stdout).not.toContain('sha256/v1') // pins are v3 now
     const exits = r.stdout.slice(r.stdout.indexOf('Exit codes:'))
     for (const code of Object.keys(c.exits)) expect(exits).toMatch(new RegExp(`^  ${code} `, 'm'))
     expect(short).toEqual(r)
@@ -64,7 +64,7 @@ describe('help at every level, printed from the command table', { timeout: 180_0
 
   it('pins are shown in the format the library makes them', async () => {
     const r = await runCli(['tools', 'preflight', '--help'])
-    expect(HASH_SCHEMA_VERSION).toBe(2)
+    expect(HASH_SCHEMA_VERSION).toBe(3)
     expect(r.stdout).toContain(`--pin <id>=sha256/v${HASH_SCHEMA_VERSION}:<hex>`)
   })
 

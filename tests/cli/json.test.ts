@@ -35,7 +35,7 @@ describe('-o json on every mutation: what changed, before/after, the record and 
 
   it('tools approve, block, enable and call-approval', async () => {
     const approve = await mutate(file, ['tools', 'approve', 'notes:export_notes'], 'tool.approved')
-    expect(approve.out).toMatchObject({ id: 'notes:export_notes', before: { status: 'pending', disabled: false }, after: { status: 'approved', disabled: false }, pin: expect.stringMatching(/^sha256\/v2:[0-9a-f]{64}$/) })
+    expect(approve.out).toMatchObject({ id: 'notes:export_notes', before: { status: 'pending', disabled: false }, after: { status: 'approved', disabled: false }, pin: expect.stringMatching(/^sha256\/v3:[0-9a-f]{64}$/) })
     const block = await mutate(file, ['tools', 'block', 'notes:read_note'], 'tool.blocked')
     expect(block.out).toMatchObject({ id: 'notes:read_note', before: { disabled: false }, after: { disabled: true } })
     const enable = await mutate(file, ['tools', 'enable', 'notes:read_note'], 'tool.enabled')

@@ -31,7 +31,7 @@ const cases: { reason: Reason; args: string[]; agent: boolean }[] = [
   { reason: 'tool_changed', args: ['notes:share_note'], agent: true },
   { reason: 'tool_blocked_by_user', args: ['notes:purge_notes'], agent: true },
   { reason: 'oauth_required', args: ['jira:create_ticket'], agent: true },
-  { reason: 'hash_mismatch', args: ['notes:read_note', '--pin', `notes:read_note=sha256/v2:${'0'.repeat(64)}`], agent: true },
+  { reason: 'hash_mismatch', args: ['notes:read_note', '--pin', `notes:read_note=sha256/v3:${'0'.repeat(64)}`], agent: true },
   { reason: 'server_not_in_scope', args: ['billing:get_invoice', '--profile', 'ops'], agent: false },
   { reason: 'tool_denied_by_config', args: ['notes:rebuild_index'], agent: true },
   { reason: 'missing_annotation', args: ['notes:tag_note', '--read-only-only'], agent: true },
@@ -155,7 +155,7 @@ describe('operator actions', () => {
   it('tools list shows each tool\'s status and pin', async () => {
     const r = await runCli(['tools', 'list', '-o', 'json', '--db', file])
     const rows = JSON.parse(r.stdout) as { id: string; status: string; pin: string }[]
-    expect(rows.find((t) => t.id === 'notes:read_note')).toMatchObject({ status: 'callable', pin: expect.stringMatching(/^sha256\/v2:[0-9a-f]{64}$/) })
+    expect(rows.find((t) => t.id === 'notes:read_note')).toMatchObject({ status: 'callable', pin: expect.stringMatching(/^sha256\/v3:[0-9a-f]{64}$/) })
     expect(rows.find((t) => t.id === 'notes:export_notes')).toMatchObject({ status: 'tool_pending_approval' })
     expect(rows.find((t) => t.id === 'github:list_issues')).toMatchObject({ status: 'server_quarantined' })
   })

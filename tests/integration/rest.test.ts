@@ -57,7 +57,7 @@ const inducers: { reason: Reason; id: string; extra?: Record<string, unknown>; a
   { reason: 'tool_changed', id: 'notes:share_note', agent: true },
   { reason: 'tool_blocked_by_user', id: 'notes:purge_notes', agent: true },
   { reason: 'oauth_required', id: 'jira:create_ticket', agent: true },
-  { reason: 'hash_mismatch', id: 'notes:read_note', extra: { pin_hash: 'sha256/v2:' + '0'.repeat(64) }, agent: true },
+  { reason: 'hash_mismatch', id: 'notes:read_note', extra: { pin_hash: 'sha256/v3:' + '0'.repeat(64) }, agent: true },
   { reason: 'server_not_in_scope', id: 'billing:get_invoice', extra: { profile: 'ops' }, agent: false },
   { reason: 'tool_denied_by_config', id: 'notes:rebuild_index', agent: true },
   { reason: 'missing_annotation', id: 'notes:tag_note', extra: { policy: { read_only_only: true } }, agent: true },
@@ -104,7 +104,7 @@ describe('every reason code over REST', () => {
 
   it('operator ready results carry the pin; agent ready results never do', async () => {
     const op = await post(ids('notes:read_note'))
-    expect(op.body.data.tools[0]).toEqual({ id: 'notes:read_note', status: 'ready', hash: expect.stringMatching(/^sha256\/v2:[0-9a-f]{64}$/) })
+    expect(op.body.data.tools[0]).toEqual({ id: 'notes:read_note', status: 'ready', hash: expect.stringMatching(/^sha256\/v3:[0-9a-f]{64}$/) })
     const ag = await post(ids('notes:read_note'), asAgent)
     expect(ag.body.data.tools[0]).toEqual({ id: 'notes:read_note', status: 'ready' })
   })

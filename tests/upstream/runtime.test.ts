@@ -63,7 +63,7 @@ describe('stdio upstream: discovery and the rug-pull guard', () => {
     await waitFor('a flagged', () => approval('paged', 'a')?.status === 'changed')
     expect(await reasonOf('paged:f')).toBe('tool_pending_approval')
     expect(await reasonOf('paged:a')).toBe('tool_changed')
-    expect(approval('paged', 'a')!.previous).toMatchObject({ description: 'Fixture tool a.' })
+    expect(approval('paged', 'a')!.approved).toMatchObject({ description: 'Fixture tool a.' })
     const current = db.select().from(tools).where(and(eq(tools.serverName, 'paged'), eq(tools.name, 'a'))).get()!
     expect(current.description).toBe('Now also emails your files to a stranger.')
     const types = db.select({ t: activity.type }).from(activity).where(eq(activity.server, 'paged')).all().map((r) => r.t)

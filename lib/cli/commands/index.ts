@@ -4,6 +4,7 @@ import { commandHelp, groupHelp, overview } from '@/lib/cli/help'
 import { command, EXIT_ERROR, type Command, type Group } from '@/lib/cli/spec'
 import { activityCommands } from './activity'
 import { callsCommands } from './calls'
+import { definitionGroupsHelp, definitionsCommands } from './definitions'
 import { doctorCommand } from './doctor'
 import { serveCommands } from './serve'
 import { settingsCommands } from './settings'
@@ -17,6 +18,7 @@ import { versionCommand } from './version'
 export const groups: Group[] = [
   { name: 'tools', summary: 'the preflight check, inventory and approvals' },
   { name: 'calls', summary: 'calls held for an operator\'s approval' },
+  ...definitionGroupsHelp,
   { name: 'upstream', summary: 'the MCP servers toolgate manages' },
   { name: 'activity', summary: 'the record: who did what, every check and call' },
   { name: 'settings', summary: 'proxy-wide settings' },
@@ -98,6 +100,7 @@ const completeCommand = command({
 export const commands: Command[] = [
   ...toolsCommands,
   ...callsCommands,
+  ...definitionsCommands,
   ...upstreamCommands,
   ...activityCommands,
   ...settingsCommands,

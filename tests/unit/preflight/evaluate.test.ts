@@ -51,7 +51,7 @@ describe('precedence: for each adjacent pair in the chain, the earlier reason wi
   // tool_changed / tool_pending_approval are values of one status field and cannot both hold.
   it('tool_pending_approval before hash_mismatch', async () => {
     await load(db, { servers: [srv('a', { tools: [tool('t', { approval: { status: 'pending' } })] })] })
-    expect(reasonOf(db, operator, 'a:t', { pins: new Map([['a:t', 'sha256/v2:' + '0'.repeat(64)]]) })).toBe('tool_pending_approval')
+    expect(reasonOf(db, operator, 'a:t', { pins: new Map([['a:t', 'sha256/v3:' + '0'.repeat(64)]]) })).toBe('tool_pending_approval')
   })
   it('tool_changed before hash_mismatch', async () => {
     await load(db, { servers: [srv('a', { tools: [tool('t', { approval: { status: 'changed' } })] })] })
@@ -183,25 +183,27 @@ describe('pins', () => {
   })
   it('fails closed with a detail saying which check failed', async () => {
     expect(mismatch(operator, 'sha1:abc')).toMatchObject({ reason: 'hash_mismatch', action: 'configure', detail: expect.stringContaining('not of the form') })
-    expect(mismatch(operator, 'sha256/v1:' + 'a'.repeat(64))).toMatchObject({ detail: expect.stringContaining('pin uses hash schema v1; this proxy computes v2') })
-    const wrong = 'sha256/v2:' + 'b'.repeat(64)
+    expect(mismatch(operator, 'sha256/v1:' + 'a'.repeat(64))).toMatchObject({ detail: expect.stringContaining('pin uses hash schema v1; this proxy computes v3') })
+    expect(mismatch(operator, 'sha256/v2:' + 'a'.repeat(64))).toMatchObject({ detail: expect.stringContaining('pin uses hash schema v2; this proxy computes v3') })
+    const wrong = 'sha256/v3:' + 'b'.repeat(64)
     expect(mismatch(operator, wrong)).toMatchObject({ reason: 'hash_mismatch', detail: expect.stringContaining(pin()) })
     const agentResult = mismatch(agent(), wrong)
     expect(agentResult).toMatchObject({ reason: 'hash_mismatch' })
-    expect(JSON.stringify(agentResult)).not.toContain(pin().slice('sha256/v2:'.length))
+    expect(JSON.stringify(agentResult)).not.toContain(pin().slice('sha256/v3:'.length))
   })
   it('a tool with no stored hash cannot be verified', async () => {
     db.update(tools).set({ hash: null }).run()
     expect(mismatch(operator, pin())).toMatchObject({ reason: 'hash_mismatch', detail: expect.stringContaining('no stored hash') })
   })
-  it('the pin (hash schema v2) covers everything served: name, title, description, schemas, annotations, execution and icons', async () => {
+  it('the pin (hash schema v3) covers everything served: name, title, description, schemas, annotations, execution, icons and _meta', async () => {
     const base = { name: 't', description: 'd', input_schema: { type: 'object', properties: { b: 1, a: 2 } } }
     expect(toolPin(base)).toBe(toolPin({ ...base, input_schema: { properties: { a: 2, b: 1 }, type: 'object' } })) // canonical JSON
-    expect(toolPin(base)).toMatch(/^sha256\/v2:[0-9a-f]{64}$/)
+    expect(toolPin(base)).toMatch(/^sha256\/v3:[0-9a-f]{64}$/)
     const variants = [
       { ...base, name: 'u' }, { ...base, title: 'T' }, { ...base, description: 'e' }, { ...base, output_schema: { type: 'object' } },
       { ...base, annotations: { readOnlyHint: true } }, { ...base, annotations: { readOnlyHint: false } },
       { ...base, execution: { taskSupport: 'required' } }, { ...base, icons: [{ src: 'https://x.example/i.png' }] },
+      { ...base, _meta: { ui: { resourceUri: 'ui://a' } } }, { ...base, _meta: { ui: { resourceUri: 'ui://b' } } },
     ]
     const pins = new Set([toolPin(base), ...variants.map(toolPin)])
     expect(pins.size).toBe(variants.length + 1)
