@@ -77,7 +77,7 @@ describe('only the approved definition is served', () => {
 
   it('_meta is pinned: a changed _meta (ui.resourceUri) is tool_changed, with _meta in the diff', async () => {
     const { db } = freshDb()
-    await load(db, { servers: [{ name: 'ui', connection: { state: 'ready' } }] })
+    await load(db, { servers: [{ name: 'ui', transport: { url: 'http://127.0.0.1:9/mcp' }, connection: { state: 'ready' } }] })
     const show = (uri: string) => [{ name: 'show', inputSchema: schema, _meta: { ui: { resourceUri: uri } } }]
     await applyDiscovery(db, 'ui', show('ui://notes/show')) // the baseline
     expect(reasonOf(db, agent(), 'ui:show')).toBe('ready')

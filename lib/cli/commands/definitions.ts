@@ -1,7 +1,6 @@
 import { paint, statusColour, table, terminal } from '@/lib/cli/output'
 import { command, EXIT_ERROR, type Command, type Group } from '@/lib/cli/spec'
-import { approveDefinition } from '@/lib/admin/definitions'
-import { definitionReview, definitionRows, type DefinitionReview } from '@/lib/approvals/review'
+import type { DefinitionReview } from '@/lib/approvals/review'
 import { showInvisible } from '@/lib/approvals/findings'
 import { definitionGroups, type DefinitionGroup } from '@/lib/approvals/server-definitions'
 
@@ -47,6 +46,7 @@ function groupCommands(group: DefinitionGroup, examples: { list: string; id: str
       examples: [[`toolgate ${group} list`, examples.list], [`toolgate ${group} list --server notes -o json`, 'one server\'s, for a script']],
       exits: { 0: 'listed', 1: EXIT_ERROR },
       run: async ({ values, json, db }) => {
+        const { definitionRows } = await import('@/lib/approvals/review')
         const rows = definitionRows(db(), group, values.server)
         if (json) console.log(toJson(rows))
         else console.log(table(['ID', 'KIND', 'STATUS', 'SERVED', 'PIN'], rows.map((r) => [showInvisible(r.id), r.kind, r.status, r.served ? 'yes' : 'no', r.pin]),
@@ -62,6 +62,7 @@ function groupCommands(group: DefinitionGroup, examples: { list: string; id: str
       examples: [[`toolgate ${group} show ${examples.id}`, 'review it before approving'], [`toolgate ${group} show ${examples.id} -o json | jq -r .pin`, 'the pin to approve with --hash']],
       exits: { 0: 'shown', 1: EXIT_ERROR },
       run: async ({ args: [id], json, db }) => {
+        const { definitionReview } = await import('@/lib/approvals/review')
         const review = definitionReview(db(), group, id)
         console.log(json ? toJson(review) : reviewText(review))
         return 0
@@ -76,6 +77,7 @@ function groupCommands(group: DefinitionGroup, examples: { list: string; id: str
         [`toolgate ${group} approve ${examples.id} --hash "$(toolgate ${group} show ${examples.id} -o json | jq -r .pin)"`, 'approve exactly what you reviewed']],
       exits: { 0: 'approved (before → after, on the record)', 1: EXIT_ERROR },
       run: async ({ values, args: [id], json, db, ctx }) => {
+        const { approveDefinition } = await import('@/lib/admin/definitions')
         const r = await approveDefinition(db(), group, id, ctx, { hash: values.hash as string | undefined })
         if (json) console.log(toJson({ id: r.id, kind: r.kind, before: r.before, after: r.after, activity_id: r.activityId, request_id: r.requestId }))
         else console.log(`${r.id}: ${r.before.status} → ${r.after.status}  pin ${r.after.pin}  (activity ${r.activityId}, request_id ${r.requestId})`)
