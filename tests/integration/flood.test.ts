@@ -22,7 +22,8 @@ const tokens: Record<string, string> = {}
 beforeAll(async () => {
   const fresh = freshDb()
   db = fresh.db
-  await load(db, { servers: [{ name: 'a', connection: { state: 'ready' }, tools: [{ name: 't', input_schema: {} }] }] })
+  // a transport (never connected: the runtime is off) lets its `ready` be true
+  await load(db, { servers: [{ name: 'a', transport: { url: 'http://127.0.0.1:9/mcp' }, connection: { state: 'ready' }, tools: [{ name: 't', input_schema: {} }] }] })
   for (const name of ['flooder', 'bystander', 'hasty', 'patient']) {
     tokens[name] = (await createAgentToken(db, name, { allowedServers: ['*'], profilePin: null }, { actor: 'test' })).token
   }
