@@ -64,11 +64,11 @@ describe('a quarantined stdio server', () => {
   const neighbour = stdioFixture({ tools: [{ name: 'other' }] })
 
   it('is not started until an operator asks: starting it runs its code', async () => {
-    // a ready neighbour whose near-miss ids would point at insp's tools, were they suggestible
-    await addServer(db, { name: 'insr', transport: neighbour.transport, trusted: true }, ctx)
     await addServer(db, { name: 'insp', transport: fx.transport }, ctx)
+    // a ready neighbour whose near-miss ids would point at insp's tools, were they suggestible;
+    // added after insp, so the runtime's pass that started it had insp before it too
+    await addServer(db, { name: 'insr', transport: neighbour.transport, trusted: true }, ctx)
     await waitFor('insr ready', () => connectionState(db, 'insr')?.state === 'ready')
-    await new Promise((r) => setTimeout(r, 1500))
     expect(fx.received()).toBe(0)
     expect(await listed('insp')).toEqual([])
   })
