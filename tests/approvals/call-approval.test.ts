@@ -1,17 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { CallToolResultSchema, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js'
 import { eq } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { activity } from '@/db/schema'
-import { addServer } from '@/lib/admin/upstreams'
 import { updateSettings } from '@/lib/admin/settings'
 import { CALL_APPROVAL_TTL_MS, expireCalls } from '@/lib/approvals/calls'
-import { freshDb } from '@/tests/helpers/db'
 import { runCli } from '@/tests/helpers/cli'
-import { startServer, type RunningServer } from '@/tests/helpers/server'
-import { agentToken, connectionState, runtimeEnv, stdioFixture, waitFor } from '@/tests/upstream/harness'
+import { agentClient, startGateway } from '@/tests/helpers/gateway'
+import type { RunningServer } from '@/tests/helpers/server'
+import { stdioFixture, waitFor } from '@/tests/upstream/harness'
 
 // Call approval end to end: a real MCP client calls a tool under call approval through
 // toolgate, and an operator decides on that exact call with the CLI.
@@ -25,15 +23,11 @@ let mcp: Client
 const fx = stdioFixture({ tools: [{ name: 'send', annotations: { destructiveHint: true, openWorldHint: true } }, { name: 'free' }] })
 
 beforeAll(async () => {
-  ;({ db, file: dbFile } = freshDb())
-  const token = await agentToken(db)
-  server = await startServer({ TOOLGATE_DB: dbFile, TOOLGATE_API_KEY: KEY, ...runtimeEnv })
-  await addServer(db, { name: 'mail', transport: fx.transport, trusted: true }, ctx)
-  await waitFor('mail ready', () => connectionState(db, 'mail')?.state === 'ready')
+  const gateway = await startGateway(KEY, { upstreams: { mail: fx.transport } })
+  ;({ db, dbFile, server } = gateway)
   const on = await runCli(['tools', 'call-approval', 'mail:send', 'on', '--db', dbFile])
   expect(on.code, on.stderr).toBe(0)
-  mcp = new Client({ name: 'call-approval-test', version: '1.0.0' })
-  await mcp.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }))
+  mcp = await agentClient(gateway, 'call-approval-test')
 })
 afterAll(async () => {
   await mcp?.close()

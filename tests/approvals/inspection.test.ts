@@ -6,11 +6,11 @@ import { activity, toolApprovals } from '@/db/schema'
 import { addServer } from '@/lib/admin/upstreams'
 import { requestInspection, unquarantineServer } from '@/lib/admin/servers'
 import { knownTools } from '@/db/queries/tools'
-import { freshDb } from '@/tests/helpers/db'
 import { runCli } from '@/tests/helpers/cli'
 import { rpcBody } from '@/tests/helpers/rpc'
-import { freePort, startServer, type RunningServer } from '@/tests/helpers/server'
-import { FIXTURE, agentToken, connectionState, runtimeEnv, stdioFixture, waitFor } from '@/tests/upstream/harness'
+import { startGateway } from '@/tests/helpers/gateway'
+import { freePort, type RunningServer } from '@/tests/helpers/server'
+import { FIXTURE, connectionState, stdioFixture, waitFor } from '@/tests/upstream/harness'
 
 // Quarantine you can inspect: a quarantined server's tools are listed for review and never
 // served, called or suggested; release approves exactly what was shown.
@@ -23,9 +23,7 @@ let server: RunningServer
 let agent: string
 
 beforeAll(async () => {
-  ;({ db, file: dbFile } = freshDb())
-  agent = await agentToken(db)
-  server = await startServer({ TOOLGATE_DB: dbFile, TOOLGATE_API_KEY: KEY, ...runtimeEnv })
+  ;({ db, dbFile, server, agent } = await startGateway(KEY))
 })
 afterAll(async () => {
   await server?.stop()
