@@ -15,6 +15,15 @@ export const SCREENSHOTS = path.resolve(__dirname, '..', '..', 'test-results', '
 
 export type State = Omit<StateFileInput, 'version'>
 export const demoState = (): State => JSON.parse(readFileSync(demoStateFile(), 'utf8'))
+/**
+ * The demo state with the state-file servers `names` given a transport that is never dialed (the
+ * runtime is off in these tests), so a fix can make them ready: a server without one never is.
+ */
+export const demoStateServing = (...names: string[]): State => {
+  const state = demoState()
+  for (const s of state.servers ?? []) if (names.includes(s.name)) s.transport = { url: 'http://127.0.0.1:9/mcp' }
+  return state
+}
 
 export interface Dashboard { db: Db; file: string; server: RunningServer; browser: Browser; stop: () => Promise<void> }
 

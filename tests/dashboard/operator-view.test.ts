@@ -1,10 +1,11 @@
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { listActivity } from '@/db/queries/activity'
-import { screenshot, signedIn, visit, startDashboard, type Dashboard, eventually } from './harness'
+import { screenshot, signedIn, visit, startDashboard, type Dashboard, eventually, demoStateServing } from './harness'
 
 let d: Dashboard
-beforeAll(async () => { d = await startDashboard() })
+// the servers the fixes below make ready must be able to be: a state-file server never is
+beforeAll(async () => { d = await startDashboard(demoStateServing('legacy-ci', 'github')) })
 afterAll(async () => { await d?.stop() })
 
 const row = (page: Page, id: string) => page.getByTestId(`row-${id}`)

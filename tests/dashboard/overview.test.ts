@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { listActivity } from '@/db/queries/activity'
-import { screenshot, signedIn, visit, startDashboard, type Dashboard, eventually } from './harness'
+import { screenshot, signedIn, visit, startDashboard, type Dashboard, eventually, demoStateServing } from './harness'
 
 let d: Dashboard
-beforeAll(async () => { d = await startDashboard() })
+// legacy-ci, once enabled here, must be able to be ready for the agent's refusal to clear
+beforeAll(async () => { d = await startDashboard(demoStateServing('legacy-ci')) })
 afterAll(async () => { await d?.stop() })
 
 const restCheck = (token: string, ids: string[]) => fetch(`${d.server.url}/api/v1/preflight`, {

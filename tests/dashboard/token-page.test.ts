@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { screenshot, signedIn, visit, startDashboard, type Dashboard, eventually } from './harness'
+import { screenshot, signedIn, visit, startDashboard, type Dashboard, eventually, demoStateServing } from './harness'
 
 let d: Dashboard
-beforeAll(async () => { d = await startDashboard() })
+// billing, once in nightly's profile, must be able to be ready for its refusal to clear
+beforeAll(async () => { d = await startDashboard(demoStateServing('billing')) })
 afterAll(async () => { await d?.stop() })
 
 describe('a page per agent token', () => {
