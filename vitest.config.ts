@@ -1,6 +1,12 @@
 import path from 'node:path'
 import { defineConfig } from 'vitest/config'
 
+/** No process outlives the file that started it, nor the run (tests/helpers/processes.ts). */
+export const noLeftovers = {
+  globalSetup: ['tests/helpers/no-leftovers-global.ts'],
+  setupFiles: ['tests/helpers/no-leftovers-file.ts'],
+}
+
 export default defineConfig({
   resolve: {
     alias: {
@@ -15,5 +21,6 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    ...noLeftovers,
   },
 })

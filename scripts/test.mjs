@@ -1,13 +1,19 @@
 // The test command: build the app (integration tests run `next start`), run every test,
 // then end with one plain line "N passed, N failed" that CI reads.
 import { spawnSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, existsSync, rmSync } from 'node:fs'
 import path from 'node:path'
 
 const root = path.resolve(import.meta.dirname, '..')
 // The tests' own build folder: a toolgate started with `npm start` keeps serving from .next while
 // the tests build and run beside it (a build into its folder would break every page it serves).
-const env = { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NEXT_DIST_DIR: process.env.NEXT_DIST_DIR || '.next-test' }
+// TOOLGATE_TEST_RUN marks every process the tests start, so the suite can tell its own leftovers
+// from other processes on the machine (tests/helpers/processes.ts)
+const env = {
+  ...process.env, NEXT_TELEMETRY_DISABLED: '1', NEXT_DIST_DIR: process.env.NEXT_DIST_DIR || '.next-test',
+  TOOLGATE_TEST_RUN: `run_${process.pid}_${randomBytes(6).toString('hex')}`,
+}
 const run = (cmd, args) => spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env })
 
 if (process.env.TOOLGATE_SKIP_BUILD !== '1') {
@@ -40,10 +46,13 @@ if (existsSync(report)) {
   const r = JSON.parse(readFileSync(report, 'utf8'))
   passed = r.numPassedTests
   failed = r.numFailedTests + (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0)
-  // a suite that failed to load has no tests counted; count it as a failure
-  failed += r.testResults.filter((f) => f.status === 'failed' && f.assertionResults.length === 0).length
+  // a file that failed outside its tests (it did not load, a hook failed, it left a process
+  // running) has no failed test counted: count it as one failure
+  failed += r.testResults.filter((f) => f.status === 'failed' && f.assertionResults.every((a) => a.status === 'passed')).length
 } else {
   failed = 1
 }
+// a failed run with nothing counted (an unhandled error, a process left at the end of the run) is a failure too
+if (vitest.status !== 0 && failed === 0) failed = 1
 console.log(`${passed} passed, ${failed} failed`)
 process.exit(vitest.status === 0 && failed === 0 ? 0 : 1)

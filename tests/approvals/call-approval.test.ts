@@ -1,17 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { CallToolResultSchema, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js'
 import { eq } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { activity } from '@/db/schema'
-import { addServer } from '@/lib/admin/upstreams'
 import { updateSettings } from '@/lib/admin/settings'
 import { CALL_APPROVAL_TTL_MS, expireCalls } from '@/lib/approvals/calls'
-import { freshDb } from '@/tests/helpers/db'
 import { runCli } from '@/tests/helpers/cli'
-import { startServer, type RunningServer } from '@/tests/helpers/server'
-import { agentToken, connectionState, runtimeEnv, stdioFixture, waitFor } from '@/tests/upstream/harness'
+import { agentClient, startGateway } from '@/tests/helpers/gateway'
+import type { RunningServer } from '@/tests/helpers/server'
+import { stdioFixture, waitFor } from '@/tests/upstream/harness'
 
 // Call approval end to end: a real MCP client calls a tool under call approval through
 // toolgate, and an operator decides on that exact call with the CLI.
@@ -25,15 +23,11 @@ let mcp: Client
 const fx = stdioFixture({ tools: [{ name: 'send', annotations: { destructiveHint: true, openWorldHint: true } }, { name: 'free' }] })
 
 beforeAll(async () => {
-  ;({ db, file: dbFile } = freshDb())
-  const token = await agentToken(db)
-  server = await startServer({ TOOLGATE_DB: dbFile, TOOLGATE_API_KEY: KEY, ...runtimeEnv })
-  await addServer(db, { name: 'mail', transport: fx.transport, trusted: true }, ctx)
-  await waitFor('mail ready', () => connectionState(db, 'mail')?.state === 'ready')
+  const gateway = await startGateway(KEY, { upstreams: { mail: fx.transport } })
+  ;({ db, dbFile, server } = gateway)
   const on = await runCli(['tools', 'call-approval', 'mail:send', 'on', '--db', dbFile])
   expect(on.code, on.stderr).toBe(0)
-  mcp = new Client({ name: 'call-approval-test', version: '1.0.0' })
-  await mcp.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }))
+  mcp = await agentClient(gateway, 'call-approval-test')
 })
 afterAll(async () => {
   await mcp?.close()
@@ -41,8 +35,8 @@ afterAll(async () => {
 })
 
 const holdFor = (ms: number) => updateSettings(db, { call_approval_wait_ms: ms }, ctx)
-const call = (args: Record<string, unknown>, name = 'mail:send') =>
-  mcp.request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema, { timeout: 60_000 }) as Promise<CallToolResult>
+const call = (args: Record<string, unknown>, name = 'mail:send', onprogress?: (p: Progress) => void) =>
+  mcp.request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema, { timeout: 60_000, onprogress }) as Promise<CallToolResult>
 const text = (r: CallToolResult) => (r.content[0] as { text: string }).text
 const callId = (r: CallToolResult) => (r.structuredContent as { call_id: string }).call_id
 /** arguments compared as toolgate keeps them: canonical JSON, keys sorted */
@@ -143,9 +137,11 @@ describe('call approval', () => {
   it('two concurrent identical calls make one request, run once, and both get the result', async () => {
     await holdFor(30_000)
     const args = { to: 'both@example.com', body: 'once' }
-    const [one, two] = [call(args), call(args)]
+    const reported: [string[], string[]] = [[], []]
+    const [one, two] = reported.map((messages) => call(args, 'mail:send', (p) => void messages.push(p.message ?? '')))
     const held = await pendingFor(args)
-    await new Promise((r) => setTimeout(r, 500)) // let the second call join
+    // a waiting call reports, as progress, the request it waits on: both wait on the one held
+    await waitFor('both calls waiting on the held request', () => reported.every((messages) => messages.some((m) => m.includes(held.id))))
     expect((await calls()).filter((c) => same(c.arguments, args))).toHaveLength(1)
     await decide('approve', held.id)
     const [r1, r2] = await Promise.all([one, two])

@@ -3,17 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { and, eq } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { activity, toolApprovals } from '@/db/schema'
-import { addServer } from '@/lib/admin/upstreams'
-import { freshDb } from '@/tests/helpers/db'
 import { runCli } from '@/tests/helpers/cli'
-import { freePort, startServer, type RunningServer } from '@/tests/helpers/server'
-import { FIXTURE, agentToken, connectionState, runtimeEnv, stdioFixture, waitFor, type FixtureTool } from '@/tests/upstream/harness'
+import { startGateway } from '@/tests/helpers/gateway'
+import { freePort, type RunningServer } from '@/tests/helpers/server'
+import { FIXTURE, stdioFixture, waitFor, type FixtureTool } from '@/tests/upstream/harness'
 
 // Approval integrity, field by field: what the upstream gives is what agents get, and a change
 // to any served field is a change the operator must approve again (hash schema v3).
 
 const KEY = 'tg_op_definitions_test_key_00000'
-const ctx = { actor: 'test' }
 
 /** A tool carrying every field a definition may have. */
 const FULL: FixtureTool = {
@@ -39,16 +37,12 @@ let upstreamUrl: string
 const fx = stdioFixture({ tools: baseline })
 
 beforeAll(async () => {
-  ;({ db, file: dbFile } = freshDb())
-  agent = await agentToken(db)
   const port = await freePort()
   upstreamUrl = `http://127.0.0.1:${port}/mcp`
   upstream = spawn(process.execPath, [FIXTURE], { env: { ...process.env, ...fx.httpEnv(port) }, stdio: 'ignore' })
   await waitFor('the HTTP fixture listening', () => fetch(upstreamUrl, { method: 'GET' }).then(() => true, () => false))
-  server = await startServer({ TOOLGATE_DB: dbFile, TOOLGATE_API_KEY: KEY, ...runtimeEnv })
-  await addServer(db, { name: 'up', transport: { url: upstreamUrl }, trusted: true }, ctx)
-  await waitFor('up ready', () => connectionState(db, 'up')?.state === 'ready')
-}, 60_000)
+  ;({ db, dbFile, server, agent } = await startGateway(KEY, { upstreams: { up: { url: upstreamUrl } } }))
+})
 afterAll(async () => {
   await server?.stop()
   upstream?.kill()

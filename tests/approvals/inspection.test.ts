@@ -6,11 +6,11 @@ import { activity, toolApprovals } from '@/db/schema'
 import { addServer } from '@/lib/admin/upstreams'
 import { requestInspection, unquarantineServer } from '@/lib/admin/servers'
 import { knownTools } from '@/db/queries/tools'
-import { freshDb } from '@/tests/helpers/db'
 import { runCli } from '@/tests/helpers/cli'
 import { rpcBody } from '@/tests/helpers/rpc'
-import { freePort, startServer, type RunningServer } from '@/tests/helpers/server'
-import { FIXTURE, agentToken, connectionState, runtimeEnv, stdioFixture, waitFor } from '@/tests/upstream/harness'
+import { startGateway } from '@/tests/helpers/gateway'
+import { freePort, type RunningServer } from '@/tests/helpers/server'
+import { FIXTURE, connectionState, stdioFixture, waitFor } from '@/tests/upstream/harness'
 
 // Quarantine you can inspect: a quarantined server's tools are listed for review and never
 // served, called or suggested; release approves exactly what was shown.
@@ -23,9 +23,7 @@ let server: RunningServer
 let agent: string
 
 beforeAll(async () => {
-  ;({ db, file: dbFile } = freshDb())
-  agent = await agentToken(db)
-  server = await startServer({ TOOLGATE_DB: dbFile, TOOLGATE_API_KEY: KEY, ...runtimeEnv })
+  ;({ db, dbFile, server, agent } = await startGateway(KEY))
 })
 afterAll(async () => {
   await server?.stop()
@@ -64,11 +62,11 @@ describe('a quarantined stdio server', () => {
   const neighbour = stdioFixture({ tools: [{ name: 'other' }] })
 
   it('is not started until an operator asks: starting it runs its code', async () => {
-    // a ready neighbour whose near-miss ids would point at insp's tools, were they suggestible
-    await addServer(db, { name: 'insr', transport: neighbour.transport, trusted: true }, ctx)
     await addServer(db, { name: 'insp', transport: fx.transport }, ctx)
+    // a ready neighbour whose near-miss ids would point at insp's tools, were they suggestible;
+    // added after insp, so the runtime's pass that started it had insp before it too
+    await addServer(db, { name: 'insr', transport: neighbour.transport, trusted: true }, ctx)
     await waitFor('insr ready', () => connectionState(db, 'insr')?.state === 'ready')
-    await new Promise((r) => setTimeout(r, 1500))
     expect(fx.received()).toBe(0)
     expect(await listed('insp')).toEqual([])
   })

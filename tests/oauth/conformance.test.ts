@@ -1,11 +1,14 @@
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import path from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freshDb, load } from '@/tests/helpers/db'
+import { startServer, type RunningServer } from '@/tests/helpers/server'
 
 // The MCP conformance suite's client scenarios, with toolgate as the client under test through
-// its real login path (tests/oauth/conformance-driver.mjs): `toolgate serve`, `upstream add`,
-// `upstream login`, the browser hop, the callback, and a tools/call through /mcp.
+// its real login path (tests/oauth/conformance-driver.mjs): `upstream add`, `upstream login`, the
+// browser hop, the callback, and a tools/call through /mcp. One toolgate serves every scenario,
+// as one serves an operator's many upstreams: each scenario adds its mock under its own name.
 
 const here = import.meta.dirname
 const tools = path.join(here, 'conformance', 'node_modules')
@@ -26,11 +29,15 @@ const scenarios = [
   'auth/client-credentials-basic', 'auth/client-credentials-jwt',
 ]
 
-/** At most this many scenarios (each a toolgate server and a mock) at once. */
+/**
+ * At most this many scenarios at once: each is the suite with its mocks, the driver and the CLI
+ * calls it makes (the one toolgate is shared). More only crowd two cores.
+ */
+const AT_ONCE = 4
 let running = 0
 const waiting: (() => void)[] = []
 async function slot<T>(fn: () => Promise<T>): Promise<T> {
-  if (running >= 2) await new Promise<void>((r) => waiting.push(r))
+  if (running >= AT_ONCE) await new Promise<void>((r) => waiting.push(r))
   running++
   try {
     return await fn()
@@ -40,14 +47,42 @@ async function slot<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+const KEY = 'tg_op_conformance_key_0000000000'
+const TOKEN = 'tg_at_conformance_agent_0000'
+let toolgate: RunningServer
+let dbFile: string
+beforeAll(async () => {
+  const fresh = freshDb()
+  dbFile = fresh.file
+  await load(fresh.db, { servers: [], agent_tokens: [{ name: 'conformance', token: TOKEN, allowed_servers: ['*'] }] })
+  fresh.db.$client.close()
+  toolgate = await startServer({
+    TOOLGATE_DB: dbFile, TOOLGATE_API_KEY: KEY, TOOLGATE_RUNTIME: 'on',
+    TOOLGATE_BACKOFF_BASE_MS: '200', TOOLGATE_BACKOFF_MAX_MS: '800', TOOLGATE_CONNECT_TIMEOUT_MS: '5000',
+  })
+})
+afterAll(async () => {
+  await toolgate?.stop()
+})
+
 /** Scenarios also run with the login started from the dashboard's button in real Chromium. */
 const dashboardScenarios = ['auth/metadata-var1', 'auth/2025-03-26-oauth-endpoint-fallback', 'auth/scope-step-up']
 
+/** A server name of the scenario's own: letters, digits and "-" (the suite names scenarios with "/"). */
+const upstreamName = (scenario: string, login: string) => `${scenario.replace(/[^A-Za-z0-9]+/g, '-')}${login === 'dashboard' ? '-dashboard' : ''}`
+
 function runScenario(scenario: string, login: 'cli' | 'dashboard' = 'cli'): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn(NODE22, ['-r', LOOPBACK_ONLY, SUITE, 'client', '--command', `${process.execPath} ${DRIVER}`, '--scenario', scenario, '--timeout', '90000'], {
-      // the mocks name themselves "localhost" but listen on 127.0.0.1 only: resolve it there first
-      env: { ...process.env, NODE_NO_WARNINGS: '1', NODE_OPTIONS: '--dns-result-order=ipv4first', TOOLGATE_CONFORMANCE_LOGIN: login }, stdio: ['ignore', 'pipe', 'pipe'],
+    // the suite's --timeout bounds the driver: a hang guard, with room for a busy machine
+    const child = spawn(NODE22, ['-r', LOOPBACK_ONLY, SUITE, 'client', '--command', `${process.execPath} ${DRIVER}`, '--scenario', scenario, '--timeout', '300000'], {
+      env: {
+        ...process.env, NODE_NO_WARNINGS: '1',
+        // the mocks name themselves "localhost" but listen on 127.0.0.1 only: resolve it there first
+        NODE_OPTIONS: '--dns-result-order=ipv4first',
+        TOOLGATE_CONFORMANCE_LOGIN: login, TOOLGATE_CONFORMANCE_URL: toolgate.url, TOOLGATE_CONFORMANCE_TOKEN: TOKEN,
+        TOOLGATE_CONFORMANCE_NAME: upstreamName(scenario, login), TOOLGATE_DB: dbFile, TOOLGATE_API_KEY: KEY,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     })
     let out = ''
     child.stdout.on('data', (d) => (out += d))
@@ -67,10 +102,12 @@ describe('MCP conformance suite, client scenarios, through toolgate', () => {
     expect(out, summary || out.slice(-3000)).toContain('OVERALL: PASSED')
     expect(code).toBe(0)
   }
+  // a scenario waits for its slot inside the test: the timeout only guards the file against a hang
+  const HANG = 30 * 60_000
   for (const scenario of scenarios) {
-    it.concurrent(scenario, async () => expectPassed(await slot(() => runScenario(scenario))), 180_000)
+    it.concurrent(scenario, async () => expectPassed(await slot(() => runScenario(scenario))), HANG)
   }
   for (const scenario of dashboardScenarios) {
-    it.concurrent(`${scenario}, logged in from the dashboard in Chromium`, async () => expectPassed(await slot(() => runScenario(scenario, 'dashboard'))), 180_000)
+    it.concurrent(`${scenario}, logged in from the dashboard in Chromium`, async () => expectPassed(await slot(() => runScenario(scenario, 'dashboard'))), HANG)
   }
 })

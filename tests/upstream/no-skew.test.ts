@@ -1,19 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { CallToolResultSchema, ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import { eq } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { servers, toolApprovals } from '@/db/schema'
-import { addServer } from '@/lib/admin/upstreams'
 import { blockTool, approveTool, enableTool } from '@/lib/admin/tools'
 import { enableServer, disableServer, quarantineServer, unquarantineServer } from '@/lib/admin/servers'
-import { freshDb } from '@/tests/helpers/db'
 import { runCli } from '@/tests/helpers/cli'
+import { agentClient, startGateway } from '@/tests/helpers/gateway'
 import { rpcBody } from '@/tests/helpers/rpc'
-import { startServer, type RunningServer } from '@/tests/helpers/server'
-import { agentToken, connectionState, runtimeEnv, stdioFixture, waitFor } from './harness'
+import type { RunningServer } from '@/tests/helpers/server'
+import { connectionState, stdioFixture, waitFor } from './harness'
 
 const KEY = 'tg_op_noskew_test_key_0000000000'
 const EXT = 'app.mcpproxy/required-tools'
@@ -27,15 +25,13 @@ const gate = stdioFixture({ tools: [{ name: 'ok' }, { name: 'denied' }, { name: 
 const other = stdioFixture({ tools: [{ name: 't' }] })
 
 beforeAll(async () => {
-  ;({ db, file: dbFile } = freshDb())
-  agent = await agentToken(db)
-  // no pings: the only traffic an upstream sees is what the tests cause
-  server = await startServer({ TOOLGATE_DB: dbFile, TOOLGATE_API_KEY: KEY, ...runtimeEnv, TOOLGATE_PING_INTERVAL_MS: '3600000', TOOLGATE_RELIST_INTERVAL_MS: '3600000' })
-  await addServer(db, { name: 'gate', transport: gate.transport, trusted: true }, ctx)
-  await addServer(db, { name: 'other', transport: other.transport, trusted: true }, ctx)
-  await waitFor('gate and other ready', () => connectionState(db, 'gate')?.state === 'ready' && connectionState(db, 'other')?.state === 'ready')
-  mcp = new Client({ name: 'no-skew-test', version: '1.0.0' })
-  await mcp.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${agent}` } } }))
+  const gateway = await startGateway(KEY, {
+    // no pings: the only traffic an upstream sees is what the tests cause
+    env: { TOOLGATE_PING_INTERVAL_MS: '3600000', TOOLGATE_RELIST_INTERVAL_MS: '3600000' },
+    upstreams: { gate: gate.transport, other: other.transport },
+  })
+  ;({ db, dbFile, server, agent } = gateway)
+  mcp = await agentClient(gateway, 'no-skew-test')
 })
 afterAll(async () => {
   await mcp?.close()

@@ -13,11 +13,11 @@ import type { Db } from '@/db/client'
 import { addServer } from '@/lib/admin/upstreams'
 import { quarantineServer, unquarantineServer } from '@/lib/admin/servers'
 import { createAgentToken } from '@/lib/admin/tokens'
-import { freshDb } from '@/tests/helpers/db'
 import { runCli } from '@/tests/helpers/cli'
 import { rpcBody } from '@/tests/helpers/rpc'
-import { freePort, startServer, type RunningServer } from '@/tests/helpers/server'
-import { FIXTURE, agentToken, connectionState, runtimeEnv, stdioFixture, waitFor } from './harness'
+import { startGateway } from '@/tests/helpers/gateway'
+import { freePort, type RunningServer } from '@/tests/helpers/server'
+import { FIXTURE, connectionState, stdioFixture, waitFor } from './harness'
 
 // Transparent proxying: a real third-party server (server-everything) and the project's own
 // fixture behave through toolgate as they do directly — listings, progress, resources and
@@ -36,12 +36,8 @@ let agent: string
 const spawned: ChildProcess[] = []
 
 beforeAll(async () => {
-  ;({ db, file: dbFile } = freshDb())
-  agent = await agentToken(db)
-  server = await startServer({ TOOLGATE_DB: dbFile, TOOLGATE_API_KEY: KEY, ...runtimeEnv })
-  await addServer(db, { name: 'everything', transport: everything('stdio'), trusted: true }, ctx)
-  await waitFor('everything ready', () => connectionState(db, 'everything')?.state === 'ready')
-}, 60_000)
+  ;({ db, dbFile, server, agent } = await startGateway(KEY, { upstreams: { everything: everything('stdio') } }))
+})
 afterAll(async () => {
   await server?.stop()
   for (const p of spawned) p.kill()

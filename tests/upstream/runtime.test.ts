@@ -7,12 +7,13 @@ import { activity, serverSecrets, toolApprovals, tools } from '@/db/schema'
 import { addServer, setSecret } from '@/lib/admin/upstreams'
 import { unquarantineServer } from '@/lib/admin/servers'
 import { approveTool } from '@/lib/admin/tools'
-import { freshDb, tempDbFile } from '@/tests/helpers/db'
+import { tempDbFile } from '@/tests/helpers/db'
 import { listActivity } from '@/db/queries/activity'
 import { runCli } from '@/tests/helpers/cli'
-import { startServer, type RunningServer } from '@/tests/helpers/server'
+import { startGateway } from '@/tests/helpers/gateway'
+import type { RunningServer } from '@/tests/helpers/server'
 import { startOAuthFixture, type OAuthFixture } from '@/tests/fixtures/oauth-upstream'
-import { agentToken, connectionState, runtimeEnv, stdioFixture, waitFor } from './harness'
+import { connectionState, runtimeEnv, stdioFixture, waitFor } from './harness'
 
 const KEY = 'tg_op_runtime_test_key_000000000'
 const ctx = { actor: 'test' }
@@ -22,9 +23,7 @@ let server: RunningServer
 let agent: string
 
 beforeAll(async () => {
-  ;({ db, file: dbFile } = freshDb())
-  agent = await agentToken(db)
-  server = await startServer({ TOOLGATE_DB: dbFile, TOOLGATE_API_KEY: KEY, ...runtimeEnv })
+  ;({ db, dbFile, server, agent } = await startGateway(KEY))
 })
 afterAll(async () => {
   await server?.stop()

@@ -282,10 +282,10 @@ describe('scope', () => {
 describe('did_you_mean', () => {
   beforeEach(() => load(db, {
     servers: [
-      srv('a', { tools: [tool('read'), tool('reads'), tool('ready'), tool('road'), tool('reap'), tool('rxxd'), tool('pending', { approval: { status: 'pending' } })] }),
-      srv('hidden', { tools: [tool('read')] }),
+      srv('a', { tools: [tool('read'), tool('reads'), tool('ready'), tool('road'), tool('reap'), tool('rxxd'), tool('pendant'), tool('pending', { approval: { status: 'pending' } })] }),
+      srv('h', { tools: [tool('read')] }),
       srv('q', { quarantined: true, tools: [tool('read')] }),
-      srv('off', { enabled: false, tools: [tool('read')] }),
+      srv('o', { enabled: false, tools: [tool('read')] }),
     ],
   }))
 
@@ -297,10 +297,12 @@ describe('did_you_mean', () => {
     expect(self.status === 'unavailable' && self.did_you_mean).toEqual(['a:read', 'a:reads', 'a:ready'])
   })
   it('never names tools of out-of-scope, disabled or quarantined servers, nor withheld tools', async () => {
-    const r = check(db, agent(['a', 'q', 'off']), ['hidden:reed', 'q:xx', 'a:pendin']).tools
-    const suggested = r.flatMap((t) => (t.status === 'unavailable' && t.did_you_mean) || [])
-    expect(suggested.every((s) => s.startsWith('a:'))).toBe(true)
-    expect(suggested).not.toContain('a:pending')
+    const suggested = (allowed: string[]) => check(db, agent(allowed), ['x:read', 'a:pendin']).tools
+      .map((t) => (t.status === 'unavailable' && t.did_you_mean) || [])
+    // x:read is one edit from a:read, h:read, q:read and o:read, two from a:reads, a:ready, a:reap, a:road;
+    // a:pendin is a prefix of a:pending (pending approval) and two edits from a:pendant
+    expect(suggested(['a', 'h', 'q', 'o'])).toEqual([['a:read', 'h:read', 'a:reads'], ['a:pendant']])
+    expect(suggested(['a', 'q', 'o'])).toEqual([['a:read', 'a:reads', 'a:ready'], ['a:pendant']])
   })
   it('is only given on not_found, and omitted when empty', async () => {
     const r = check(db, operator, ['a:zzzzzzzz']).tools[0]

@@ -55,7 +55,9 @@ const withoutSuggestions = (t: ToolResult) => {
   return JSON.stringify(rest)
 }
 
-describe('agent-tier invariants over generated states', () => {
+// 3,000 state loads and evaluations: about 15 s of CPU, minutes on a busy 2-core
+// machine. The timeout only guards against a hang; it is not a speed limit.
+describe('agent-tier invariants over generated states', { timeout: 900_000 }, () => {
   it('holds on 3,000 random states: scope silence, no hashes, suggestions within the usable scope', async () => {
     const db = openDb(':memory:')
     const empty = openDb(':memory:')
