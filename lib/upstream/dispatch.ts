@@ -12,6 +12,7 @@ import { serverConfig } from '@/db/queries/servers'
 import { readSettings } from '@/db/queries/settings'
 import type { CallApproval } from '@/db/schema'
 import { callById, claimCall, finishCall, requestCall } from '@/lib/approvals/calls'
+import { noteCallGate } from '@/lib/telemetry/notes'
 
 export interface CallContext {
   db: Db
@@ -132,6 +133,7 @@ export async function dispatchToolCall(ctx: CallContext, id: string, args: Recor
         : await callUpstream(ctx, server, tool, args, supervisor, timeoutMs, record)
     }
   }
+  noteCallGate(outcome, ctx.requestId)
   await record.end({
     outcome: outcomeName(outcome),
     ...(outcome.kind === 'refused' ? { reason: outcome.verdict.reason } : outcome.kind === 'failed' ? { error: outcome.error } : {}),
