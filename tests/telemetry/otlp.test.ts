@@ -154,6 +154,24 @@ describe('traces per the MCP semantic conventions', { timeout: 120_000 }, () => 
   })
 })
 
+describe('REST spans', { timeout: 120_000 }, () => {
+  it('POST /api/v1/preflight: a SERVER span under the caller\'s traceparent, with the check\'s verdict and reason', async () => {
+    const parent = agentSpan()
+    const res = await fetch(`${server.url}/api/v1/preflight`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'content-type': 'application/json', traceparent: traceparent(parent) },
+      body: JSON.stringify({ tools: [{ id: 'fx:echo' }, { id: 'fx:blocked' }] }),
+    })
+    expect(res.status).toBe(200)
+    const span = await waitFor('the REST span', inTrace(parent.traceId, 'POST /api/v1/preflight', SERVER_KIND))
+    expect(span.parentSpanId).toBe(parent.spanId)
+    expect(span.attrs).toMatchObject({
+      'http.request.method': 'POST', 'http.route': '/api/v1/preflight', 'http.response.status_code': 200,
+      'toolgate.verdict': 'blocked', 'toolgate.reason': 'tool_blocked_by_user', 'toolgate.request_id': res.headers.get('x-request-id'),
+    })
+  })
+})
+
 const scrape = (headers: Record<string, string> = {}) => fetch(`${server.url}/metrics`, { headers })
 /** /metrics as a Prometheus text-format parser reads it. */
 const scraped = async (): Promise<PromMetrics> => getMetricsFromStream(Readable.from([await (await scrape({ 'x-api-key': KEY })).text()]))
