@@ -1,4 +1,5 @@
 import { context, createContextKey, trace, type Context, type Span } from '@opentelemetry/api'
+import { telemetry } from './state'
 
 /**
  * What a request's context carries for toolgate, beside the active span: the request id its
@@ -22,14 +23,14 @@ export function requestContext(parent: Context, requestId: string, span: Span | 
   return span ? trace.setSpan(ctx.setValue(REQUEST_SPAN, span), span) : ctx
 }
 
-/** The MCP request being served, while its telemetry is recorded. */
-export const currentMcpOp = (): McpOpFacts | undefined => context.active().getValue(MCP_OP) as McpOpFacts | undefined
+/** The MCP request being served, while its telemetry is recorded (one property read while it is off). */
+export const currentMcpOp = (): McpOpFacts | undefined => (telemetry() ? context.active().getValue(MCP_OP) as McpOpFacts | undefined : undefined)
 
 /** The request id of the request being served, when telemetry (or JSON logging) is on. */
 export const currentRequestId = (): string | undefined => context.active().getValue(REQUEST_ID) as string | undefined
 
 /** toolgate's span of the request being served, when one is being recorded. */
-export const requestSpan = (): Span | undefined => context.active().getValue(REQUEST_SPAN) as Span | undefined
+export const requestSpan = (): Span | undefined => (telemetry() ? context.active().getValue(REQUEST_SPAN) as Span | undefined : undefined)
 
 /** The active span's trace and span ids, for a log line; none outside a sampled trace. */
 export function currentTraceIds(): { trace_id: string; span_id: string } | undefined {

@@ -45,6 +45,9 @@ export function noteCallGate(outcome: CallOutcome, requestId: string): void {
   else if (outcome.kind === 'answered' && outcome.callId) noteHeldCall({ callId: outcome.callId, decision: 'approved' })
 }
 
+/** A commit's start, for noteActivityCommit (0 while metrics are off: no clock read). */
+export const commitClock = (): number => (telemetry()?.metrics ? performance.now() : 0)
+
 /** One group commit of activity records: how many, and how long it took (lib/activity/record.ts). */
 export function noteActivityCommit(records: number, startedAt: number): void {
   const m = telemetry()?.metrics

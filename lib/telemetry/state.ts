@@ -17,12 +17,13 @@ export interface Telemetry {
   prometheus?: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void
 }
 
+// one holder per process, whichever bundle makes it first; read through a module constant, as a
+// property of the global object is a slow lookup for a hook every request runs
 const KEY = Symbol.for('toolgate.telemetry')
-type Holder = { [KEY]?: Telemetry }
+const holder: { current?: Telemetry } = ((globalThis as { [KEY]?: { current?: Telemetry } })[KEY] ??= {})
 
-export const telemetry = (): Telemetry | undefined => (globalThis as Holder)[KEY]
+export const telemetry = (): Telemetry | undefined => holder.current
 
 export function setTelemetry(t: Telemetry | undefined): void {
-  if (t) (globalThis as Holder)[KEY] = t
-  else delete (globalThis as Holder)[KEY]
+  holder.current = t
 }
