@@ -104,10 +104,17 @@ export async function benchTelemetry(): Promise<void> {
     for (const m of modes) running.push(await start(m))
     const hooks = offPathNs()
     console.log(`\nload average before: ${load()}`)
+    // what each server burns idle (heartbeats, upkeep), taken off what it burns while called
+    const idle0 = running.map((r) => cpuMs(r.server.pid))
+    const idleStart = performance.now()
+    await new Promise((r) => setTimeout(r, 5_000))
+    const idlePerMs = running.map((r, k) => (cpuMs(r.server.pid) - idle0[k]) / (performance.now() - idleStart))
     const N = 1500
     const cpu0 = running.map((r) => cpuMs(r.server.pid))
+    const t0 = performance.now()
     const rows = await timeInterleavedAsync(N, Object.fromEntries(modes.map((m, k) => [`tools/call p50, ${m.name}`, (i: number) => callOnce(running[k].agent, i)])), 100)
-    const cpuPerCall = running.map((r, k) => ((cpuMs(r.server.pid) - cpu0[k]) * 1000) / (N + 100))
+    const elapsed = performance.now() - t0
+    const cpuPerCall = running.map((r, k) => ((cpuMs(r.server.pid) - cpu0[k] - idlePerMs[k] * elapsed) * 1000) / (N + 100))
     // throughput: rounds alternate between the modes, 2 s each, 8 calls in flight
     const rates = modes.map(() => [] as number[])
     for (let round = 0; round < 5; round++) for (const [k, r] of running.entries()) rates[k].push(await throughput(r.agent, 8, 2_000))
