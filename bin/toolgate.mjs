@@ -43,9 +43,10 @@ async function build() {
     entryPoints: { main: path.join(root, 'lib', 'cli', 'main.ts') }, outdir: tmp, absWorkingDir: root,
     bundle: true, splitting: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'error',
     // packages are bundled too (a few chunks load faster than hundreds of small files), but for the
-    // native driver and Next.js, which load their own files at run time, and the MCP SDKs, which
-    // only the commands that speak MCP load
-    external: ['better-sqlite3', 'next', 'next/*', 'esbuild', '@modelcontextprotocol/*'],
+    // native driver and Next.js, which load their own files at run time, the MCP SDKs, which
+    // only the commands that speak MCP load, and the OpenTelemetry SDK (gRPC and protobuf among
+    // it), which only a server with telemetry on loads; the small API is bundled
+    external: ['better-sqlite3', 'next', 'next/*', 'esbuild', '@modelcontextprotocol/*', '@opentelemetry/sdk-*', '@opentelemetry/exporter-*', '@opentelemetry/context-*'],
     chunkNames: 'chunk-[hash]',
     // the CLI is a server: modules marked server-only belong in it (the marker guards client bundles)
     alias: { 'server-only': path.join(root, 'node_modules', 'server-only', 'empty.js') },

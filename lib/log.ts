@@ -1,3 +1,5 @@
+import { format } from 'node:util'
+
 /** Longest log line written, after escaping. */
 export const LOG_LINE_MAX = 2_000
 
@@ -34,5 +36,25 @@ export function stopWritingToClosedOutput(): void {
     stream.on('error', () => {
       stream.write = (() => true) as typeof stream.write
     })
+  }
+}
+
+/** The fields a JSON log line takes from where it is written: the request, the trace. */
+export type LogFields = () => Record<string, string | undefined> | undefined
+
+/**
+ * Every line written through the console — toolgate's, Next.js's, a library's — as one JSON
+ * object (TOOLGATE_LOG_FORMAT=json): time, level, the message (through logLine: escaped, bounded),
+ * and `fields` (request_id, trace_id, span_id). One switch for all, so no call site changes.
+ */
+export function writeJsonLogs(fields: LogFields): void {
+  const levels = { error: 'error', warn: 'warn', info: 'info', log: 'info', debug: 'debug' } as const
+  for (const [method, level] of Object.entries(levels) as [keyof typeof levels, string][]) {
+    const write = console[method].bind(console)
+    console[method] = (...args: unknown[]) => {
+      const line: Record<string, string | undefined> = { time: new Date().toISOString(), level, msg: logLine(format(...args), 8_000) }
+      for (const [k, v] of Object.entries(fields() ?? {})) if (v !== undefined) line[k] = v
+      write(JSON.stringify(line))
+    }
   }
 }

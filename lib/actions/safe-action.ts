@@ -6,6 +6,7 @@ import { describeError, ToolgateError, type FailureKind } from '@/lib/errors'
 import { getDb } from '@/db/client'
 import { formatIssues } from '@/lib/schemas/issues'
 import { isSignedIn, OPERATOR_ACTOR } from '@/lib/dashboard/operator'
+import { noteAction } from '@/lib/telemetry/http'
 
 /** What every dashboard action returns: data, or an error that says why and what to do. */
 export type ActionResult<T> = { ok: true; data: T } | { ok: false; error: string; fix: string }
@@ -34,7 +35,7 @@ export function operatorAction<S extends z.ZodType, T>(
   run: (input: z.output<S>, ctx: OperatorContext) => T | Promise<T>,
   opts: { refresh?: boolean } = {},
 ) {
-  return async (raw: z.input<S>): Promise<ActionResult<T>> => {
+  const act = async (raw: z.input<S>): Promise<ActionResult<T>> => {
     if (!(await isSignedIn())) return signedOut
     const parsed = schema.safeParse(raw)
     if (!parsed.success) return { ok: false, error: `Invalid input: ${formatIssues(parsed.error)}`, fix: 'Correct the field the message names, then try again.' }
@@ -49,4 +50,6 @@ export function operatorAction<S extends z.ZodType, T>(
       return { ok: false, error: `The action failed: ${describeError(e)}`, fix: fixes.unavailable }
     }
   }
+  // the front door named the action's span (lib/telemetry/http.ts); its outcome goes on it here
+  return async (raw: z.input<S>): Promise<ActionResult<T>> => noteAction(await act(raw))
 }

@@ -3,6 +3,7 @@ import type { Db, DbLike } from '@/db/client'
 import type { ActivityRow } from '@/db/schema'
 import { writeTransaction } from '@/db/write'
 import { meterRecorded } from '@/lib/limits/budgets'
+import { commitClock, noteActivityCommit } from '@/lib/telemetry/notes'
 import type { ActivityDataByType, ActivityType, Surface } from './vocabulary'
 
 /** One record to write; its data must have its type's shape (lib/activity/vocabulary.ts). */
@@ -78,8 +79,10 @@ export function appendActivity(db: Db, input: ActivityInput): Promise<ActivityRo
 
 async function flush(db: Db, queue: Queue): Promise<void> {
   const batch = queue.pending.splice(0)
+  const started = commitClock()
   try {
     const rows = await writeTransaction(db, (tx) => batch.map((p) => insertActivity(tx, p.input)))
+    noteActivityCommit(batch.length, started)
     batch.forEach((p, i) => p.resolve(rows[i]))
   } catch (e) {
     for (const p of batch) p.reject(e)

@@ -7,6 +7,7 @@ import { readSettings } from '@/db/queries/settings'
 import { deleteOldCalls } from '@/lib/approvals/calls'
 import { describeError } from '@/lib/errors'
 import { logLine } from '@/lib/log'
+import { notePruned } from '@/lib/telemetry/notes'
 import { appendActivity } from './record'
 import { mintRequestId } from './request-id'
 
@@ -41,6 +42,7 @@ async function inBatches(db: Db, deleteBatch: (tx: Tx) => number, onBatch?: (del
 export async function pruneActivity(db: Db, before: number, actor: string, onBatch?: (deleted: number) => void, requestId = mintRequestId()): Promise<number> {
   const total = await inBatches(db, (tx) => deleteOldest(tx, before, PRUNE_BATCH), onBatch)
   const heldCalls = await inBatches(db, (tx) => deleteOldCalls(tx, before, PRUNE_BATCH))
+  notePruned(total, heldCalls)
   if (total > 0 || heldCalls > 0) {
     await appendActivity(db, { requestId, type: 'activity.pruned', actor, data: { before: new Date(before).toISOString(), deleted: total, ...(heldCalls ? { held_calls: heldCalls } : {}) } })
   }

@@ -5,6 +5,8 @@ import { requestIdFrom } from '@/lib/activity/request-id'
 import type { HeaderReader } from '@/lib/auth/caller'
 import { handleMcp } from '@/lib/mcp/http'
 import { logLine } from '@/lib/log'
+import { requestScope } from '@/lib/telemetry/http'
+import { serveMetrics } from '@/lib/telemetry/prometheus'
 import { boundaryFault, publicOrigin, type Boundary } from './boundary'
 import { REMOTE_HEADER } from './headers'
 import { clientWentAway, logClientGone, publicMessage, sendJson, statusOfError } from './json'
@@ -64,11 +66,7 @@ function malformedPath(path: string): boolean {
  * Next.js (the dashboard).
  */
 export function frontDoor(opts: FrontDoorOptions) {
-  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = req.url ?? '/'
-    const q = url.indexOf('?')
-    const path = q < 0 ? url : url.slice(0, q)
-    const { requestId, fromClient } = requestIdFrom(header(req, 'x-request-id'))
+  const answer = async (req: IncomingMessage, res: ServerResponse, path: string, requestId: string, fromClient: boolean): Promise<void> => {
     // the dashboard records where a sign-in came from: the socket's address, never a client's claim
     req.headers[REMOTE_HEADER] = req.socket.remoteAddress ?? ''
     // every answer, whoever writes it; dashboard pages get their own CSP (with a nonce) from proxy.ts
@@ -87,6 +85,10 @@ export function frontDoor(opts: FrontDoorOptions) {
           profile = decodeURIComponent(segment)
         }
         return await handleMcp(req, res, { db: opts.db(), requestId, requestIdFromClient: fromClient, headers: nodeHeaders(req), remoteAddress: req.socket.remoteAddress, profile })
+      }
+      if (path === '/metrics') {
+        if (req.method === 'GET') return serveMetrics(req, res, opts.db(), nodeHeaders(req), requestId)
+        return refuse(res, path, 405, 'use GET for /metrics', requestId)
       }
       if (path === CALLBACK_PATH) {
         if (req.method === 'GET') return await oauthCallback(req, res, opts.db())
@@ -137,5 +139,14 @@ export function frontDoor(opts: FrontDoorOptions) {
       if (!res.headersSent) refuse(res, path, 500, `toolgate failed unexpectedly (request ${requestId}); the server log has the details`, requestId)
       else res.destroy()
     }
+  }
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = req.url ?? '/'
+    const q = url.indexOf('?')
+    const path = q < 0 ? url : url.slice(0, q)
+    const { requestId, fromClient } = requestIdFrom(header(req, 'x-request-id'))
+    // with telemetry on, the request is served in its context (its id for logs, its span)
+    const scope = requestScope(req, path, requestId)
+    return scope ? scope.run(answer, res, req, res, path, requestId, fromClient) : answer(req, res, path, requestId, fromClient)
   }
 }

@@ -1,6 +1,7 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { describeError, ToolgateError } from '@/lib/errors'
+import { currentMcpOp } from '@/lib/telemetry/context'
 
 export const invalidParams = (message: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, message)
 
@@ -10,6 +11,12 @@ export const invalidParams = (message: string) => new ProtocolError(ProtocolErro
  * reduced verdict (seed invariant 1, contract §8.2 and §8.4).
  */
 export function toProtocolError(e: unknown): ProtocolError {
+  const err = protocolErrorOf(e)
+  currentMcpOp()?.failed(err.code, err.message) // the request's span and duration carry the code
+  return err
+}
+
+function protocolErrorOf(e: unknown): ProtocolError {
   if (e instanceof ProtocolError) return e
   // an error an upstream answered (resources/read of a missing resource, …) passes through as given
   if (e instanceof McpError && e.code !== ErrorCode.ConnectionClosed && e.code !== ErrorCode.RequestTimeout) return new ProtocolError(e.code, e.message.replace(/^MCP error -?\d+: /, ''), e.data)

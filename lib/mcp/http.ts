@@ -7,6 +7,7 @@ import { parseJson, publicMessage, readBody, retryAfter, statusOfError } from '@
 import { ownRequestId } from '@/lib/activity/request-id'
 import { admit } from '@/lib/limits/budgets'
 import { logLine } from '@/lib/log'
+import { mcpServerOp, type McpServerOp } from '@/lib/telemetry/mcp-server'
 import { buildMcpServer } from './server'
 import { DESCRIBE_TOOL } from './describe-tool-definition'
 import { openContext, type McpContext } from './context'
@@ -177,7 +178,7 @@ export async function answerMcp(session: McpContext, web: Request, body: unknown
 }
 
 /** Copy a web Response onto the node response, streaming its body. */
-async function sendWeb(res: ServerResponse, web: Response, requestId: string, left: AbortSignal): Promise<void> {
+async function sendWeb(res: ServerResponse, web: Response, requestId: string, left: AbortSignal, op: McpServerOp | undefined): Promise<void> {
   const headers: Record<string, string> = {}
   web.headers.forEach((v, k) => { headers[k] = v })
   headers['x-request-id'] = requestId
@@ -185,6 +186,7 @@ async function sendWeb(res: ServerResponse, web: Response, requestId: string, le
   // one JSON body: one write, with its length (a chunked body's end is a write of its own)
   if (!(headers['content-type'] ?? '').includes('text/event-stream')) {
     const bytes = Buffer.from(await web.arrayBuffer())
+    op?.answered(bytes)
     headers['content-length'] = String(bytes.length)
     return void res.writeHead(web.status, headers).end(bytes)
   }
@@ -269,11 +271,15 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
   const webHeaders = new Headers()
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) webHeaders.set(k, Array.isArray(v) ? v.join(', ') : v)
   const web = new Request(`http://toolgate${req.url ?? '/mcp'}`, { method: 'POST', headers: webHeaders })
+  // its SERVER span and duration (undefined while telemetry is off)
+  const op = mcpServerOp(req, body, session)
   let answer: Response
   try {
-    answer = await answerMcp(session, web, body)
+    answer = await (op ? op.run(answerMcp, session, web, body) : answerMcp(session, web, body))
   } catch (e) {
-    return httpError(res, e, requestId)
+    httpError(res, e, requestId)
+    return op?.end(res.statusCode)
   }
-  await sendWeb(res, answer, requestId, cancel.signal)
+  await sendWeb(res, answer, requestId, cancel.signal, op)
+  op?.end(res.statusCode)
 }

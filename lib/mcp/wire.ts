@@ -2,6 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server'
 import type { ToolResult, UnavailableResult } from '@/lib/preflight/evaluate'
 import type { CallOutcome } from '@/lib/upstream/dispatch'
 import { quote } from '@/lib/log'
+import { currentMcpOp } from '@/lib/telemetry/context'
 import { invalidParams } from './errors'
 import { mapContent } from './resources'
 import type { PreflightData } from '@/lib/preflight/service'
@@ -71,6 +72,12 @@ function heldResult(callId: string, text: string): CallToolResult {
 const serverOf = (id: string) => id.slice(0, id.indexOf(':'))
 
 export function callResult(name: string, outcome: CallOutcome): CallToolResult {
+  const result = wordedResult(name, outcome)
+  currentMcpOp()?.result(result) // isError: the request's error.type is tool_error
+  return result
+}
+
+function wordedResult(name: string, outcome: CallOutcome): CallToolResult {
   switch (outcome.kind) {
     case 'refused':
       if (outcome.verdict.reason === 'not_found') throw invalidParams(`Unknown tool: ${quote(name)}`)

@@ -2,6 +2,7 @@ import 'server-only'
 import type { Db } from '@/db/client'
 import { readSnapshot } from '@/db/queries/preflight-state'
 import { appendActivity } from '@/lib/activity/record'
+import { noteCheck } from '@/lib/telemetry/notes'
 import type { Surface } from '@/lib/activity/vocabulary'
 import { badRequest, describeError, ToolgateError, unavailableError } from '@/lib/errors'
 import { evaluate, type Caller, type Evaluation, type EvaluationInput, type ToolResult, type UnavailableResult } from './evaluate'
@@ -112,6 +113,7 @@ async function finishCheck(db: Db, req: Omit<CheckRequest, 'waitMs'>, evaluation
   } catch (e) {
     throw unavailableError(`activity record not persisted, so no verdict is given: ${describeError(e)}`)
   }
+  if (req.record !== false) noteCheck(req.surface, evaluation.verdict, evaluation.tools, req.requestId)
   return {
     verdict: evaluation.verdict,
     checked_at: checkedAt.toISOString(),

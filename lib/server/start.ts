@@ -18,6 +18,7 @@ import { keepUnpatchedFetch } from '@/lib/http/upstream-fetch'
 import { logLine, stopWritingToClosedOutput } from '@/lib/log'
 import { projectRoot } from '@/lib/paths'
 import { startSupervisor, supervisorOptions, type Supervisor } from '@/lib/upstream/supervisor'
+import { startTelemetry } from '@/lib/telemetry/start'
 import { ownUrl } from './address'
 import { watchBuild } from './build'
 
@@ -55,6 +56,8 @@ export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate
   const db = getDb()
   checkSecretKey(db) // a missing or wrong key is said now, not by every connection that needs a secret
   const newKey = await ensureOperatorKey(db)
+  // before anything is served: spans, metrics and JSON logs as the environment asks (all off by default)
+  const stopTelemetry = await startTelemetry(db)
 
   keepUnpatchedFetch()
   // Next.js caches next.config per process; loaded quietly here, its own load finds it and does not
@@ -96,6 +99,8 @@ export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate
     await Promise.race([closed, new Promise((r) => setTimeout(r, 3_000).unref())])
     server.closeAllConnections()
     await app.close().catch(() => undefined)
+    // what is buffered is exported; the gauges read the database one last time
+    await stopTelemetry().catch((e: unknown) => console.error(logLine(`toolgate: telemetry stop: ${describeError(e)}`)))
     await checkpointer.stop()
     db.$client.close()
   })())

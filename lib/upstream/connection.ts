@@ -21,6 +21,7 @@ import type { DiscoveredDefinition } from '@/lib/approvals/server-definitions'
 import { DbOAuthProvider, CALLBACK_PATH } from './oauth'
 import { oauthOf } from '@/db/queries/upstream'
 import { upstreamFetch } from '@/lib/http/upstream-fetch'
+import { mcpClientOp, type UpstreamPeer } from '@/lib/telemetry/mcp-client'
 
 export interface ConnectionSpec {
   name: string
@@ -342,12 +343,17 @@ export class UpstreamConnection {
     this.progress.set(token, progressed)
     this.inflight.add(call)
     const signal = opts.signal ? AbortSignal.any([opts.signal, timedOut.signal]) : timedOut.signal
-    const params = { name: tool, arguments: args ?? {}, _meta: { progressToken: token } }
+    const params = { name: tool, arguments: args ?? {}, _meta: { progressToken: token } as Record<string, unknown> }
+    // its CLIENT span and duration; the span's context rides in params._meta (undefined while telemetry is off)
+    const op = mcpClientOp(this, 'tools/call', tool, params)
     try {
-      return this.taskRequired.has(tool)
+      const result = this.taskRequired.has(tool)
         ? await this.runTask(client, params, progressed, signal)
         : await client.request({ method: 'tools/call', params }, RAW_RESULT, { timeout: MAX_TIMER_MS, signal }) as CallToolResult
+      op?.end(result)
+      return result
     } catch (e) {
+      op?.end(undefined, timedOut.signal.aborted ? new McpError(ErrorCode.RequestTimeout, 'timed out') : e)
       if (timedOut.signal.aborted) throw new McpError(ErrorCode.RequestTimeout, `the call took longer than ${opts.timeoutMs} ms without progress`)
       // a token the server no longer accepts, or one without a scope this call needs (step-up)
       if (isUnauthorized(e)) this.fail?.('unauthorized')
@@ -439,15 +445,25 @@ export class UpstreamConnection {
     const entry: InflightCall = {}
     this.inflight.add(entry)
     let answered = true
+    const op = mcpClientOp(this, method, typeof params.name === 'string' ? params.name : undefined, params as { _meta?: Record<string, unknown> })
     try {
-      return await client.request({ method, params }, RAW_RESULT, { timeout: timeoutMs })
+      const result = await client.request({ method, params }, RAW_RESULT, { timeout: timeoutMs })
+      op?.end(result)
+      return result
     } catch (e) {
+      op?.end(undefined, e)
       answered = !(e instanceof McpError && e.code === ErrorCode.RequestTimeout)
       if (isTransportFailure(e)) this.fail?.(`closed: a request failed: ${describeConnectionError(e)}`)
       throw e
     } finally {
       this.release(entry, answered)
     }
+  }
+
+  /** This server as telemetry names its peer (asked only while telemetry is on). */
+  peer(): UpstreamPeer {
+    const http = this.transport as { sessionId?: string; protocolVersion?: string } | undefined
+    return { name: this.spec.name, transport: this.spec.transport, sessionId: http?.sessionId, protocolVersion: http?.protocolVersion }
   }
 
   private get stopped() {

@@ -13,6 +13,7 @@ import { readSettings } from '@/db/queries/settings'
 import type { CallApproval } from '@/db/schema'
 import { callById, callGate, claimCall, finishCall, refuseCall, requestCall } from '@/lib/approvals/calls'
 import { callerKey } from '@/lib/auth/caller'
+import { noteCallGate } from '@/lib/telemetry/notes'
 
 export interface CallContext {
   db: Db
@@ -142,6 +143,7 @@ export async function dispatchToolCall(ctx: CallContext, id: string, args: Recor
         : await callUpstream(ctx, server, tool, args, supervisor, timeoutMs, record)
     }
   }
+  noteCallGate(outcome, ctx.requestId)
   await record.end({
     outcome: outcomeName(outcome),
     ...(outcome.kind === 'refused' ? { reason: outcome.verdict.reason } : outcome.kind === 'failed' ? { error: outcome.error } : {}),

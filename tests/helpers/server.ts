@@ -19,6 +19,8 @@ export async function freePort(): Promise<number> {
 export interface RunningServer {
   url: string
   port: number
+  /** the server's process (toolgate serve runs it in-process) */
+  pid: number
   log: () => string
   stop: () => Promise<void>
   /** kill -9 the whole process group (a crash), and wait until it is gone */
@@ -78,5 +80,5 @@ export async function startServer(env: Record<string, string>, opts: { demo?: bo
     }
     await new Promise((r) => setTimeout(r, 100))
   }
-  return { url, port, log: () => output, stop, crash }
+  return { url, port, pid: child.pid!, log: () => output, stop, crash }
 }

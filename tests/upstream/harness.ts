@@ -47,7 +47,7 @@ export function stdioFixture(control: Control) {
     set,
     received: () => (existsSync(countFile) ? Number(readFileSync(countFile, 'utf8') || '0') : 0),
     /** every tools/call the upstream received, in order, and every cancellation it saw */
-    calls: (): { name: string; arguments?: Record<string, unknown>; cancelled?: true }[] => (existsSync(callLog) ? readFileSync(callLog, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []),
+    calls: (): { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown>; cancelled?: true }[] => (existsSync(callLog) ? readFileSync(callLog, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []),
     /** the same fixture serving Streamable HTTP on a loopback port (its own process, started by the caller) */
     httpEnv: (port: number) => ({ FIXTURE_CONTROL: controlFile, FIXTURE_COUNT: countFile, FIXTURE_CALL_LOG: callLog, FIXTURE_PORT: String(port) }),
   }

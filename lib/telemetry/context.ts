@@ -1,0 +1,39 @@
+import { context, createContextKey, trace, type Context, type Span } from '@opentelemetry/api'
+import { telemetry } from './state'
+
+/**
+ * What a request's context carries for toolgate, beside the active span: the request id its
+ * records are under (for JSON logs), and toolgate's own span of the request (the MCP SERVER span,
+ * the REST or dashboard-action span), where facts found deeper down go even when Next.js has
+ * opened spans of its own in between. Keys are Symbol.for-named, so both bundles share them.
+ */
+const REQUEST_ID = createContextKey('toolgate.request_id')
+const REQUEST_SPAN = createContextKey('toolgate.request_span')
+const MCP_OP = createContextKey('toolgate.mcp_op')
+
+/** What an MCP request's handling tells its op (lib/telemetry/mcp-server.ts). */
+export interface McpOpFacts {
+  failed(code: number, message: string): void
+  result(result: { isError?: unknown }): void
+}
+
+export function requestContext(parent: Context, requestId: string, span: Span | undefined, op?: McpOpFacts): Context {
+  let ctx = parent.setValue(REQUEST_ID, requestId)
+  if (op) ctx = ctx.setValue(MCP_OP, op)
+  return span ? trace.setSpan(ctx.setValue(REQUEST_SPAN, span), span) : ctx
+}
+
+/** The MCP request being served, while its telemetry is recorded (one property read while it is off). */
+export const currentMcpOp = (): McpOpFacts | undefined => (telemetry() ? context.active().getValue(MCP_OP) as McpOpFacts | undefined : undefined)
+
+/** The request id of the request being served, when telemetry (or JSON logging) is on. */
+export const currentRequestId = (): string | undefined => context.active().getValue(REQUEST_ID) as string | undefined
+
+/** toolgate's span of the request being served, when one is being recorded. */
+export const requestSpan = (): Span | undefined => (telemetry() ? context.active().getValue(REQUEST_SPAN) as Span | undefined : undefined)
+
+/** The active span's trace and span ids, for a log line; none outside a sampled trace. */
+export function currentTraceIds(): { trace_id: string; span_id: string } | undefined {
+  const sc = trace.getActiveSpan()?.spanContext()
+  return sc && trace.isSpanContextValid(sc) ? { trace_id: sc.traceId, span_id: sc.spanId } : undefined
+}

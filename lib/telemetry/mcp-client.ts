@@ -1,0 +1,84 @@
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api'
+import { ATTR, EXECUTE_TOOL, TOOL_ERROR, TOOLGATE } from './names'
+import { telemetry, type Telemetry } from './state'
+
+/** An upstream as the conventions describe its peer: a process over pipes, or a host and port over HTTP. */
+export interface UpstreamPeer {
+  name: string
+  transport: { command: string } | { url: string }
+  /** the HTTP session the server gave, if any */
+  sessionId?: string
+  /** the protocol version negotiated, when the transport knows it */
+  protocolVersion?: string
+}
+
+const peers = new WeakMap<UpstreamPeer['transport'], Attributes>()
+
+function peerAttributes(peer: UpstreamPeer): Attributes {
+  let attrs = peers.get(peer.transport)
+  if (!attrs) {
+    if ('command' in peer.transport) attrs = { [ATTR.NETWORK_TRANSPORT]: 'pipe', [TOOLGATE.SERVER]: peer.name }
+    else {
+      // host and port only: a URL's path, query or user part may carry a secret
+      const url = new URL(peer.transport.url)
+      const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80
+      attrs = { [ATTR.NETWORK_TRANSPORT]: 'tcp', [ATTR.NETWORK_PROTOCOL_NAME]: 'http', [ATTR.SERVER_ADDRESS]: url.hostname, [ATTR.SERVER_PORT]: port, [TOOLGATE.SERVER]: peer.name }
+    }
+    peers.set(peer.transport, attrs)
+  }
+  return attrs
+}
+
+/**
+ * One request toolgate sends an upstream, as its CLIENT span and its mcp.client.operation.duration.
+ * Its context goes into the request's params._meta (traceparent, tracestate: the MCP convention),
+ * so the upstream's own spans join the agent's trace.
+ */
+export class McpClientOp {
+  private readonly started = performance.now()
+  private readonly attrs: Attributes
+  private readonly span: Span | undefined
+
+  constructor(private t: Telemetry, peer: UpstreamPeer, method: string, target: string | undefined, params: { _meta?: Record<string, unknown>; uri?: unknown; arguments?: unknown }) {
+    this.attrs = {
+      [ATTR.MCP_METHOD_NAME]: method,
+      ...peerAttributes(peer),
+      ...(peer.protocolVersion ? { [ATTR.MCP_PROTOCOL_VERSION]: peer.protocolVersion } : {}),
+      ...(method === 'tools/call' && target ? { [ATTR.GEN_AI_TOOL_NAME]: target, [ATTR.GEN_AI_OPERATION_NAME]: EXECUTE_TOOL } : {}),
+      ...(method === 'prompts/get' && target ? { [ATTR.GEN_AI_PROMPT_NAME]: target } : {}),
+    }
+    if (!t.tracer) return
+    this.span = t.tracer.startSpan(target && (method === 'tools/call' || method === 'prompts/get') ? `${method} ${target}` : method, {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        ...this.attrs,
+        ...(peer.sessionId ? { [ATTR.MCP_SESSION_ID]: peer.sessionId } : {}),
+        ...(method === 'resources/read' && typeof params.uri === 'string' ? { [ATTR.MCP_RESOURCE_URI]: params.uri } : {}),
+        ...(t.captureArguments && method === 'tools/call' && params.arguments !== undefined ? { [ATTR.GEN_AI_TOOL_CALL_ARGUMENTS]: JSON.stringify(params.arguments) } : {}),
+      },
+    })
+    propagation.inject(trace.setSpan(context.active(), this.span), (params._meta ??= {}))
+  }
+
+  /** The upstream answered `result`, or the request failed with `error`. */
+  end(result: { isError?: unknown } | undefined, error?: unknown): void {
+    const code = (error as { code?: unknown } | undefined)?.code
+    const errorType = error !== undefined ? (typeof code === 'number' ? String(code) : (error as Error)?.name || '_OTHER')
+      : result?.isError === true ? TOOL_ERROR : undefined
+    const attrs = errorType ? { ...this.attrs, [ATTR.ERROR_TYPE]: errorType, ...(typeof code === 'number' ? { [ATTR.RPC_RESPONSE_STATUS_CODE]: String(code) } : {}) } : this.attrs
+    this.t.metrics?.clientDuration.record((performance.now() - this.started) / 1000, attrs)
+    if (!this.span) return
+    if (errorType) {
+      this.span.setAttributes({ [ATTR.ERROR_TYPE]: errorType, ...(typeof code === 'number' ? { [ATTR.RPC_RESPONSE_STATUS_CODE]: String(code) } : {}) })
+      this.span.setStatus({ code: SpanStatusCode.ERROR, ...(error instanceof Error ? { message: error.message } : {}) })
+    }
+    if (result && this.t.captureArguments && !errorType) this.span.setAttribute(ATTR.GEN_AI_TOOL_CALL_RESULT, JSON.stringify(result))
+    this.span.end()
+  }
+}
+
+/** The op for one upstream request; undefined (and params untouched) while telemetry is off. */
+export function mcpClientOp(upstream: { peer(): UpstreamPeer }, method: string, target: string | undefined, params: { _meta?: Record<string, unknown> }): McpClientOp | undefined {
+  const t = telemetry()
+  return t && (t.tracer || t.metrics) ? new McpClientOp(t, upstream.peer(), method, target, params) : undefined
+}
