@@ -75,6 +75,8 @@ const mb = (n: number) => `${(n / 1_048_576).toFixed(1)} MB`
 
 const SOURCES: Record<DbSource, string> = { '--db': 'from --db', TOOLGATE_DB: 'from $TOOLGATE_DB', default: 'the default: no --db, no $TOOLGATE_DB' }
 
+const PROBE_BUSY_MS = 5_000
+
 /** Open (and migrate) the database, then prove a write would go through, without keeping one. */
 function databaseCheck(file: string, from: DbSource): { check: Check; db?: Db } {
   const fixAccess = `make ${file} and its directory writable by this user (SQLite writes ${path.basename(file)}-wal and -shm beside it), or point --db / TOOLGATE_DB at the right file`
@@ -85,11 +87,15 @@ function databaseCheck(file: string, from: DbSource): { check: Check; db?: Db } 
   } catch (e) {
     return { check: { name: 'database', status: 'fail', detail: `${file} does not open and migrate: ${(e as Error).message}`, fix: fixAccess } }
   }
+  // a running toolgate holds the write lock for a moment at a time: wait for it, as a write would
+  db.$client.pragma(`busy_timeout = ${PROBE_BUSY_MS}`)
   try {
     db.$client.exec('begin immediate; update settings set id = id where id = 1; rollback')
   } catch (e) {
     if (db.$client.inTransaction) db.$client.exec('rollback')
     return { check: { name: 'database', status: 'fail', detail: `${file} is not writable: ${(e as Error).message}`, fix: fixAccess } }
+  } finally {
+    db.$client.pragma('busy_timeout = 0')
   }
   const s = activityStorage(db)
   const oldest = s.oldestAt === null ? 'no activity records' : `${s.records} activity record${s.records === 1 ? '' : 's'} since ${new Date(s.oldestAt).toISOString()}`
