@@ -4,7 +4,7 @@ import type { Db, Tx } from '@/db/client'
 import { writeTransaction } from '@/db/write'
 import { profiles } from '@/db/schema'
 import { profileServers } from '@/db/queries/access'
-import { badRequest, notFoundError } from '@/lib/errors'
+import { badRequest, notFoundError } from '@/lib/core/errors'
 import { recordChange } from './record-change'
 import type { ActionContext } from './tools'
 

@@ -6,7 +6,7 @@ import { writeTransaction } from '@/db/write'
 import { hashSecret, newSecret, sameHash } from './secrets'
 import { operatorKeyHash } from '@/db/queries/auth'
 import { recordChange } from '@/lib/admin/record-change'
-import { badRequest } from '@/lib/errors'
+import { badRequest } from '@/lib/core/errors'
 import type { ActionContext } from '@/lib/admin/tools'
 
 

@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server'
 import type { ToolResult, UnavailableResult } from '@/lib/preflight/evaluate'
 import type { CallOutcome } from '@/lib/upstream/dispatch'
-import { quote } from '@/lib/log'
+import { quote } from '@/lib/core/log'
 import { currentMcpOp } from '@/lib/telemetry/context'
 import { invalidParams } from './errors'
 import { mapContent } from './resources'

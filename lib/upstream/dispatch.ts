@@ -3,7 +3,7 @@ import { ErrorCode, McpError, type CallToolResult, type ElicitRequest, type Elic
 import type { Db } from '@/db/client'
 import { CallRecorder } from '@/lib/activity/call-record'
 import { idBoundsFault, parseToolId } from '@/lib/preflight/ids'
-import { badRequest } from '@/lib/errors'
+import { badRequest } from '@/lib/core/errors'
 import { evaluateNow } from '@/lib/preflight/service'
 import { unavailable, type Caller, type UnavailableResult } from '@/lib/preflight/evaluate'
 import { runningSupervisor, type Supervisor } from './supervisor'

@@ -7,7 +7,7 @@ import type { PreflightData } from '@/lib/preflight/service'
 import { exitCodes } from '@/lib/preflight/taxonomy'
 import type { PreflightBody } from '@/lib/preflight/schemas'
 import type { Caller, EvaluationInput, Policy } from '@/lib/preflight/evaluate'
-import { unauthorized } from '@/lib/errors'
+import { unauthorized } from '@/lib/core/errors'
 import type { InBandFlags } from './preflight-in-band'
 
 /** --pin <id>=<pin>, each naming a requested id. */
