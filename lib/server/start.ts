@@ -21,6 +21,7 @@ import { startSupervisor, supervisorOptions, type Supervisor } from '@/lib/upstr
 import { startTelemetry } from '@/lib/telemetry/start'
 import { ownUrl } from './address'
 import { watchBuild } from './build'
+import { upgradeStoredData } from './database'
 
 // CommonJS modules of Next.js, required as Next.js itself requires them (one module instance, one config cache)
 const require = createRequire(import.meta.url)
@@ -53,7 +54,7 @@ export interface RunningToolgate {
  */
 export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate> {
   stopWritingToClosedOutput()
-  const db = getDb()
+  const db = getDb(upgradeStoredData)
   checkSecretKey(db) // a missing or wrong key is said now, not by every connection that needs a secret
   const newKey = await ensureOperatorKey(db)
   // before anything is served: spans, metrics and JSON logs as the environment asks (all off by default)

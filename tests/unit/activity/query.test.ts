@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { openDb } from '@/db/client'
+import { openDb } from '@/lib/server/database'
 import { listActivity } from '@/db/queries/activity'
 import { indexActivityServers, indexedThrough } from '@/db/queries/activity-index'
 import { activityServers } from '@/db/schema'
