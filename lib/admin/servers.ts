@@ -10,9 +10,8 @@ import { badRequest } from '@/lib/core/errors'
 import { mintRequestId } from '@/lib/activity/request-id'
 import { approvedOf, definitionOf } from '@/lib/approvals/definition'
 import { holdDefinition, holdToApproval } from '@/lib/upstream/discovery'
-import { recordChange } from './record-change'
+import { recordChange, type ActionContext } from '@/lib/activity/record-change'
 import { requireServer } from './require'
-import type { ActionContext } from './tools'
 import { crossings, recordCrossings, requireConfirmation, type Crossing } from '@/lib/surface/ceiling'
 
 const changes = {

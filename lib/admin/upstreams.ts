@@ -5,7 +5,7 @@ import { z } from 'zod'
 import type { Db, Tx } from '@/db/client'
 import { serverSecrets, servers, type Transport } from '@/db/schema'
 import { insertActivity } from '@/lib/activity/record'
-import { recordChange } from '@/lib/admin/record-change'
+import { recordChange, type ActionContext } from '@/lib/activity/record-change'
 import { requireServer } from '@/lib/admin/require'
 import { serverConfig } from '@/db/queries/servers'
 import { writeTransaction } from '@/db/write'
@@ -15,7 +15,6 @@ import { badRequest } from '@/lib/core/errors'
 import { formatIssue, formatIssues } from '@/lib/schemas/issues'
 import { serverNameSchema } from '@/lib/schemas/names'
 import { transportSchema } from '@/lib/state/schema'
-import type { ActionContext } from '@/lib/admin/tools'
 
 
 export const addServerSchema = z.strictObject({

@@ -4,7 +4,7 @@ import { RELATED_TASK_META_KEY, type CallToolResult } from '@modelcontextprotoco
 import { z } from 'zod'
 import { appendActivity } from '@/lib/activity/record'
 import { describeError } from '@/lib/core/errors'
-import { evaluateNow } from '@/lib/preflight/service'
+import { evaluateNow } from '@/lib/gate/check'
 import { callerKey } from '@/lib/auth/caller'
 import { TERMINAL_TASK_STATES } from '@/lib/upstream/connection'
 import { dispatchToolCall } from '@/lib/upstream/dispatch'

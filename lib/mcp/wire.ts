@@ -5,7 +5,7 @@ import { quote } from '@/lib/core/log'
 import { currentMcpOp } from '@/lib/telemetry/context'
 import { invalidParams } from './errors'
 import { mapContent } from './resources'
-import type { PreflightData } from '@/lib/preflight/service'
+import type { PreflightData } from '@/lib/gate/check'
 import type { Facet, FacetTool, ResolveFacet } from './extension-schema'
 import { EXTENSION_ID, wireReasons } from './extension-schema'
 

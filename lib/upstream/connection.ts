@@ -20,7 +20,7 @@ import { applyDiscovery, type DiscoveredTool } from './discovery'
 import type { DiscoveredDefinition } from '@/lib/approvals/server-definitions'
 import { DbOAuthProvider, CALLBACK_PATH } from './oauth'
 import { oauthOf } from '@/db/queries/upstream'
-import { upstreamFetch } from '@/lib/http/upstream-fetch'
+import { upstreamFetch } from './fetch'
 import { mcpClientOp, type UpstreamPeer } from '@/lib/telemetry/mcp-client'
 
 export interface ConnectionSpec {

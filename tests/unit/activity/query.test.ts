@@ -4,7 +4,7 @@ import { listActivity } from '@/db/queries/activity'
 import { indexActivityServers, indexedThrough } from '@/db/queries/activity-index'
 import { activityServers } from '@/db/schema'
 import { approveTool } from '@/lib/admin/tools'
-import { runCheck } from '@/lib/preflight/service'
+import { runCheck } from '@/lib/gate/check'
 import { mintRequestId } from '@/lib/activity/request-id'
 import { load } from '@/tests/helpers/db'
 
