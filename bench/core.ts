@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3'
 import { transactionOn, type Db } from '@/db/client'
-import { evaluateNow } from '@/lib/preflight/service'
+import { evaluateNow } from '@/lib/gate/check'
 import type { Caller } from '@/lib/preflight/evaluate'
 import { parseToolId } from '@/lib/preflight/ids'
 import { fmt, printTable, printTarget, summarize, timeInterleaved, timeInterleavedAsync, timeSync, type Row } from './stats'

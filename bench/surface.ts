@@ -1,7 +1,7 @@
 // The surface report on large scopes: N tools on 25 servers, all served, descriptions built
 // from a shared vocabulary so pairs overlap the way real catalogs do. Baseline: listing the same
 // scope (what every tools/list pays), measured in the same run.
-import { openDb } from '@/db/client'
+import { openDb } from '@/lib/server/database'
 import { loadState } from '@/lib/state/load'
 import { servedList, surfaceReport } from '@/lib/surface/report'
 import { tempDbFile } from '@/tests/helpers/db'

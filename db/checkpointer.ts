@@ -3,8 +3,8 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import { Worker } from 'node:worker_threads'
 import type { Db } from './client'
-import { logLine } from '@/lib/log'
-import { projectRoot } from '@/lib/paths'
+import { logLine } from '@/lib/core/log'
+import { projectRoot } from '@/lib/core/paths'
 
 /** How often the checkpointer copies the write-ahead log into the database file. */
 const CHECKPOINT_MS = 500

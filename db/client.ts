@@ -5,9 +5,7 @@ import Database from 'better-sqlite3'
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
 import * as schema from './schema'
-import { defaultDbFile, projectRoot } from '@/lib/paths'
-import { upgradePins } from '@/lib/approvals/pin-upgrade'
-import { sealStoredSecrets } from '@/lib/auth/seal-secrets'
+import { defaultDbFile, projectRoot } from '@/lib/core/paths'
 import { keyFileOf } from './secrets'
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database }
@@ -25,14 +23,15 @@ export function transactionOn<T>(db: Db, fn: (tx: Tx) => T, behavior: 'deferred'
 const OPEN_BUSY_MS = 5_000
 
 /**
- * Open (and migrate) a state database. WAL lets readers run beside the one writer;
+ * Open and migrate a state database (the app opens it through lib/server/database.ts, which
+ * adds the data upgrades SQL cannot do). WAL lets readers run beside the one writer;
  * synchronous=FULL makes every commit durable, so an answered check is never lost on a crash.
  *
  * After opening, the busy timeout is 0: better-sqlite3 is synchronous, so a statement waiting
  * for another process's write lock would freeze the whole event loop. Reads never need that
  * lock under WAL; writes go through db/write.ts, which retries a busy lock asynchronously.
  */
-export function openDb(file: string): Db {
+export function openStore(file: string, upgrade?: (db: Db) => void): Db {
   if (file !== ':memory:') keepPrivate(file)
   const sqlite = new Database(file)
   sqlite.pragma(`busy_timeout = ${OPEN_BUSY_MS}`)
@@ -41,9 +40,7 @@ export function openDb(file: string): Db {
   sqlite.pragma('foreign_keys = ON')
   const db = drizzle(sqlite, { schema }) as Db
   migrate(db, { migrationsFolder: path.join(projectRoot(), 'db', 'migrations') })
-  // the data migrations SQL cannot do: pins are sha256 over the domain's definition; secrets are sealed with a key outside the file
-  upgradePins(db)
-  sealStoredSecrets(db)
+  upgrade?.(db) // the opener's data upgrades, still under the open busy timeout
   sqlite.pragma('busy_timeout = 0')
   return db
 }
@@ -81,11 +78,12 @@ const SHARED = Symbol.for('toolgate.db')
 type WithDb = typeof globalThis & { [SHARED]?: Db }
 
 /**
- * The process-wide database, opened lazily (never at import: `next build` must not create it).
+ * The process-wide database, opened lazily (never at import: `next build` must not create it);
+ * the server opens it first, with its data upgrades (lib/server/start.ts).
  * Kept on globalThis so the server and the Next.js bundles in the same process share one
  * connection (each bundle has its own copy of this module).
  */
-export function getDb(): Db {
+export function getDb(upgrade?: (db: Db) => void): Db {
   const g = globalThis as WithDb
-  return (g[SHARED] ??= openDb(defaultDbFile()))
+  return (g[SHARED] ??= openStore(defaultDbFile(), upgrade))
 }

@@ -1,6 +1,6 @@
 import 'server-only'
 import { SqliteError } from 'better-sqlite3'
-import { ToolgateError, unavailableError } from '@/lib/errors'
+import { ToolgateError, unavailableError } from '@/lib/core/errors'
 import { transactionOn, type Db, type Tx } from './client'
 
 /** How long a write waits for a lock held by another process before it fails closed. */

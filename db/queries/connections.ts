@@ -3,7 +3,7 @@ import { hostname } from 'node:os'
 import { eq } from 'drizzle-orm'
 import type { DbLike } from '@/db/client'
 import { runtimeLease, type ServerConnection } from '@/db/schema'
-import type { ConnectionView } from '@/lib/preflight/state'
+import type { ConnectionView } from '@/lib/core/state'
 
 export interface Lease { instance: string; pid: number; host: string | null; url: string | null; heartbeatAt: number; expiresAt: number }
 

@@ -3,7 +3,7 @@ import { eq, sql } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { agentTokens, profiles, runtimeLease, settings, tools, type ServerConnection } from '@/db/schema'
 import { believedConnection, leaseColumns, type Lease } from './connections'
-import type { ApprovalView, ConnectionView, PreflightState, ServerView, ToolView } from '@/lib/preflight/state'
+import type { ApprovalView, ConnectionView, PreflightState, ServerView, ToolView } from '@/lib/core/state'
 
 const p = (name: string) => sql.placeholder(name)
 

@@ -3,7 +3,7 @@ import { and, asc, eq, getTableName, sql, type SQL, isNull } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { servers, settings, toolApprovals, tools, type JsonObject, type ToolAnnotations } from '@/db/schema'
 import { storedOf } from '@/lib/approvals/definition'
-import type { ApprovalView, ServerView } from '@/lib/preflight/state'
+import type { ApprovalView, ServerView } from '@/lib/core/state'
 
 /**
  * The served listing: the tools an MCP session may call, on servers in the session's scope.

@@ -2,7 +2,7 @@ import 'server-only'
 import { asc, eq, isNotNull, sql } from 'drizzle-orm'
 import type { DbLike } from '@/db/client'
 import { serverConnections, serverSecrets, servers, type Root, type Transport } from '@/db/schema'
-import type { ConnectionView, ServerView } from '@/lib/preflight/state'
+import type { ConnectionView, ServerView } from '@/lib/core/state'
 import { believedConnection, readLease } from './connections'
 import { openSecret } from '@/db/secrets'
 

@@ -2,7 +2,7 @@ import 'server-only'
 import { and, asc, eq, gte, isNull, lt, ne, type SQL } from 'drizzle-orm'
 import type { DbLike } from '@/db/client'
 import { servers, toolApprovals, tools, type ApprovedDefinition, type JsonObject, type ToolAnnotations } from '@/db/schema'
-import type { ApprovalView } from '@/lib/preflight/state'
+import type { ApprovalView } from '@/lib/core/state'
 
 /**
  * A tool the proxy knows: its latest discovered definition, pin and approval record (with the

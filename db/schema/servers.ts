@@ -39,13 +39,8 @@ export const servers = sqliteTable('servers', {
   updatedAt: integer('updated_at').notNull(),
 })
 
-export const connectionStates = [
-  'ready', 'connecting', 'discovering', 'authenticating', 'pending_auth', 'error', 'disconnected',
-] as const
-export type ConnectionState = (typeof connectionStates)[number]
-
-export const connectionActions = ['restart', 'login', 'view_logs', 'set_secret'] as const
-export type ConnectionAction = (typeof connectionActions)[number]
+import { connectionActions, connectionStates } from '../../lib/core/state'
+export { connectionActions, connectionStates, type ConnectionAction, type ConnectionState } from '../../lib/core/state'
 
 /** Connection state published by the runtime (or a state file). No row = nothing published yet. */
 export const serverConnections = sqliteTable('server_connections', {

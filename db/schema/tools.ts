@@ -2,14 +2,8 @@ import { sqliteTable, integer, text, primaryKey, foreignKey, index } from 'drizz
 import { servers } from './servers'
 
 export type JsonObject = Record<string, unknown>
-export interface ToolAnnotations {
-  readOnlyHint?: boolean
-  destructiveHint?: boolean
-  openWorldHint?: boolean
-  idempotentHint?: boolean
-  title?: string
-  [key: string]: unknown
-}
+import type { ToolAnnotations } from '../../lib/core/state'
+export type { ToolAnnotations }
 
 /** Every tool the proxy knows, served or withheld. A row here is what "exists" means. */
 export const tools = sqliteTable(

@@ -1,8 +1,8 @@
 import 'server-only'
 import type { Db } from '@/db/client'
 import { indexActivityServers } from '@/db/queries/activity-index'
-import { describeError } from '@/lib/errors'
-import { logLine } from '@/lib/log'
+import { describeError } from '@/lib/core/errors'
+import { logLine } from '@/lib/core/log'
 
 export const INDEX_EVERY_MS = 250
 

@@ -1,6 +1,7 @@
 import 'server-only'
 import type { Db } from '@/db/client'
-import { changeToolsIn, type ActionContext, type ToolVerb } from './tools'
+import type { ActionContext } from '@/lib/activity/record-change'
+import { changeToolsIn, type ToolVerb } from './tools'
 
 const verbs = { approve: 'tool.approved', block: 'tool.blocked', enable: 'tool.enabled' } as const satisfies Record<string, ToolVerb>
 export type BulkVerb = keyof typeof verbs

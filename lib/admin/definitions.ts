@@ -4,10 +4,9 @@ import type { Db } from '@/db/client'
 import { knownDefinition } from '@/db/queries/definitions'
 import { serverDefinitions, type ServerDefinition } from '@/db/schema'
 import { writeTransaction } from '@/db/write'
-import { badRequest, notFoundError } from '@/lib/errors'
+import { badRequest, notFoundError } from '@/lib/core/errors'
 import { definitionGroups, parseDefinitionId, type DefinitionGroup } from '@/lib/approvals/server-definitions'
-import { recordChange } from './record-change'
-import type { ActionContext } from './tools'
+import { recordChange, type ActionContext } from '@/lib/activity/record-change'
 
 /** The definition an operator names (a prompt `server:name`, a resource's toolgate URI, a server for its instructions), or the not-found error. */
 export function requireDefinition(db: Db, group: DefinitionGroup, id: string): ServerDefinition {

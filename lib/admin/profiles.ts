@@ -4,9 +4,8 @@ import type { Db, Tx } from '@/db/client'
 import { writeTransaction } from '@/db/write'
 import { profiles } from '@/db/schema'
 import { profileServers } from '@/db/queries/access'
-import { badRequest, notFoundError } from '@/lib/errors'
-import { recordChange } from './record-change'
-import type { ActionContext } from './tools'
+import { badRequest, notFoundError } from '@/lib/core/errors'
+import { recordChange, type ActionContext } from '@/lib/activity/record-change'
 
 const dedupe = (names: readonly string[]) => [...new Set(names)]
 

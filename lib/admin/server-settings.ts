@@ -3,14 +3,13 @@ import { eq } from 'drizzle-orm'
 import type { Db, Tx } from '@/db/client'
 import { writeTransaction } from '@/db/write'
 import { servers } from '@/db/schema'
-import { badRequest, notFoundError } from '@/lib/errors'
+import { badRequest, notFoundError } from '@/lib/core/errors'
 import { knownTool } from '@/db/queries/tools'
 import { requireServer } from './require'
 import { parseToolId } from '@/lib/preflight/ids'
-import { recordChange } from './record-change'
+import { recordChange, type ActionContext } from '@/lib/activity/record-change'
 import { serverSettingsSchema, type ServerSettings } from './schemas'
 import { formatIssues } from '@/lib/schemas/issues'
-import type { ActionContext } from './tools'
 
 const dedupe = (names: readonly string[]) => [...new Set(names)]
 

@@ -5,11 +5,10 @@ import { settings } from '@/db/schema'
 import { profileServers } from '@/db/queries/access'
 import { readSettings, type ProxySettings } from '@/db/queries/settings'
 import { writeTransaction } from '@/db/write'
-import { badRequest } from '@/lib/errors'
+import { badRequest } from '@/lib/core/errors'
 import { formatIssues } from '@/lib/schemas/issues'
-import { recordChange } from './record-change'
+import { recordChange, type ActionContext } from '@/lib/activity/record-change'
 import { settingsPatchSchema } from './schemas'
-import type { ActionContext } from './tools'
 
 /** Settings as the state file and the CLI name them. */
 export const presentSettings = (s: ProxySettings) => ({

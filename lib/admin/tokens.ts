@@ -6,10 +6,9 @@ import { writeTransaction } from '@/db/write'
 import { agentTokens } from '@/db/schema'
 import { profileServers, tokenByName, type TokenRow } from '@/db/queries/access'
 import { hashSecret, newSecret } from '@/lib/auth/secrets'
-import { badRequest, notFoundError } from '@/lib/errors'
-import { recordChange } from './record-change'
+import { badRequest, notFoundError } from '@/lib/core/errors'
+import { recordChange, type ActionContext } from '@/lib/activity/record-change'
 import type { TokenScope } from './schemas'
-import type { ActionContext } from './tools'
 
 /** A new token's id: who it is for good (a name can be taken again once its token is revoked). */
 export const newTokenId = () => `tok_${randomBytes(12).toString('hex')}`

@@ -4,15 +4,13 @@ import { toolApprovals, type ToolApproval } from '@/db/schema'
 import { knownTool, type KnownTool } from '@/db/queries/tools'
 import { writeTransaction } from '@/db/write'
 import type { ActivityType } from '@/lib/activity/vocabulary'
-import { badRequest, notFoundError } from '@/lib/errors'
+import { badRequest, notFoundError } from '@/lib/core/errors'
 import { parseToolId } from '@/lib/preflight/ids'
 import { approvedOf } from '@/lib/approvals/definition'
-import { recordChange } from './record-change'
+import { recordChange, type ActionContext } from '@/lib/activity/record-change'
 import { crossings, recordCrossings, requireConfirmation } from '@/lib/surface/ceiling'
 
 type ApprovalState = { status: ToolApproval['status'] | 'none'; disabled: boolean }
-
-export interface ActionContext { actor: string; requestId?: string }
 
 const actionsByType = {
   'tool.approved': (a: ApprovalState) => ({ status: 'approved' as const, disabled: a.disabled }),

@@ -6,14 +6,14 @@ import { callApprovals, type CallApproval } from '@/db/schema'
 import { writeTransaction } from '@/db/write'
 import { insertActivity } from '@/lib/activity/record'
 import { meterRecorded } from '@/lib/limits/budgets'
-import type { ActionContext } from '@/lib/admin/tools'
+import type { ActionContext } from '@/lib/activity/record-change'
 import { servedPin } from '@/db/queries/preflight-state'
 import { profileServers } from '@/db/queries/access'
 import { callerNow } from '@/lib/auth/caller'
-import { badRequest, notFoundError } from '@/lib/errors'
+import { badRequest, notFoundError } from '@/lib/core/errors'
 import { unavailable, type Caller, type UnavailableResult } from '@/lib/preflight/evaluate'
 import { argumentsHash, canonicalJson } from '@/lib/preflight/hash'
-import { evaluateNow } from '@/lib/preflight/service'
+import { evaluateNow } from '@/lib/gate/check'
 
 /**
  * Call approval: a tools/call of a tool under call approval waits for an operator to approve

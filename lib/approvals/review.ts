@@ -10,7 +10,7 @@ import { definitionChanges, definitionGroups, definitionId, groupOf, type Defini
 import { knownTool, reviewContext } from '@/db/queries/tools'
 import { presentRecords } from '@/lib/activity/present-records'
 import type { ActivityItem } from '@/lib/activity/present'
-import { badRequest, notFoundError } from '@/lib/errors'
+import { badRequest, notFoundError } from '@/lib/core/errors'
 import { classify, classifyServer, type Classification } from '@/lib/preflight/classifier'
 import { parseToolId } from '@/lib/preflight/ids'
 import { approvedOf, definitionDiff, definitionOf, type FieldChange } from './definition'

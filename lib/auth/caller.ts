@@ -4,7 +4,7 @@ import { statements } from '@/db/queries/preflight-state'
 import { readSettings } from '@/db/queries/settings'
 import { tokenById } from '@/db/queries/access'
 import type { Caller } from '@/lib/preflight/evaluate'
-import { unauthorized } from '@/lib/errors'
+import { unauthorized } from '@/lib/core/errors'
 import { isOperatorKey } from './operator-key'
 import { hashSecret } from './secrets'
 

@@ -1,51 +1,7 @@
 import 'server-only'
-import { eq } from 'drizzle-orm'
-import type { Db, Tx } from '@/db/client'
-import { operatorSessions, settings } from '@/db/schema'
-import { writeTransaction } from '@/db/write'
-import { hashSecret, newSecret, sameHash } from './secrets'
+import type { Db } from '@/db/client'
 import { operatorKeyHash } from '@/db/queries/auth'
-import { recordChange } from '@/lib/admin/record-change'
-import { badRequest } from '@/lib/errors'
-import type { ActionContext } from '@/lib/admin/tools'
-
-
-/** A new key hash; every dashboard session ends with the old key (they were opened with it). Returns how many ended. */
-function setKeyHash(tx: Tx, hash: string): number {
-  tx.update(settings).set({ operatorKeyHash: hash }).where(eq(settings.id, 1)).run()
-  return tx.delete(operatorSessions).run().changes
-}
-
-/** The shortest TOOLGATE_API_KEY accepted: it is the whole of the operator's credential, and can be guessed at. */
-export const MIN_API_KEY_LENGTH = 24
-
-/**
- * Make sure an operator key exists. TOOLGATE_API_KEY wins (its hash is stored; one shorter
- * than MIN_API_KEY_LENGTH stops the start); otherwise a key is generated once. Returns the key
- * only when it was just generated, so it can be printed exactly once; only its hash is kept.
- */
-export async function ensureOperatorKey(db: Db, fromEnv = process.env.TOOLGATE_API_KEY): Promise<string | undefined> {
-  const stored = operatorKeyHash(db)
-  if (fromEnv) {
-    if (fromEnv.length < MIN_API_KEY_LENGTH) throw badRequest(`TOOLGATE_API_KEY is ${fromEnv.length} characters long: use at least ${MIN_API_KEY_LENGTH} (e.g. openssl rand -base64 32), or unset it to let toolgate generate a key`)
-    const h = hashSecret(fromEnv)
-    if (stored !== h) await writeTransaction(db, (tx) => setKeyHash(tx, h))
-    return undefined
-  }
-  if (stored) return undefined
-  return (await rotateOperatorKey(db, { actor: 'toolgate:first-start' })).key
-}
-
-/** Replace the operator key, on the record; returns the new key (shown once). Everyone is signed out. */
-export async function rotateOperatorKey(db: Db, ctx: ActionContext) {
-  const key = newSecret('tg_op_')
-  return writeTransaction(db, (tx) => {
-    const signedOut = setKeyHash(tx, hashSecret(key))
-    // the key itself is never recorded; what changed is that the old one stopped working
-    const record = recordChange(tx, 'operator_key.rotated', ctx, { target: 'operator key', before: null, after: { sessions_signed_out: signedOut } })
-    return { key, signedOut, ...record }
-  })
-}
+import { hashSecret, sameHash } from './secrets'
 
 export function isOperatorKey(db: Db, presented: string): boolean {
   const stored = operatorKeyHash(db)

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { drizzle } from 'drizzle-orm/better-sqlite3'
-import { openDb, type Db } from '@/db/client'
+import type { Db } from '@/db/client'
+import { openDb } from '@/lib/server/database'
 import * as schema from '@/db/schema'
 import { cliDbFile } from './args'
 

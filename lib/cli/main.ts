@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util'
 import pkg from '@/package.json'
-import { ToolgateError } from '@/lib/errors'
+import { ToolgateError } from '@/lib/core/errors'
 import type { Db } from '@/db/client'
 import { editDistance } from '@/lib/preflight/suggest'
 import { cliActor, UsageError } from './args'

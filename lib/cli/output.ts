@@ -1,4 +1,4 @@
-import type { PreflightData } from '@/lib/preflight/service'
+import type { PreflightData } from '@/lib/gate/check'
 import { exitCodes } from '@/lib/preflight/taxonomy'
 import { INVISIBLE, showInvisible } from '@/lib/approvals/findings'
 

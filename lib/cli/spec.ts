@@ -1,5 +1,5 @@
 import type { Db } from '@/db/client'
-import type { ActionContext } from '@/lib/admin/tools'
+import type { ActionContext } from '@/lib/activity/record-change'
 
 /**
  * What a command's words complete to in the shell: names read from the database, a file

@@ -3,8 +3,8 @@ import type { Db } from '@/db/client'
 import { activitySince, latestActivityId } from '@/db/queries/activity'
 import { presentRecords } from '@/lib/activity/present-records'
 import { isValidSession, type SessionCredentials } from '@/lib/auth/operator-sessions'
-import { describeError } from '@/lib/errors'
-import { logLine } from '@/lib/log'
+import { describeError } from '@/lib/core/errors'
+import { logLine } from '@/lib/core/log'
 import { recordFilter, type ActivityFilter } from './activity'
 
 /**

@@ -1,7 +1,7 @@
 import 'server-only'
 import { z } from 'zod'
 import { mintRequestId } from '@/lib/activity/request-id'
-import { badRequest, ToolgateError } from '@/lib/errors'
+import { badRequest, ToolgateError } from '@/lib/core/errors'
 import { EXTENSION_ID } from '@/lib/mcp/extension-schema'
 import type { Era } from '@/lib/mcp/server'
 import type { McpContext } from '@/lib/mcp/context'

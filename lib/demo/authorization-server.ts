@@ -2,7 +2,7 @@ import 'server-only'
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { z } from 'zod'
-import { ToolgateError } from '@/lib/errors'
+import { ToolgateError } from '@/lib/core/errors'
 import { parseJson, PayloadTooLarge, readBody, sendJson } from '@/lib/http/json'
 import { formatIssues } from '@/lib/schemas/issues'
 

@@ -1,8 +1,8 @@
 import 'server-only'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { describeError } from '@/lib/errors'
-import { logLine } from '@/lib/log'
+import { describeError } from '@/lib/core/errors'
+import { logLine } from '@/lib/core/log'
 import { boundaryFault, boundaryFromEnv } from '@/lib/http/boundary'
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>

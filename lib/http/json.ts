@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { badRequest, LimitedError, ToolgateError, type FailureKind } from '@/lib/errors'
-import { logLine } from '@/lib/log'
+import { badRequest, LimitedError, ToolgateError, type FailureKind } from '@/lib/core/errors'
+import { logLine } from '@/lib/core/log'
 
 export const MAX_BODY_BYTES = 1024 * 1024
 /** Deeper JSON than this is refused before it is parsed into nested objects. */

@@ -1,7 +1,7 @@
 import 'server-only'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Db } from '@/db/client'
-import { describeError } from '@/lib/errors'
+import { describeError } from '@/lib/core/errors'
 import { sameSitePath } from '@/lib/schemas/return-path'
 import { completeLogin } from '@/lib/upstream/oauth'
 

@@ -5,7 +5,7 @@ import { callerFromHeaders, type HeaderReader } from '@/lib/auth/caller'
 import { ownRequestId } from '@/lib/activity/request-id'
 import { admit } from '@/lib/limits/budgets'
 import { parsePreflightBody } from '@/lib/preflight/schemas'
-import { runCheck } from '@/lib/preflight/service'
+import { runCheck } from '@/lib/gate/check'
 import { parseJson, readBody, sendError, sendJson } from './json'
 
 export interface RestContext { db: Db; requestId: string; requestIdFromClient: boolean; headers: HeaderReader }

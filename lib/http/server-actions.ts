@@ -1,6 +1,6 @@
 import 'server-only'
 import type { IncomingMessage } from 'node:http'
-import { badRequest } from '@/lib/errors'
+import { badRequest } from '@/lib/core/errors'
 import { parseJson, readBody } from './json'
 
 /** Where Next.js keeps per-request metadata; an `actionBody` there is read instead of the stream. */

@@ -1,7 +1,7 @@
 import 'server-only'
 import type { Db } from '@/db/client'
 import { readSettings } from '@/db/queries/settings'
-import { LimitedError } from '@/lib/errors'
+import { LimitedError } from '@/lib/core/errors'
 import type { Caller } from '@/lib/preflight/evaluate'
 
 /**

@@ -1,7 +1,7 @@
 import 'server-only'
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server'
 import { parseToolId, uniqueIds } from '@/lib/preflight/ids'
-import { evaluateNow, runCheck } from '@/lib/preflight/service'
+import { evaluateNow, runCheck } from '@/lib/gate/check'
 import type { Reason } from '@/lib/preflight/taxonomy'
 import { parseDescribeArgs } from './describe-tool-definition'
 import { servedTool, toMcpTool } from './listing'

@@ -1,6 +1,6 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
-import { describeError, ToolgateError } from '@/lib/errors'
+import { describeError, ToolgateError } from '@/lib/core/errors'
 import { currentMcpOp } from '@/lib/telemetry/context'
 
 export const invalidParams = (message: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, message)

@@ -1,11 +1,11 @@
 import type { CallToolResult } from '@modelcontextprotocol/server'
 import type { ToolResult, UnavailableResult } from '@/lib/preflight/evaluate'
 import type { CallOutcome } from '@/lib/upstream/dispatch'
-import { quote } from '@/lib/log'
+import { quote } from '@/lib/core/log'
 import { currentMcpOp } from '@/lib/telemetry/context'
 import { invalidParams } from './errors'
 import { mapContent } from './resources'
-import type { PreflightData } from '@/lib/preflight/service'
+import type { PreflightData } from '@/lib/gate/check'
 import type { Facet, FacetTool, ResolveFacet } from './extension-schema'
 import { EXTENSION_ID, wireReasons } from './extension-schema'
 

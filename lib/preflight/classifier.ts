@@ -1,4 +1,4 @@
-import type { ApprovalView, ServerView, ToolView } from './state'
+import type { ApprovalView, ServerView, ToolView } from '@/lib/core/state'
 
 /**
  * The shared tool classifier (contract §4). Call-time dispatch uses `classify`, the evaluator

@@ -1,7 +1,7 @@
 import { checkPin, HASH_SCHEMA_VERSION } from './hash'
 import { classifyServer, classifyTool } from './classifier'
 import { parseToolId, type ParsedId } from './ids'
-import type { ConnectionView, PreflightState, ServerView, ToolView } from './state'
+import type { ConnectionView, PreflightState, ServerView, ToolView } from '@/lib/core/state'
 import { reasonSpec, taxonomy, worstVerdict, type Action, type Reason, type Verdict } from './taxonomy'
 import { didYouMean } from './suggest'
 

@@ -1,5 +1,5 @@
 import { MAX_NAME, MAX_TOOL_ID } from '@/lib/schemas/names'
-import { quote } from '@/lib/log'
+import { quote } from '@/lib/core/log'
 
 /** Tool ids are "<server>:<tool>", split at the first ':' (contract §1). */
 export type ParsedId = { id: string; server: string; tool: string } | { id: string; malformed: true }

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { badRequest } from '@/lib/errors'
+import { badRequest } from '@/lib/core/errors'
 import { profileNameSchema } from '@/lib/schemas/names'
 import { idBoundsFault } from './ids'
 import { formatIssues } from '@/lib/schemas/issues'

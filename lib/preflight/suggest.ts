@@ -1,5 +1,5 @@
 import { classifyServer, classifyTool } from './classifier'
-import type { PreflightState } from './state'
+import type { PreflightState } from '@/lib/core/state'
 
 const MAX_SUGGESTIONS = 3
 const MAX_DISTANCE = 2

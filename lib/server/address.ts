@@ -1,6 +1,6 @@
 import path from 'node:path'
 import type { RuntimeHolder } from '@/db/queries/connections'
-import { defaultDbFile } from '@/lib/paths'
+import { defaultDbFile } from '@/lib/core/paths'
 
 /**
  * Where toolgate is: one rule for the server and every CLI command, so both find the same

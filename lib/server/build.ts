@@ -1,6 +1,6 @@
 import { readFileSync, unwatchFile, watchFile } from 'node:fs'
 import path from 'node:path'
-import { projectRoot } from '@/lib/paths'
+import { projectRoot } from '@/lib/core/paths'
 
 /** The web app's build folder: $NEXT_DIST_DIR (npm test builds into .next-test), else .next. */
 export const buildDir = () => path.resolve(projectRoot(), process.env.NEXT_DIST_DIR || '.next')

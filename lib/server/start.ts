@@ -9,18 +9,19 @@ import { checkSecretKey } from '@/db/secrets'
 import { startRetention } from '@/lib/activity/retention'
 import { startServerIndex } from '@/lib/activity/server-index'
 import { expireCalls } from '@/lib/approvals/calls'
-import { ensureOperatorKey } from '@/lib/auth/operator-key'
-import { describeError } from '@/lib/errors'
+import { ensureOperatorKey } from '@/lib/admin/operator-key'
+import { describeError } from '@/lib/core/errors'
 import { boundaryFromEnv } from '@/lib/http/boundary'
-import { frontDoor } from '@/lib/http/front-door'
+import { frontDoor } from './front-door'
 import { createListener } from '@/lib/http/listener'
-import { keepUnpatchedFetch } from '@/lib/http/upstream-fetch'
-import { logLine, stopWritingToClosedOutput } from '@/lib/log'
-import { projectRoot } from '@/lib/paths'
+import { keepUnpatchedFetch } from '@/lib/upstream/fetch'
+import { logLine, stopWritingToClosedOutput } from '@/lib/core/log'
+import { projectRoot } from '@/lib/core/paths'
 import { startSupervisor, supervisorOptions, type Supervisor } from '@/lib/upstream/supervisor'
 import { startTelemetry } from '@/lib/telemetry/start'
 import { ownUrl } from './address'
 import { watchBuild } from './build'
+import { upgradeStoredData } from './database'
 
 // CommonJS modules of Next.js, required as Next.js itself requires them (one module instance, one config cache)
 const require = createRequire(import.meta.url)
@@ -53,7 +54,7 @@ export interface RunningToolgate {
  */
 export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate> {
   stopWritingToClosedOutput()
-  const db = getDb()
+  const db = getDb(upgradeStoredData)
   checkSecretKey(db) // a missing or wrong key is said now, not by every connection that needs a secret
   const newKey = await ensureOperatorKey(db)
   // before anything is served: spans, metrics and JSON logs as the environment asks (all off by default)

@@ -2,7 +2,7 @@ import 'server-only'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import type { Db } from '@/db/client'
-import { projectRoot } from '@/lib/paths'
+import { projectRoot } from '@/lib/core/paths'
 import { isEmptyState, loadState } from './load'
 
 export const demoStateFile = () => path.join(projectRoot(), 'lib', 'state', 'demo-state.json')

@@ -1,5 +1,5 @@
 import type { Db } from '@/db/client'
-import { writeJsonLogs } from '@/lib/log'
+import { writeJsonLogs } from '@/lib/core/log'
 import { telemetryConfig } from './config'
 import { currentRequestId, currentTraceIds } from './context'
 

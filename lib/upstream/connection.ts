@@ -13,14 +13,14 @@ import type { Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared
 import { z } from 'zod'
 import type { Db } from '@/db/client'
 import type { ConnectionAction, ConnectionState, Root, Transport } from '@/db/schema'
-import { describeError } from '@/lib/errors'
-import { projectRoot } from '@/lib/paths'
+import { describeError } from '@/lib/core/errors'
+import { projectRoot } from '@/lib/core/paths'
 import pkg from '@/package.json'
 import { applyDiscovery, type DiscoveredTool } from './discovery'
 import type { DiscoveredDefinition } from '@/lib/approvals/server-definitions'
 import { DbOAuthProvider, CALLBACK_PATH } from './oauth'
 import { oauthOf } from '@/db/queries/upstream'
-import { upstreamFetch } from '@/lib/http/upstream-fetch'
+import { upstreamFetch } from './fetch'
 import { mcpClientOp, type UpstreamPeer } from '@/lib/telemetry/mcp-client'
 
 export interface ConnectionSpec {

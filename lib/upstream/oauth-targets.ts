@@ -1,8 +1,8 @@
 import 'server-only'
 import { discoverAuthorizationServerMetadata, discoverOAuthProtectedResourceMetadata, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js'
 import type { AuthorizationServerMetadata, OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/shared/auth.js'
-import { addressesOf, classifyAddress, resolveHost, type AddressClass, type Resolve } from '@/lib/http/address-class'
-import { OutboundRefused, pinnedFetch } from '@/lib/http/upstream-fetch'
+import { addressesOf, classifyAddress, resolveHost, type AddressClass, type Resolve } from './address-class'
+import { OutboundRefused, pinnedFetch } from './fetch'
 
 const parseUrl = (s: string): URL | undefined => (URL.canParse(s) ? new URL(s) : undefined)
 

@@ -3,7 +3,7 @@ import type { Request as PwRequest } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { agentTokens, toolApprovals, tools } from '@/db/schema'
 import { listActivity } from '@/db/queries/activity'
-import { rotateOperatorKey } from '@/lib/auth/operator-key'
+import { rotateOperatorKey } from '@/lib/admin/operator-key'
 import { OPERATOR_KEY, signedIn, visit, startDashboard, type Dashboard, eventually } from './harness'
 
 let d: Dashboard

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ensureOperatorKey, rotateOperatorKey } from '@/lib/auth/operator-key'
+import { ensureOperatorKey, rotateOperatorKey } from '@/lib/admin/operator-key'
 import { issueSession, isValidSession, listSessions, SESSION_IDLE_MS, SESSION_TTL_MS, sessionState, signInOperator, signOutOperator } from '@/lib/auth/operator-sessions'
 import { MAX_FAILURES, WINDOW_MS } from '@/lib/auth/sign-in-throttle'
 import { listActivity } from '@/db/queries/activity'

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openDb, type Db } from '@/db/client'
+import type { Db } from '@/db/client'
+import { openDb } from '@/lib/server/database'
 import { serverConnections } from '@/db/schema'
 import { runCli } from '@/tests/helpers/cli'
 import { tempDbFile } from '@/tests/helpers/db'

@@ -1,7 +1,8 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { openDb, type Db } from '@/db/client'
+import type { Db } from '@/db/client'
+import { openDb } from '@/lib/server/database'
 import { loadState } from '@/lib/state/load'
 import type { StateFileInput } from '@/lib/state/schema'
 

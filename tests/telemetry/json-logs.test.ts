@@ -1,7 +1,7 @@
 import { context } from '@opentelemetry/api'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { writeJsonLogs } from '@/lib/log'
+import { writeJsonLogs } from '@/lib/core/log'
 import { currentRequestId, currentTraceIds, requestContext } from '@/lib/telemetry/context'
 
 // TOOLGATE_LOG_FORMAT=json: every console line one JSON object, with the request's id (and the

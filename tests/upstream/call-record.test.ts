@@ -15,7 +15,7 @@ import { freshDb } from '@/tests/helpers/db'
 import { runCli } from '@/tests/helpers/cli'
 import { rpcBody } from '@/tests/helpers/rpc'
 import { startServer, type RunningServer } from '@/tests/helpers/server'
-import { evaluateNow } from '@/lib/preflight/service'
+import { evaluateNow } from '@/lib/gate/check'
 import { agentCaller } from '@/lib/auth/caller'
 import { agentToken, connectionState, runtimeEnv, stdioFixture, waitFor } from './harness'
 

@@ -3,11 +3,11 @@ import { cliActor, parseDuration, UsageError } from '@/lib/cli/args'
 import { preflightTable, toJson } from '@/lib/cli/output'
 import { command, EXIT_ERROR } from '@/lib/cli/spec'
 import { HASH_SCHEMA_VERSION } from '@/lib/preflight/hash'
-import type { PreflightData } from '@/lib/preflight/service'
+import type { PreflightData } from '@/lib/gate/check'
 import { exitCodes } from '@/lib/preflight/taxonomy'
 import type { PreflightBody } from '@/lib/preflight/schemas'
 import type { Caller, EvaluationInput, Policy } from '@/lib/preflight/evaluate'
-import { unauthorized } from '@/lib/errors'
+import { unauthorized } from '@/lib/core/errors'
 import type { InBandFlags } from './preflight-in-band'
 
 /** --pin <id>=<pin>, each naming a requested id. */
@@ -80,7 +80,7 @@ async function outOfBand(values: InBandFlags, positionals: string[], json: boole
 
 /** Direct on the database file: operator tier, or the tier and scope of --token. */
 async function direct(db: Db, input: EvaluationInput, waitMs: number | undefined, token: string | undefined): Promise<PreflightData> {
-  const [{ agentCaller }, { runCheck }, { mintRequestId }] = await Promise.all([import('@/lib/auth/caller'), import('@/lib/preflight/service'), import('@/lib/activity/request-id')])
+  const [{ agentCaller }, { runCheck }, { mintRequestId }] = await Promise.all([import('@/lib/auth/caller'), import('@/lib/gate/check'), import('@/lib/activity/request-id')])
   let caller: Caller = { tier: 'operator', name: cliActor() }
   if (token !== undefined) {
     const agent = agentCaller(db, token)

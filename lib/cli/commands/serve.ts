@@ -7,7 +7,7 @@ import { UsageError } from '@/lib/cli/args'
 import { toJson } from '@/lib/cli/output'
 import { command, EXIT_ERROR, type Command } from '@/lib/cli/spec'
 import type { DemoServices } from '@/lib/demo/services'
-import { projectRoot } from '@/lib/paths'
+import { projectRoot } from '@/lib/core/paths'
 import { isLoopbackHost, urlHost } from '@/lib/server/address'
 import { buildIdFile } from '@/lib/server/build'
 import type { RunningToolgate } from '@/lib/server/start'
@@ -158,7 +158,7 @@ const rotateCommand = command({
   examples: [['toolgate operator-key rotate', 'a new key; copy it now'], ['export TOOLGATE_API_KEY=$(toolgate operator-key rotate -o json | jq -r .operator_key)', 'straight into the shell']],
   exits: { 0: 'rotated', 1: `TOOLGATE_API_KEY is set, or ${EXIT_ERROR}` },
   run: async ({ json, db, ctx }) => {
-    const { rotateOperatorKey } = await import('@/lib/auth/operator-key')
+    const { rotateOperatorKey } = await import('@/lib/admin/operator-key')
     if (process.env.TOOLGATE_API_KEY) throw new UsageError('TOOLGATE_API_KEY is set: the operator key is that value; change it there', 'unset TOOLGATE_API_KEY to let toolgate keep the key')
     const r = await rotateOperatorKey(db(), ctx)
     console.log(json ? toJson({ operator_key: r.key, sessions_signed_out: r.signedOut, activity_id: r.activityId, request_id: r.requestId }) : r.key)

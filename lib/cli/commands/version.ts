@@ -4,7 +4,7 @@ import pkg from '@/package.json'
 import type { Db } from '@/db/client'
 import { table, toJson } from '@/lib/cli/output'
 import { command, EXIT_ERROR, type Command } from '@/lib/cli/spec'
-import { projectRoot } from '@/lib/paths'
+import { projectRoot } from '@/lib/core/paths'
 
 /** An installed package's version, as node_modules holds it (null when it is not installed). */
 function installedVersion(name: string): string | null {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { openDb, type Db } from '@/db/client'
+import type { Db } from '@/db/client'
+import { openDb } from '@/lib/server/database'
 import { countRecords, verdictCounts, type BucketCount } from '@/db/queries/activity'
 import { indexActivityServers } from '@/db/queries/activity-index'
 import { activityCheckMinutes } from '@/db/schema'

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { openDb } from '@/db/client'
+import { openDb } from '@/lib/server/database'
 import { listActivity } from '@/db/queries/activity'
 import { indexActivityServers, indexedThrough } from '@/db/queries/activity-index'
 import { activityServers } from '@/db/schema'
 import { approveTool } from '@/lib/admin/tools'
-import { runCheck } from '@/lib/preflight/service'
+import { runCheck } from '@/lib/gate/check'
 import { mintRequestId } from '@/lib/activity/request-id'
 import { load } from '@/tests/helpers/db'
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { count, eq } from 'drizzle-orm'
-import { openDb, transactionOn } from '@/db/client'
+import { transactionOn } from '@/db/client'
+import { openDb } from '@/lib/server/database'
 import { activity, activityServers } from '@/db/schema'
 import { insertActivity } from '@/lib/activity/record'
 import { activityStorage, PRUNE_BATCH, pruneActivity, retentionCutoff } from '@/lib/activity/retention'

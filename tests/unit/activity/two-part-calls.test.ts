@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { openDb, transactionOn } from '@/db/client'
+import { transactionOn } from '@/db/client'
+import { openDb } from '@/lib/server/database'
 import { listActivity } from '@/db/queries/activity'
 import { activity, runtimeLease } from '@/db/schema'
 import { CallRecorder } from '@/lib/activity/call-record'

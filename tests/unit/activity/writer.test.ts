@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { openDb } from '@/db/client'
+import { openDb } from '@/lib/server/database'
 import { activity } from '@/db/schema'
 import { appendActivity } from '@/lib/activity/record'
 

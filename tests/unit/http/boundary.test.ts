@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { boundaryFault, boundaryFromEnv, hostName, publicOrigin } from '@/lib/http/boundary'
 import { returnPathSchema, sameSitePath, strictReturnPathSchema } from '@/lib/schemas/return-path'
-import { logLine, quote } from '@/lib/log'
+import { logLine, quote } from '@/lib/core/log'
 import { isLoopback } from '@/lib/auth/caller'
 import { idBoundsFault } from '@/lib/preflight/ids'
 import { separateSecrets } from '@/lib/admin/upstreams'

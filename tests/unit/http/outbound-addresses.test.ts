@@ -1,7 +1,7 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { classifyAddress, type ResolvedAddress } from '@/lib/http/address-class'
+import { classifyAddress, type ResolvedAddress } from '@/lib/upstream/address-class'
 import { OAuthTargets } from '@/lib/upstream/oauth-targets'
 
 describe('classifyAddress', () => {

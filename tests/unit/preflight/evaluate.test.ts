@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import { openDb, type Db } from '@/db/client'
+import type { Db } from '@/db/client'
+import { openDb } from '@/lib/server/database'
 import { tools } from '@/db/schema'
 import { toolPin } from '@/lib/preflight/hash'
 import { MALFORMED_ID_DETAIL, NOT_FOUND_DETAIL } from '@/lib/preflight/evaluate'

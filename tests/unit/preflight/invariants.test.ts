@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { openDb } from '@/db/client'
+import { openDb } from '@/lib/server/database'
 import { readSnapshot } from '@/db/queries/preflight-state'
 import { classifyServer, classifyTool } from '@/lib/preflight/classifier'
 import { evaluate, scopeOf, type Caller, type ToolResult } from '@/lib/preflight/evaluate'

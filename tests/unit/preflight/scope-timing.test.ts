@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Db } from '@/db/client'
-import { evaluateNow } from '@/lib/preflight/service'
+import { evaluateNow } from '@/lib/gate/check'
 import { freshDb, load } from '@/tests/helpers/db'
 import { agent } from '@/tests/helpers/evaluate'
 

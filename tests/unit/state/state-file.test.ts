@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { openDb } from '@/db/client'
+import { openDb } from '@/lib/server/database'
 import { activity, serverOauth, serverSecrets } from '@/db/schema'
 import { sealOauth, sealSecret } from '@/db/secrets'
 import { dumpState } from '@/lib/state/dump'

@@ -1,4 +1,4 @@
-import { describeError, ToolgateError } from '@/lib/errors'
+import { describeError, ToolgateError } from '@/lib/core/errors'
 import { unauthorizedUnlessSignedIn, OPERATOR_ACTOR } from '@/lib/dashboard/operator'
 import { previewMcp, previewSchema } from '@/lib/dashboard/preview'
 import { formatIssues } from '@/lib/schemas/issues'

@@ -4,10 +4,10 @@ import { readSnapshot } from '@/db/queries/preflight-state'
 import { appendActivity } from '@/lib/activity/record'
 import { noteCheck } from '@/lib/telemetry/notes'
 import type { Surface } from '@/lib/activity/vocabulary'
-import { badRequest, describeError, ToolgateError, unavailableError } from '@/lib/errors'
-import { evaluate, type Caller, type Evaluation, type EvaluationInput, type ToolResult, type UnavailableResult } from './evaluate'
-import { uniqueIds } from './ids'
-import { taxonomy, type Verdict } from './taxonomy'
+import { badRequest, describeError, ToolgateError, unavailableError } from '@/lib/core/errors'
+import { evaluate, type Caller, type Evaluation, type EvaluationInput, type ToolResult, type UnavailableResult } from '@/lib/preflight/evaluate'
+import { uniqueIds } from '@/lib/preflight/ids'
+import { taxonomy, type Verdict } from '@/lib/preflight/taxonomy'
 
 export interface PreflightData {
   verdict: Verdict

@@ -1,5 +1,20 @@
-import type { ConnectionAction, ConnectionState } from '@/db/schema/servers'
-import type { ToolAnnotations } from '@/db/schema/tools'
+// the ground floor's enums and shapes: db/schema stores them, the evaluator reads them
+export const connectionStates = [
+  'ready', 'connecting', 'discovering', 'authenticating', 'pending_auth', 'error', 'disconnected',
+] as const
+export type ConnectionState = (typeof connectionStates)[number]
+
+export const connectionActions = ['restart', 'login', 'view_logs', 'set_secret'] as const
+export type ConnectionAction = (typeof connectionActions)[number]
+
+export interface ToolAnnotations {
+  readOnlyHint?: boolean
+  destructiveHint?: boolean
+  openWorldHint?: boolean
+  idempotentHint?: boolean
+  title?: string
+  [key: string]: unknown
+}
 
 /**
  * The narrow, read-only view of proxy state the evaluator may consult. Nothing reachable

@@ -1,9 +1,11 @@
 import 'server-only'
 import type { Tx } from '@/db/client'
-import { insertActivity, type ActivityInput } from '@/lib/activity/record'
-import { mintRequestId } from '@/lib/activity/request-id'
-import type { ActivityDataByType, ChangeType } from '@/lib/activity/vocabulary'
-import type { ActionContext } from './tools'
+import { insertActivity, type ActivityInput } from './record'
+import { mintRequestId } from './request-id'
+import type { ActivityDataByType, ChangeType } from './vocabulary'
+
+/** Who makes a change, and the request it belongs to (minted when none is given). */
+export interface ActionContext { actor: string; requestId?: string }
 
 /**
  * The activity record of one change — who, what, before and after — written inside the change's

@@ -1,0 +1,101 @@
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { cruise, type ICruiseResult, type IViolation } from 'dependency-cruiser'
+import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config'
+import { describe, expect, it } from 'vitest'
+
+const root = path.resolve(import.meta.dirname, '../..')
+const config = createRequire(import.meta.url)(path.join(root, '.dependency-cruiser.cjs'))
+/** Violations left from before the rules (issue 23 #1-#3); the cruise reports only new ones. */
+const known = JSON.parse(readFileSync(path.join(root, '.dependency-cruiser-known-violations.json'), 'utf8'))
+
+/**
+ * Rooms still knotted together (each reaches the others): what is left of issue 23 #1. A room
+ * joining the knot, or a new knot, fails; a room leaving it must be taken off this list.
+ */
+const KNOT = [
+  'db/queries', 'lib/activity', 'lib/admin', 'lib/approvals', 'lib/auth', 'lib/catalog', 'lib/dashboard', 'lib/gate',
+  'lib/http', 'lib/limits', 'lib/mcp', 'lib/server', 'lib/state', 'lib/surface', 'lib/telemetry', 'lib/upstream',
+]
+
+async function cruiseIn(dir: string, files: string[], knownViolations: unknown[] = []): Promise<ICruiseResult> {
+  const cwd = process.cwd()
+  process.chdir(dir) // dependency-cruiser names modules relative to the working directory
+  try {
+    const tsConfig = extractTSConfig(path.join(root, 'tsconfig.json'))
+    const result = await cruise(files, { ...config.options, tsConfig: { fileName: path.join(root, 'tsconfig.json') }, validate: true, ruleSet: { forbidden: config.forbidden }, knownViolations }, undefined, { tsConfig })
+    return result.output as ICruiseResult
+  } finally {
+    process.chdir(cwd)
+  }
+}
+
+const named = (v: IViolation) => `${v.rule.name}: ${v.from} → ${v.to}${v.cycle?.length ? ` (circle: ${v.cycle.map((c) => c.name).join(' → ')})` : ''}`
+const errors = (r: ICruiseResult) => r.summary.violations.filter((v) => v.rule.severity === 'error').map(named)
+
+/** A file's room: lib/<room> or db/<room> (db's own files are the room db); app/ and components/ are one room each. */
+function roomOf(file: string): string {
+  const parts = file.split('/')
+  if (parts[0] === 'lib' || parts[0] === 'db') return parts.length > 2 ? `${parts[0]}/${parts[1]}` : parts[0]
+  return parts.length > 1 ? parts[0] : file
+}
+
+/** The rooms that reach each other (strongly connected, Tarjan), each sorted, with one circle through them. */
+function roomKnots(r: ICruiseResult): { rooms: string[]; circle: string[] }[] {
+  const edges = new Map<string, Set<string>>()
+  for (const m of r.modules) {
+    if (m.source.startsWith('node_modules/') || m.coreModule) continue
+    const from = roomOf(m.source)
+    const to = edges.get(from) ?? edges.set(from, new Set()).get(from)!
+    for (const d of m.dependencies) if (!d.coreModule && !d.couldNotResolve && !d.resolved.startsWith('node_modules/') && roomOf(d.resolved) !== from) to.add(roomOf(d.resolved))
+  }
+  let next = 0
+  const index = new Map<string, number>(), low = new Map<string, number>(), stack: string[] = [], knots: string[][] = []
+  const visit = (v: string) => {
+    index.set(v, next); low.set(v, next++); stack.push(v)
+    for (const w of edges.get(v) ?? []) {
+      if (!index.has(w)) { visit(w); low.set(v, Math.min(low.get(v)!, low.get(w)!)) } else if (stack.includes(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!))
+    }
+    if (low.get(v) !== index.get(v)) return
+    const knot: string[] = []
+    for (let w = ''; w !== v;) knot.push((w = stack.pop()!))
+    if (knot.length > 1) knots.push(knot.sort())
+  }
+  for (const v of edges.keys()) if (!index.has(v)) visit(v)
+  return knots.map((rooms) => ({ rooms, circle: circleThrough(rooms, edges) }))
+}
+
+/** One circle from the knot's first room back to it, inside the knot (to name in a failure). */
+function circleThrough(rooms: string[], edges: Map<string, Set<string>>): string[] {
+  const inKnot = new Set(rooms)
+  const back = new Map<string, string>([[rooms[0], '']])
+  const queue = [rooms[0]]
+  while (queue.length) {
+    const v = queue.shift()!
+    for (const w of edges.get(v) ?? []) {
+      if (w === rooms[0]) { const path = [w]; for (let u = v; u; u = back.get(u)!) path.unshift(u); return path }
+      if (inKnot.has(w) && !back.has(w)) { back.set(w, v); queue.push(w) }
+    }
+  }
+  return rooms
+}
+
+describe('layering (dependency-cruiser, .dependency-cruiser.cjs)', () => {
+  it('toolgate keeps its rules: no new circle, db/ on the ground floor, the evaluator pure, SQL in db/, client components without server modules, no new room knot', async () => {
+    const r = await cruiseIn(root, ['lib', 'db', 'app', 'components', 'proxy.ts'], known)
+    expect(r.summary.totalCruised).toBeGreaterThan(200)
+    expect(errors(r)).toEqual([])
+    const grown = roomKnots(r).filter((k) => k.rooms.some((room) => !KNOT.includes(room)))
+    expect(grown.map((k) => `rooms in a circle: ${k.circle.join(' → ')} (knot: ${k.rooms.join(', ')})`)).toEqual([])
+  })
+
+  it('the rules bite: a planted circle, a back-import from db/ and an impure evaluator are each reported by name', async () => {
+    const r = await cruiseIn(path.join(root, 'tests/fixtures/layering'), ['db', 'lib'])
+    const found = errors(r)
+    expect(found).toContain('db-on-the-ground-floor: db/client.ts → lib/approvals/review.ts')
+    expect(found).toContain('evaluator-is-pure: lib/preflight/evaluate.ts → db/client.ts')
+    expect(found.some((v) => v.startsWith('no-circular: lib/admin/tools.ts → lib/approvals/review.ts (circle: lib/approvals/review.ts → lib/admin/tools.ts'))).toBe(true)
+    expect(roomKnots(r).map((k) => k.rooms)).toContainEqual(['lib/admin', 'lib/approvals'])
+  })
+})
