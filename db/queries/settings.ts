@@ -1,4 +1,5 @@
 import 'server-only'
+import type { Statement } from 'better-sqlite3'
 import { eq } from 'drizzle-orm'
 import type { DbLike } from '@/db/client'
 import { settings } from '@/db/schema'
@@ -27,4 +28,16 @@ export function readSettings(db: DbLike): ProxySettings {
     agentRequestsPerSecond: settings.agentRequestsPerSecond, agentRecordedMibPerHour: settings.agentRecordedMibPerHour,
   }).from(settings).where(eq(settings.id, 1)).get()
   return row ?? settingsDefaults
+}
+
+const versionStatements = new WeakMap<DbLike['$client'], Statement>()
+/**
+ * SQLite's data_version: it changes whenever another connection commits (another process — the
+ * CLI, a state load — changing a setting, say), so a cache of what was read here can tell it is
+ * stale without reading it again.
+ */
+export function foreignCommits(db: DbLike): number {
+  let s = versionStatements.get(db.$client)
+  if (!s) versionStatements.set(db.$client, (s = db.$client.prepare('pragma data_version').pluck()))
+  return s.get() as number
 }

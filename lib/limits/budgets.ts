@@ -1,6 +1,6 @@
 import 'server-only'
 import type { Db } from '@/db/client'
-import { readSettings } from '@/db/queries/settings'
+import { foreignCommits, readSettings } from '@/db/queries/settings'
 import { LimitedError } from '@/lib/core/errors'
 import type { Caller } from '@/lib/preflight/evaluate'
 
@@ -16,7 +16,7 @@ const SECOND = 1_000
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE
 const MIB = 1024 * 1024
-/** Settings are read again at most this often: a change takes effect within it. */
+/** Settings are read again at most this often (or at once after another process commits): a change made in this process takes effect within it. */
 const SETTINGS_MS = 1_000
 
 interface Budget {
@@ -30,14 +30,15 @@ interface Budget {
 const budgets = new Map<string, Budget>()
 
 interface Limits { perSecond: number | null; bytesPerHour: number | null }
-const read = new WeakMap<Db, { at: number; limits: Limits }>()
+const read = new WeakMap<Db, { at: number; version: number; limits: Limits }>()
 
 function limitsOf(db: Db, now: number): Limits {
   const cached = read.get(db)
-  if (cached && now - cached.at < SETTINGS_MS) return cached.limits
+  const version = foreignCommits(db)
+  if (cached && cached.version === version && now - cached.at < SETTINGS_MS) return cached.limits
   const s = readSettings(db)
   const limits = { perSecond: s.agentRequestsPerSecond, bytesPerHour: s.agentRecordedMibPerHour === null ? null : s.agentRecordedMibPerHour * MIB }
-  read.set(db, { at: now, limits })
+  read.set(db, { at: now, version, limits })
   return limits
 }
 
