@@ -5,7 +5,7 @@
 // the calls it answered, from /proc/<pid>/stat; the fixture's processes are not counted) and
 // every toolgate call checked against the activity log.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
@@ -117,8 +117,9 @@ export async function benchCalls(): Promise<Row[]> {
   console.log(`\n(load average at start: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`)
   const file = tempDbFile()
   const db = openDb(file)
-  // BENCH_CPU_PROF=<dir>: the toolgate server writes a V8 CPU profile there when it stops
-  const prof: Record<string, string> = process.env.BENCH_CPU_PROF ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}` } : {}
+  // BENCH_CPU_PROF=<dir>: the toolgate server writes a V8 CPU profile of its calls under load there
+  const profDir = process.env.BENCH_CPU_PROF && path.resolve(process.env.BENCH_CPU_PROF)
+  const prof: Record<string, string> = profDir ? { NODE_OPTIONS: `--require ${path.resolve('bench', 'cpu-profile.cjs')}`, BENCH_CPU_PROF: profDir } : {}
   const server = await startServer({ TOOLGATE_DB: file, TOOLGATE_API_KEY: KEY, TOOLGATE_RUNTIME: 'on', TOOLGATE_PING_INTERVAL_MS: '3600000', ...prof })
   const peer = await startPeer()
   const clients: Client[] = []
@@ -169,7 +170,15 @@ export async function benchCalls(): Promise<Row[]> {
       if (r.isError) throw new Error('tool error')
     })
     const directLoad = summarize(`baseline: the fixture directly, ${CALLERS} concurrent calls (stdio)`, directRun.latencies, `${directRun.rate.toFixed(0)} calls/s`)
-    const gated = await underLoad(`through toolgate, ${CALLERS} callers`, listeningPid(server.port), leanCaller(mcp, { authorization: `Bearer ${token}` }, 'callee:echo'))
+    const pid = listeningPid(server.port)
+    if (profDir) process.kill(pid, 'SIGUSR2')
+    const gated = await underLoad(`through toolgate, ${CALLERS} callers`, pid, leanCaller(mcp, { authorization: `Bearer ${token}` }, 'callee:echo'))
+    if (profDir) {
+      process.kill(pid, 'SIGUSR2')
+      const written = path.join(profDir, `toolgate-${pid}.cpuprofile`)
+      await waitFor('the CPU profile written', () => existsSync(written))
+      console.log(`  CPU profile of toolgate under load: ${written}`)
+    }
     const forwarded = await underLoad(`through supergateway --stateful, ${CALLERS} callers`, peer.pid, leanCaller(peer.url, { 'mcp-session-id': await peerSession(peer.url) }, 'echo'))
     // every call made is on the record: its intent before its answer, its outcome soon after
     const made = gated.latencies.length + [...gated.errors.values()].reduce((a, b) => a + b, 0)
