@@ -6,6 +6,7 @@ import { eq } from 'drizzle-orm'
 import type { Browser } from 'playwright-core'
 import type { Db } from '@/db/client'
 import { activity } from '@/db/schema'
+import { readLease } from '@/db/queries/connections'
 import { OUTCOME_UNKNOWN } from '@/lib/activity/present'
 import type { ActivityRecord } from '@/lib/activity/vocabulary'
 import { addServer } from '@/lib/admin/upstreams'
@@ -144,7 +145,10 @@ describe('a call is recorded while the upstream works, and its outcome after', (
     // it was forwarded at once (the upstream ran it), and nothing of it is on the record
     expect(fx.calls().filter((c) => c.name === 'ok').length).toBe(before + 1)
     expect(records('under-lock')).toEqual([])
-    // the lock gone, calls are answered and recorded again
+    // the lock gone, calls are answered and recorded again — once the runtime has renewed the
+    // 3 s lease it could not renew while the lock was held (until then it reads as not running)
+    const released = Date.now()
+    await waitFor('a heartbeat since the lock went', () => (readLease(db)?.heartbeatAt ?? 0) > released)
     expect((await call('rec:ok', { text: 'after' }, 'after-lock')).body.result?.content[0].text).toBe('ok: {"text":"after"}')
     expect(records('after-lock')[0]).toMatchObject({ type: 'tool.call' })
   })
