@@ -1,6 +1,6 @@
 import 'server-only'
 import type { ServerResponse } from 'node:http'
-import { classifyInboundRequest, isJsonContentType, RELATED_TASK_META_KEY, type JSONRPCMessage, type RequestId, type Transport, type TransportSendOptions } from '@modelcontextprotocol/server'
+import { classifyInboundRequest, isJsonContentType, PROTOCOL_VERSION_META_KEY, RELATED_TASK_META_KEY, type JSONRPCMessage, type RequestId, type Transport, type TransportSendOptions } from '@modelcontextprotocol/server'
 import type { HeaderReader } from '@/lib/auth/caller'
 import { logLine } from '@/lib/log'
 import type { McpContext } from './context'
@@ -49,14 +49,17 @@ class Exchanges implements Transport {
   onmessage?: Transport['onmessage']
   onclose?: () => void
   onerror?: (error: Error) => void
-  versions: readonly string[] = []
+  /** the protocol versions the server serves that a 2025-11-25 request may name */
+  legacyVersions: ReadonlySet<string> = new Set()
   private last = 0
   private readonly open = new Map<RequestId, Exchange>()
 
   async start() {}
   async close() {}
   setSupportedProtocolVersions(versions: string[]) {
-    this.versions = versions
+    // the SDK's judgement of each, asked once (a request naming it, with no envelope claim)
+    const era = (v: string) => classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: v, body: { jsonrpc: '2.0', id: 0, method: 'ping' } }).kind
+    this.legacyVersions = new Set(versions.filter((v) => era(v) === 'legacy'))
   }
 
   sessionOf(id: RequestId): McpContext {
@@ -104,15 +107,12 @@ export function leanRequest(headers: HeaderReader, body: unknown): LeanRequest |
   if (body.method === 'tools/call' && params?.task !== undefined) return undefined
   const accept = headers.get('accept') ?? ''
   if (!accept.includes('application/json') || !accept.includes('text/event-stream') || !isJsonContentType(headers.get('content-type'))) return undefined
+  // 2025-11-25 by the SDK's own rule (classifyInboundRequest) for a well-formed request: no
+  // per-request envelope claim, and no protocol version header naming a 2026-era revision
   const version = headers.get('mcp-protocol-version')
-  if (version !== null && !shared().versions.includes(version)) return undefined
-  const route = classifyInboundRequest({
-    httpMethod: 'POST', body,
-    protocolVersionHeader: version ?? undefined,
-    mcpMethodHeader: headers.get('mcp-method') ?? undefined,
-    mcpNameHeader: headers.get('mcp-name') ?? undefined,
-  })
-  return route.kind === 'legacy' ? body : undefined
+  if (version !== null && !shared().legacyVersions.has(version)) return undefined
+  const meta = params?._meta
+  return isObject(meta) && PROTOCOL_VERSION_META_KEY in meta ? undefined : body
 }
 
 /**

@@ -13,6 +13,7 @@ import type { McpContext } from './context'
 import { callResult, shapeAFacet, shapeBFacet } from './wire'
 import { CallInProgress, parkedCall } from './elicitation'
 import { belowLogLevel } from './log-level'
+import { following } from '@/lib/signals'
 import type { LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js'
 import { getPrompt, listPrompts, listResources, listResourceTemplates, readResource, upstreamInstructions } from './resources'
 
@@ -125,7 +126,11 @@ export function registerToolHandlers(server: Server, sessionOf: SessionOf, era: 
   // What the upstream sends during the call reaches the client: progress (and the wait for a
   // held call's approval) under the client's own progress token, log messages, and elicitations
   // (lib/mcp/elicitation.ts). A cancellation, or the client going away, cancels upstream.
-  server.setRequestHandler('tools/call', (request, ctx) => { const session = sessionOf(ctx); return guard(session, async (): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/call', (request, ctx) => {
+    const session = sessionOf(ctx)
+    // the request cancelled, or its client gone (followed only while the handler runs)
+    const leaving = following(ctx.mcpReq.signal, session.closed)
+    return guard(session, async (): Promise<CallToolResult> => {
     const { name, arguments: args } = request.params
     if (name === DESCRIBE_TOOL) return describeTool(session, args)
     const token = request.params._meta?.progressToken
@@ -140,7 +145,7 @@ export function registerToolHandlers(server: Server, sessionOf: SessionOf, era: 
         sent.push(ctx.mcpReq.log(params.level, params.data, params.logger).catch(() => undefined))
       },
     }
-    const left = session.closed ? AbortSignal.any([ctx.mcpReq.signal, session.closed]) : ctx.mcpReq.signal
+    const left = leaving.controller.signal
 
     // 2026-07-28, a client that can answer elicitations: the call may stop to ask (input_required)
     if (era === 'modern' && canElicit(ctx.mcpReq.envelope)) {
@@ -161,7 +166,8 @@ export function registerToolHandlers(server: Server, sessionOf: SessionOf, era: 
     const outcome = await dispatchToolCall({ ...session, ...sinks, elicit: session.ask, signal: left }, name, args)
     await Promise.all(sent)
     return callResult(name, outcome)
-  }) })
+  }).finally(leaving.release)
+  })
 }
 
 /**

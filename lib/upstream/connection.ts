@@ -19,6 +19,7 @@ import { applyDiscovery, type DiscoveredTool } from './discovery'
 import { DbOAuthProvider, CALLBACK_PATH } from './oauth'
 import { oauthOf } from '@/db/queries/upstream'
 import { upstreamFetch } from '@/lib/http/upstream-fetch'
+import { following } from '@/lib/signals'
 
 export interface ConnectionSpec {
   name: string
@@ -245,11 +246,13 @@ export class UpstreamConnection {
     // SDK drops a progress notification that arrives in the same read as the result, and an
     // agent should see every step
     const token = `tg_${++this.calls}`
-    const timedOut = new AbortController()
+    // one signal stops the call: the caller's, or this call's own clock running out
+    const stop = following(opts.signal)
+    let timedOut = false
     let timer: NodeJS.Timeout | undefined
     const restartClock = () => {
       clearTimeout(timer)
-      timer = setTimeout(() => timedOut.abort(), opts.timeoutMs)
+      timer = setTimeout(() => { timedOut = true; stop.controller.abort() }, opts.timeoutMs)
     }
     restartClock()
     const progressed = (p: Progress) => {
@@ -273,20 +276,21 @@ export class UpstreamConnection {
     }
     this.progress.set(token, progressed)
     this.inflight.add(call)
-    const signal = opts.signal ? AbortSignal.any([opts.signal, timedOut.signal]) : timedOut.signal
+    const signal = stop.controller.signal
     const params = { name: tool, arguments: args ?? {}, _meta: { progressToken: token } }
     try {
       return this.taskRequired.has(tool)
         ? await this.runTask(client, params, progressed, signal)
         : await client.request({ method: 'tools/call', params }, RAW_RESULT, { timeout: MAX_TIMER_MS, signal }) as CallToolResult
     } catch (e) {
-      if (timedOut.signal.aborted) throw new McpError(ErrorCode.RequestTimeout, `the call took longer than ${opts.timeoutMs} ms without progress`)
+      if (timedOut) throw new McpError(ErrorCode.RequestTimeout, `the call took longer than ${opts.timeoutMs} ms without progress`)
       // a token the server no longer accepts, or one without a scope this call needs (step-up)
       if (isUnauthorized(e)) this.fail?.('unauthorized')
       else if (isTransportFailure(e) && !opts.signal?.aborted) this.fail?.(`closed: a call failed: ${describeConnectionError(e)}`)
       throw e
     } finally {
       clearTimeout(timer)
+      stop.release()
       ended?.abort()
       this.progress.delete(token)
       this.release(call, !signal.aborted)
