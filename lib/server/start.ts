@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net'
 import next from 'next'
 import { getDb } from '@/db/client'
 import { startCheckpointer } from '@/db/checkpointer'
+import { commitPending } from '@/lib/activity/record'
 import { startRetention } from '@/lib/activity/retention'
 import { startServerIndex } from '@/lib/activity/server-index'
 import { expireCalls } from '@/lib/approvals/calls'
@@ -75,6 +76,7 @@ export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate
     await Promise.race([closed, new Promise((r) => setTimeout(r, 3_000).unref())])
     server.closeAllConnections()
     await app.close().catch(() => undefined)
+    await commitPending(db) // the last calls' outcomes
     await checkpointer.stop()
     db.$client.close()
   })())

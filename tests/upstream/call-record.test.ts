@@ -177,4 +177,12 @@ describe('a call is recorded while the upstream works, and its outcome after', (
     await context.close()
     expect(callsOf('rec:crash')).toHaveLength(1)
   })
+
+  it('a server stopped right after it answered a call has recorded the call\'s outcome', async () => {
+    await waitFor('rec ready again', () => connectionState(db, 'rec')?.state === 'ready' && (readLease(db)?.expiresAt ?? 0) > Date.now())
+    const { body } = await call('rec:ok', { text: 'last words' }, 'then-stopped')
+    expect(body.result?.content[0].text).toBe('ok: {"text":"last words"}')
+    await server.stop()
+    expect(records('then-stopped').map((r) => r.type)).toEqual(['tool.call', 'tool.call_outcome'])
+  })
 })
