@@ -1,35 +1,45 @@
 import { NextResponse, type NextRequest } from 'next/server'
 import { PATH_HEADER, SESSION_COOKIE } from './lib/dashboard/session-cookie'
+import { pageCsp } from './lib/http/security-headers'
+
+/** The dashboard's pages (the sign-in page and everything else Next.js serves are not). */
+const DASHBOARD = /^\/(?:preflight|activity|servers|tokens|settings|approvals|surface)?(?:\/|$)/
 
 /**
- * A convenience only: a browser with no session cookie at all is sent to sign in before any
- * page renders. It never decides access — every page, route handler and server action
- * verifies the signed session itself (an expired or forged cookie passes here and fails there).
+ * Every page Next.js renders gets a Content-Security-Policy with a fresh nonce (Next.js reads it
+ * from the request and puts it on its scripts). And, a convenience only: a browser with no
+ * session cookie at all is sent to sign in before a dashboard page renders. That never decides
+ * access — every page, route handler and server action verifies the session itself (an expired
+ * or forged cookie passes here and fails there).
  */
 export function proxy(request: NextRequest) {
   const path = request.nextUrl.pathname + request.nextUrl.search
-  if (!request.cookies.has(SESSION_COOKIE)) {
+  const dashboard = DASHBOARD.test(request.nextUrl.pathname)
+  if (dashboard && !request.cookies.has(SESSION_COOKIE)) {
     const login = new URL('/login', request.url)
     login.searchParams.set('next', path)
     return NextResponse.redirect(login)
   }
-  // the dashboard layout checks the session before anything streams; it returns here after sign-in
+  const csp = pageCsp(btoa(crypto.randomUUID()), process.env.NODE_ENV === 'development')
   const headers = new Headers(request.headers)
-  headers.set(PATH_HEADER, path)
-  return NextResponse.next({ request: { headers } })
+  headers.set('content-security-policy', csp)
+  // the dashboard layout checks the session before anything streams; it returns here after sign-in
+  if (dashboard) headers.set(PATH_HEADER, path)
+  const response = NextResponse.next({ request: { headers } })
+  response.headers.set('content-security-policy', csp)
+  return response
 }
 
-// Dashboard pages only: not the sign-in page, APIs (they answer 401), /mcp or static assets, and
-// not server actions: the front door has already read and checked their bodies, and each action
-// checks the session itself.
+// Pages only: not route handlers (/api/…, the export: the front door's CSP covers them), /mcp,
+// static assets or prefetches, and not server actions: the front door has already read and
+// checked their bodies, their answers are not documents, and each action checks the session itself.
 export const config = {
-  matcher: [
-    { source: '/', missing: [{ type: 'header', key: 'next-action' }] },
-    { source: '/preflight/:path*', missing: [{ type: 'header', key: 'next-action' }] },
-    { source: '/activity/:path*', missing: [{ type: 'header', key: 'next-action' }] },
-    { source: '/servers/:path*', missing: [{ type: 'header', key: 'next-action' }] },
-    { source: '/tokens/:path*', missing: [{ type: 'header', key: 'next-action' }] },
-    { source: '/settings/:path*', missing: [{ type: 'header', key: 'next-action' }] },
-    { source: '/approvals/:path*', missing: [{ type: 'header', key: 'next-action' }] },
-  ],
+  matcher: [{
+    source: '/((?!api/|_next/static|_next/image|icon.svg|activity/export).*)',
+    missing: [
+      { type: 'header', key: 'next-action' },
+      { type: 'header', key: 'next-router-prefetch' },
+      { type: 'header', key: 'purpose', value: 'prefetch' },
+    ],
+  }],
 }

@@ -10,7 +10,7 @@ import { PRUNE_BATCH } from '@/lib/activity/retention'
 import { issueSession } from '@/lib/auth/operator-sessions'
 import { activityPage } from '@/lib/dashboard/activity'
 import { dashboardPreflight } from '@/lib/dashboard/preflight'
-import { SESSION_COOKIE } from '@/lib/dashboard/session-cookie'
+import { SESSION_COOKIE, SESSION_KEY_HEADER } from '@/lib/dashboard/session-cookie'
 import { tempDbFile } from '@/tests/helpers/db'
 import { startServer } from '@/tests/helpers/server'
 import { readyIds } from './state'
@@ -27,11 +27,14 @@ function actionId(exportedName: string): string {
   return hit[0]
 }
 
-/** A signed-in operator's cookie, minted the way sign-in mints it (the bench knows the key's hash). */
-const sessionCookie = async (db: Db) => `${SESSION_COOKIE}=${(await issueSession(db)).value}`
+/** A signed-in operator's cookie and session key, minted the way sign-in mints them (the bench knows the key's hash). */
+async function sessionHeaders(db: Db): Promise<Record<string, string>> {
+  const { value, key } = await issueSession(db)
+  return { cookie: `${SESSION_COOKIE}=${value}`, [SESSION_KEY_HEADER]: key }
+}
 
-async function getHtml(url: string, cookie: string): Promise<void> {
-  const res = await fetch(url, { headers: { cookie }, redirect: 'manual' })
+async function getHtml(url: string, session: Record<string, string>): Promise<void> {
+  const res = await fetch(url, { headers: session, redirect: 'manual' })
   const html = await res.text()
   if (res.status !== 200 || !html.includes('</html>')) throw new Error(`${url} answered ${res.status}`)
 }
@@ -65,13 +68,13 @@ const plan = (db: Db, sql: string, ...args: unknown[]) =>
 export async function benchDashboard({ url, apiKey, dbFile }: { url: string; apiKey: string; dbFile: string }): Promise<Row[]> {
   void apiKey // the dashboard signs in with the operator key; the bench mints the same session from its hash
   const db = openDb(dbFile)
-  const cookie = await sessionCookie(db)
+  const session = await sessionHeaders(db)
   const ten = (i: number) => readyIds(10, i)
   const form = (i: number) => ({ ids: ten(i), token: null, profile: null, policy: {} })
 
   const pages = [
-    await timeAsync('GET /preflight (HTML complete)', 200, () => getHtml(`${url}/preflight`, cookie), 20),
-    await timeAsync('GET /activity (HTML complete)', 200, () => getHtml(`${url}/activity`, cookie), 20),
+    await timeAsync('GET /preflight (HTML complete)', 200, () => getHtml(`${url}/preflight`, session), 20),
+    await timeAsync('GET /activity (HTML complete)', 200, () => getHtml(`${url}/activity`, session), 20),
   ]
   printTable('Dashboard pages', pages)
 
@@ -81,7 +84,7 @@ export async function benchDashboard({ url, apiKey, dbFile }: { url: string; api
     await timeAsync('server action runPreflight, 10 ids (HTTP round trip)', 500, async (i) => {
       const res = await fetch(`${url}/preflight`, {
         method: 'POST',
-        headers: { cookie, 'next-action': runPreflight, accept: 'text/x-component', 'content-type': 'text/plain;charset=UTF-8' },
+        headers: { ...session, 'next-action': runPreflight, accept: 'text/x-component', 'content-type': 'text/plain;charset=UTF-8' },
         body: JSON.stringify([form(i)]),
       })
       const text = await res.text()
@@ -116,11 +119,11 @@ export async function benchDashboard({ url, apiKey, dbFile }: { url: string; api
   ]
   const server = await startServer({ TOOLGATE_DB: copy, TOOLGATE_API_KEY: `${apiKey}` })
   try {
-    const bigCookie = await sessionCookie(big)
+    const bigSession = await sessionHeaders(big)
     lib.push(
-      await timeAsync('GET /activity?request_id=… at 1M (HTML complete)', 200, (i) => getHtml(`${server.url}/activity?request_id=req_bench_${(i * 7919) % (MILLION / 3)}`, bigCookie), 20),
-      await timeAsync('GET /activity?verdict=blocked at 1M (HTML complete)', 200, () => getHtml(`${server.url}/activity?verdict=blocked`, bigCookie), 20),
-      await timeAsync('GET /activity at 1M, no filter: the page as it opens (HTML complete)', 200, () => getHtml(`${server.url}/activity`, bigCookie), 20),
+      await timeAsync('GET /activity?request_id=… at 1M (HTML complete)', 200, (i) => getHtml(`${server.url}/activity?request_id=req_bench_${(i * 7919) % (MILLION / 3)}`, bigSession), 20),
+      await timeAsync('GET /activity?verdict=blocked at 1M (HTML complete)', 200, () => getHtml(`${server.url}/activity?verdict=blocked`, bigSession), 20),
+      await timeAsync('GET /activity at 1M, no filter: the page as it opens (HTML complete)', 200, () => getHtml(`${server.url}/activity`, bigSession), 20),
     )
   } finally {
     await server.stop()

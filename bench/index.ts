@@ -14,6 +14,7 @@ import { benchUpstream } from './upstream'
 import { benchLoad } from './load'
 import { benchSurface } from './surface'
 import { benchCalls } from './calls'
+import { benchCli } from './cli'
 
 const API_KEY = 'tg_op_bench_key_0000000000000000'
 
@@ -22,6 +23,7 @@ async function main() {
   if (wanted('calls')) await benchCalls()
   if (wanted('upstream')) await benchUpstream()
   if (wanted('surface')) await benchSurface()
+  if (wanted('cli')) await benchCli()
 }
 
 /** The sections that need the real server over the large benchmark state. */
@@ -50,7 +52,7 @@ async function benchServer() {
 }
 
 // `npm run bench -- core load` runs only those sections; no names: all of them
-const SECTIONS = ['core', 'mcp', 'load', 'dashboard', 'calls', 'upstream', 'surface']
+const SECTIONS = ['core', 'mcp', 'load', 'dashboard', 'calls', 'upstream', 'surface', 'cli']
 const asked = process.argv.slice(2)
 for (const a of asked) if (!SECTIONS.includes(a)) throw new Error(`unknown bench section "${a}": use ${SECTIONS.join(', ')}`)
 const wanted = (section: string) => asked.length === 0 || asked.includes(section)

@@ -13,6 +13,8 @@ export function benchmarkState(servers = 1000, toolsPerServer = 20): StateFileIn
       name: `srv${s}`,
       trust: s % 10 === 9 ? 'auto' : 'manual',
       disabled_tools: s % 7 === 0 ? ['tool19'] : [],
+      // a transport, never connected (the bench runs no runtime), so that `ready` can be true
+      transport: { url: `http://127.0.0.1:9/srv${s}` },
       connection: { state: s % 50 === 49 ? 'connecting' : 'ready' },
       tools: Array.from({ length: toolsPerServer }, (_, t) => ({
         name: `tool${t}`,

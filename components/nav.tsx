@@ -5,6 +5,7 @@ import { usePathname, useRouter } from 'next/navigation'
 import { useTransition } from 'react'
 import { signOut } from '@/lib/actions/sign-in'
 import { GlobalSearch } from '@/components/global-search'
+import { clearSessionKey } from '@/components/session-key'
 
 const links = [
   { href: '/', label: 'Overview' },
@@ -34,7 +35,7 @@ export function Nav() {
           </Link>
         ))}
         <div className="ml-auto"><GlobalSearch /></div>
-        <button type="button" disabled={pending} onClick={() => start(async () => { await signOut({}); router.replace('/login') })}
+        <button type="button" disabled={pending} onClick={() => start(async () => { await signOut({}); clearSessionKey(); router.replace('/login') })}
           className="rounded px-3 py-1.5 text-sm text-slate-600 hover:bg-slate-100 disabled:opacity-50 dark:text-slate-300 dark:hover:bg-slate-800">
           {pending ? 'Signing out…' : 'Sign out'}
         </button>

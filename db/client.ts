@@ -1,5 +1,5 @@
 import 'server-only'
-import { mkdirSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
@@ -7,6 +7,8 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
 import * as schema from './schema'
 import { defaultDbFile, projectRoot } from '@/lib/paths'
 import { upgradePins } from '@/lib/approvals/pin-upgrade'
+import { sealStoredSecrets } from '@/lib/auth/seal-secrets'
+import { keyFileOf } from './secrets'
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database }
 type DrizzleTx = Parameters<Parameters<Db['transaction']>[0]>[0]
@@ -31,7 +33,7 @@ const OPEN_BUSY_MS = 5_000
  * lock under WAL; writes go through db/write.ts, which retries a busy lock asynchronously.
  */
 export function openDb(file: string): Db {
-  if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true })
+  if (file !== ':memory:') keepPrivate(file)
   const sqlite = new Database(file)
   sqlite.pragma(`busy_timeout = ${OPEN_BUSY_MS}`)
   sqlite.pragma('journal_mode = WAL')
@@ -39,10 +41,40 @@ export function openDb(file: string): Db {
   sqlite.pragma('foreign_keys = ON')
   const db = drizzle(sqlite, { schema }) as Db
   migrate(db, { migrationsFolder: path.join(projectRoot(), 'db', 'migrations') })
-  // the one data migration SQL cannot do: pins are sha256 over the domain's definition
+  // the data migrations SQL cannot do: pins are sha256 over the domain's definition; secrets are sealed with a key outside the file
   upgradePins(db)
+  sealStoredSecrets(db)
   sqlite.pragma('busy_timeout = 0')
   return db
+}
+
+const PRIVATE_DIR = 0o700
+const PRIVATE_FILE = 0o600
+
+/** Narrow what we own to its owner alone (another user's file is theirs to set). */
+function tighten(p: string, mode: number): void {
+  const st = statSync(p, { throwIfNoEntry: false })
+  if (st && (st.mode & 0o777 & ~mode) !== 0 && st.uid === process.getuid?.()) chmodSync(p, mode)
+}
+
+/**
+ * The database holds upstream credentials: its folder is its owner's alone when toolgate makes
+ * it (or it is the default data/ folder), and the file is 0600 before SQLite opens it — SQLite
+ * gives the -wal and -shm files it makes later the database file's mode. Files and a default
+ * folder left wider by an earlier version are narrowed.
+ */
+function keepPrivate(file: string): void {
+  const dir = path.dirname(path.resolve(file))
+  if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR })
+  else if (dir === path.resolve(projectRoot(), 'data')) tighten(dir, PRIVATE_DIR)
+  if (!existsSync(file)) {
+    try {
+      closeSync(openSync(file, 'wx', PRIVATE_FILE))
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e // another process made it meanwhile
+    }
+  }
+  for (const f of [file, `${file}-wal`, `${file}-shm`, keyFileOf(file)]) tighten(f, PRIVATE_FILE)
 }
 
 const SHARED = Symbol.for('toolgate.db')

@@ -1,12 +1,27 @@
 import 'server-only'
 import { SqliteError } from 'better-sqlite3'
-import { unavailableError } from '@/lib/errors'
+import { ToolgateError, unavailableError } from '@/lib/errors'
 import { transactionOn, type Db, type Tx } from './client'
 
 /** How long a write waits for a lock held by another process before it fails closed. */
 export const WRITE_WAIT_MS = 5_000
 
 const isBusy = (e: unknown) => e instanceof SqliteError && (e.code.startsWith('SQLITE_BUSY') || e.code.startsWith('SQLITE_LOCKED'))
+
+/**
+ * In words, why a write failed because of the database file itself — locked by another
+ * process, a full disk, read-only, unwritable — for an answer that says what to do; null when
+ * the failure is anything else (a bug is not dressed up as an outage).
+ */
+export function storageFault(e: unknown): string | null {
+  if (e instanceof ToolgateError && e.kind === 'unavailable') return e.message
+  if (!(e instanceof SqliteError)) return null
+  if (isBusy(e)) return 'the state database is locked by another process'
+  if (e.code.startsWith('SQLITE_FULL')) return 'the disk that holds the state database is full'
+  if (e.code.startsWith('SQLITE_READONLY')) return 'the state database is read-only'
+  if (e.code.startsWith('SQLITE_IOERR') || e.code.startsWith('SQLITE_CANTOPEN')) return `the state database could not be written (${e.code})`
+  return null
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /**

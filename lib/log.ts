@@ -23,3 +23,16 @@ export function quote(value: string, max = 100): string {
   const shown = logLine(value, max)
   return `"${shown}"`
 }
+
+/**
+ * When the process reading toolgate's output exits, every write to that pipe fails (EPIPE).
+ * Unhandled, each failure is itself reported — to the same closed pipe — in a loop that spins
+ * forever. Nobody can read a closed pipe: stop writing to it, once, quietly.
+ */
+export function stopWritingToClosedOutput(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', () => {
+      stream.write = (() => true) as typeof stream.write
+    })
+  }
+}

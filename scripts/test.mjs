@@ -5,7 +5,9 @@ import { mkdirSync, readFileSync, existsSync, rmSync } from 'node:fs'
 import path from 'node:path'
 
 const root = path.resolve(import.meta.dirname, '..')
-const env = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' }
+// The tests' own build folder: a toolgate started with `npm start` keeps serving from .next while
+// the tests build and run beside it (a build into its folder would break every page it serves).
+const env = { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NEXT_DIST_DIR: process.env.NEXT_DIST_DIR || '.next-test' }
 const run = (cmd, args) => spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env })
 
 if (process.env.TOOLGATE_SKIP_BUILD !== '1') {

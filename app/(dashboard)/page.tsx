@@ -7,7 +7,7 @@ import { ServerAction } from '@/components/servers/server-action'
 import { Card, LinkButton, PageHeader } from '@/components/ui'
 import { changeToolsAction } from '@/lib/actions/servers'
 import { tokenPage } from '@/lib/dashboard/fixes'
-import { OPERATOR_ACTOR, requireOperator } from '@/lib/dashboard/operator'
+import { OPERATOR_ACTOR, canViewPage } from '@/lib/dashboard/operator'
 import { overview, type BlockedAgent, type Overview } from '@/lib/dashboard/overview'
 import { getDb } from '@/db/client'
 
@@ -58,7 +58,7 @@ function AgentItem({ a }: { a: BlockedAgent }) {
 }
 
 export default async function OverviewPage() {
-  await requireOperator('/')
+  if (!(await canViewPage('/'))) return null
   const o = overview(getDb(), OPERATOR_ACTOR)
   const servers = [
     { title: 'Quarantined servers', rows: o.quarantined },

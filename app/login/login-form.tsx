@@ -1,24 +1,29 @@
 'use client'
 
+import { useRouter } from 'next/navigation'
 import { useEffect, useState, useTransition } from 'react'
 import { signIn } from '@/lib/actions/sign-in'
 import { ErrorNote } from '@/components/error-note'
+import { storeSessionKey } from '@/components/session-key'
 
 export function LoginForm({ next }: { next: string }) {
+  const router = useRouter()
   const [pending, start] = useTransition()
   const [failure, setFailure] = useState<{ error: string; fix: string } | null>(null)
-  // Arriving from another site strips the SameSite=Strict cookie from that one navigation;
-  // a same-site check still sees it, and a same-site navigation carries it (see the route).
+  // This page is reached by browser navigations (a reload, a redirect, a link), which carry no
+  // session key; a fetch does. An operator who is in fact signed in is sent straight on.
   useEffect(() => {
-    fetch('/api/dashboard/session', { cache: 'no-store' }).then((r) => r.status === 204 && window.location.replace(next), () => undefined)
-  }, [next])
+    fetch('/api/dashboard/session', { cache: 'no-store' }).then((r) => r.status === 204 && router.replace(next), () => undefined)
+  }, [next, router])
   return (
     <form className="mt-6 space-y-4" onSubmit={(e) => {
       e.preventDefault()
       const key = String(new FormData(e.currentTarget).get('key') ?? '')
       start(async () => {
         const r = await signIn({ key, next })
-        if (r && !r.ok) setFailure(r)
+        if (!r.ok) return setFailure(r)
+        storeSessionKey(r.data.key)
+        router.replace(r.data.next)
       })
     }}>
       <div>

@@ -5,14 +5,37 @@ import type { ActivityItem } from '@/lib/activity/present'
 
 export type StreamStatus = 'off' | 'connecting' | 'live' | 'reconnecting' | 'signed-out'
 
-const RECONNECT_MS = 5_000
+/** A stream that dropped is opened again after this; one the server refused (503…) after REFUSED_MS. */
+const DROPPED_MS = 2_000
+const REFUSED_MS = 5_000
+
+interface StreamEvent { event: string; data: string }
+
+/** The events of a Server-Sent Events body, as they arrive (comments skipped). */
+async function readEvents(body: ReadableStream<Uint8Array>, onEvent: (e: StreamEvent) => void): Promise<void> {
+  const reader = body.getReader()
+  const decoder = new TextDecoder()
+  let buffer = ''
+  for (;;) {
+    const { value, done } = await reader.read()
+    if (done) return
+    buffer += decoder.decode(value, { stream: true })
+    for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+      const lines = buffer.slice(0, end).split('\n')
+      buffer = buffer.slice(end + 2)
+      const field = (name: string) => lines.find((l) => l.startsWith(`${name}: `))?.slice(name.length + 2)
+      const event = field('event')
+      if (event) onEvent({ event, data: field('data') ?? '' })
+    }
+  }
+}
 
 /**
  * Follow the records after `after` that match `filters` (a query string without "?"), pushed by
- * /api/dashboard/activity/stream; `onRecords` gets each batch, oldest first. A stream that ends
- * is opened again from the last record received; a dropped one the browser retries itself
- * (Last-Event-ID); one the server refused is retried shortly — unless the session ended, which is
- * said instead.
+ * /api/dashboard/activity/stream; `onRecords` gets each batch, oldest first. It is read with
+ * fetch (which carries the session key; EventSource cannot send a header). A stream that ends
+ * is opened again from the last record received; one that dropped or was refused is retried
+ * shortly — unless the session ended (401), which is said instead.
  */
 export function useActivityStream(filters: string | null, after: number, onRecords: (items: ActivityItem[]) => void): StreamStatus {
   const [status, setStatus] = useState<StreamStatus>(filters === null ? 'off' : 'connecting')
@@ -22,43 +45,40 @@ export function useActivityStream(filters: string | null, after: number, onRecor
   useEffect(() => {
     if (filters === null) return
     let last = after
-    let source: EventSource | null = null
     let retry: ReturnType<typeof setTimeout> | undefined
-    let gone = false
-    const connect = () => {
+    const gone = new AbortController()
+    const again = (ms: number) => {
+      if (gone.signal.aborted) return
+      setStatus('reconnecting')
+      retry = setTimeout(connect, ms)
+    }
+    const connect = async () => {
       const q = new URLSearchParams(filters)
       q.set('after', String(last))
-      source = new EventSource(`/api/dashboard/activity/stream?${q}`)
-      source.onopen = () => setStatus('live')
-      source.addEventListener('records', (e) => {
-        const items = (JSON.parse((e as MessageEvent<string>).data) as ActivityItem[]).filter((i) => i.id > last)
-        if (!items.length) return
-        last = items[items.length - 1].id
-        deliver.current(items)
-      })
-      // the server's lifetime is up: a fresh stream, authenticated again, from the last record
-      source.addEventListener('end', () => {
-        source?.close()
-        connect()
-      })
-      source.onerror = () => {
-        setStatus('reconnecting')
-        if (source?.readyState !== EventSource.CLOSED) return // the browser reconnects by itself
-        // refused (401, 503…): say so if the session ended, otherwise try again from the last record
-        fetch('/api/dashboard/session', { cache: 'no-store' })
-          .then((r) => r.status === 401)
-          .catch(() => false)
-          .then((signedOut) => {
-            if (gone) return
-            if (signedOut) setStatus('signed-out')
-            else retry = setTimeout(connect, RECONNECT_MS)
-          })
+      let ended = false
+      try {
+        const res = await fetch(`/api/dashboard/activity/stream?${q}`, { cache: 'no-store', signal: gone.signal })
+        if (res.status === 401) return setStatus('signed-out')
+        if (!res.ok || !res.body) return again(REFUSED_MS)
+        setStatus('live')
+        await readEvents(res.body, ({ event, data }) => {
+          if (event === 'end') ended = true // the server's lifetime is up
+          if (event !== 'records') return
+          const items = (JSON.parse(data) as ActivityItem[]).filter((i) => i.id > last)
+          if (!items.length) return
+          last = items[items.length - 1].id
+          deliver.current(items)
+        })
+      } catch {
+        // dropped (or this page went away: `again` does nothing then)
       }
+      // a fresh stream, authenticated again, from the last record
+      if (ended && !gone.signal.aborted) void connect()
+      else again(DROPPED_MS)
     }
-    connect()
+    void connect()
     return () => {
-      gone = true
-      source?.close()
+      gone.abort()
       clearTimeout(retry)
     }
   }, [filters, after])

@@ -5,6 +5,8 @@ import { useState, useTransition } from 'react'
 import { approveCallAction, denyCallAction } from '@/lib/actions/calls'
 import type { ApprovalsInbox, InboxCall } from '@/lib/dashboard/approvals'
 import { ErrorNote } from '@/components/error-note'
+import { showInvisible } from '@/lib/approvals/findings'
+import { DefinitionDiff } from './tool-review'
 import { Button, Card, Empty, inputClass, Pill } from '@/components/ui'
 
 const POLL_MS = 1000
@@ -14,13 +16,14 @@ function Decide({ call, onDone }: { call: InboxCall; onDone: () => void }) {
   const [failure, setFailure] = useState<{ error: string; fix: string } | null>(null)
   const [pending, start] = useTransition()
   const decide = (approve: boolean) => start(async () => {
-    const r = approve ? await approveCallAction({ id: call.id }) : await denyCallAction({ id: call.id, reason })
+    const r = approve ? await approveCallAction({ id: call.id, pin: call.pin }) : await denyCallAction({ id: call.id, reason })
     setFailure(r.ok ? null : r)
     onDone()
   })
   return (
     <div className="mt-3 flex flex-wrap items-end gap-2">
-      <Button variant="primary" disabled={pending} onClick={() => decide(true)} aria-label={`Approve call ${call.id} of ${call.tool}`}>Approve this call</Button>
+      {/* a call of a definition the agent was not served cannot be approved as it is: deny it */}
+      <Button variant="primary" disabled={pending || call.changed_since_requested} onClick={() => decide(true)} aria-label={`Approve call ${call.id} of ${call.tool}`}>Approve this call</Button>
       <label className="text-xs">Reason (optional)<br />
         <input className={`${inputClass} w-64`} value={reason} onChange={(e) => setReason(e.target.value)} aria-label={`Reason to deny call ${call.id}`} />
       </label>
@@ -37,10 +40,11 @@ function Arguments({ call }: { call: InboxCall }) {
   const [pending, start] = useTransition()
   const shown = call.arguments !== null ? call.arguments : all
   const box = 'mt-1 max-h-72 overflow-auto rounded bg-slate-950 p-2 text-xs text-slate-100'
-  if (shown !== undefined) return <pre tabIndex={0} aria-label={`Arguments of call ${call.id}`} className={box}>{JSON.stringify(shown, null, 2)}</pre>
+  // invisible characters shown, as in every review: what runs is what is read
+  if (shown !== undefined) return <pre tabIndex={0} aria-label={`Arguments of call ${call.id}`} className={box}>{showInvisible(JSON.stringify(shown, null, 2))}</pre>
   return (
     <>
-      <pre tabIndex={0} aria-label={`Start of the arguments of call ${call.id}`} className={box}>{call.arguments_preview}…</pre>
+      <pre tabIndex={0} aria-label={`Start of the arguments of call ${call.id}`} className={box}>{showInvisible(call.arguments_preview ?? '')}…</pre>
       <Button className="mt-1" disabled={pending} onClick={() => start(async () => {
         const res = await fetch(`/api/dashboard/calls/${encodeURIComponent(call.id)}`, { cache: 'no-store' })
         const body = await res.json()
@@ -83,12 +87,24 @@ export function ApprovalsInboxView({ initial }: { initial: ApprovalsInbox }) {
                 <p className="text-xs text-slate-600 dark:text-slate-400">
                   {c.caller} asked at {c.created_at.replace('T', ' ').slice(0, 19)} UTC · request <span className="font-mono">{c.request_id}</span> · call <span className="font-mono">{c.id}</span> · expires {c.expires_at.replace('T', ' ').slice(0, 19)} UTC
                 </p>
-                {(c.title || c.description) && <p className="mt-1 text-sm">{c.title && <strong>{c.title}. </strong>}{c.description}</p>}
+                {(c.title || c.description) && <p className="mt-1 text-sm">{c.title && <strong>{showInvisible(c.title)}. </strong>}{c.description && showInvisible(c.description)}</p>}
+                {c.changed_since_requested && (
+                  <div role="alert" className="mt-2 rounded border border-red-300 bg-red-50 px-2 py-1 text-xs text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
+                    <p><strong>The tool changed since this call was requested</strong>: it is not served as the agent saw it when it asked, so this call cannot be approved as it is. Deny it; the agent may call again.</p>
+                    {c.changes.length > 0 && <DefinitionDiff diff={c.changes} label={`What changed in ${c.tool}`} />}
+                  </div>
+                )}
+                {!c.changed_since_requested && c.gate && (
+                  <p role="status" className="mt-2 rounded border border-amber-300 bg-amber-50 px-2 py-1 text-xs text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200">
+                    Approved now, it would not run: <code>{c.gate.reason}</code> — {c.gate.detail}
+                  </p>
+                )}
                 <div className="mt-1 flex flex-wrap gap-1">
                   {c.annotations ? Object.entries(c.annotations).map(([k, v]) => <Pill key={k} tone={k === 'destructiveHint' && v === true ? 'bad' : k === 'openWorldHint' && v === true ? 'warn' : 'muted'}>{k}: {String(v)}</Pill>) : <Pill>no annotations declared</Pill>}
                 </div>
                 <h4 className="mt-2 text-xs font-medium">Arguments</h4>
                 <Arguments call={c} />
+                <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">Requested under the tool&apos;s pin <code className="break-all">{c.pin ?? 'none'}</code>.</p>
                 <Decide call={c} onDone={refresh} />
               </Card>
             </li>
@@ -100,7 +116,7 @@ export function ApprovalsInboxView({ initial }: { initial: ApprovalsInbox }) {
           <ul className="divide-y divide-slate-100 text-sm dark:divide-slate-800" aria-label="Latest decisions">
             {recent.map((c) => (
               <li key={c.id} className="flex flex-wrap items-center gap-2 py-1.5">
-                <Pill tone={c.status === 'denied' || c.status === 'expired' ? 'bad' : 'good'}>{c.status}</Pill>
+                <Pill tone={c.status === 'denied' || c.status === 'expired' || c.status === 'refused' ? 'bad' : 'good'}>{c.status}</Pill>
                 <span className="font-mono text-xs">{c.tool}</span>
                 <span className="text-xs text-slate-600 dark:text-slate-300">{c.caller}{c.decided_by ? ` · decided by ${c.decided_by}` : ''}{c.reason ? ` · ${c.reason}` : ''}</span>
               </li>

@@ -1,44 +1,70 @@
-import type { ToolReview } from '@/lib/approvals/review'
+import type { DefinitionChange } from '@/lib/approvals/server-definitions'
+import type { DefinitionReview, ToolReview } from '@/lib/approvals/review'
 import { showInvisible } from '@/lib/approvals/findings'
 import { Pill } from '@/components/ui'
 
 const json = (v: unknown) => showInvisible(JSON.stringify(v, null, 2))
+/** A tool's field (title, input_schema, …) or any other definition's: what changed, before and after. */
+type FieldChange = DefinitionChange
+
+/** What changed, field by field: − approved, + offered now (invisible characters shown). */
+export function DefinitionDiff({ diff, label }: { diff: readonly FieldChange[]; label: string }) {
+  return (
+    <ul aria-label={label} className="mt-1 space-y-2">
+      {diff.map((d) => (
+        <li key={d.field}>
+          <code className="text-xs font-semibold">{d.field}</code>
+          <pre tabIndex={0} className="mt-0.5 overflow-auto rounded bg-red-50 px-2 py-1 text-xs text-red-900 dark:bg-red-950 dark:text-red-200"><span aria-hidden className="select-none">− </span>{json(d.before)}</pre>
+          <pre tabIndex={0} className="mt-0.5 overflow-auto rounded bg-emerald-50 px-2 py-1 text-xs text-emerald-900 dark:bg-emerald-950 dark:text-emerald-200"><span aria-hidden className="select-none">+ </span>{json(d.after)}</pre>
+        </li>
+      ))}
+    </ul>
+  )
+}
 
 /**
- * What an operator approves: the full definition agents will be served (invisible characters
- * shown), for a changed tool what changed field by field (− approved, + offered now), the review
- * findings, and the pin the approval is bound to.
+ * The review every definition gets before it is approved — a tool's, or a server's instructions,
+ * prompt, resource or template: its pin, what changed field by field (− approved, + offered now),
+ * the review findings, and the full definition (invisible characters shown). `children`: what a
+ * kind adds before the definition (a tool's place on the surface).
  */
-export function ToolReviewView({ review: r }: { review: ToolReview }) {
+function ReviewBody({ id, pin, diff, findings, definition, children }: {
+  id: string; pin: string | null; diff: readonly FieldChange[]; findings: ToolReview['findings']; definition: unknown; children?: React.ReactNode
+}) {
   return (
-    <div className="space-y-3 text-sm" data-testid={`review-${r.id}`}>
+    <div className="space-y-3 text-sm" data-testid={`review-${id}`}>
       <p className="text-xs text-slate-600 dark:text-slate-400">
-        Pin <code className="break-all">{r.pin ?? 'none'}</code> — approving accepts exactly this definition; any later change to it is <code>tool_changed</code>.
+        Pin <code className="break-all">{pin ?? 'none'}</code> — approving accepts exactly this definition; any later change to it is a change to approve again.
       </p>
-      {r.diff.length > 0 && (
+      {diff.length > 0 && (
         <div>
           <h4 className="font-medium">Changed since it was approved</h4>
-          <ul aria-label={`What changed in ${r.id}`} className="mt-1 space-y-2">
-            {r.diff.map((d) => (
-              <li key={d.field}>
-                <code className="text-xs font-semibold">{d.field}</code>
-                <pre tabIndex={0} className="mt-0.5 overflow-auto rounded bg-red-50 px-2 py-1 text-xs text-red-900 dark:bg-red-950 dark:text-red-200"><span aria-hidden className="select-none">− </span>{json(d.before)}</pre>
-                <pre tabIndex={0} className="mt-0.5 overflow-auto rounded bg-emerald-50 px-2 py-1 text-xs text-emerald-900 dark:bg-emerald-950 dark:text-emerald-200"><span aria-hidden className="select-none">+ </span>{json(d.after)}</pre>
-              </li>
-            ))}
-          </ul>
+          <DefinitionDiff diff={diff} label={`What changed in ${id}`} />
         </div>
       )}
       <div>
         <h4 className="font-medium">Review findings</h4>
-        {r.findings.length === 0 ? <p className="text-xs text-slate-600 dark:text-slate-400">None: no hidden characters, instructions to the model, sensitive paths, references to other servers or overlong text.</p> : (
-          <ul aria-label={`Review findings for ${r.id}`} className="mt-1 space-y-1">
-            {r.findings.map((f, i) => (
+        {findings.length === 0 ? <p className="text-xs text-slate-600 dark:text-slate-400">None: no hidden characters, instructions to the model, sensitive paths, references to other servers or overlong text.</p> : (
+          <ul aria-label={`Review findings for ${id}`} className="mt-1 space-y-1">
+            {findings.map((f, i) => (
               <li key={i} className="text-xs"><Pill tone="warn">{f.code}</Pill> <code>{f.field}</code>: {f.message}</li>
             ))}
           </ul>
         )}
       </div>
+      {children}
+      <details open={diff.length === 0}>
+        <summary className="cursor-pointer font-medium">Full definition, as agents are served it once approved</summary>
+        <pre tabIndex={0} aria-label={`Definition of ${id}`} className="mt-1 max-h-96 overflow-auto rounded border border-slate-200 p-2 text-xs dark:border-slate-800">{json(definition)}</pre>
+      </details>
+    </div>
+  )
+}
+
+/** What an operator approves of a tool: the review, and what serving it costs on the tool surface. */
+export function ToolReviewView({ review: r }: { review: ToolReview }) {
+  return (
+    <ReviewBody id={r.id} pin={r.pin} diff={r.diff} findings={r.findings} definition={{ ...r.definition, name: r.id }}>
       <div>
         <h4 className="font-medium">On the tool surface</h4>
         <p className="text-xs text-slate-600 dark:text-slate-400">
@@ -58,10 +84,11 @@ export function ToolReviewView({ review: r }: { review: ToolReview }) {
           </p>
         )}
       </div>
-      <details open={r.diff.length === 0}>
-        <summary className="cursor-pointer font-medium">Full definition, as agents are served it</summary>
-        <pre tabIndex={0} aria-label={`Definition of ${r.id}`} className="mt-1 max-h-96 overflow-auto rounded border border-slate-200 p-2 text-xs dark:border-slate-800">{json({ ...r.definition, name: r.id })}</pre>
-      </details>
-    </div>
+    </ReviewBody>
   )
+}
+
+/** What an operator approves of a server's instructions, prompt, resource or template: the same review. */
+export function DefinitionReviewView({ review: r }: { review: DefinitionReview }) {
+  return <ReviewBody id={r.id} pin={r.pin} diff={r.diff} findings={r.findings} definition={r.definition} />
 }

@@ -2,7 +2,7 @@
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useEffect, useState } from 'react'
-import type { Exchange, PreviewInput } from '@/lib/dashboard/preview'
+import type { Exchange, Preview, PreviewInput } from '@/lib/dashboard/preview'
 import { EXTENSION_ID } from '@/lib/mcp/extension-schema'
 import type { PreflightForm } from '@/lib/dashboard/schemas'
 import { cliFor, curlFor } from '@/lib/dashboard/preview-commands'
@@ -89,7 +89,7 @@ export function MetaPreview({ form }: { form: PreflightForm }) {
       const res = await fetch('/api/dashboard/preview', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) })
       const body = await res.json()
       if (!res.ok) throw Object.assign(new Error(body.error), { fix: body.fix as string })
-      return body as { shapeA: Exchange | null; shapeB: Exchange | null }
+      return body as Preview
     },
     placeholderData: keepPreviousData,
     enabled: input.ids.length > 0,
@@ -128,6 +128,7 @@ export function MetaPreview({ form }: { form: PreflightForm }) {
       {form.ids.length === 0 ? <p className="text-sm text-slate-600 dark:text-slate-300">Add tool ids to see the request and the facet.</p>
         : q.isError ? <ErrorNote error={q.error.message} fix={(q.error as Error & { fix?: string }).fix} />
         : !q.data ? <p className="text-sm text-slate-600 dark:text-slate-300">Computing…</p>
+        : q.data.refused ? <p className="text-sm text-slate-600 dark:text-slate-300" data-testid="preview-refused">{q.data.refused}</p>
         : (
           <div className="grid grid-cols-1 gap-5 lg:grid-cols-2">
             <section aria-label="Shape A" className="min-w-0"><h3 className="mb-2 text-sm font-semibold">Shape A — <code>tools/list</code> with the rider</h3>{q.data.shapeA && <ExchangeView title="Shape A" x={q.data.shapeA} token={input.token} cli={cliFor(window.location.origin, input)} />}</section>

@@ -15,6 +15,12 @@ export function tokenByName(db: DbLike, name: string): TokenRow | undefined {
     .from(agentTokens).where(eq(agentTokens.name, name)).get()
 }
 
+/** A token's scope by its immutable id (a later token may take the name of a revoked one). */
+export function tokenById(db: DbLike, id: string): TokenRow | undefined {
+  return db.select({ name: agentTokens.name, allowedServers: agentTokens.allowedServers, profilePin: agentTokens.profilePin, createdAt: agentTokens.createdAt })
+    .from(agentTokens).where(eq(agentTokens.id, id)).get()
+}
+
 export function profileList(db: DbLike) {
   return db.select().from(profiles).orderBy(asc(profiles.name)).all()
 }

@@ -1,24 +1,67 @@
 import 'server-only'
+import { hostname } from 'node:os'
 import { eq } from 'drizzle-orm'
 import type { DbLike } from '@/db/client'
 import { runtimeLease, type ServerConnection } from '@/db/schema'
 import type { ConnectionView } from '@/lib/preflight/state'
 
-export interface Lease { instance: string; heartbeatAt: number; expiresAt: number }
+export interface Lease { instance: string; pid: number; host: string | null; url: string | null; heartbeatAt: number; expiresAt: number }
 
-export function readLease(db: DbLike): Lease | undefined {
-  return db.select({ instance: runtimeLease.instance, heartbeatAt: runtimeLease.heartbeatAt, expiresAt: runtimeLease.expiresAt })
-    .from(runtimeLease).where(eq(runtimeLease.id, 1)).get()
+/** This machine, as a lease names its holder's. */
+export const THIS_HOST = hostname()
+
+export const leaseColumns = {
+  instance: runtimeLease.instance, pid: runtimeLease.pid, host: runtimeLease.host, url: runtimeLease.url, heartbeatAt: runtimeLease.heartbeatAt, expiresAt: runtimeLease.expiresAt,
 }
 
-/** Whether runtime `instance` holds a fresh lease: it is running, and what it published still holds. */
+export function readLease(db: DbLike): Lease | undefined {
+  return db.select(leaseColumns).from(runtimeLease).where(eq(runtimeLease.id, 1)).get()
+}
+
+/** Whether a process with this pid exists on this machine (one of another user's counts). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * Whether the lease's holder is a process of this machine that no longer runs (kill -9): then the
+ * lease is dead at once, whatever its expiry says. A holder on another machine is known gone only
+ * when its lease runs out.
+ */
+export function leaseHolderGone(lease: Pick<Lease, 'pid' | 'host'>): boolean {
+  return lease.pid !== process.pid && (lease.host === null || lease.host === THIS_HOST) && !processAlive(lease.pid)
+}
+
+/** Whether the lease still vouches for its runtime at `now`. */
+export const leaseAlive = (lease: Lease, now: number) => lease.expiresAt > now && !leaseHolderGone(lease)
+
+/** The toolgate that runs this database's upstream runtime, when it is another live process. */
+export interface RuntimeHolder { pid: number; url: string | null }
+
+/**
+ * Who holds the runtime lease, unless it is free: expired, held by this process, or by a process
+ * of this machine that is gone. One database has one running toolgate; this is how a second one
+ * (or the CLI) finds it.
+ */
+export function runtimeHolder(db: DbLike, now = Date.now()): RuntimeHolder | null {
+  const held = readLease(db)
+  if (!held || held.pid === process.pid || !leaseAlive(held, now)) return null
+  return { pid: held.pid, url: held.url }
+}
+
+/** Whether runtime `instance` holds a live lease: it is running, and what it published still holds. */
 export function leaseHeldBy(lease: Lease | undefined, instance: string, now = Date.now()): boolean {
-  return lease !== undefined && lease.instance === instance && lease.expiresAt > now
+  return lease !== undefined && lease.instance === instance && leaseAlive(lease, now)
 }
 
 /**
  * The connection state to believe. A state file's state is believed as written. A state the
- * runtime published is believed only while that same runtime instance holds a fresh lease:
+ * runtime published is believed only while that same runtime instance holds a live lease:
  * after a crash (kill -9) or a stop, nothing is connected, whatever the row still says.
  */
 export function believedConnection(
@@ -26,9 +69,10 @@ export function believedConnection(
   lease: Lease | undefined,
   now = Date.now(),
 ): ConnectionView {
+  const own = lease && lease.instance === row.runtimeInstance ? lease : undefined
   if (row.runtimeInstance === null || leaseHeldBy(lease, row.runtimeInstance, now)) {
     return { state: row.state, detail: row.detail, action: row.action }
   }
-  const last = lease && lease.instance === row.runtimeInstance ? ` (its last heartbeat was at ${new Date(lease.heartbeatAt).toISOString()})` : ''
+  const last = own ? ` (${own.expiresAt > now ? `its process ${own.pid} is gone; ` : ''}its last heartbeat was at ${new Date(own.heartbeatAt).toISOString()})` : ''
   return { state: 'disconnected', detail: `toolgate's upstream runtime is not running${last}: start toolgate (npm start / toolgate serve)`, action: null }
 }

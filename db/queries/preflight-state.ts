@@ -2,7 +2,7 @@ import 'server-only'
 import { eq, sql } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { agentTokens, profiles, runtimeLease, settings, tools, type ServerConnection } from '@/db/schema'
-import { believedConnection, type Lease } from './connections'
+import { believedConnection, leaseColumns, type Lease } from './connections'
 import type { ApprovalView, ConnectionView, PreflightState, ServerView, ToolView } from '@/lib/preflight/state'
 
 const p = (name: string) => sql.placeholder(name)
@@ -11,15 +11,20 @@ const p = (name: string) => sql.placeholder(name)
 // than the reads themselves. Keys come as one JSON array, so any number of ids is two statements;
 // CROSS JOIN keeps the keys as the outer loop, each a primary-key lookup (as long as no statistics
 // call these tables small: db/checkpointer.ts keeps none for them).
-const SERVERS = `select s.name, s.enabled, s.quarantined, s.trust, s.disabled_tools, s.enabled_tools, c.state, c.detail, c.action, c.runtime_instance
+const SERVERS = `select s.name, s.enabled, s.quarantined, s.trust, s.disabled_tools, s.enabled_tools, s.transport is not null as has_transport, c.state, c.detail, c.action, c.runtime_instance
   from json_each(?) k cross join servers s on s.name = k.value left join server_connections c on c.server_name = s.name`
-const TOOLS = `select t.server_name, t.name, t.annotations, t.hash, a.status, a.disabled
+// An approved tool is judged by its approved definition (what agents are served: db/queries/served-tools.ts): its hints, its
+// pin. While the tool has the approved pin the two definitions are one (the pin is a sha256 over all of it), so its hints are
+// read from the approved copy only when the pins differ: the large copy is not read on every check.
+const TOOLS = `select t.server_name, t.name,
+    case when a.status = 'approved' and a.approved_hash is not t.hash then a.approved -> '$.annotations' else t.annotations end as annotations,
+    case when a.status = 'approved' then a.approved_hash else t.hash end as hash, a.status, a.disabled
   from json_each(?) k cross join tools t on t.server_name = k.value ->> 0 and t.name = k.value ->> 1
   left join tool_approvals a on a.server_name = t.server_name and a.tool_name = t.name
   where t.gone_at is null`
 
 interface ServerRow {
-  name: string; enabled: number; quarantined: number; trust: ServerView['trust']; disabled_tools: string; enabled_tools: string | null
+  name: string; enabled: number; quarantined: number; trust: ServerView['trust']; disabled_tools: string; enabled_tools: string | null; has_transport: number
   state: ConnectionRow['state'] | null; detail: string | null; action: ConnectionRow['action']; runtime_instance: string | null
 }
 interface ToolRow { server_name: string; name: string; annotations: string | null; hash: string | null; status: ApprovalView['status'] | null; disabled: number | null }
@@ -36,8 +41,7 @@ function prepare(db: Db) {
     servers: db.$client.prepare<[string], ServerRow>(SERVERS),
     tools: db.$client.prepare<[string], ToolRow>(TOOLS),
     settings: db.select({ q: settings.quarantineEnabled }).from(settings).where(eq(settings.id, 1)).prepare(),
-    lease: db.select({ instance: runtimeLease.instance, heartbeatAt: runtimeLease.heartbeatAt, expiresAt: runtimeLease.expiresAt })
-      .from(runtimeLease).where(eq(runtimeLease.id, 1)).prepare(),
+    lease: db.select(leaseColumns).from(runtimeLease).where(eq(runtimeLease.id, 1)).prepare(),
     profile: db.select({ servers: profiles.servers }).from(profiles).where(eq(profiles.name, p('name'))).prepare(),
     nearby: db.select({ server: tools.serverName, tool: tools.name }).from(tools).where(sql`${tools.goneAt} is null and ${NEARBY}`).prepare(),
     nearbyIn: db.select({ server: tools.serverName, tool: tools.name }).from(tools)
@@ -72,7 +76,7 @@ export function createStateReader(db: Db): PreflightState {
       serverCache.set(r.name, {
         server: {
           name: r.name, enabled: r.enabled === 1, quarantined: r.quarantined === 1, trust: r.trust,
-          disabledTools: JSON.parse(r.disabled_tools), enabledTools: r.enabled_tools === null ? null : JSON.parse(r.enabled_tools),
+          disabledTools: JSON.parse(r.disabled_tools), enabledTools: r.enabled_tools === null ? null : JSON.parse(r.enabled_tools), hasTransport: r.has_transport === 1,
         },
         connection: r.state === null ? undefined : { state: r.state, detail: r.detail, action: r.action, runtimeInstance: r.runtime_instance },
       })
@@ -114,6 +118,14 @@ export function createStateReader(db: Db): PreflightState {
     profileServers: (name) => st.profile.get({ name })?.servers,
     nearbyToolIds: (id, servers) => (servers ? st.nearbyIn.all({ id, len: id.length, servers: JSON.stringify(servers) }) : st.nearby.all({ id, len: id.length })),
   }
+}
+
+/**
+ * The pin of what is served of one tool now: its approved definition's once approved, else the
+ * definition its server offers (the evaluator's own read). Null for a tool not known.
+ */
+export function servedPin(db: Db, server: string, tool: string): string | null {
+  return statements(db).tools.get(JSON.stringify([[server, tool]]))?.hash ?? null
 }
 
 /**

@@ -2,6 +2,7 @@ import 'server-only'
 import { and, asc, eq, getTableName, sql, type SQL, isNull } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { servers, settings, toolApprovals, tools, type JsonObject, type ToolAnnotations } from '@/db/schema'
+import { storedOf } from '@/lib/approvals/definition'
 import type { ApprovalView, ServerView } from '@/lib/preflight/state'
 
 /**
@@ -15,6 +16,13 @@ import type { ApprovalView, ServerView } from '@/lib/preflight/state'
  * server_unhealthy, oauth_required can only reach tools/resolve because such tools are
  * listed). Policy gates (quarantine, disable, config denial, user block, approval) are not
  * transient, so those tools are withheld.
+ *
+ * What is served of a tool is its APPROVED definition (tool_approvals.approved), never the one
+ * its server offers now (the tools row): the two differ exactly while the tool is changed, and a
+ * changed tool is withheld, but should they ever differ otherwise, agents still get only what an
+ * operator approved. A tool no approval binds serves what its server offers: one without a
+ * record (a state file's, implicitly approved as it stands), and one callable only because the
+ * approval gate is off for it (quarantine_enabled off, or a trust=auto server).
  */
 export interface ServedTool {
   server: string
@@ -38,7 +46,7 @@ function prepare(db: Db) {
     server: tools.serverName, name: tools.name, title: tools.title, description: tools.description,
     inputSchema: tools.inputSchema, outputSchema: tools.outputSchema, annotations: tools.annotations,
     execution: tools.execution, icons: tools.icons, meta: tools.meta,
-    status: toolApprovals.status, disabled: toolApprovals.disabled,
+    status: toolApprovals.status, disabled: toolApprovals.disabled, approved: toolApprovals.approved,
   }
   const approvalJoin = and(eq(toolApprovals.serverName, tools.serverName), eq(toolApprovals.toolName, tools.name))
   // Keyset order over the primary key; the row-value form lets SQLite seek instead of scan.
@@ -54,6 +62,7 @@ function prepare(db: Db) {
     server: db.select({
       name: servers.name, enabled: servers.enabled, quarantined: servers.quarantined, trust: servers.trust,
       disabledTools: servers.disabledTools, enabledTools: servers.enabledTools,
+      hasTransport: sql<boolean>`${servers.transport} is not null`.mapWith(Boolean),
     }).from(servers).where(eq(servers.name, p('name'))).prepare(),
     pageAll: page(after),
     pageOf: page(and(sql`${tools.serverName} in (select value from json_each(${p('servers')}))`, after)),
@@ -84,8 +93,12 @@ function judge(db: Db, callable: Callable) {
     if (!views.has(row.server)) views.set(row.server, st.server.get({ name: row.server }))
     const approval = row.status ? { status: row.status, disabled: row.disabled ?? false } : null
     if (!callable(views.get(row.server), row.name, approval, quarantineEnabled)) return undefined
-    const { status: _s, disabled: _d, ...tool } = row
-    return tool
+    const { status, disabled: _d, approved, ...offered } = row
+    if (status !== 'approved') return offered
+    // approved with no approved definition kept: nothing to serve (fails closed)
+    if (!approved) return undefined
+    const { name: _n, ...served } = storedOf(row.name, approved)
+    return { server: row.server, name: row.name, ...served }
   }
 }
 

@@ -4,6 +4,7 @@ import type { DbLike } from '@/db/client'
 import { serverConnections, serverSecrets, servers, type Root, type Transport } from '@/db/schema'
 import type { ConnectionView, ServerView } from '@/lib/preflight/state'
 import { believedConnection, readLease } from './connections'
+import { openSecret } from '@/db/secrets'
 
 /**
  * One server as every surface shows it: what the operator configured, and the connection
@@ -34,7 +35,7 @@ export function serverStates(db: DbLike, name?: string): ServerState[] {
     .leftJoin(serverConnections, eq(serverConnections.serverName, servers.name))
   return (name === undefined ? q : q.where(eq(servers.name, name))).orderBy(asc(servers.name)).all().map(({ s, c }) => ({
     name: s.name, enabled: s.enabled, quarantined: s.quarantined, trust: s.trust,
-    disabledTools: s.disabledTools, enabledTools: s.enabledTools, transport: s.transport, restartRequestedAt: s.restartRequestedAt,
+    disabledTools: s.disabledTools, enabledTools: s.enabledTools, transport: s.transport, hasTransport: s.transport !== null, restartRequestedAt: s.restartRequestedAt,
     callApprovalTools: s.callApprovalTools, callTimeoutMs: s.callTimeoutMs, roots: s.roots, inspectedAt: s.inspectedAt,
     missingSecrets: (s.transport?.secrets ?? []).filter((n) => !set.get(s.name)?.has(n)),
     connection: c ? believedConnection(c, lease, now) : null,
@@ -47,6 +48,7 @@ const configStatements = new WeakMap<DbLike, ReturnType<typeof prepareConfig>>()
 const prepareConfig = (db: DbLike) => db.select({
   name: servers.name, enabled: servers.enabled, quarantined: servers.quarantined, trust: servers.trust,
   disabledTools: servers.disabledTools, enabledTools: servers.enabledTools, transport: servers.transport,
+  hasTransport: sql<boolean>`${servers.transport} is not null`.mapWith(Boolean),
   callApprovalTools: servers.callApprovalTools, callTimeoutMs: servers.callTimeoutMs, roots: servers.roots,
 }).from(servers).where(eq(servers.name, sql.placeholder('name'))).prepare()
 
@@ -60,10 +62,10 @@ export function serverConfig(db: DbLike, name: string): (ServerView & Pick<Serve
   return st.get({ name })
 }
 
-/** Servers the upstream runtime manages (they have a transport), with their secret values. */
+/** Servers the upstream runtime manages (they have a transport), with their secret values (decrypted). */
 export function managedServers(db: DbLike) {
   const values = new Map<string, Record<string, string>>()
-  for (const s of db.select().from(serverSecrets).all()) values.set(s.serverName, { ...values.get(s.serverName), [s.name]: s.value })
+  for (const s of db.select().from(serverSecrets).all()) values.set(s.serverName, { ...values.get(s.serverName), [s.name]: openSecret(db, s.value) })
   return db.select().from(servers).where(isNotNull(servers.transport)).all()
     .map((s) => ({ ...s, transport: s.transport!, secrets: values.get(s.name) ?? {} }))
 }

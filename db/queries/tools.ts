@@ -5,8 +5,9 @@ import { servers, toolApprovals, tools, type ApprovedDefinition, type JsonObject
 import type { ApprovalView } from '@/lib/preflight/state'
 
 /**
- * A tool the proxy knows: its definition, pin and approval record. Tools an upstream stopped
- * listing (gone) do not exist for anyone, so no read here returns them.
+ * A tool the proxy knows: its latest discovered definition, pin and approval record (with the
+ * approved definition, kept apart). Tools an upstream stopped listing (gone) do not exist for
+ * anyone, so no read here returns them.
  */
 export interface KnownTool {
   server: string
@@ -21,15 +22,15 @@ export interface KnownTool {
   meta: JsonObject | null
   hash: string | null
   approval: ApprovalView | null
-  /** the approved definition kept for a changed tool's diff */
-  previous: ApprovedDefinition | null
+  /** the approved definition (what agents are served), null while pending or without a record */
+  approved: ApprovedDefinition | null
   approvedHash: string | null
 }
 
 const columns = {
   server: tools.serverName, name: tools.name, title: tools.title, description: tools.description, inputSchema: tools.inputSchema,
   outputSchema: tools.outputSchema, annotations: tools.annotations, execution: tools.execution, icons: tools.icons, meta: tools.meta, hash: tools.hash,
-  status: toolApprovals.status, disabled: toolApprovals.disabled, previous: toolApprovals.previous, approvedHash: toolApprovals.approvedHash,
+  status: toolApprovals.status, disabled: toolApprovals.disabled, approved: toolApprovals.approved, approvedHash: toolApprovals.approvedHash,
 }
 const approvalJoin = and(eq(toolApprovals.serverName, tools.serverName), eq(toolApprovals.toolName, tools.name))
 

@@ -8,6 +8,9 @@ export const profiles = sqliteTable('profiles', {
 
 export const agentTokens = sqliteTable('agent_tokens', {
   name: text('name').primaryKey(),
+  // who the token is, for good: everything kept per caller (tasks, held calls, sessions) is keyed
+  // by it, never by the name, which a later token may take again once this one is revoked
+  id: text('id').notNull().unique(),
   // sha256 hex of the secret; the secret itself is never stored
   tokenHash: text('token_hash').notNull().unique(),
   // ["*"] = all servers; [] = none

@@ -61,7 +61,7 @@ export const serverConnections = sqliteTable('server_connections', {
 export type Server = typeof servers.$inferSelect
 export type ServerConnection = typeof serverConnections.$inferSelect
 
-/** Secret values for a server's transport (env vars or headers). Stored locally, never printed. */
+/** Secret values for a server's transport (env vars or headers). Stored encrypted (db/secrets.ts), never printed. */
 export const serverSecrets = sqliteTable('server_secrets', {
   serverName: text('server_name').notNull().references(() => servers.name, { onDelete: 'cascade' }),
   name: text('name').notNull(),
@@ -69,11 +69,15 @@ export const serverSecrets = sqliteTable('server_secrets', {
   updatedAt: integer('updated_at').notNull(),
 }, (t) => [primaryKey({ columns: [t.serverName, t.name] })])
 
-/** OAuth state of an HTTP upstream: registered client, tokens, and the login in flight. */
+/**
+ * OAuth state of an HTTP upstream: registered client, tokens, and the login in flight. The client
+ * information (JSON), tokens (JSON), code verifier and private key are stored encrypted: read and
+ * write them through db/secrets.ts (openOauth, sealOauth).
+ */
 export const serverOauth = sqliteTable('server_oauth', {
   serverName: text('server_name').primaryKey().references(() => servers.name, { onDelete: 'cascade' }),
-  clientInformation: text('client_information', { mode: 'json' }).$type<Record<string, unknown> | null>(),
-  tokens: text('tokens', { mode: 'json' }).$type<Record<string, unknown> | null>(),
+  clientInformation: text('client_information'),
+  tokens: text('tokens'),
   tokensSavedAt: integer('tokens_saved_at'),
   codeVerifier: text('code_verifier'),
   state: text('state'), // the pending login's OAuth state parameter
@@ -102,5 +106,3 @@ export const serverLogs = sqliteTable('server_logs', {
   stream: text('stream', { enum: ['stderr', 'event'] }).notNull(),
   line: text('line').notNull(),
 }, (t) => [index('server_logs_server').on(t.serverName, t.id)])
-
-export type ServerOauth = typeof serverOauth.$inferSelect

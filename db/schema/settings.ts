@@ -22,11 +22,15 @@ export const settings = sqliteTable('settings', {
 export type Settings = typeof settings.$inferSelect
 
 /**
- * Dashboard sign-ins. The cookie holds a random value; only its hash is stored, so a database
- * read does not yield a usable session. Sign-out deletes the row: the cookie is refused at once.
+ * Dashboard sign-ins. The cookie holds a random value and the browser's localStorage a second
+ * one, the session key (sent as a header: another loopback port receives the cookie, never the
+ * key); only their hashes are stored, so a database read does not yield a usable session.
+ * Sign-out deletes the row: the cookie is refused at once.
  */
 export const operatorSessions = sqliteTable('operator_sessions', {
   idHash: text('id_hash').primaryKey(),
+  // null on sessions made before session keys existed: those are refused
+  keyHash: text('key_hash'),
   createdAt: integer('created_at').notNull(),
   lastSeenAt: integer('last_seen_at').notNull(),
   expiresAt: integer('expires_at').notNull(), // absolute limit; inactivity ends it sooner
@@ -39,13 +43,18 @@ export type OperatorSession = typeof operatorSessions.$inferSelect
 /**
  * The upstream runtime's lease: the process that owns the runtime renews it every few seconds.
  * A state the runtime published is only believed while the lease of the instance that published
- * it is fresh, so a killed server never leaves `ready` behind for the CLI to read.
+ * it is fresh, and its holder, when a process of this machine, still runs: a killed server
+ * never leaves `ready` behind for the CLI to read.
  */
 export const runtimeLease = sqliteTable('runtime_lease', {
   id: integer('id').primaryKey(),
   instance: text('instance').notNull(),
   pid: integer('pid').notNull(),
+  // the machine the holder runs on (null: written before hosts were kept, taken as this one)
+  host: text('host'),
   startedAt: integer('started_at').notNull(),
   heartbeatAt: integer('heartbeat_at').notNull(),
   expiresAt: integer('expires_at').notNull(), // past this, the runtime is presumed gone
+  /** where that toolgate answers: the CLI on the same database finds its server here */
+  url: text('url'),
 })

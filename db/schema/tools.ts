@@ -26,7 +26,8 @@ export const tools = sqliteTable(
     execution: text('execution', { mode: 'json' }).$type<JsonObject | null>(),
     icons: text('icons', { mode: 'json' }).$type<unknown[] | null>(),
     meta: text('meta', { mode: 'json' }).$type<JsonObject | null>(),
-    // "sha256/v2:<hex>" over everything served but _meta (contract §6)
+    // "sha256/v3:<hex>" over everything served, _meta included (contract §6): the pin of this,
+    // the latest discovered definition, which is served only once approved (tool_approvals.approved)
     hash: text('hash'),
     firstSeen: integer('first_seen').notNull(),
     lastSeen: integer('last_seen').notNull(),
@@ -45,9 +46,10 @@ export interface ApprovedDefinition {
   annotations?: ToolAnnotations | null
   execution?: JsonObject | null
   icons?: unknown[] | null
+  _meta?: JsonObject | null
 }
 
-/** Approval record. No row = implicitly approved. */
+/** Approval record. No row = implicitly approved: the tools row is then the approved definition (only a state file, and an inspection of a server never released, leave a tool without one). */
 export const toolApprovals = sqliteTable(
   'tool_approvals',
   {
@@ -56,12 +58,14 @@ export const toolApprovals = sqliteTable(
     status: text('status', { enum: ['approved', 'pending', 'changed'] }).notNull(),
     // blocked by the user; applies even on trust=auto servers
     disabled: integer('disabled', { mode: 'boolean' }).notNull().default(false),
-    // the approved definition, kept for the diff when status = changed
-    previous: text('previous', { mode: 'json' }).$type<ApprovedDefinition | null>(),
-    // pin of the approved definition: discovery compares the current hash with it
+    // pin of the approved definition: discovery, inspection, release and state load compare with it
     approvedHash: text('approved_hash'),
     decidedBy: text('decided_by'),
     decidedAt: integer('decided_at'),
+    // the approved definition, every served field: what agents are served (never the discovered
+    // one in tools), and the diff's "before" once the upstream offers something else; null while
+    // nothing is approved (pending). Last in the table: the evaluator's reads never step over it.
+    approved: text('approved', { mode: 'json' }).$type<ApprovedDefinition | null>(),
   },
   (t) => [
     primaryKey({ columns: [t.serverName, t.toolName] }),
@@ -74,8 +78,9 @@ export type ToolApproval = typeof toolApprovals.$inferSelect
 
 /**
  * A call held for an operator's approval: the exact call (server, tool, canonical arguments and
- * their hash) and who asked. An identical retry joins the same row; different arguments are a
- * new one. `result` keeps the one execution's answer for everyone waiting on it.
+ * their hash), who asked, and the tool's pin then. An identical retry joins the same row;
+ * different arguments are a new one. `result` keeps the one execution's answer for everyone
+ * waiting on it (or, refused, the gate's verdict).
  */
 export const callApprovals = sqliteTable('call_approvals', {
   id: text('id').primaryKey(),
@@ -84,17 +89,27 @@ export const callApprovals = sqliteTable('call_approvals', {
   arguments: text('arguments').notNull(), // canonical JSON
   argumentsHash: text('arguments_hash').notNull(),
   caller: text('caller').notNull(),
+  // the caller's token id: an identical retry joins only the same token's call (null: anonymous, which joins nothing)
+  callerId: text('caller_id'),
   requestId: text('request_id').notNull(),
-  status: text('status', { enum: ['pending', 'approved', 'denied', 'expired', 'running', 'done'] }).notNull(),
+  // refused: approved, but the gate refused it when the approval was about to run it
+  status: text('status', { enum: ['pending', 'approved', 'denied', 'expired', 'running', 'done', 'refused'] }).notNull(),
   reason: text('reason'),
   decidedBy: text('decided_by'),
   decidedAt: integer('decided_at'),
   result: text('result', { mode: 'json' }).$type<JsonObject | null>(),
+  // the pin of the tool as served when the call was requested, and the one its approver was shown:
+  // the approval is for a call of that definition, and it runs only while the tool still has it
+  pin: text('pin'),
+  approvedPin: text('approved_pin'),
+  // the /mcp/p/<profile> the call was made under, which the gate is asked again with
+  profile: text('profile'),
   createdAt: integer('created_at').notNull(),
   expiresAt: integer('expires_at').notNull(),
 }, (t) => [
   index('call_approvals_status').on(t.status, t.createdAt),
-  index('call_approvals_identity').on(t.caller, t.serverName, t.toolName, t.argumentsHash),
+  // the call an identical retry joins: the same token's (by id), same tool, same arguments
+  index('call_approvals_identity').on(t.callerId, t.serverName, t.toolName, t.argumentsHash),
 ])
 
 export type CallApproval = typeof callApprovals.$inferSelect

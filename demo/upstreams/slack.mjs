@@ -3,12 +3,12 @@
 //   node demo/upstreams/slack.mjs --workspace http://127.0.0.1:<port>/demo/slack
 // Its tools are the ones the demo state lists for slack, served as defined there (same pins).
 // While the workspace reports trouble, listing and calling tools fail with its words.
-import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
+import { demoTools } from './demo-tools.mjs'
 
 const WORKSPACE_TIMEOUT_MS = 5_000
 
@@ -20,20 +20,7 @@ if (!given.success) {
 }
 const workspace = given.data
 
-const json = z.record(z.string(), z.unknown())
-const stateTools = z.looseObject({
-  servers: z.array(z.looseObject({
-    name: z.string(),
-    tools: z.array(z.looseObject({ name: z.string(), description: z.string().optional(), input_schema: json, annotations: json.optional() })),
-  })),
-})
-const state = stateTools.parse(JSON.parse(readFileSync(new URL('../../lib/state/demo-state.json', import.meta.url), 'utf8')))
-const tools = (state.servers.find((s) => s.name === 'slack')?.tools ?? []).map((t) => ({
-  name: t.name,
-  ...(t.description !== undefined ? { description: t.description } : {}),
-  inputSchema: t.input_schema,
-  ...(t.annotations !== undefined ? { annotations: t.annotations } : {}),
-}))
+const tools = demoTools('slack')
 
 const workspaceAnswer = z.looseObject({ error: z.string().optional(), text: z.string().optional() })
 

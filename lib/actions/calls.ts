@@ -7,11 +7,18 @@ import { operatorAction } from './safe-action'
 
 const callId = z.string().regex(/^call_[A-Za-z0-9_-]{1,40}$/, 'a call id looks like call_…')
 
-/** Approve one held call: it runs once, for the caller waiting on it (or its identical retry). */
-export const approveCallAction = operatorAction(z.strictObject({ id: callId }), async ({ id }, { db, actor }) => (await decideCall(db, id, 'approve', { actor })).status)
+/**
+ * Approve one held call as shown: it runs once, for the caller waiting on it (or its identical
+ * retry), while its tool still has the pin the inbox showed — and the gate still lets it.
+ */
+export const approveCallAction = operatorAction(
+  // null: a call requested before pins were kept with it, which cannot be approved as shown
+  z.strictObject({ id: callId, pin: z.string().max(200, 'a pin is at most 200 characters').nullable() }),
+  async ({ id, pin }, { db, actor }) => (await decideCall(db, id, 'approve', { actor }, { shownPin: pin ?? undefined })).status,
+)
 
 /** Deny one held call, optionally saying why (the caller is told). */
 export const denyCallAction = operatorAction(
   z.strictObject({ id: callId, reason: z.string().trim().max(500, 'a reason is at most 500 characters').optional() }),
-  async ({ id, reason }, { db, actor }) => (await decideCall(db, id, 'deny', { actor }, reason || undefined)).status,
+  async ({ id, reason }, { db, actor }) => (await decideCall(db, id, 'deny', { actor }, { reason: reason || undefined })).status,
 )

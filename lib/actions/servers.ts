@@ -5,6 +5,7 @@ import { z } from 'zod'
 import { changeTools } from '@/lib/admin/bulk-tools'
 import { serverNameSchema, serverSettingsSchema } from '@/lib/admin/schemas'
 import { configureServer, setCallApproval } from '@/lib/admin/server-settings'
+import { approveDefinition } from '@/lib/admin/definitions'
 import { disableServer, enableServer, quarantineServer, requestInspection, unquarantineServer } from '@/lib/admin/servers'
 import { operatorAction } from './safe-action'
 
@@ -55,9 +56,18 @@ export const inspectAction = operatorAction(
   { refresh: true },
 )
 
-/** Release a quarantined server, approving exactly the definitions shown (tool → pin). */
+const pins = z.record(z.string().max(2048), z.string().max(200))
+
+/** Release a quarantined server, approving exactly the definitions shown (tool → pin; instructions, prompts and resources: id → pin). */
 export const releaseAction = operatorAction(
-  z.strictObject({ server: serverNameSchema, shown: z.record(z.string(), z.string().max(200)), confirm: z.boolean().optional() }),
-  async ({ server, shown, confirm }, { db, actor }) => (await unquarantineServer(db, server, { actor }, shown, { confirm })).after,
+  z.strictObject({ server: serverNameSchema, shown: pins, shownDefinitions: pins.optional(), confirm: z.boolean().optional() }),
+  async ({ server, shown, shownDefinitions, confirm }, { db, actor }) => (await unquarantineServer(db, server, { actor }, shown, { confirm, shownDefinitions })).after,
+  { refresh: true },
+)
+
+/** Approve a server's instructions, a prompt, a resource or a template exactly as reviewed: the action carries the pin shown. */
+export const approveDefinitionAction = operatorAction(
+  z.strictObject({ group: z.enum(['instructions', 'prompts', 'resources']), id: z.string().trim().min(1, 'name what to approve').max(2048), hash: z.string().max(200) }),
+  async ({ group, id, hash }, { db, actor }) => (await approveDefinition(db, group, id, { actor }, { hash })).after.status,
   { refresh: true },
 )

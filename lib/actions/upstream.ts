@@ -9,14 +9,14 @@ import { requestRestart, setSecret } from '@/lib/admin/upstreams'
 import { startLogin } from '@/lib/upstream/oauth'
 import { operatorAction } from './safe-action'
 import { strictReturnPathSchema } from '@/lib/schemas/return-path'
-
+import { boundaryFromEnv, publicOrigin } from '@/lib/http/boundary'
 
 /** This server's own origin as the browser reached it: the OAuth callback must come back here. */
 async function origin(): Promise<string> {
   const h = await headers()
-  const host = h.get('x-forwarded-host') ?? h.get('host')
-  if (!host) throw new Error('the request has no Host header, so the login callback URL is unknown')
-  return `${h.get('x-forwarded-proto') ?? 'http'}://${host}`
+  const found = publicOrigin(boundaryFromEnv(), (name) => h.get(name))
+  if (!found) throw new Error('the request has no Host header, so the login callback URL is unknown')
+  return found
 }
 
 /** Start the upstream runtime's real OAuth login; the browser then opens the returned URL and comes back to `returnTo`. */

@@ -6,6 +6,8 @@
 import type { Policy } from '@/lib/preflight/evaluate'
 import type { FieldChange } from '@/lib/approvals/definition'
 import type { Finding } from '@/lib/approvals/findings'
+import type { DefinitionChange } from '@/lib/approvals/server-definitions'
+import type { DefinitionKind } from '@/db/schema/definitions'
 
 /** Surfaces a check can arrive on. */
 export const surfaces = ['rest', 'cli', 'dashboard', 'mcp-check', 'mcp-shape-a', 'mcp-shape-b'] as const
@@ -32,7 +34,14 @@ interface ServerAdminState { enabled: boolean; quarantined: boolean }
 interface DiscoveryState { status?: string; pin?: string | null }
 /** A definition that arrived or changed: the field-by-field diff against the approved one, and review findings. */
 interface Reviewed { diff?: FieldChange[]; findings?: Finding[] }
-interface HeldCall { target: string; call_id: string; caller: string; arguments_hash: string; reason?: string }
+/** A server's stored secrets whose target a state load changed (lib/state/load.ts). */
+export interface MovedSecrets { server: string; from: string; to: string; secrets: string[]; oauth: boolean }
+/** A server's instructions, prompt, resource or template, reviewed as tools are: what changed and the findings. */
+type DefinitionData = ChangeData<DiscoveryState> & { kind: DefinitionKind; diff?: DefinitionChange[]; findings?: Finding[] }
+/** A prompts/get or resources/read: passed the gate (ok), refused by it, withheld for what it said, or failed upstream. */
+interface ServedRead { target: string; outcome: 'ok' | 'refused' | 'withheld' | 'failed'; reason?: string; error?: string; findings?: Finding[]; duration_ms: number }
+/** pin: the tool's pin the call was requested under (approval_requested) or its approver was shown (approved) */
+interface HeldCall { target: string; call_id: string; caller: string; arguments_hash: string; reason?: string; pin?: string | null }
 
 export const callOutcomes = ['ok', 'tool_error', 'refused', 'failed', 'held', 'denied', 'expired', 'cancelled'] as const
 /** How a tools/call ended; `error` is the failure as the agent was told it (trimmed). */
@@ -58,7 +67,8 @@ export interface ActivityDataByType {
   'server.disabled': ChangeData<ServerAdminState>
   'server.quarantined': ChangeData<ServerAdminState>
   'server.unquarantined': ChangeData<ServerAdminState>
-  'state.loaded': ChangeData<{ servers: number; tools: number; profiles: number; agent_tokens: number }>
+  // secrets_dropped / secrets_kept: servers the file moved to another target, whose stored secrets were dropped (or kept, --keep-secrets)
+  'state.loaded': ChangeData<{ servers: number; tools: number; profiles: number; agent_tokens: number }> & { secrets_dropped?: MovedSecrets[]; secrets_kept?: MovedSecrets[] }
   // upstream runtime (lib/upstream/*, lib/admin/upstreams.ts): configuration, discovery, logins, calls
   'server.added': ChangeData<{ quarantined: boolean; trust: string; transport: string; secrets: string[] }>
   'server.removed': ChangeData<{ enabled: boolean; quarantined: boolean; transport: string | null }>
@@ -74,9 +84,17 @@ export interface ActivityDataByType {
   'tool.changed': ChangeData<DiscoveryState> & Reviewed
   'tool.auto_approved': ChangeData<DiscoveryState> & Reviewed
   'server.inspect_requested': ChangeData<Record<string, never>>
-  'server.inspected': ChangeData<{ tools: number }> & { findings: Finding[] }
+  'server.inspected': ChangeData<{ tools: number; definitions?: number }> & { findings: Finding[] }
   'tool.gone': { target: string }
   'tool.returned': { target: string }
+  // a server's instructions, prompts, resources and resource templates (lib/approvals/server-definitions.ts)
+  'definition.discovered': DefinitionData
+  'definition.changed': DefinitionData
+  'definition.auto_approved': DefinitionData
+  'definition.approved': DefinitionData
+  'definition.gone': { target: string; kind: DefinitionKind }
+  'prompt.get': ServedRead
+  'resource.read': ServedRead
   // a tools/call, in two parts (contract §12): the call, committed while the upstream works, and its outcome appended after
   'tool.call': CallData
   'tool.call_outcome': CallEnd & { target: string; call: number }
@@ -89,9 +107,13 @@ export interface ActivityDataByType {
   'call.approved': HeldCall
   'call.denied': HeldCall
   'call.expired': HeldCall
+  // approved, but the gate asked again when the approval was about to run it refused it (reason: the verdict's)
+  'call.refused': HeldCall
   // dashboard operator actions (lib/admin/*): sign-in, server settings, tokens, profiles
   'operator.signed_in': { surface: 'dashboard'; until: string }
   'operator.signed_out': { surface: 'dashboard' }
+  // a refused sign-in: where it came from (the socket's address) and why; never the key tried
+  'operator.sign_in_refused': { surface: 'dashboard'; address: string; reason: 'wrong_key' | 'agent_token'; throttled_until?: string }
   'server.configured': ChangeData<{ disabledTools: string[]; enabledTools: string[] | null; trust: string; callTimeoutMs?: number; roots?: { uri: string; name?: string }[] }>
   'token.created': ChangeData<{ allowedServers: string[]; profilePin: string | null }>
   'token.updated': ChangeData<{ allowedServers: string[]; profilePin: string | null }>
@@ -105,7 +127,10 @@ export interface ActivityDataByType {
   'activity.pruned': { before: string; deleted: number; held_calls?: number }
   // a confirmed change that brought a scope's closest pair over settings.max_description_overlap
   'surface.over_ceiling': ChangeData<{ a: string; b: string; score: number; cross_server: boolean; ceiling: number }>
-  'pins.upgraded': { tools: number; hash_schema: number }
+  // reset_to_pending: approvals that could not be carried over (the definition they approved was overwritten before v3)
+  'pins.upgraded': { tools: number; definitions?: number; hash_schema: number; reset_to_pending?: string[] }
+  // a database from before encryption at rest had its plain-text secrets sealed, once (lib/auth/seal-secrets.ts)
+  'secrets.encrypted': { secrets: number }
 }
 
 export type ActivityType = keyof ActivityDataByType
@@ -119,11 +144,12 @@ export const activityTypes = [
   'server.added', 'server.removed', 'server.transport_changed', 'server.secret_set', 'server.restart_requested',
   'server.login_started', 'server.login_completed', 'server.oauth_configured', 'server.baseline', 'server.inspect_requested', 'server.inspected',
   'tool.discovered', 'tool.changed', 'tool.auto_approved', 'tool.gone', 'tool.returned', 'tool.call', 'tool.call_outcome', 'task.created', 'task.cancelled',
-  'tool.call_approval', 'call.approval_requested', 'call.approved', 'call.denied', 'call.expired',
-  'operator.signed_in', 'operator.signed_out', 'server.configured',
+  'definition.discovered', 'definition.changed', 'definition.auto_approved', 'definition.approved', 'definition.gone', 'prompt.get', 'resource.read',
+  'tool.call_approval', 'call.approval_requested', 'call.approved', 'call.denied', 'call.expired', 'call.refused',
+  'operator.signed_in', 'operator.signed_out', 'operator.sign_in_refused', 'server.configured',
   'token.created', 'token.updated', 'token.revoked',
   'profile.created', 'profile.updated', 'profile.deleted',
-  'operator_key.rotated', 'settings.changed', 'activity.pruned', 'pins.upgraded', 'surface.over_ceiling',
+  'operator_key.rotated', 'settings.changed', 'activity.pruned', 'pins.upgraded', 'secrets.encrypted', 'surface.over_ceiling',
 ] as const satisfies readonly ActivityType[]
 
 // every type is listed above: a type added to ActivityDataByType alone fails to compile here

@@ -1,10 +1,15 @@
 import 'server-only'
-import { eq } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import type { Db, Tx } from '@/db/client'
-import { knownTools } from '@/db/queries/tools'
-import { servers, toolApprovals } from '@/db/schema'
+import { knownTools, reviewContext } from '@/db/queries/tools'
+import { serverDefinitions, servers, toolApprovals } from '@/db/schema'
+import { knownDefinitions } from '@/db/queries/definitions'
+import { definitionId } from '@/lib/approvals/server-definitions'
 import { writeTransaction } from '@/db/write'
 import { badRequest } from '@/lib/errors'
+import { mintRequestId } from '@/lib/activity/request-id'
+import { approvedOf, definitionOf } from '@/lib/approvals/definition'
+import { holdDefinition, holdToApproval } from '@/lib/upstream/discovery'
 import { recordChange } from './record-change'
 import { requireServer } from './require'
 import type { ActionContext } from './tools'
@@ -17,15 +22,17 @@ const changes = {
   'server.unquarantined': { quarantined: false },
 } as const
 
-function changeServer(db: Db, name: string, type: keyof typeof changes, ctx: ActionContext, during?: (tx: Tx, now: number, before: { enabled: boolean; quarantined: boolean }) => string | undefined) {
+function changeServer(db: Db, name: string, type: keyof typeof changes, ctx: ActionContext, during?: (tx: Tx, now: number, before: { enabled: boolean; quarantined: boolean }, requestId: string) => string | undefined) {
   return writeTransaction(db, (tx: Tx) => {
     const { enabled, quarantined } = requireServer(tx, name)
     const row = { enabled, quarantined }
     const now = Date.now()
+    // what the change causes (a release's approvals and findings) is on the record under the same request
+    const requestId = ctx.requestId ?? mintRequestId(now)
     const after = { ...row, ...changes[type] }
     tx.update(servers).set({ ...changes[type], updatedAt: now }).where(eq(servers.name, name)).run()
-    const note = during?.(tx, now, row)
-    return { name, before: row, after, note, ...recordChange(tx, type, ctx, { target: name, before: row, after, ...(note ? { note } : {}) }, { server: name, now }) }
+    const note = during?.(tx, now, row, requestId)
+    return { name, before: row, after, note, ...recordChange(tx, type, { ...ctx, requestId }, { target: name, before: row, after, ...(note ? { note } : {}) }, { server: name, now }) }
   })
 }
 
@@ -33,39 +40,68 @@ export const enableServer = (db: Db, name: string, ctx: ActionContext) => change
 export const disableServer = (db: Db, name: string, ctx: ActionContext) => changeServer(db, name, 'server.disabled', ctx)
 export const quarantineServer = (db: Db, name: string, ctx: ActionContext) => changeServer(db, name, 'server.quarantined', ctx)
 
-/**
- * Release a quarantined server, approving exactly the definitions the operator was shown:
- * `shown` maps tool names to the pins on screen (the dashboard's review); without it, the
- * definitions as they stand now (what `tools list --server` shows). A known tool whose pin no
- * longer matches what was shown stays pending; tools that appear or change after the release
- * arrive pending or changed, because the release sets the server's baseline.
- */
 /** What releasing would bring over the overlap ceiling: it serves what it approves, and what was approved before. */
 export function releaseCrossings(db: Db, name: string, shown?: Record<string, string>): Crossing[] {
   if (!requireServer(db, name).quarantined) return []
   return crossings(db, knownTools(db, name).filter((t) => t.approval ? t.approval.status === 'approved' && !t.approval.disabled : shown === undefined || shown[t.name] === t.hash))
 }
 
-export function unquarantineServer(db: Db, name: string, ctx: ActionContext, shown?: Record<string, string>, opts: { confirm?: boolean } = {}) {
+/**
+ * Release a quarantined server, approving exactly the definitions the operator was shown:
+ * `shown` maps tool names to the pins on screen (the dashboard's review); without it, the
+ * definitions as they stand now (what `tools list --server` shows). A known tool whose pin no
+ * longer matches what was shown stays pending; a tool decided before is checked against its
+ * approval (one whose definition moved is changed, on the record); tools that appear or change
+ * after the release arrive pending or changed, because the release sets the server's baseline.
+ */
+
+export function unquarantineServer(db: Db, name: string, ctx: ActionContext, shown?: Record<string, string>, opts: { confirm?: boolean; shownDefinitions?: Record<string, string> } = {}) {
   const found = releaseCrossings(db, name, shown)
   requireConfirmation(found, `releasing ${name}`, opts.confirm)
-  return changeServer(db, name, 'server.unquarantined', ctx, (tx, now, before) => {
+  return changeServer(db, name, 'server.unquarantined', ctx, (tx, now, before, requestId) => {
     recordCrossings(tx, found, ctx, `released ${name}`)
     if (!before.quarantined) return undefined // already released: nothing to approve
     const approved: string[] = []
     const pending: string[] = []
+    const changed: string[] = []
+    const server = requireServer(tx, name)
+    const context = reviewContext(tx, name)
     for (const t of knownTools(tx, name)) {
-      if (t.approval) continue // decided before (a state file's record, an earlier review)
+      if (t.approval) {
+        // decided before (a state file's record, an earlier review): held to that decision, so
+        // a definition that moved from the approved one is changed, never released as approved
+        if (t.approval.status === 'approved' && t.approvedHash !== t.hash && t.hash !== null) {
+          holdToApproval(tx, { server, definition: definitionOf(t), hash: t.hash, approval: { status: 'approved', approved: t.approved, approvedHash: t.approvedHash }, actor: ctx.actor, requestId, now, context, note: 'found at release' })
+          changed.push(t.name)
+        }
+        continue
+      }
       const seen = shown === undefined ? t.hash : shown[t.name]
       const ok = seen !== undefined && seen === t.hash
       tx.insert(toolApprovals).values({
         serverName: name, toolName: t.name, status: ok ? 'approved' : 'pending', disabled: false,
-        approvedHash: ok ? t.hash : null, previous: null, decidedBy: ctx.actor, decidedAt: now,
+        approvedHash: ok ? t.hash : null, approved: ok ? approvedOf(t) : null, decidedBy: ctx.actor, decidedAt: now,
       }).run()
       ;(ok ? approved : pending).push(t.name)
     }
+    // its instructions, prompts, resources and templates, the same way (shown: id → pin)
+    for (const d of knownDefinitions(tx, { servers: [name] })) {
+      const id = definitionId(name, d.kind, d.key)
+      if (d.status !== null) {
+        if (d.status === 'approved' && d.approvedHash !== d.hash) {
+          holdDefinition(tx, d, { server, actor: ctx.actor, requestId, now, context, note: 'found at release' })
+          changed.push(id)
+        }
+        continue
+      }
+      const seen = opts.shownDefinitions === undefined ? d.hash : opts.shownDefinitions[id]
+      const ok = seen === d.hash
+      tx.update(serverDefinitions).set({ status: ok ? 'approved' : 'pending', approved: ok ? d.definition : null, approvedHash: ok ? d.hash : null, decidedBy: ctx.actor, decidedAt: now })
+        .where(and(eq(serverDefinitions.serverName, name), eq(serverDefinitions.kind, d.kind), eq(serverDefinitions.key, d.key))).run()
+      ;(ok ? approved : pending).push(id)
+    }
     tx.update(servers).set({ baselineAt: now }).where(eq(servers.name, name)).run()
-    return `approved as shown: ${approved.join(', ') || 'none'}${pending.length ? `; pending (changed since shown, or not shown): ${pending.join(', ')}` : ''}`
+    return `approved as shown: ${approved.join(', ') || 'none'}${pending.length ? `; pending (changed since shown, or not shown): ${pending.join(', ')}` : ''}${changed.length ? `; changed since approved (review and approve each): ${changed.join(', ')}` : ''}`
   })
 }
 

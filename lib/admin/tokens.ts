@@ -1,4 +1,5 @@
 import 'server-only'
+import { randomBytes } from 'node:crypto'
 import { eq } from 'drizzle-orm'
 import type { Db, Tx } from '@/db/client'
 import { writeTransaction } from '@/db/write'
@@ -9,6 +10,9 @@ import { badRequest, notFoundError } from '@/lib/errors'
 import { recordChange } from './record-change'
 import type { TokenScope } from './schemas'
 import type { ActionContext } from './tools'
+
+/** A new token's id: who it is for good (a name can be taken again once its token is revoked). */
+export const newTokenId = () => `tok_${randomBytes(12).toString('hex')}`
 
 /** A token's scope before a change, or the not-found error. */
 function scopeOf(row: TokenRow | undefined, name: string): TokenScope {
@@ -32,7 +36,7 @@ export function createAgentToken(db: Db, name: string, scope: TokenScope, ctx: A
     assertProfile(tx, scope.profilePin)
     const token = newSecret('tg_at_')
     const now = Date.now()
-    tx.insert(agentTokens).values({ name, tokenHash: hashSecret(token), ...scope, createdAt: now }).run()
+    tx.insert(agentTokens).values({ name, id: newTokenId(), tokenHash: hashSecret(token), ...scope, createdAt: now }).run()
     return { name, token, ...recordChange(tx, 'token.created', ctx, { target: name, before: null, after: scope }, { now }) }
   })
 }

@@ -6,6 +6,7 @@ import { writeTransaction } from '@/db/write'
 import type { ActivityType } from '@/lib/activity/vocabulary'
 import { badRequest, notFoundError } from '@/lib/errors'
 import { parseToolId } from '@/lib/preflight/ids'
+import { approvedOf } from '@/lib/approvals/definition'
 import { recordChange } from './record-change'
 import { crossings, recordCrossings, requireConfirmation } from '@/lib/surface/ceiling'
 
@@ -46,17 +47,18 @@ export function changeToolIn(tx: Tx, id: string, type: ToolVerb, ctx: ActionCont
   const before: ApprovalState = row ? { status: row.status, disabled: row.disabled } : { status: 'none', disabled: false }
   const after = actionsByType[type](before)
   const now = Date.now()
-  // approving accepts the current definition: its pin becomes the approved one and the
-  // kept "previous" definition goes
-  const approving = type === 'tool.approved'
-  const previous = approving ? null : known.previous
-  const approvedHash = approving ? known.hash : row ? known.approvedHash : known.hash
-  const values = { ...after, previous, approvedHash, decidedBy: ctx.actor, decidedAt: now }
+  // approving accepts the definition the server offers now (the one shown): it becomes the
+  // approved one, and is what agents are served; a block or unblock keeps what was approved
+  // (without a record, the tool as it stands was implicitly approved)
+  const approving = type === 'tool.approved' || !row
+  const approved = approving ? approvedOf(known) : known.approved
+  const approvedHash = approving ? known.hash : known.approvedHash
+  const values = { ...after, approved, approvedHash, decidedBy: ctx.actor, decidedAt: now }
   tx.insert(toolApprovals)
     .values({ serverName: server, toolName: tool, ...values })
     .onConflictDoUpdate({ target: [toolApprovals.serverName, toolApprovals.toolName], set: values })
     .run()
-  const note = approving ? `approved pin ${known.hash}` : undefined
+  const note = type === 'tool.approved' ? `approved pin ${known.hash}` : undefined
   return { id: parsed.id, before, after, pin: known.hash, ...recordChange(tx, type, ctx, { target: parsed.id, before, after, ...(note ? { note } : {}) }, { server, now }) }
 }
 

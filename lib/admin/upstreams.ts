@@ -9,6 +9,7 @@ import { recordChange } from '@/lib/admin/record-change'
 import { requireServer } from '@/lib/admin/require'
 import { serverConfig } from '@/db/queries/servers'
 import { writeTransaction } from '@/db/write'
+import { sealSecret } from '@/db/secrets'
 import { mintRequestId } from '@/lib/activity/request-id'
 import { badRequest } from '@/lib/errors'
 import { formatIssue, formatIssues } from '@/lib/schemas/issues'
@@ -62,7 +63,7 @@ function insertServer(tx: Tx, s: z.infer<typeof addServerSchema>, ctx: ActionCon
     name: s.name, enabled: true, quarantined: !s.trusted, trust: s.trust, disabledTools: [], enabledTools: null,
     transport, createdAt: now, updatedAt: now,
   }).run()
-  for (const [name, value] of Object.entries(values)) tx.insert(serverSecrets).values({ serverName: s.name, name, value, updatedAt: now }).run()
+  for (const [name, value] of Object.entries(values)) tx.insert(serverSecrets).values({ serverName: s.name, name, value: sealSecret(tx, value), updatedAt: now }).run()
   recordChange(tx, 'server.added', ctx, {
     target: s.name, before: null, after: { quarantined: !s.trusted, trust: s.trust, transport: describeTransport(transport), secrets: transport.secrets ?? [] },
   }, { server: s.name, now })
@@ -139,8 +140,9 @@ export async function setSecret(db: Db, server: string, name: string, value: str
   await writeTransaction(db, (tx) => {
     requireServer(tx, server)
     const now = Date.now()
-    tx.insert(serverSecrets).values({ serverName: server, name, value, updatedAt: now })
-      .onConflictDoUpdate({ target: [serverSecrets.serverName, serverSecrets.name], set: { value, updatedAt: now } }).run()
+    const sealed = sealSecret(tx, value)
+    tx.insert(serverSecrets).values({ serverName: server, name, value: sealed, updatedAt: now })
+      .onConflictDoUpdate({ target: [serverSecrets.serverName, serverSecrets.name], set: { value: sealed, updatedAt: now } }).run()
     insertActivity(tx, { requestId: ctx.requestId ?? mintRequestId(now), type: 'server.secret_set', actor: ctx.actor, server, at: now, data: { target: server, secret: name } })
   })
 }
@@ -153,6 +155,17 @@ export function requestRestart(db: Db, server: string, ctx: ActionContext): Prom
     tx.update(servers).set({ restartRequestedAt: now }).where(eq(servers.name, server)).run()
     insertActivity(tx, { requestId: ctx.requestId ?? mintRequestId(now), type: 'server.restart_requested', actor: ctx.actor, server, at: now, data: { target: server } })
   })
+}
+
+/**
+ * What a server's stored secrets (header and env values, OAuth tokens and client) are bound to:
+ * an HTTP server's origin, a stdio server's command line and the directory it starts in. A header
+ * meant for one host must not follow a URL edited to point at another: a change that moves a
+ * server to another target drops its secrets unless the operator keeps them on purpose.
+ */
+export function secretTarget(t: Transport | null | undefined): string {
+  if (!t) return '(no transport)'
+  return 'url' in t ? new URL(t.url).origin : JSON.stringify([t.command, ...(t.args ?? []), t.cwd ?? null])
 }
 
 /** A one-line, secret-free description of a transport. */

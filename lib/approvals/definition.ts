@@ -11,6 +11,7 @@ export interface StoredDefinition {
   annotations: ToolAnnotations | null
   execution: JsonObject | null
   icons: unknown[] | null
+  meta: JsonObject | null
 }
 
 /** A stored tool's definition by the state file's names, absent fields omitted: what approvals keep, pins hash and diffs compare. */
@@ -24,13 +25,22 @@ export function definitionOf(t: StoredDefinition): Definition & ApprovedDefiniti
     ...(t.annotations !== null ? { annotations: t.annotations } : {}),
     ...(t.execution !== null ? { execution: t.execution } : {}),
     ...(t.icons !== null ? { icons: t.icons } : {}),
+    ...(t.meta !== null ? { _meta: t.meta } : {}),
   }
 }
 
-/** The approved definition without its name: what an approval record keeps for the diff. */
+/** The definition without its name: what an approval record keeps as the approved one. */
 export function approvedOf(t: StoredDefinition): ApprovedDefinition {
   const { name: _name, ...rest } = definitionOf(t)
   return rest
+}
+
+/** An approved definition back in the tools table's names (definitionOf's inverse): what is served of it. */
+export function storedOf(name: string, d: ApprovedDefinition): StoredDefinition {
+  return {
+    name, title: d.title ?? null, description: d.description ?? null, inputSchema: d.input_schema ?? {}, outputSchema: d.output_schema ?? null,
+    annotations: d.annotations ?? null, execution: d.execution ?? null, icons: d.icons ?? null, meta: d._meta ?? null,
+  }
 }
 
 export interface FieldChange { field: DefinitionField; before: unknown; after: unknown }

@@ -25,7 +25,7 @@ export const LONG_DESCRIPTION = 1_000
 
 // zero-width and joiners, bidi embeddings/overrides/isolates, word joiner and invisible operators,
 // BOM, soft hyphen, Mongolian vowel separator, combining grapheme joiner, Hangul fillers, tag characters
-const INVISIBLE = /[\u00AD\u034F\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\u3164\uFEFF\uFFA0]|[\u{E0000}-\u{E007F}]|[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/gu
+export const INVISIBLE = /[\u00AD\u034F\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\u3164\uFEFF\uFFA0]|[\u{E0000}-\u{E007F}]|[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/gu
 
 /** A text with its invisible code points made visible, e.g. "rea⟦U+200B⟧d". */
 export function showInvisible(text: string): string {

@@ -2,12 +2,16 @@ import 'server-only'
 import type { Db } from '@/db/client'
 import { listActivity } from '@/db/queries/activity'
 import { readSettings } from '@/db/queries/settings'
-import { serverState } from '@/db/queries/servers'
+import { serverState, serverStates, type ServerState } from '@/db/queries/servers'
+import { knownDefinitions, servedDefinition } from '@/db/queries/definitions'
+import type { DefinitionKind, JsonObject, ServerDefinition } from '@/db/schema'
+import { requireDefinition } from '@/lib/admin/definitions'
+import { definitionChanges, definitionGroups, definitionId, groupOf, type DefinitionChange, type DefinitionGroup } from './server-definitions'
 import { knownTool, reviewContext } from '@/db/queries/tools'
 import { presentRecords } from '@/lib/activity/present-records'
 import type { ActivityItem } from '@/lib/activity/present'
 import { badRequest, notFoundError } from '@/lib/errors'
-import { classify, type Classification } from '@/lib/preflight/classifier'
+import { classify, classifyServer, type Classification } from '@/lib/preflight/classifier'
 import { parseToolId } from '@/lib/preflight/ids'
 import { approvedOf, definitionDiff, definitionOf, type FieldChange } from './definition'
 import { reviewFindings, type Finding } from './findings'
@@ -26,12 +30,11 @@ export interface ToolReview {
   id: string
   status: Classification
   pin: string | null
-  /** the definition as served (the upstream's own name; agents see `server:tool`) */
+  /** the definition its server offers now, which approving accepts (the upstream's own name; agents see `server:tool`) */
   definition: ReturnType<typeof definitionOf>
-  meta: Record<string, unknown> | null
   approval: { status: 'approved' | 'pending' | 'changed' | 'none'; blocked: boolean; approved_pin: string | null }
   call_approval: boolean
-  /** for a changed tool: the approved definition against the one now offered */
+  /** when the server offers something other than what was approved: the approved definition against the one now offered */
   diff: FieldChange[]
   findings: Finding[]
   /** what serving it costs: its tokens on every tools/list, the served tools it reads most like,
@@ -47,16 +50,15 @@ export function toolReview(db: Db, id: string): ToolReview {
   if (!tool) throw notFoundError(`no tool "${parsed.id}" is known to toolgate`)
   const server = serverState(db, parsed.server)
   const definition = definitionOf(tool)
-  const changed = tool.approval?.status === 'changed' && tool.previous
+  const moved = tool.approved && tool.approvedHash !== tool.hash
   return {
     id: parsed.id,
     status: classify(server, tool.name, tool, readSettings(db).quarantineEnabled),
     pin: tool.hash,
     definition,
-    meta: tool.meta,
     approval: { status: tool.approval?.status ?? 'none', blocked: tool.approval?.disabled ?? false, approved_pin: tool.approval ? tool.approvedHash : tool.hash },
     call_approval: server?.callApprovalTools.includes(tool.name) ?? false,
-    diff: changed ? definitionDiff(tool.previous!, approvedOf(tool)) : [],
+    diff: moved ? definitionDiff(tool.approved!, approvedOf(tool)) : [],
     findings: reviewFindings(definition, reviewContext(db, parsed.server)),
     surface: {
       ...toolSurface(db, tool),
@@ -64,5 +66,61 @@ export function toolReview(db: Db, id: string): ToolReview {
     },
     history: presentRecords(db, listActivity(db, { server: parsed.server, limit: 500 })
       .filter((r) => 'target' in r.data && r.data.target === parsed.id).slice(0, HISTORY)),
+  }
+}
+
+/** One of a server's instructions, prompts, resources or templates as operators see it. */
+export interface DefinitionRow {
+  id: string
+  kind: DefinitionKind
+  /** the group it is approved under (toolgate prompts|resources|instructions approve) */
+  group: DefinitionGroup
+  server: string
+  /** undecided: seen only by an inspection (releasing the server approves it as shown) */
+  status: 'approved' | 'pending' | 'changed' | 'undecided'
+  /** whether agents are served it now: approved (or the approval gate off for it), on a released, enabled server */
+  served: boolean
+  pin: string
+  approved_pin: string | null
+}
+
+function rowOf(d: ServerDefinition, server: ServerState | undefined, quarantineEnabled: boolean): DefinitionRow {
+  return {
+    id: definitionId(d.serverName, d.kind, d.key), kind: d.kind, group: groupOf(d.kind), server: d.serverName, status: d.status ?? 'undecided',
+    served: !!server && classifyServer(server) === 'ok' && servedDefinition(d, server.trust, quarantineEnabled) !== undefined,
+    pin: d.hash, approved_pin: d.approvedHash,
+  }
+}
+
+/** The definitions of one group (of one server, or all), as `toolgate prompts|resources|instructions list` and the server page show them. */
+export function definitionRows(db: Db, group: DefinitionGroup, server?: string): DefinitionRow[] {
+  const quarantineEnabled = readSettings(db).quarantineEnabled
+  const states = new Map(serverStates(db, server).map((s) => [s.name, s]))
+  return knownDefinitions(db, { ...(server !== undefined ? { servers: [server] } : {}), kinds: definitionGroups[group].kinds })
+    .map((d) => rowOf(d, states.get(d.serverName), quarantineEnabled))
+}
+
+/**
+ * Everything an operator needs to decide on a server's instructions, a prompt, a resource or a
+ * template, as for a tool: the definition its server offers now (which approving accepts), its
+ * pin, what changed since it was approved, review findings, and its history on the record.
+ */
+export interface DefinitionReview extends DefinitionRow {
+  definition: JsonObject
+  diff: DefinitionChange[]
+  findings: Finding[]
+  history: ActivityItem[]
+}
+
+export function definitionReview(db: Db, group: DefinitionGroup, id: string): DefinitionReview {
+  const d = requireDefinition(db, group, id)
+  const row = rowOf(d, serverStates(db, d.serverName)[0], readSettings(db).quarantineEnabled)
+  return {
+    ...row,
+    definition: d.definition,
+    diff: d.approved && d.approvedHash !== d.hash ? definitionChanges(d.approved, d.definition) : [],
+    findings: reviewFindings(d.definition, reviewContext(db, d.serverName)),
+    history: presentRecords(db, listActivity(db, { server: d.serverName, limit: 500 })
+      .filter((r) => 'target' in r.data && r.data.target === row.id && r.type.startsWith('definition.')).slice(0, HISTORY)),
   }
 }

@@ -2,10 +2,13 @@ import 'server-only'
 import type { Db } from '@/db/client'
 import { statements } from '@/db/queries/preflight-state'
 import { readSettings } from '@/db/queries/settings'
+import { tokenById } from '@/db/queries/access'
 import type { Caller } from '@/lib/preflight/evaluate'
 import { unauthorized } from '@/lib/errors'
 import { isOperatorKey } from './operator-key'
 import { hashSecret } from './secrets'
+
+const ANONYMOUS = 'anonymous'
 
 /** What credential parsing needs of a request's headers (web Headers, or a node adapter). */
 export interface HeaderReader { get(name: string): string | null }
@@ -13,8 +16,32 @@ export interface HeaderReader { get(name: string): string | null }
 /** An agent token's caller identity; undefined when no such token exists. */
 export function agentCaller(db: Db, token: string): Caller | undefined {
   const row = statements(db).tokenByHash.get({ hash: hashSecret(token) })
-  return row && { tier: 'agent', name: `token:${row.name}`, allowedServers: row.allowedServers, profilePin: row.profilePin }
+  return row && { tier: 'agent', name: `token:${row.name}`, id: row.id, allowedServers: row.allowedServers, profilePin: row.profilePin }
 }
+
+/**
+ * An agent caller as it stands now, for a gate asked again later (a held call about to run):
+ * its token's current scope, and none once the token is revoked (or, for an anonymous caller,
+ * once anonymous access is turned off).
+ */
+export function callerNow(db: Db, caller: Caller): Caller {
+  if (caller.tier !== 'agent') return caller
+  const none: Caller = { ...caller, allowedServers: [], profilePin: null }
+  if (caller.id === undefined) {
+    const profile = readSettings(db).mcpAnonymousProfile
+    return caller.name === ANONYMOUS && profile !== null ? { ...caller, allowedServers: ['*'], profilePin: profile } : none
+  }
+  // by its id: a token re-created under the same name is another caller
+  const row = tokenById(db, caller.id)
+  return row ? { ...caller, allowedServers: row.allowedServers, profilePin: row.profilePin } : none
+}
+
+/**
+ * The key everything kept per caller is kept under (tasks, held calls, cancellations, log
+ * levels, elicitations): the token's immutable id. An anonymous caller has none, so it shares
+ * no state with any other caller — nor with itself across requests.
+ */
+export const callerKey = (caller: Caller): string | undefined => (caller.tier === 'agent' ? caller.id : undefined)
 
 /** The token of an `Authorization: Bearer <token>` header; null when absent; a 401 when malformed. */
 export function bearerToken(headers: HeaderReader): string | null {
@@ -63,7 +90,7 @@ export function mcpCaller(db: Db, headers: HeaderReader, remoteAddress: string |
   const token = bearerToken(headers)
   if (token !== null) return tokenCaller(db, token)
   const profile = readSettings(db).mcpAnonymousProfile
-  if (profile !== null && isLoopback(remoteAddress)) return { tier: 'agent', name: 'anonymous', allowedServers: ['*'], profilePin: profile }
+  if (profile !== null && isLoopback(remoteAddress)) return { tier: 'agent', name: ANONYMOUS, allowedServers: ['*'], profilePin: profile }
   throw unauthorized(profile === null
     ? 'missing credentials: /mcp needs Authorization: Bearer <agent token>'
     : 'missing credentials: only loopback callers may use /mcp without a token; send Authorization: Bearer <agent token>')

@@ -6,6 +6,7 @@ import { writeTransaction } from '@/db/write'
 import { hashSecret, newSecret, sameHash } from './secrets'
 import { operatorKeyHash } from '@/db/queries/auth'
 import { recordChange } from '@/lib/admin/record-change'
+import { badRequest } from '@/lib/errors'
 import type { ActionContext } from '@/lib/admin/tools'
 
 
@@ -15,14 +16,18 @@ function setKeyHash(tx: Tx, hash: string): number {
   return tx.delete(operatorSessions).run().changes
 }
 
+/** The shortest TOOLGATE_API_KEY accepted: it is the whole of the operator's credential, and can be guessed at. */
+export const MIN_API_KEY_LENGTH = 24
+
 /**
- * Make sure an operator key exists. TOOLGATE_API_KEY wins (its hash is stored); otherwise a
- * key is generated once. Returns the key only when it was just generated, so it can be
- * printed exactly once; only its hash is kept.
+ * Make sure an operator key exists. TOOLGATE_API_KEY wins (its hash is stored; one shorter
+ * than MIN_API_KEY_LENGTH stops the start); otherwise a key is generated once. Returns the key
+ * only when it was just generated, so it can be printed exactly once; only its hash is kept.
  */
 export async function ensureOperatorKey(db: Db, fromEnv = process.env.TOOLGATE_API_KEY): Promise<string | undefined> {
   const stored = operatorKeyHash(db)
   if (fromEnv) {
+    if (fromEnv.length < MIN_API_KEY_LENGTH) throw badRequest(`TOOLGATE_API_KEY is ${fromEnv.length} characters long: use at least ${MIN_API_KEY_LENGTH} (e.g. openssl rand -base64 32), or unset it to let toolgate generate a key`)
     const h = hashSecret(fromEnv)
     if (stored !== h) await writeTransaction(db, (tx) => setKeyHash(tx, h))
     return undefined

@@ -1,10 +1,8 @@
-import { existsSync } from 'node:fs'
 import { userInfo } from 'node:os'
-import Database from 'better-sqlite3'
-import { drizzle } from 'drizzle-orm/better-sqlite3'
-import { openDb, type Db } from '@/db/client'
-import * as schema from '@/db/schema'
-import { defaultDbFile } from '@/lib/paths'
+import { databaseOf } from '@/lib/server/address'
+
+// What every command may need, and nothing heavy: the database driver is lib/cli/db.ts, loaded
+// only by the commands that open a database.
 
 /** A mistake in the command line; `hint` says where to look instead of the default `--help`. */
 export class UsageError extends Error {
@@ -31,12 +29,9 @@ export function intFlag(flag: string, v: string | undefined, dflt: number, min: 
   return n
 }
 
+/** The database a command reads: the one rule the server follows too (lib/server/address.ts). */
 export function cliDbFile(file: string | undefined): string {
-  return file ?? defaultDbFile()
-}
-
-export function openCliDb(file: string | undefined): Db {
-  return openDb(cliDbFile(file))
+  return databaseOf(file).file
 }
 
 export function cliActor(): string {
@@ -45,14 +40,4 @@ export function cliActor(): string {
   } catch {
     return 'cli'
   }
-}
-
-/**
- * The database opened read-only and left as it is (no migration), or null when there is no
- * file: for commands that only look (version, completion) and must never create or change one.
- */
-export function openReadOnly(file: string | undefined): Db | null {
-  const f = cliDbFile(file)
-  if (!existsSync(f)) return null
-  return drizzle(new Database(f, { readonly: true, fileMustExist: true }), { schema }) as Db
 }

@@ -1,13 +1,5 @@
 import path from 'node:path'
-import { profileList, tokens } from '@/db/queries/access'
-import { serverNames } from '@/db/queries/servers'
-import { readSettings } from '@/db/queries/settings'
-import { suggestToolIds } from '@/db/queries/tools'
-import type { Db } from '@/db/client'
 import { activityTypes } from '@/lib/activity/vocabulary'
-import { presentSettings } from '@/lib/admin/settings'
-import { listCalls } from '@/lib/approvals/calls'
-import { openReadOnly } from './args'
 import { allFlags, type Command, type Completion, type Group } from './spec'
 
 export const shells = ['bash', 'zsh', 'fish'] as const
@@ -18,12 +10,15 @@ const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
 /**
  * The script for one shell. Each asks the hidden `toolgate __complete <words…>` for the
  * candidates (the last word is the one being completed), through the same node and bin that
- * printed the script: `npx toolgate` is usually not on PATH. An empty answer falls back to files.
+ * printed the script: `npx toolgate` is usually not on PATH. It completes both `toolgate …` (an
+ * installed one) and `npx toolgate …`: for npx it steps in only when the first word is toolgate,
+ * and leaves every other npx line to the completion npx had before (or the shell's default).
+ * An empty answer falls back to files.
  */
 export function completionScript(shell: Shell): string {
   const self = `${quote(process.execPath)} ${quote(path.resolve(process.argv[1]))}`
   if (shell === 'bash') {
-    return `# toolgate completion for bash: source <(toolgate completion bash)
+    return `# toolgate completion for bash: source <(npx toolgate completion bash)
 _toolgate() {
   local words=() i w n cur
   # bash splits "notes:read_note" at the colon (COMP_WORDBREAKS); glue the pieces back
@@ -41,10 +36,21 @@ _toolgate() {
   fi
 }
 complete -o default -F _toolgate toolgate
+# npx toolgate …: toolgate's words without the npx in front; any other npx line as before
+if [[ $(complete -p npx 2>/dev/null) =~ -F[[:space:]]([^[:space:]]+) && \${BASH_REMATCH[1]} != _toolgate_npx ]]; then _toolgate_npx_before=\${BASH_REMATCH[1]}; fi
+_toolgate_npx() {
+  if ((COMP_CWORD >= 2)) && [[ \${COMP_WORDS[1]} == toolgate ]]; then
+    local COMP_WORDS=("\${COMP_WORDS[@]:1}") COMP_CWORD=$((COMP_CWORD - 1))
+    _toolgate
+  elif [[ -n \${_toolgate_npx_before-} ]]; then
+    "$_toolgate_npx_before" "$@"
+  fi
+}
+complete -o default -F _toolgate_npx npx
 `
   }
   if (shell === 'zsh') {
-    return `# toolgate completion for zsh: source <(toolgate completion zsh)
+    return `# toolgate completion for zsh: source <(npx toolgate completion zsh)
 (( $+functions[compdef] )) || { autoload -Uz compinit && compinit }
 _toolgate() {
   local -a candidates
@@ -52,11 +58,27 @@ _toolgate() {
   if (( \${#candidates} )); then compadd -Q -- "\${candidates[@]}"; else _files; fi
 }
 compdef _toolgate toolgate
+# npx toolgate …: toolgate's words without the npx in front; any other npx line as before
+[[ \${_comps[npx]-} == _toolgate_npx ]] || _toolgate_npx_before=\${_comps[npx]-}
+_toolgate_npx() {
+  if (( CURRENT > 2 )) && [[ \${words[2]} == toolgate ]]; then
+    shift words; (( CURRENT-- )); _toolgate
+  elif [[ -n \${_toolgate_npx_before-} ]]; then
+    "$_toolgate_npx_before" "$@"
+  else
+    _files
+  fi
+}
+compdef _toolgate_npx npx
 `
   }
-  return `# toolgate completion for fish: toolgate completion fish | source
+  return `# toolgate completion for fish: npx toolgate completion fish | source
 function __toolgate_complete
-    set -l candidates (${self} __complete (commandline -opc)[2..-1] (commandline -ct) 2>/dev/null)
+    # the words after "toolgate", whether it was typed as toolgate or as npx toolgate
+    set -l words (commandline -opc)
+    set -l from 2
+    test "$words[1]" = npx; and set from 3
+    set -l candidates (${self} __complete $words[$from..-1] (commandline -ct) 2>/dev/null)
     if test (count $candidates) -gt 0
         printf '%s\\n' $candidates
     else
@@ -64,35 +86,18 @@ function __toolgate_complete
     end
 end
 complete -c toolgate -f -a '(__toolgate_complete)'
+complete -c npx -n 'test (count (commandline -opc)) -ge 2; and test (commandline -opc)[2] = toolgate' -f -a '(__toolgate_complete)'
 `
 }
 
-/** Names from the database; none when it does not exist yet (completion never creates it). */
-function fromDb(dbFile: string | undefined, read: (db: Db) => string[]): string[] {
-  const db = openReadOnly(dbFile)
-  if (!db) return []
-  try {
-    return read(db)
-  } catch {
-    return [] // a database from another version, locked, unreadable: no candidates rather than noise
-  } finally {
-    db.$client.close()
-  }
-}
-
-function candidates(kind: Completion | undefined, cur: string, dbFile: string | undefined, table: CompletionTable, helpWords: string[]): string[] {
+async function candidates(kind: Completion | undefined, cur: string, dbFile: string | undefined, table: CompletionTable, helpWords: string[]): Promise<string[]> {
   if (kind === undefined || kind === 'file') return []
   if (typeof kind !== 'string') return [...kind]
-  switch (kind) {
-    case 'server': return fromDb(dbFile, serverNames)
-    case 'tool': return fromDb(dbFile, (db) => suggestToolIds(db, cur, 500))
-    case 'call': return fromDb(dbFile, (db) => listCalls(db, 'pending').map((c) => c.id))
-    case 'setting': return fromDb(dbFile, (db) => Object.keys(presentSettings(readSettings(db))))
-    case 'profile': return fromDb(dbFile, (db) => profileList(db).map((p) => p.name))
-    case 'token': return fromDb(dbFile, (db) => tokens(db).map((t) => t.name))
-    case 'activity-type': return [...activityTypes]
-    case 'command': return commandWords(table, helpWords)
-  }
+  if (kind === 'activity-type') return [...activityTypes]
+  if (kind === 'command') return commandWords(table, helpWords)
+  // names from the database: its driver loads only for a word that needs one
+  const { namesOf } = await import('./completion-names')
+  return namesOf(kind, cur, dbFile)
 }
 
 export interface CompletionTable { commands: Command[]; groups: Group[] }
@@ -111,7 +116,7 @@ export function findCommand(commands: Command[], words: string[]): Command | und
 }
 
 /** Candidates for the last word of `words` (everything typed after `toolgate`), filtered by what it starts with. */
-export function complete(table: CompletionTable, words: string[]): string[] {
+export async function complete(table: CompletionTable, words: string[]): Promise<string[]> {
   const cur = words.at(-1) ?? ''
   const before = words.slice(0, -1)
   const cmd = findCommand(table.commands, before)
@@ -126,7 +131,7 @@ export function complete(table: CompletionTable, words: string[]): string[] {
   const dbFile = dbAt < 0 ? undefined : rest[dbAt].startsWith('--db=') ? rest[dbAt].slice(5) : rest[dbAt + 1]
 
   const prev = flagOf(rest.at(-1) ?? '')
-  if (prev?.type === 'string') return match(candidates(prev.complete, cur, dbFile, table, []))
+  if (prev?.type === 'string') return match(await candidates(prev.complete, cur, dbFile, table, []))
   if (cur.startsWith('-')) return match(Object.keys(flags).map((n) => `--${n}`))
 
   const positionals: string[] = []
@@ -136,5 +141,5 @@ export function complete(table: CompletionTable, words: string[]): string[] {
     else if (!rest[i].startsWith('-')) positionals.push(rest[i])
   }
   const arg = cmd.args[positionals.length] ?? (cmd.args.at(-1)?.variadic ? cmd.args.at(-1) : undefined)
-  return match(candidates(arg?.complete, cur, dbFile, table, positionals))
+  return match(await candidates(arg?.complete, cur, dbFile, table, positionals))
 }

@@ -1,5 +1,32 @@
 import type { PreflightData } from '@/lib/preflight/service'
 import { exitCodes } from '@/lib/preflight/taxonomy'
+import { INVISIBLE, showInvisible } from '@/lib/approvals/findings'
+
+const hex = (c: string, width: number) => c.charCodeAt(0).toString(16).padStart(width, '0')
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g
+const CONTROLS_BUT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g
+
+/**
+ * Text from outside — agents, upstreams, files — as it may reach a terminal: every control
+ * character (ESC, BEL, CR, backspace, the C1 set …) as a visible `\x1b`, so no escape sequence
+ * (line erasing, OSC 52 clipboard writes, title changes) is ever acted on, and invisible and bidi
+ * characters as `⟦U+202E⟧`. `lines` keeps newlines, for messages of several lines. toolgate's
+ * own colours are added after (paint), never taken from the text.
+ */
+export function forTerminal(text: string, opts: { lines?: boolean } = {}): string {
+  return showInvisible(text.replace(opts.lines ? CONTROLS_BUT_NEWLINE : CONTROLS, (c) => `\\x${hex(c, 2)}`))
+}
+
+const UNSAFE_IN_JSON = new RegExp(`${INVISIBLE.source}|[\\u007f-\\u009f]`, 'gu')
+
+/**
+ * JSON as the CLI prints it: JSON.stringify escapes C0 controls but leaves C1 controls and bidi
+ * overrides raw; here they are `\u` escapes too, so the text is the same JSON value and nothing
+ * in it acts on a terminal.
+ */
+export function toJson(value: unknown, indent = 2): string {
+  return JSON.stringify(value, null, indent).replace(UNSAFE_IN_JSON, (c) => [...Array(c.length).keys()].map((i) => `\\u${hex(c[i], 4)}`).join(''))
+}
 
 /** How text is shown: in colour or not, and how wide it may be (undefined: as wide as it is). */
 export interface Look { color: boolean; width?: number }
@@ -36,7 +63,8 @@ export const clip = (s: string, max: number) => (s.length <= max ? s : `${s.slic
  * A plain aligned table; the last column may be long, and is cut to fit a narrow terminal.
  * `colours` picks a colour per cell (by column index); padding is computed on the plain text.
  */
-export function table(headers: string[], rows: string[][], look: Look = terminal(), colours?: (col: number, cell: string) => Colour | undefined): string {
+export function table(headers: string[], raw: string[][], look: Look = terminal(), colours?: (col: number, cell: string) => Colour | undefined): string {
+  const rows = raw.map((r) => r.map((c) => forTerminal(c)))
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)))
   const last = headers.length - 1
   const fixed = widths.slice(0, last).reduce((a, w) => a + w + 2, 0)
@@ -77,12 +105,12 @@ export function preflightTable(data: PreflightData, look: Look = terminal()): st
       continue
     }
     rows.push([t.id, 'unavailable', t.reason, String(t.retryable), t.action ?? '-', t.detail])
-    notes.push(`  ${t.id}\n    fix: ${t.remediation}${t.did_you_mean ? `\n    did you mean: ${t.did_you_mean.join(', ')}` : ''}`)
+    notes.push(`  ${forTerminal(t.id)}\n    fix: ${forTerminal(t.remediation)}${t.did_you_mean ? `\n    did you mean: ${forTerminal(t.did_you_mean.join(', '))}` : ''}`)
   }
   return [
     table(['ID', 'STATUS', 'REASON', 'RETRYABLE', 'ACTION', 'DETAIL'], rows, look, (col, cell) => (col === 1 || col === 2 ? statusColour(cell) : undefined)),
     ...(notes.length ? ['', 'Remediation:', ...notes] : []),
     '',
-    `VERDICT: ${paint(look, statusColour(data.verdict), data.verdict)} (exit ${exitCodes[data.verdict]})  request_id: ${data.request_id}`,
+    `VERDICT: ${paint(look, statusColour(data.verdict), data.verdict)} (exit ${exitCodes[data.verdict]})  request_id: ${forTerminal(data.request_id)}`,
   ].join('\n')
 }

@@ -2,13 +2,14 @@ import 'server-only'
 import type { Db } from '@/db/client'
 import { activitySince, latestActivityId } from '@/db/queries/activity'
 import { presentRecords } from '@/lib/activity/present-records'
-import { isValidSession } from '@/lib/auth/operator-sessions'
+import { isValidSession, type SessionCredentials } from '@/lib/auth/operator-sessions'
 import { describeError } from '@/lib/errors'
 import { logLine } from '@/lib/log'
 import { recordFilter, type ActivityFilter } from './activity'
 
 /**
- * The Activity page's live feed as Server-Sent Events. Records arrive from every process that
+ * The Activity page's live feed, in Server-Sent Events framing over a plain fetch (the page
+ * reads it with fetch, which carries the session key; EventSource cannot send a header). Records arrive from every process that
  * shares the database (the CLI writes directly), so the feed reads the database rather than
  * hooking this process's append path: one timer per process reads the newest id while any
  * stream is open, and each stream sends its matching records after its cursor, oldest first.
@@ -20,8 +21,6 @@ const TICK_MS = 250
 export const MAX_STREAMS = 32
 /** A stream ends after this (an `end` event): the page opens a new one, authenticated again. */
 const LIFETIME_MS = 5 * 60_000
-/** How long the browser waits before it reconnects a stream that dropped. */
-const RETRY_MS = 2_000
 const BATCH = 500
 const KEEPALIVE_MS = 15_000
 
@@ -56,15 +55,15 @@ export interface StreamRequest {
   filter: ActivityFilter
   /** the last record the client has: everything after it is sent, however many arrived at once */
   after: number
-  /** the session cookie's value: checked again before records are sent, so a sign-out ends the feed */
-  session: string | undefined
+  /** the session's cookie and key: checked again before records are sent, so a sign-out ends the feed */
+  session: SessionCredentials
   /** aborted when the client goes away */
   signal: AbortSignal
 }
 
 /**
- * An SSE response streaming `records` events (a JSON array each, `id` = its last record) and a
- * final `end` when its lifetime is up; null at MAX_STREAMS.
+ * A response streaming `records` events (a JSON array each) and a final `end` when its lifetime
+ * is up; null at MAX_STREAMS.
  */
 export function activityStream({ db, filter, after, session, signal }: StreamRequest): Response | null {
   if (open >= MAX_STREAMS) return null
@@ -89,7 +88,7 @@ export function activityStream({ db, filter, after, session, signal }: StreamReq
         try {
           if (!isValidSession(db, session)) return end()
           const rows = activitySince(db, records, range, cursor, newest, BATCH)
-          if (rows.length) send(`id: ${rows[rows.length - 1].id}\nevent: records\ndata: ${JSON.stringify(presentRecords(db, rows))}\n\n`)
+          if (rows.length) send(`event: records\ndata: ${JSON.stringify(presentRecords(db, rows))}\n\n`)
           // a full batch leaves more to send on the next tick; otherwise nothing up to `newest` matched but these
           cursor = rows.length === BATCH ? rows[rows.length - 1].id : newest
         } catch (e) {
@@ -125,7 +124,7 @@ export function activityStream({ db, filter, after, session, signal }: StreamReq
       }
       signal.addEventListener('abort', end)
       if (signal.aborted) return end()
-      send(`retry: ${RETRY_MS}\n\n`)
+      send(': open\n\n') // a first byte: the page knows at once that the stream is open
     },
     cancel() {
       end()

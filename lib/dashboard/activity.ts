@@ -89,8 +89,12 @@ export function requestStory(db: Db, requestId: string) {
 
 const EXPORT_LIMIT = 10_000
 const CSV_COLUMNS = ['id', 'request_id', 'at', 'type', 'surface', 'actor', 'tier', 'verdict', 'server', 'summary'] as const
+// a spreadsheet runs a cell that starts with = + - @ (or a tab or CR before one) as a formula;
+// agents and upstreams choose much of what is recorded, so such a cell gets a ' and shows as text
+const FORMULA_START = /^[=+\-@\t\r]/
 const csvCell = (v: unknown) => {
-  const s = v === null || v === undefined ? '' : String(v)
+  const raw = v === null || v === undefined ? '' : String(v)
+  const s = FORMULA_START.test(raw) ? `'${raw}` : raw
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s
 }
 

@@ -2,7 +2,8 @@ import 'server-only'
 import type { Db } from '@/db/client'
 import { knownTool } from '@/db/queries/tools'
 import type { CallApproval, ToolAnnotations } from '@/db/schema'
-import { callById, expireCalls, listCallSummaries, type CallSummary } from '@/lib/approvals/calls'
+import { callById, callGate, changedSinceRequested, expireCalls, listCallSummaries, type CallSummary } from '@/lib/approvals/calls'
+import { approvedOf, definitionDiff, storedOf, type FieldChange } from '@/lib/approvals/definition'
 
 /**
  * Arguments up to this many characters travel with the inbox's live poll; of larger ones the
@@ -15,6 +16,7 @@ export interface InboxCall {
   id: string
   status: CallApproval['status']
   tool: string
+  /** the tool as agents are served it (its approved definition): what the caller saw when it asked */
   title: string | null
   description: string | null
   annotations: ToolAnnotations | null
@@ -29,6 +31,14 @@ export interface InboxCall {
   expires_at: string
   decided_by: string | null
   reason: string | null
+  /** the tool's pin the call was requested under: an approval is for a call of that definition */
+  pin: string | null
+  /** the tool is no longer served as it was when the call was requested: it cannot be approved as it is */
+  changed_since_requested: boolean
+  /** what its server offers now against what is approved, field by field */
+  changes: FieldChange[]
+  /** for a pending call, what the gate would say were it approved now (null: it would run) */
+  gate: { reason: string; detail: string } | null
 }
 
 const RECENT = 20
@@ -36,13 +46,20 @@ const PENDING = 500
 
 function present(db: Db, c: CallSummary): InboxCall {
   const tool = knownTool(db, c.serverName, c.toolName)
+  // what the caller was served when it asked: the approved definition (changed or not since), else the tool as it stands
+  const served = tool?.approved ? storedOf(tool.name, tool.approved) : tool
+  const pending = c.status === 'pending'
+  const refusal = pending ? callGate(db, c, { tier: 'agent', name: c.caller, ...(c.callerId ? { id: c.callerId } : {}), allowedServers: [], profilePin: null }, c.profile ?? undefined) : undefined
   const whole = c.argumentsLength <= INBOX_ARGUMENTS_CHARS
   return {
-    id: c.id, status: c.status, tool: `${c.serverName}:${c.toolName}`, title: tool?.title ?? null, description: tool?.description ?? null,
-    annotations: tool?.annotations ?? null,
+    id: c.id, status: c.status, tool: `${c.serverName}:${c.toolName}`, title: served?.title ?? null, description: served?.description ?? null,
+    annotations: served?.annotations ?? null,
     arguments: whole ? JSON.parse(c.argumentsPrefix) : null, arguments_length: c.argumentsLength, arguments_preview: whole ? null : c.argumentsPrefix,
     caller: c.caller, request_id: c.requestId,
     created_at: new Date(c.createdAt).toISOString(), expires_at: new Date(c.expiresAt).toISOString(), decided_by: c.decidedBy, reason: c.reason,
+    pin: c.pin, changed_since_requested: pending && changedSinceRequested(db, c),
+    changes: tool?.approved && tool.approvedHash !== tool.hash ? definitionDiff(tool.approved, approvedOf(tool)) : [],
+    gate: refusal ? { reason: refusal.reason, detail: refusal.detail } : null,
   }
 }
 

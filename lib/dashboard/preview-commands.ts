@@ -14,10 +14,14 @@ export function curlFor(origin: string, x: Exchange, token: string | null): stri
   return tokenNote(token) + [`curl -sS ${quote(origin + x.endpoint)}`, ...headers, `  --data-raw ${quote(x.request)}`].join(' \\\n')
 }
 
-/** The same check in band from the CLI (Shape A over MCP; the token comes from the environment). */
+/**
+ * The same check in band from the CLI (Shape A over MCP; the token comes from the environment).
+ * The ids come after `--`, quoted: one that starts with "--" (a shared link can carry any id)
+ * stays an id instead of becoming a flag such as --url.
+ */
 export function cliFor(origin: string, form: Pick<PreflightForm, 'ids' | 'token' | 'profile' | 'policy'>): string {
   const endpoint = form.profile === null ? '/mcp' : `/mcp/p/${encodeURIComponent(form.profile)}`
   const flags = Object.entries(form.policy).filter(([, on]) => on).map(([k]) => `--${k.replace(/_/g, '-')}`)
   const ids = form.ids.map((id) => quote(id.trim())).filter((id) => id !== "''")
-  return tokenNote(form.token) + [`npx toolgate tools preflight --in-band --url ${quote(origin + endpoint)}`, ...flags, ...ids, '-o json'].join(' ')
+  return tokenNote(form.token) + [`npx toolgate tools preflight --in-band --url ${quote(origin + endpoint)}`, ...flags, '-o json', '--', ...ids].join(' ')
 }

@@ -5,7 +5,7 @@ import { badRequest, ToolgateError } from '@/lib/errors'
 import { EXTENSION_ID } from '@/lib/mcp/extension-schema'
 import type { Era } from '@/lib/mcp/server'
 import type { McpContext } from '@/lib/mcp/context'
-import { answerMcp, httpErrorBody } from '@/lib/mcp/http'
+import { answerMcp } from '@/lib/mcp/http'
 import { mcpCaller } from '@/lib/auth/caller'
 import type { Caller } from '@/lib/preflight/evaluate'
 import { getDb } from '@/db/client'
@@ -51,7 +51,14 @@ function rpcRequest(era: Era, id: number, method: string, params: Record<string,
  * answers them right now for this token (the MCP surface is always the agent tier) or for a
  * loopback client without one, and path profile — without a record.
  */
-export async function previewMcp(input: PreviewInput, operator: string): Promise<{ shapeA: Exchange | null; shapeB: Exchange | null }> {
+export interface Preview {
+  shapeA: Exchange | null
+  shapeB: Exchange | null
+  /** /mcp refuses this client (401) before it reads a request: there is no exchange to show, only why */
+  refused?: string
+}
+
+export async function previewMcp(input: PreviewInput, operator: string): Promise<Preview> {
   const db = getDb()
   let caller: Caller | { refused: string }
   try {
@@ -61,13 +68,18 @@ export async function previewMcp(input: PreviewInput, operator: string): Promise
     caller = { refused: e.message }
   }
   if (input.profile !== null && !db.$client.prepare('select 1 from profiles where name = ?').get(input.profile)) throw badRequest(`unknown profile "${input.profile}"`)
+  // Without a token (and no anonymous profile) /mcp answers every request 401: said once, plainly,
+  // instead of two exchanges that read as errors of the page
+  if ('refused' in caller) {
+    return { shapeA: null, shapeB: null, refused: input.token === null
+      ? 'An MCP client without an agent token is answered 401 (no anonymous profile is set), so there is no facet to show. Choose a token above to see what /mcp answers it.'
+      : `/mcp answers 401 to token "${input.token}": ${caller.refused}` }
+  }
   const endpoint = input.profile === null ? '/mcp' : `/mcp/p/${encodeURIComponent(input.profile)}`
   const auth: Record<string, string> = input.token === null ? {} : { authorization: `Bearer <token “${input.token}”>` }
   const exchange = async (method: string, params: Record<string, unknown>, id: number): Promise<Exchange> => {
     const { headers, body } = rpcRequest(input.era, id, method, params)
     const request = JSON.stringify(body)
-    // without a token and without an anonymous profile, /mcp answers 401 before any dispatch
-    if ('refused' in caller) return { endpoint, headers, request, status: 401, response: httpErrorBody(401, caller.refused) }
     const session: McpContext = { db, caller, profile: input.profile ?? undefined, requestId: mintRequestId(), record: false }
     const res = await answerMcp(session, new Request(`http://preview${endpoint}`, { method: 'POST', headers, body: request }), body)
     return { endpoint, headers: { ...headers, ...auth }, request, status: res.status, response: await res.text() }

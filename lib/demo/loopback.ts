@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { describeError } from '@/lib/errors'
 import { logLine } from '@/lib/log'
+import { boundaryFault, boundaryFromEnv } from '@/lib/http/boundary'
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>
 
@@ -16,11 +17,16 @@ export interface Listening {
 
 /**
  * Listen on a free port of 127.0.0.1: the demo's services are reachable from this machine only,
- * and a port of their own each run never collides with anything already listening.
+ * and a port of their own each run never collides with anything already listening. They keep
+ * toolgate's boundary: a rebound Host or a foreign Origin is refused before anything runs (a
+ * web page must not drive the demo's consent page or token endpoint from the browser).
  */
 export async function listenOnLoopback(name: string): Promise<Listening> {
   let handler: Handler | undefined
+  const boundary = boundaryFromEnv()
   const server = createServer((req, res) => {
+    const fault = boundaryFault(boundary, req.headers.host, req.headers.origin)
+    if (fault) return void res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' }).end(`${fault}\n`)
     if (!handler) return void res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' }).end(`${name} is starting`)
     handler(req, res).catch((e: unknown) => {
       console.error(logLine(`toolgate demo: ${name}: ${req.method} ${req.url} failed: ${describeError(e)}`))

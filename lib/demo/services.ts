@@ -5,11 +5,11 @@ import { eq } from 'drizzle-orm'
 import { z } from 'zod'
 import type { Db } from '@/db/client'
 import { serverConfig, serverState } from '@/db/queries/servers'
-import { serverOauth, servers, type Transport } from '@/db/schema'
+import { serverOauth, serverSecrets, servers, type Transport } from '@/db/schema'
 import { writeTransaction } from '@/db/write'
 import { mintRequestId } from '@/lib/activity/request-id'
 import { recordChange } from '@/lib/admin/record-change'
-import { describeTransport } from '@/lib/admin/upstreams'
+import { describeTransport, secretTarget } from '@/lib/admin/upstreams'
 import { parseJson, readBody, sendJson } from '@/lib/http/json'
 import { formatIssues } from '@/lib/schemas/issues'
 import { demoStateFile } from '@/lib/state/demo'
@@ -176,9 +176,10 @@ function serveSlackWorkspace(l: Listening, db: Db): string {
 }
 
 /**
- * Point each demo server at this run's port, on the record. Its OAuth client registration and
- * tokens belonged to the previous run's authorization server, which is gone: they are dropped,
- * so jira waits for a login again instead of presenting credentials nobody knows.
+ * Point each demo server at this run's port, on the record. What it stored for the previous
+ * run's target (its OAuth client registration and tokens, any secret) is dropped, as any change
+ * of target drops a server's secrets (secretTarget): jira waits for a login again instead of
+ * presenting credentials to whatever now listens on last run's port.
  */
 async function pointDemoServersAt(db: Db, urls: Partial<Record<DemoServer, string>>): Promise<void> {
   const now = Date.now()
@@ -189,10 +190,14 @@ async function pointDemoServersAt(db: Db, urls: Partial<Record<DemoServer, strin
       if (!before) continue
       const after = DEMO_SERVERS[name].withUrl(before, urls[name]!)
       tx.update(servers).set({ transport: after, updatedAt: now }).where(eq(servers.name, name)).run()
-      tx.delete(serverOauth).where(eq(serverOauth.serverName, name)).run()
+      const moved = secretTarget(before) !== secretTarget(after)
+      if (moved) {
+        tx.delete(serverOauth).where(eq(serverOauth.serverName, name)).run()
+        tx.delete(serverSecrets).where(eq(serverSecrets.serverName, name)).run()
+      }
       recordChange(tx, 'server.transport_changed', ctx, {
         target: name, before: { transport: describeTransport(before) }, after: { transport: describeTransport(after) },
-        note: 'demo mode: the demo\'s services listen on free ports, new each start; OAuth credentials of earlier runs were dropped',
+        note: `demo mode: the demo's services listen on free ports, new each start${moved ? '; stored secrets and OAuth credentials of earlier runs were dropped' : ''}`,
       }, { server: name, now })
     }
   })

@@ -12,6 +12,8 @@ import { isIP } from 'node:net'
 export interface Boundary {
   hosts: ReadonlySet<string>
   origins: ReadonlySet<string>
+  /** TOOLGATE_TRUST_PROXY: a reverse proxy in front sets X-Forwarded-Host / -Proto, so they are believed */
+  trustProxy: boolean
 }
 
 const LOOPBACK_NAMES = ['localhost', 'localhost.']
@@ -22,6 +24,7 @@ export function boundaryFromEnv(env: Record<string, string | undefined> = proces
   return {
     hosts: new Set([...LOOPBACK_NAMES, ...list(env.TOOLGATE_ALLOWED_HOSTS)]),
     origins: new Set(list(env.TOOLGATE_ALLOWED_ORIGINS).map((o) => o.replace(/\/+$/, ''))),
+    trustProxy: ['1', 'true', 'yes'].includes((env.TOOLGATE_TRUST_PROXY ?? '').trim().toLowerCase()),
   }
 }
 
@@ -32,14 +35,35 @@ export function hostName(host: string): string | null {
   return m ? m[1] : null
 }
 
+/** Whether `host` (a Host header's value) names this toolgate. */
+const servesHost = (b: Boundary, host: string) => {
+  const name = hostName(host)
+  return name !== null && (isIP(name) !== 0 || b.hosts.has(name))
+}
+
 /** Why a request is refused at the boundary, or null when it may pass. */
 export function boundaryFault(b: Boundary, host: string | undefined, origin: string | undefined): string | null {
-  const name = host === undefined ? null : hostName(host)
-  if (name === null || !(isIP(name) !== 0 || b.hosts.has(name))) {
+  if (host === undefined || !servesHost(b, host)) {
     return `Host ${host === undefined ? '(none)' : JSON.stringify(host.slice(0, 100))} is not a name this toolgate serves (allow it with TOOLGATE_ALLOWED_HOSTS)`
   }
   if (origin === undefined) return null
   const o = origin.trim().toLowerCase().replace(/\/+$/, '')
   if (o === `http://${host!.trim().toLowerCase()}` || o === `https://${host!.trim().toLowerCase()}` || b.origins.has(o)) return null
   return `Origin ${JSON.stringify(origin.slice(0, 100))} may not use this toolgate (allow it with TOOLGATE_ALLOWED_ORIGINS)`
+}
+
+/**
+ * toolgate's own origin as the client reached it, for the URLs it hands out (the OAuth redirect
+ * URI, the client metadata document, the session cookie's Secure flag). The Host header has
+ * passed the boundary; X-Forwarded-Host and X-Forwarded-Proto are believed only with
+ * TOOLGATE_TRUST_PROXY (anyone can send them), and a forwarded host only if the boundary serves
+ * that name too. Null without a Host.
+ */
+export function publicOrigin(b: Boundary, header: (name: string) => string | null | undefined): string | null {
+  const first = (name: string) => header(name)?.split(',')[0].trim() || undefined
+  const forwarded = b.trustProxy ? first('x-forwarded-host') : undefined
+  const host = forwarded && servesHost(b, forwarded) ? forwarded : header('host')?.trim()
+  if (!host) return null
+  const proto = b.trustProxy && first('x-forwarded-proto') === 'https' ? 'https' : 'http'
+  return `${proto}://${host.toLowerCase()}`
 }

@@ -5,10 +5,11 @@ import { requestIdFrom } from '@/lib/activity/request-id'
 import type { HeaderReader } from '@/lib/auth/caller'
 import { handleMcp } from '@/lib/mcp/http'
 import { logLine } from '@/lib/log'
-import { boundaryFault, type Boundary } from './boundary'
+import { boundaryFault, publicOrigin, type Boundary } from './boundary'
 import { REMOTE_HEADER } from './headers'
-import { publicMessage, sendJson, statusOfError } from './json'
-import { checkServerActionBody, isServerAction } from './server-actions'
+import { clientWentAway, logClientGone, publicMessage, sendJson, statusOfError } from './json'
+import { actionHeaderFault, checkServerActionBody, isServerAction } from './server-actions'
+import { DEFAULT_CSP, HARDENING_HEADERS } from './security-headers'
 import { restPreflight, restWhoami } from './rest'
 import { oauthCallback } from './oauth-callback'
 import { CALLBACK_PATH, CLIENT_METADATA_PATH, clientMetadataDocument } from '@/lib/upstream/oauth'
@@ -70,6 +71,9 @@ export function frontDoor(opts: FrontDoorOptions) {
     const { requestId, fromClient } = requestIdFrom(header(req, 'x-request-id'))
     // the dashboard records where a sign-in came from: the socket's address, never a client's claim
     req.headers[REMOTE_HEADER] = req.socket.remoteAddress ?? ''
+    // every answer, whoever writes it; dashboard pages get their own CSP (with a nonce) from proxy.ts
+    for (const [name, value] of Object.entries(HARDENING_HEADERS)) res.setHeader(name, value)
+    res.setHeader('content-security-policy', DEFAULT_CSP)
     try {
       const fault = boundaryFault(opts.boundary, header(req, 'host'), header(req, 'origin'))
       if (fault) return refuse(res, path, 403, fault, requestId)
@@ -91,8 +95,8 @@ export function frontDoor(opts: FrontDoorOptions) {
       if (path === CLIENT_METADATA_PATH) {
         // public by nature: authorization servers fetch it; it holds no secret
         if (req.method !== 'GET') return refuse(res, path, 405, `use GET for ${CLIENT_METADATA_PATH}`, requestId)
-        const proto = req.headers['x-forwarded-proto'] === 'https' ? 'https' : 'http'
-        return sendJson(res, 200, clientMetadataDocument(`${proto}://${req.headers.host}`), { 'cache-control': 'max-age=300' })
+        const origin = publicOrigin(opts.boundary, (name) => header(req, name))! // the boundary refused a request without Host
+        return sendJson(res, 200, clientMetadataDocument(origin), { 'cache-control': 'max-age=300' })
       }
       if (path.startsWith('/api/v1/')) {
         const ctx = { db: opts.db(), requestId, requestIdFromClient: fromClient, headers: nodeHeaders(req) }
@@ -106,7 +110,16 @@ export function frontDoor(opts: FrontDoorOptions) {
         }
         return refuse(res, path, 404, `no such endpoint: ${logLine(path, 100)}`, requestId)
       }
+      // a page takes GET and HEAD (route handlers live under /api/); a POST to one is a server
+      // action or nothing: Next.js would read a multipart or form body as a no-JavaScript
+      // action, and fail with a 500
+      if (!path.startsWith('/api/') && req.method !== 'GET' && req.method !== 'HEAD' && !isServerAction(req)) {
+        res.setHeader('allow', 'GET, HEAD')
+        return refuse(res, path, 405, `${logLine(req.method ?? '', 20)} is not served here: pages take GET (a server action is a POST with a Next-Action header)`, requestId)
+      }
       if (isServerAction(req)) {
+        const fault = actionHeaderFault(req)
+        if (fault) return refuse(res, path, 400, fault, requestId)
         try {
           await checkServerActionBody(req)
         } catch (e) {
@@ -115,6 +128,10 @@ export function frontDoor(opts: FrontDoorOptions) {
       }
       await opts.next(req, res)
     } catch (e) {
+      if (clientWentAway(e)) {
+        logClientGone(requestId)
+        return void res.destroy()
+      }
       // anything that escaped a handler: logged once with the request id, answered without internals
       console.error(logLine(`toolgate: request ${requestId} (${req.method} ${path}) failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`, 8_000))
       if (!res.headersSent) refuse(res, path, 500, `toolgate failed unexpectedly (request ${requestId}); the server log has the details`, requestId)

@@ -62,9 +62,17 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(text)
 }
 
-/** A failure's HTTP status: its kind, 413 for an oversized body, else 500 (an unexpected error). */
+/** The client closed or reset the connection before its request was complete: not toolgate's failure. */
+export const clientWentAway = (e: unknown) => (e as NodeJS.ErrnoException | null)?.code === 'ECONNRESET' || (e instanceof Error && e.message === 'aborted')
+
+/** A failure's HTTP status: its kind, 413 for an oversized body, 400 for a request cut short, else 500 (an unexpected error). */
 export function statusOfError(e: unknown): number {
-  return e instanceof PayloadTooLarge ? 413 : e instanceof ToolgateError ? statusOf[e.kind] : 500
+  return e instanceof PayloadTooLarge ? 413 : e instanceof ToolgateError ? statusOf[e.kind] : clientWentAway(e) ? 400 : 500
+}
+
+/** One quiet line for a client that went away (no stack: nothing failed here). */
+export function logClientGone(requestId: string): void {
+  console.error(`toolgate: request ${requestId}: the client went away before its request was complete`)
 }
 
 /**
@@ -73,6 +81,10 @@ export function statusOfError(e: unknown): number {
  */
 export function publicMessage(e: unknown, requestId: string): string {
   if (e instanceof ToolgateError || e instanceof PayloadTooLarge) return e.message
+  if (clientWentAway(e)) {
+    logClientGone(requestId)
+    return 'the client went away' // to nobody: the connection is gone
+  }
   console.error(logLine(`toolgate: request ${requestId} failed unexpectedly: ${e instanceof Error ? e.stack ?? e.message : String(e)}`, 8_000))
   return `toolgate failed unexpectedly (request ${requestId}); the server log has the details`
 }

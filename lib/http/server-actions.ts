@@ -22,3 +22,11 @@ export async function checkServerActionBody(req: IncomingMessage): Promise<void>
 }
 
 export const isServerAction = (req: IncomingMessage) => req.method === 'POST' && req.headers['next-action'] !== undefined
+
+/** What Next.js names a server action with (hex; 42 characters in this version). */
+const ACTION_ID = /^[0-9a-f]{1,128}$/i
+
+/** Why a server action's Next-Action header cannot name one (Next.js never answers an empty one), or null. */
+export function actionHeaderFault(req: IncomingMessage): string | null {
+  return ACTION_ID.test(String(req.headers['next-action'])) ? null : 'the Next-Action header names no server action'
+}

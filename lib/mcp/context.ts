@@ -1,9 +1,10 @@
 import 'server-only'
 import type { Db } from '@/db/client'
-import { statements } from '@/db/queries/preflight-state'
+import { readSnapshot } from '@/db/queries/preflight-state'
+import { serverNames } from '@/db/queries/servers'
 import { mcpCaller, type HeaderReader } from '@/lib/auth/caller'
 import { describeError, notFoundError, ToolgateError, unavailableError } from '@/lib/errors'
-import type { Caller } from '@/lib/preflight/evaluate'
+import { scopeOf, type Caller } from '@/lib/preflight/evaluate'
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import type { ElicitParams } from './elicitation'
 
@@ -24,14 +25,29 @@ export interface McpContext {
   closed?: AbortSignal
   /** asks the client over this exchange's SSE stream (2025-11-25 tools/call that streams) */
   ask?: (params: ElicitParams, ended: AbortSignal) => Promise<ElicitResult>
+  /** false when this exchange answers one JSON body (the client takes no event stream): nothing goes out before the result */
+  streams?: boolean
 }
 
-/** Build the session, or throw: unauthorized (401), unknown profile (404), unreadable state (503). */
+/**
+ * Whether a path profile is of use to this caller: it narrows the caller's scope to at least one
+ * configured server. A profile that does not exist narrows it to none, so the answer is the same
+ * for a profile that does not exist and one that leaves the caller nothing: which profiles exist
+ * is not an agent's to learn.
+ */
+function usable(db: Db, caller: Caller, profile: string): boolean {
+  return readSnapshot(db, (state) => {
+    const inScope = scopeOf(state, caller, profile)
+    return serverNames(db).some(inScope)
+  })
+}
+
+/** Build the session, or throw: unauthorized (401), a path profile of no use to the caller (404), unreadable state (503). */
 export function openContext(db: Db, headers: HeaderReader, remoteAddress: string | undefined, profile: string | undefined, requestId: string): McpContext {
   try {
     const caller = mcpCaller(db, headers, remoteAddress)
-    if (profile !== undefined && statements(db).profile.get({ name: profile }) === undefined) {
-      throw notFoundError(`unknown profile "${profile}": /mcp/p/<profile> must name a configured profile`)
+    if (profile !== undefined && !usable(db, caller, profile)) {
+      throw notFoundError(`no profile "${profile}" is available to this caller: /mcp/p/<profile> must name a profile that reaches a server in its scope`)
     }
     return { db, caller, profile, requestId }
   } catch (e) {

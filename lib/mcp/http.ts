@@ -2,7 +2,7 @@ import 'server-only'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type JSONRPCMessage } from '@modelcontextprotocol/server'
 import type { Db } from '@/db/client'
-import type { HeaderReader } from '@/lib/auth/caller'
+import { callerKey, type HeaderReader } from '@/lib/auth/caller'
 import { parseJson, publicMessage, readBody, retryAfter, statusOfError } from '@/lib/http/json'
 import { ownRequestId } from '@/lib/activity/request-id'
 import { admit } from '@/lib/limits/budgets'
@@ -50,14 +50,16 @@ function streams(web: Request, body: unknown): boolean {
 }
 
 /**
- * 2026-07-28 traffic: 'auto' answers one JSON body unless the handler sends a notification
- * (progress, an upstream's log message) before its result, which upgrades the response to an SSE stream. Legacy traffic never reaches these
- * handlers (routed below), because the SDK's own stateless legacy leg would always stream.
+ * 2026-07-28 traffic: one JSON body unless the handler sends a notification (progress, an
+ * upstream's log message) before its result, which upgrades the response to an SSE stream; an
+ * exchange that may not stream sends none (McpContext.streams), so it stays one JSON body. Legacy
+ * traffic never reaches these handlers (routed below), because the SDK's own stateless legacy
+ * leg would always stream.
  */
-const modernHandlers: Partial<Record<'auto' | 'json', ReturnType<typeof createMcpHandler>>> = {}
-const modernHandler = (mode: 'auto' | 'json') => (modernHandlers[mode] ??= createMcpHandler(
+let modernHandler: ReturnType<typeof createMcpHandler> | undefined
+const modern = () => (modernHandler ??= createMcpHandler(
   ({ requestInfo }) => buildMcpServer(sessionOf(requestInfo), 'modern', handshakes.has(requestInfo!)),
-  { legacy: 'reject', responseMode: mode, onerror: logError },
+  { legacy: 'reject', onerror: logError },
 ))
 
 /**
@@ -69,8 +71,10 @@ async function serveLegacy(req: Request, body: unknown, session: McpContext): Pr
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
   // a streaming call can put an upstream's elicitation to the client, as a request on its stream
   const relatedRequestId = (body as { id?: string | number }).id
-  const ask = streaming && relatedRequestId !== undefined
-    ? (params: ElicitParams, ended: AbortSignal) => askOverStream(session.caller.name, (request) => transport.send(request as JSONRPCMessage, { relatedRequestId }), params,
+  // its answer comes in a later POST, matched to the same token (an anonymous caller's cannot be: declined)
+  const key = callerKey(session.caller)
+  const ask = streaming && relatedRequestId !== undefined && key !== undefined
+    ? (params: ElicitParams, ended: AbortSignal) => askOverStream(key, (request) => transport.send(request as JSONRPCMessage, { relatedRequestId }), params,
       session.closed ? AbortSignal.any([ended, session.closed]) : ended)
     : undefined
   const server = buildMcpServer({ ...session, ask }, 'legacy', isHandshake(body))
@@ -160,14 +164,17 @@ export async function answerMcp(session: McpContext, web: Request, body: unknown
     if (isTaskRequest(body)) return answerTask(session, body)
     const msg = body as { id?: unknown; method?: unknown; params?: unknown }
     if (msg.method === 'logging/setLevel') {
-      const fault = setLogLevel(session.caller.name, msg.params)
+      const key = callerKey(session.caller)
+      const fault = key === undefined
+        ? 'logging/setLevel needs an agent token: an anonymous caller is a new caller on every request, so no level can be kept for it'
+        : setLogLevel(key, msg.params)
       return Response.json({ jsonrpc: '2.0', id: msg.id ?? null, ...(fault ? { error: { code: -32602, message: fault } } : { result: {} }) })
     }
     return serveLegacy(web, body, session)
   }
-  sessions.set(web, session)
+  sessions.set(web, { ...session, streams: streams(web, body) })
   if (isHandshake(body)) handshakes.add(web)
-  return modernHandler(streams(web, body) ? 'auto' : 'json').fetch(web, { parsedBody: body })
+  return modern().fetch(web, { parsedBody: body })
 }
 
 /** Copy a web Response onto the node response, streaming its body. */
@@ -235,19 +242,22 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
     return httpError(res, e, requestId)
   }
   const msg = body as { id?: unknown; method?: unknown; params?: { requestId?: unknown } } | null
+  // what a later request may do to an earlier one — answer its elicitation, cancel it — only the
+  // same token may (by its id); an anonymous caller shares nothing, with anyone
+  const caller = callerKey(session.caller)
   // a 2025-11-25 client answering an elicitation put to it on a call's stream
   if (isResponse(body)) {
-    answerFromClient(session.caller.name, body)
+    if (caller !== undefined) answerFromClient(caller, body)
     res.writeHead(202, { 'x-request-id': requestId }).end()
     return
   }
   if (msg?.method === 'notifications/cancelled') {
-    inflight.get(inflightKey(session.caller.name, msg.params?.requestId))?.abort()
+    if (caller !== undefined) inflight.get(inflightKey(caller, msg.params?.requestId))?.abort()
     res.writeHead(202, { 'x-request-id': requestId }).end()
     return
   }
-  if (msg?.method === 'tools/call' && msg.id !== undefined) {
-    const key = inflightKey(session.caller.name, msg.id)
+  if (msg?.method === 'tools/call' && msg.id !== undefined && caller !== undefined) {
+    const key = inflightKey(caller, msg.id)
     inflight.set(key, cancel)
     res.on('close', () => { if (inflight.get(key) === cancel) inflight.delete(key) })
   }

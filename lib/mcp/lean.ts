@@ -1,7 +1,7 @@
 import 'server-only'
 import type { ServerResponse } from 'node:http'
 import { classifyInboundRequest, isJsonContentType, PROTOCOL_VERSION_META_KEY, RELATED_TASK_META_KEY, type JSONRPCMessage, type RequestId, type Transport, type TransportSendOptions } from '@modelcontextprotocol/server'
-import type { HeaderReader } from '@/lib/auth/caller'
+import { callerKey, type HeaderReader } from '@/lib/auth/caller'
 import { logLine } from '@/lib/log'
 import type { McpContext } from './context'
 import { buildToolServer } from './server'
@@ -123,8 +123,10 @@ export function serveLean(session: McpContext, request: LeanRequest, res: Server
   const mayStream = request.method === 'tools/call' && request.params?.name !== DESCRIBE_TOOL
   const answer = answerOnNode(res, requestId, mayStream)
   session.closed?.addEventListener('abort', answer.done, { once: true })
-  const ask = mayStream
-    ? (params: ElicitParams, ended: AbortSignal) => askOverStream(session.caller.name, (r) => answer.send(r as JSONRPCMessage), params, session.closed ? AbortSignal.any([ended, session.closed]) : ended)
+  // an elicitation's answer comes in a later POST, matched to the same token (an anonymous caller's cannot be: declined)
+  const key = callerKey(session.caller)
+  const ask = mayStream && key !== undefined
+    ? (params: ElicitParams, ended: AbortSignal) => askOverStream(key, (r) => answer.send(r as JSONRPCMessage), params, session.closed ? AbortSignal.any([ended, session.closed]) : ended)
     : undefined
-  shared().enter(request, ask ? { ...session, ask } : session, answer.send)
+  shared().enter(request, { ...session, ask, streams: mayStream }, answer.send)
 }

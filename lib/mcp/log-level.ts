@@ -3,7 +3,7 @@ import { z } from 'zod'
 
 /**
  * The log level each 2025-11-25 caller set with logging/setLevel. The endpoint is stateless, so
- * the level is kept per caller (agent token), the nearest thing to the session it names; upstream
+ * the level is kept per caller (agent token, by its id), the nearest thing to the session it names; upstream
  * log messages forwarded during that caller's calls below it are not sent. (2026-07-28 carries
  * the level in each request instead, which the SDK applies.)
  */
@@ -20,7 +20,8 @@ export function setLogLevel(caller: string, params: unknown): string | undefined
   return undefined
 }
 
-export function belowLogLevel(caller: string, level: string): boolean {
-  const set = levels.get(caller)
+/** caller: its key (callerKey); an anonymous caller has no level kept for it. */
+export function belowLogLevel(caller: string | undefined, level: string): boolean {
+  const set = caller === undefined ? undefined : levels.get(caller)
   return set !== undefined && LEVELS.indexOf(level as LogLevel) < LEVELS.indexOf(set)
 }

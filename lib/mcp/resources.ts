@@ -1,6 +1,15 @@
 import 'server-only'
-import { ResourceNotFoundError, type ProtocolError, type GetPromptResult, type ListPromptsResult, type ListResourcesResult, type ListResourceTemplatesResult, type ReadResourceResult } from '@modelcontextprotocol/server'
+import { ProtocolError, ResourceNotFoundError, type GetPromptResult, type ListPromptsResult, type ListResourcesResult, type ListResourceTemplatesResult, type ReadResourceResult } from '@modelcontextprotocol/server'
 import { readSnapshot } from '@/db/queries/preflight-state'
+import { knownDefinition, servedDefinition, servedDefinitions } from '@/db/queries/definitions'
+import { readSettings } from '@/db/queries/settings'
+import { serverConfig } from '@/db/queries/servers'
+import { reviewContext } from '@/db/queries/tools'
+import type { DefinitionKind, JsonObject } from '@/db/schema'
+import { appendActivity } from '@/lib/activity/record'
+import { reviewFindings, type Finding } from '@/lib/approvals/findings'
+import { fromToolgateUri, toToolgateUri } from '@/lib/approvals/server-definitions'
+import { describeError } from '@/lib/errors'
 import { classifyServer } from '@/lib/preflight/classifier'
 import { scopeOf } from '@/lib/preflight/evaluate'
 import { parseToolId } from '@/lib/preflight/ids'
@@ -10,24 +19,20 @@ import type { McpContext } from './context'
 import { invalidParams } from './errors'
 
 /**
- * The upstreams' resources and prompts, served under toolgate's names: a prompt as
- * `server:prompt`, a resource as `toolgate://<server>/<its own URI>`. Every URI toolgate hands
+ * The upstreams' instructions, prompts and resources, served under toolgate's names: a prompt
+ * as `server:prompt`, a resource as `toolgate://<server>/<its own URI>`. Every URI toolgate hands
  * out — in listings, reads, prompts and tool results — is mapped this way, so a resource_link a
- * tool returns can be read back through toolgate. A server's resources and prompts are served
- * under the same server gates and scope as its tools: in scope, enabled, released, connected.
+ * tool returns can be read back through toolgate.
+ *
+ * What is listed (instructions, prompts, resources, templates) is each one's APPROVED
+ * definition, read from the database (db/queries/definitions.ts): a new or changed one is
+ * withheld until an operator approves it, as a tool is. prompts/get and resources/read pass the
+ * gate when they happen — the server in scope, released, enabled and connected, the prompt (or
+ * listed resource) approved — and are on the record like calls.
  */
-const SCHEME = 'toolgate://'
 const REQUEST_TIMEOUT_MS = 30_000
-const MAX_PAGES = 20
-
-export const toToolgateUri = (server: string, uri: string) => `${SCHEME}${server}/${uri}`
-
-export function fromToolgateUri(uri: string): { server: string; uri: string } | undefined {
-  if (!uri.startsWith(SCHEME)) return undefined
-  const rest = uri.slice(SCHEME.length)
-  const slash = rest.indexOf('/')
-  return slash > 0 ? { server: rest.slice(0, slash), uri: rest.slice(slash + 1) } : undefined
-}
+/** JSON-RPC's server-error range: the request was understood and refused (a prompt withheld for what it says). */
+const WITHHELD = -32000
 
 type Json = Record<string, unknown>
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -42,82 +47,139 @@ export function mapContent(server: string, block: unknown): unknown {
   return block
 }
 
-/** The servers this session may reach for resources and prompts, with their live connections. */
-function reachable(session: McpContext): { server: string; conn: UpstreamConnection }[] {
+/** The servers this session may reach for instructions, prompts and resources: in scope, released, enabled, connected. */
+function reachable(session: McpContext): string[] {
   const supervisor = runningSupervisor()
   if (!supervisor) return []
-  const names = readSnapshot(session.db, (state) => {
+  return readSnapshot(session.db, (state) => {
     const inScope = scopeOf(state, session.caller, session.profile)
-    return supervisor.connectedServers().filter((n) => inScope(n) && classifyServer(state.server(n)) === 'ok')
-  })
-  return names.sort().flatMap((server) => {
-    const conn = supervisor.connection(server)
-    return conn ? [{ server, conn }] : []
+    return supervisor.connectedServers().filter((n) => inScope(n) && classifyServer(state.server(n)) === 'ok').sort()
   })
 }
 
-function reach(session: McpContext, server: string, notFound: () => ProtocolError): UpstreamConnection {
-  const hit = reachable(session).find((r) => r.server === server)
-  if (!hit) throw notFound()
-  return hit.conn
+/** Why this session may not reach a server now (the record's reason), or its live connection. */
+function gate(session: McpContext, server: string): { conn: UpstreamConnection } | { reason: string } {
+  const state = readSnapshot(session.db, (s) => ({ inScope: scopeOf(s, session.caller, session.profile)(server), gate: classifyServer(s.server(server)) }))
+  // out of scope and unconfigured read alike, as everywhere at the agent tier
+  if (!state.inScope || state.gate === 'server_not_configured') return { reason: 'not_found' }
+  if (state.gate !== 'ok') return { reason: state.gate }
+  const conn = runningSupervisor()?.connection(server)
+  return conn ? { conn } : { reason: 'server_unhealthy' }
 }
 
-/** Every page of one listing from every reachable server that offers it; a failing server is left out. */
-async function gather(session: McpContext, kind: 'resources' | 'prompts', method: 'resources/list' | 'resources/templates/list' | 'prompts/list', key: string, map: (server: string, item: Json) => Json): Promise<Json[]> {
-  const lists = await Promise.all(reachable(session).filter((r) => r.conn.offers[kind]).map(async ({ server, conn }) => {
-    const items: Json[] = []
-    let cursor: unknown
-    try {
-      for (let page = 0; page < MAX_PAGES; page++) {
-        const r = await conn.request(method, cursor === undefined ? {} : { cursor }, REQUEST_TIMEOUT_MS)
-        for (const item of Array.isArray(r[key]) ? r[key] : []) if (isObject(item)) items.push(map(server, item))
-        cursor = r.nextCursor
-        if (typeof cursor !== 'string') break
-      }
-    } catch (e) {
-      console.error(`toolgate: ${method} on ${server} failed (left out of the listing): ${e instanceof Error ? e.message : String(e)}`)
-    }
-    return items
-  }))
-  return lists.flat()
+/** Why a definition is not served (pending_approval, changed, not_found), or undefined when it is. */
+function withheld(session: McpContext, server: string, kind: DefinitionKind, key: string): string | undefined {
+  const d = knownDefinition(session.db, server, [kind], key)
+  if (!d) return 'not_found'
+  const trust = serverConfig(session.db, server)?.trust ?? 'manual'
+  if (servedDefinition(d, trust, readSettings(session.db).quarantineEnabled)) return undefined
+  return d.status === 'changed' ? 'changed' : 'pending_approval'
 }
 
-// Upstream results pass through as the upstreams gave them (only names and URIs mapped): the
-// casts below state what MCP servers send, which toolgate does not reshape.
+function served(session: McpContext, kind: DefinitionKind) {
+  return servedDefinitions(session.db, reachable(session), kind)
+}
+
+// What the listings return is each approved definition as its server gave it (only names and
+// URIs mapped): the casts below state what MCP servers send, which toolgate does not reshape.
 export const listResources = async (session: McpContext) =>
-  ({ resources: await gather(session, 'resources', 'resources/list', 'resources', (server, r) => ({ ...r, uri: toToolgateUri(server, String(r.uri)) })) }) as ListResourcesResult
+  ({ resources: served(session, 'resource').map(({ server, definition: r }) => ({ ...r, uri: toToolgateUri(server, String(r.uri)) })) }) as ListResourcesResult
 
 export const listResourceTemplates = async (session: McpContext) =>
-  ({ resourceTemplates: await gather(session, 'resources', 'resources/templates/list', 'resourceTemplates', (server, t) => ({ ...t, uriTemplate: toToolgateUri(server, String(t.uriTemplate)) })) }) as ListResourceTemplatesResult
+  ({ resourceTemplates: served(session, 'resource_template').map(({ server, definition: t }) => ({ ...t, uriTemplate: toToolgateUri(server, String(t.uriTemplate)) })) }) as ListResourceTemplatesResult
 
+export const listPrompts = async (session: McpContext) =>
+  ({ prompts: served(session, 'prompt').map(({ server, definition: p }) => ({ ...p, name: `${server}:${String(p.name)}` })) }) as ListPromptsResult
+
+/** The upstreams' approved instructions, labelled per server, for the servers this session may reach. */
+export function upstreamInstructions(session: McpContext): string {
+  return served(session, 'instructions').flatMap(({ server, definition }) => {
+    const text = typeof definition.instructions === 'string' ? definition.instructions.trim() : ''
+    return text ? [`[${server}] ${text}`] : []
+  }).join('\n\n')
+}
+
+type Outcome = { outcome: 'ok' | 'refused' | 'withheld' | 'failed'; reason?: string; error?: string; findings?: Finding[] }
+
+/** A prompts/get or resources/read on the record (caller, target, outcome, duration) before it is answered. */
+async function record(session: McpContext, type: 'prompt.get' | 'resource.read', server: string | undefined, target: string, started: number, o: Outcome): Promise<void> {
+  if (session.record === false) return
+  await appendActivity(session.db, {
+    requestId: session.requestId, type, actor: session.caller.name, tier: session.caller.tier, server,
+    data: { target, ...o, duration_ms: Date.now() - started },
+  })
+}
+
+/**
+ * resources/read. A resource the server lists must be approved; a URI it does not list (one a
+ * tool returned as a resource_link, one a template describes) is data, like a tool's result,
+ * read under the server's gates alone. Refused reads answer as a resource that does not exist.
+ */
 export async function readResource(session: McpContext, uri: string): Promise<ReadResourceResult> {
-  // the same answer for a resource that does not exist and one this session may not see
-  const notFound = () => new ResourceNotFoundError(uri)
+  const started = Date.now()
   const target = fromToolgateUri(uri)
-  if (!target) throw notFound()
-  const conn = reach(session, target.server, notFound)
-  const r = await conn.request('resources/read', { uri: target.uri }, REQUEST_TIMEOUT_MS)
+  const refuse = async (reason: string) => {
+    await record(session, 'resource.read', target?.server, uri, started, { outcome: 'refused', reason })
+    return new ResourceNotFoundError(uri)
+  }
+  if (!target) throw await refuse('not_found')
+  const g = gate(session, target.server)
+  if ('reason' in g) throw await refuse(g.reason)
+  const why = withheld(session, target.server, 'resource', target.uri)
+  if (why && why !== 'not_found') throw await refuse(why)
+  let r: Record<string, unknown>
+  try {
+    r = await g.conn.request('resources/read', { uri: target.uri }, REQUEST_TIMEOUT_MS)
+  } catch (e) {
+    await record(session, 'resource.read', target.server, uri, started, { outcome: 'failed', error: describeError(e).slice(0, 500) })
+    throw e
+  }
   const contents = Array.isArray(r.contents) ? r.contents.map((c) => (isObject(c) && typeof c.uri === 'string' ? { ...c, uri: toToolgateUri(target.server, c.uri) } : c)) : []
+  await record(session, 'resource.read', target.server, uri, started, { outcome: 'ok' })
   return { ...r, contents } as ReadResourceResult
 }
 
-export const listPrompts = async (session: McpContext) =>
-  ({ prompts: await gather(session, 'prompts', 'prompts/list', 'prompts', (server, p) => ({ ...p, name: `${server}:${String(p.name)}` })) }) as ListPromptsResult
+/**
+ * Rendered prompt text that is withheld from agents: text telling the model to drop its
+ * instructions or keep things from its user, and invisible characters. A prompt's messages are
+ * made when it is asked for (with its arguments), so no approval of its definition covers them;
+ * and a prompt addresses the model by design, so ordinary instructions pass — but none needs to
+ * override the model's instructions, hide something from its user or carry invisible text.
+ * Every finding is recorded. Where the approval gate does not apply to the server (trust=auto,
+ * quarantine_enabled off) nothing is withheld for what it says.
+ */
+const WITHHELD_CODES: ReadonlySet<Finding['code']> = new Set(['instruction_like', 'hidden_characters'])
 
+/** prompts/get: the gate now, then the upstream's rendered prompt, its findings, and the record. */
 export async function getPrompt(session: McpContext, name: string, args: Record<string, string> | undefined): Promise<GetPromptResult> {
+  const started = Date.now()
   const parsed = parseToolId(name)
-  const unknown = () => invalidParams(`Unknown prompt: "${name}"`)
-  if ('malformed' in parsed) throw unknown()
-  const conn = reach(session, parsed.server, unknown)
-  const r = await conn.request('prompts/get', { name: parsed.tool, ...(args ? { arguments: args } : {}) }, REQUEST_TIMEOUT_MS)
+  const unknown = async (reason: string, server?: string) => {
+    await record(session, 'prompt.get', server, name, started, { outcome: 'refused', reason })
+    return invalidParams(`Unknown prompt: "${name}"`)
+  }
+  if ('malformed' in parsed) throw await unknown('not_found')
+  const g = gate(session, parsed.server)
+  if ('reason' in g) throw await unknown(g.reason, parsed.server)
+  const why = withheld(session, parsed.server, 'prompt', parsed.tool)
+  if (why) throw await unknown(why, parsed.server)
+  let r: Record<string, unknown>
+  try {
+    r = await g.conn.request('prompts/get', { name: parsed.tool, ...(args ? { arguments: args } : {}) }, REQUEST_TIMEOUT_MS)
+  } catch (e) {
+    await record(session, 'prompt.get', parsed.server, name, started, { outcome: 'failed', error: describeError(e).slice(0, 500) })
+    throw e
+  }
   const messages = Array.isArray(r.messages) ? r.messages.map((m) => (isObject(m) ? { ...m, content: mapContent(parsed.server, m.content) } : m)) : []
+  const findings = reviewFindings({ ...(typeof r.description === 'string' ? { description: r.description } : {}), messages } as JsonObject, reviewContext(session.db, parsed.server))
+  const gated = (serverConfig(session.db, parsed.server)?.trust ?? 'manual') === 'manual' && readSettings(session.db).quarantineEnabled
+  const blocking = gated ? findings.filter((f) => WITHHELD_CODES.has(f.code)) : []
+  if (blocking.length) {
+    await record(session, 'prompt.get', parsed.server, name, started, { outcome: 'withheld', reason: blocking[0].code, findings })
+    // the finding's codes, never the text that tripped them: echoing it would hand it to the model after all
+    const codes = [...new Set(blocking.map((f) => f.code))].join(', ')
+    throw new ProtocolError(WITHHELD, `toolgate withheld prompt "${name}": its rendered text has review findings (${codes}) that no prompt needs. An operator can see them on the record (prompt.get, request ${session.requestId}).`)
+  }
+  await record(session, 'prompt.get', parsed.server, name, started, { outcome: 'ok', ...(findings.length ? { findings } : {}) })
   return { ...r, messages } as GetPromptResult
-}
-
-/** The upstreams' own instructions, labelled per server, for the servers this session may reach. */
-export function upstreamInstructions(session: McpContext): string {
-  return reachable(session).flatMap(({ server, conn }) => {
-    const text = conn.offers.instructions?.trim()
-    return text ? [`[${server}] ${text}`] : []
-  }).join('\n\n')
 }

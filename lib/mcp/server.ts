@@ -13,6 +13,7 @@ import type { McpContext } from './context'
 import { callResult, shapeAFacet, shapeBFacet } from './wire'
 import { CallInProgress, parkedCall } from './elicitation'
 import { belowLogLevel } from './log-level'
+import { callerKey } from '@/lib/auth/caller'
 import { following } from '@/lib/signals'
 import type { LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js'
 import { getPrompt, listPrompts, listResources, listResourceTemplates, readResource, upstreamInstructions } from './resources'
@@ -136,21 +137,24 @@ export function registerToolHandlers(server: Server, sessionOf: SessionOf, era: 
     const token = request.params._meta?.progressToken
     // every notification goes out before the result it precedes
     const sent: Promise<unknown>[] = []
-    const sinks = {
+    // an exchange that answers one JSON body carries nothing before its result
+    const sinks = session.streams === false ? {} : {
       progress: token === undefined ? undefined
         : (p: Progress) => void sent.push(ctx.mcpReq.notify({ method: 'notifications/progress', params: { ...p, progressToken: token } }).catch(() => undefined)),
       // through the SDK's log, which applies a 2026-07-28 request's log level; 2025-11-25 levels are per caller
       log: (params: LoggingMessageNotification['params']) => {
-        if (era === 'legacy' && belowLogLevel(session.caller.name, params.level)) return
+        if (era === 'legacy' && belowLogLevel(callerKey(session.caller), params.level)) return
         sent.push(ctx.mcpReq.log(params.level, params.data, params.logger).catch(() => undefined))
       },
     }
     const left = leaving.controller.signal
 
-    // 2026-07-28, a client that can answer elicitations: the call may stop to ask (input_required)
-    if (era === 'modern' && canElicit(ctx.mcpReq.envelope)) {
+    // 2026-07-28, a client that can answer elicitations: the call may stop to ask (input_required),
+    // answered in a later request that only the same token may resume (an anonymous caller cannot: declined)
+    const key = callerKey(session.caller)
+    if (era === 'modern' && key !== undefined && canElicit(ctx.mcpReq.envelope)) {
       const state = ctx.mcpReq.requestState()
-      const call = typeof state === 'string' ? parkedCall(session.caller.name, state) : new CallInProgress(session.caller.name)
+      const call = typeof state === 'string' ? parkedCall(key, state) : new CallInProgress(key)
       call.sinks = sinks
       if (typeof state !== 'string') {
         call.finish(dispatchToolCall({

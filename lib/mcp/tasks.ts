@@ -5,6 +5,7 @@ import { z } from 'zod'
 import { appendActivity } from '@/lib/activity/record'
 import { describeError } from '@/lib/errors'
 import { evaluateNow } from '@/lib/preflight/service'
+import { callerKey } from '@/lib/auth/caller'
 import { TERMINAL_TASK_STATES } from '@/lib/upstream/connection'
 import { dispatchToolCall } from '@/lib/upstream/dispatch'
 import type { McpContext } from './context'
@@ -17,12 +18,14 @@ import { callResult } from './wire'
  * itself, so every tool can be called this way; a tool an upstream runs only as a task is run
  * as one upstream by the connection (lib/upstream/connection.ts). The gate applies when the task
  * is created (a refused call is answered as a plain call, at once), and a task is visible only
- * to the caller that created it: to anyone else its id is unknown.
+ * to the caller that created it — the same token, by its id, not its name — and to anyone else
+ * its id is unknown. An anonymous caller has no identity to follow a task with: it may not create one.
  */
 type Status = 'working' | 'completed' | 'failed' | 'cancelled'
 
 interface Task {
   id: string
+  /** the creating token's id (callerKey) */
   caller: string
   tool: string
   status: Status
@@ -80,7 +83,7 @@ const unknownTask = (id: unknown) => new TaskError(`unknown task ${JSON.stringif
 function taskOf(session: McpContext, id: unknown): Task {
   const task = typeof id === 'string' ? tasks.get(id) : undefined
   // another caller's task is as unknown as a made-up id: its existence is not theirs to learn
-  if (!task || task.caller !== session.caller.name) throw unknownTask(id)
+  if (!task || task.caller !== callerKey(session.caller)) throw unknownTask(id)
   return task
 }
 
@@ -96,15 +99,17 @@ async function createTask(session: McpContext, params: unknown): Promise<unknown
   const p = callParams.safeParse(params)
   if (!p.success) throw new TaskError(`invalid params: ${p.error.issues.map((i) => `${i.path.join('.') || 'params'}: ${i.message}`).join('; ')}`)
   const { name, arguments: args, task: requested } = p.data
+  const owner = callerKey(session.caller)
+  if (owner === undefined) throw new TaskError('a task needs an agent token: an anonymous caller is a new caller on every request, so nobody could follow the task (call without task, or send Authorization: Bearer <agent token>)')
   const ctx = { db: session.db, caller: session.caller, profile: session.profile, requestId: session.requestId }
   // refused (or unknown) at creation: answered as the plain call, with the same verdict and record
   if (evaluateNow(session.db, session.caller, { ids: [name], profile: session.profile }).tools[0].status !== 'ready') {
     return callResult(name, await dispatchToolCall(ctx, name, args))
   }
-  makeRoom(session.caller.name)
+  makeRoom(owner)
   const at = now()
   const task: Task = {
-    id: `tgt_${randomBytes(12).toString('base64url')}`, caller: session.caller.name, tool: name, status: 'working',
+    id: `tgt_${randomBytes(12).toString('base64url')}`, caller: owner, tool: name, status: 'working',
     createdAt: at, lastUpdatedAt: at, ttl: Math.min(requested.ttl ?? DEFAULT_TTL_MS, MAX_TTL_MS),
     ended: Promise.resolve(), cancel: new AbortController(),
   }
@@ -180,7 +185,7 @@ export async function answerTask(session: McpContext, body: unknown): Promise<Re
       case 'tasks/cancel': result = await cancelTask(session, id()); break
       case 'tasks/list':
         sweep()
-        result = { tasks: [...tasks.values()].filter((t) => t.caller === session.caller.name).map(view) }
+        result = { tasks: [...tasks.values()].filter((t) => t.caller === callerKey(session.caller)).map(view) }
         break
       default: return reply({ error: { code: -32601, message: `Method not found: ${msg.method}` } })
     }

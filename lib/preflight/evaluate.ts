@@ -22,7 +22,8 @@ export interface TokenScope { allowedServers: readonly string[]; profilePin: str
  */
 export type Caller =
   | { tier: 'operator'; name: string; asToken?: TokenScope & { name: string } }
-  | ({ tier: 'agent'; name: string } & TokenScope)
+  /** id: the agent token's immutable id (absent for an anonymous caller, which has no identity to keep state under) */
+  | ({ tier: 'agent'; name: string; id?: string } & TokenScope)
 
 export interface EvaluationInput {
   ids: readonly string[] // raw, as requested
@@ -96,6 +97,16 @@ function connectionFailure(id: string, server: string, tool: string, conn: Conne
   if (reason === 'server_unhealthy') return unavailable(id, reason, `connection ${conn.state}${note}`, ctx, conn.action ?? 'view_logs')
   if (reason === 'oauth_required') return unavailable(id, reason, conn.detail ?? 'login required', ctx)
   return unavailable(id, reason, `server still ${conn.state}${note}`, ctx)
+}
+
+/**
+ * A state file may say a server is ready, but a server without a command or URL has nothing
+ * behind it: the runtime never connects it, so every call is refused. Say that, not `ready`.
+ * (Its tools still exist, so not_found and the tool gates keep their places in the chain.)
+ */
+function stateFileFailure(id: string, server: ServerView, ctx: { server: string; tool: string }): UnavailableResult | null {
+  if (server.hasTransport) return null
+  return unavailable(id, 'server_unhealthy', 'no command or URL: a state-file example, with nothing behind it to call', ctx, 'configure')
 }
 
 function policyFailure(id: string, ctx: { server: string; tool: string }, tool: ToolView, policy: Policy | undefined): UnavailableResult | null {
@@ -269,7 +280,7 @@ function judge(
     }
   }
 
-  const connFailure = connectionFailure(id, serverName, toolName, conn)
+  const connFailure = connectionFailure(id, serverName, toolName, conn) ?? stateFileFailure(id, server, ctx)
   if (connFailure) return connFailure
 
   const filtered = policyFailure(id, ctx, tool, input.policy)

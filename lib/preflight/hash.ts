@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 
 /** Version of the hash schema below; part of every pin. Bump when the hashed fields change. */
-export const HASH_SCHEMA_VERSION = 2
+export const HASH_SCHEMA_VERSION = 3
 
 /** JSON with object keys sorted at every depth, so equal definitions hash equal. */
 export function canonicalJson(value: unknown): string {
@@ -18,11 +18,12 @@ export function argumentsHash(canonical: string): string {
 }
 
 /**
- * Every field the proxy serves of a tool besides its name (contract §6, hash schema v2), by
+ * Every field the proxy serves of a tool besides its name (contract §6, hash schema v3), by
  * the state file's names. A pin covers them all, and so does an approval: a change to any of
- * them is tool_changed. (`_meta` is served as given but is not part of the definition.)
+ * them is tool_changed. `_meta` is among them: it is served, and clients act on it (a UI
+ * resource to render, say), so a pin that left it out would let it change unreviewed.
  */
-export const definitionFields = ['title', 'description', 'input_schema', 'output_schema', 'annotations', 'execution', 'icons'] as const
+export const definitionFields = ['title', 'description', 'input_schema', 'output_schema', 'annotations', 'execution', 'icons', '_meta'] as const
 export type DefinitionField = (typeof definitionFields)[number]
 export type Definition = { name: string } & { [F in DefinitionField]?: unknown }
 

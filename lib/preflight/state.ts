@@ -13,6 +13,8 @@ export interface ServerView {
   trust: 'manual' | 'auto'
   disabledTools: readonly string[]
   enabledTools: readonly string[] | null
+  /** a command or URL the runtime connects; false for a state-file server, which nothing stands behind */
+  hasTransport: boolean
 }
 
 export interface ConnectionView {

@@ -36,6 +36,7 @@ export const taxonomy = {
         case 'restart': return `Restart the server: toolgate upstream restart ${c.server}`
         case 'login': return `Complete login: toolgate upstream login ${c.server}`
         case 'set_secret': return `Set the secret: toolgate upstream set-secret ${c.server} <NAME>`
+        case 'configure': return `Give it a transport: toolgate upstream remove ${c.server}, then toolgate upstream add ${c.server} --command <program> (or --url <https://…/mcp>)`
         default: return `Read its logs: toolgate upstream logs ${c.server}`
       }
     },

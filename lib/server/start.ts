@@ -1,9 +1,11 @@
 import 'server-only'
-import { createServer, type RequestListener, type Server } from 'node:http'
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http'
+import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
 import next from 'next'
 import { getDb } from '@/db/client'
 import { startCheckpointer } from '@/db/checkpointer'
+import { checkSecretKey } from '@/db/secrets'
 import { commitPending } from '@/lib/activity/record'
 import { startRetention } from '@/lib/activity/retention'
 import { startServerIndex } from '@/lib/activity/server-index'
@@ -12,10 +14,18 @@ import { ensureOperatorKey } from '@/lib/auth/operator-key'
 import { describeError } from '@/lib/errors'
 import { boundaryFromEnv } from '@/lib/http/boundary'
 import { frontDoor } from '@/lib/http/front-door'
+import { createListener } from '@/lib/http/listener'
 import { keepUnpatchedFetch } from '@/lib/http/upstream-fetch'
-import { logLine } from '@/lib/log'
+import { logLine, stopWritingToClosedOutput } from '@/lib/log'
 import { projectRoot } from '@/lib/paths'
 import { startSupervisor, supervisorOptions, type Supervisor } from '@/lib/upstream/supervisor'
+import { ownUrl } from './address'
+import { watchBuild } from './build'
+
+// CommonJS modules of Next.js, required as Next.js itself requires them (one module instance, one config cache)
+const require = createRequire(import.meta.url)
+const { default: loadConfig } = require('next/dist/server/config') as typeof import('next/dist/server/config')
+const { PHASE_DEVELOPMENT_SERVER, PHASE_PRODUCTION_SERVER } = require('next/constants') as typeof import('next/constants')
 
 export interface ServeOptions {
   host: string
@@ -23,15 +33,16 @@ export interface ServeOptions {
   /** run the upstream runtime (TOOLGATE_RUNTIME=off leaves upstreams alone) */
   runtime: boolean
   dev?: boolean
+  /** runs once this process holds the runtime lease, before any upstream connects (the demo's services) */
+  beforeRuntime?: () => Promise<void>
 }
 
-export interface RunningToolgate { url: string; server: Server; close: () => Promise<void> }
-
-/** The host to put in toolgate's own URL (OAuth redirects, printed links): a wildcard bind is reached on loopback. */
-function reachableHost(host: string): string {
-  if (host === '0.0.0.0' || host === '') return '127.0.0.1'
-  if (host === '::') return '[::1]'
-  return host.includes(':') ? `[${host}]` : host
+export interface RunningToolgate {
+  url: string
+  server: Server
+  /** the operator key made on this start (none existed): shown once, by the caller */
+  newKey?: string
+  close: () => Promise<void>
 }
 
 /**
@@ -41,23 +52,32 @@ function reachableHost(host: string): string {
  * previous process left, so nothing answers from a stale `ready`.
  */
 export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate> {
+  stopWritingToClosedOutput()
   const db = getDb()
+  checkSecretKey(db) // a missing or wrong key is said now, not by every connection that needs a secret
   const newKey = await ensureOperatorKey(db)
-  if (newKey) console.log(`toolgate: operator API key (shown once, stored only as a hash): ${newKey}`)
 
   keepUnpatchedFetch()
+  // Next.js caches next.config per process; loaded quietly here, its own load finds it and does not
+  // print "Running next.config.mjs" on every start
+  await loadConfig(opts.dev ? PHASE_DEVELOPMENT_SERVER : PHASE_PRODUCTION_SERVER, projectRoot())
   const app = next({ dev: opts.dev ?? false, dir: projectRoot(), hostname: opts.host, port: opts.port, quiet: true })
   await app.prepare()
   const handle = app.getRequestHandler()
-  const door = frontDoor({ db: getDb, boundary: boundaryFromEnv(), next: (req, res) => handle(req, res) })
+  // /mcp and /api/v1 never touch the build; pages do, and fail without a word once it is replaced
+  const build = opts.dev ? undefined : watchBuild((why) => console.error(logLine(`toolgate: ${why}. Dashboard pages answer 503 until toolgate restarts (Ctrl-C, then npm start); /mcp and /api/v1 keep working.`)))
+  const pages = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const why = build?.broken()
+    if (!why) return handle(req, res)
+    res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '5' })
+    res.end(`toolgate cannot serve this page: ${why}. Restart toolgate (Ctrl-C, then npm start).\n`)
+  }
+  const door = frontDoor({ db: getDb, boundary: boundaryFromEnv(), next: pages })
   // Requests that arrive while the runtime is still resetting states wait for it.
   let started!: () => void
   const starting = new Promise<void>((r) => (started = r))
   let serve: RequestListener = (req, res) => void starting.then(() => serve(req, res))
-  const server = createServer((req, res) => serve(req, res))
-  // slow or stalled clients must not hold sockets forever
-  server.requestTimeout = 15 * 60 * 1000
-  server.headersTimeout = 30 * 1000
+  const server = createListener((req, res) => serve(req, res))
 
   let supervisor: Supervisor | undefined
   let retention: ReturnType<typeof startRetention> | undefined
@@ -66,6 +86,7 @@ export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate
   let expiry: NodeJS.Timeout | undefined
   let closing: Promise<void> | undefined
   const close = () => (closing ??= (async () => {
+    build?.stop()
     retention?.stop()
     serverIndex?.stop()
     clearInterval(expiry)
@@ -95,10 +116,10 @@ export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate
     throw e
   }
   const { port } = server.address() as AddressInfo
-  const url = process.env.TOOLGATE_URL ?? `http://${reachableHost(opts.host)}:${port}`
+  const url = ownUrl(opts.host, port)
 
   try {
-    if (opts.runtime) supervisor = await startSupervisor(db, supervisorOptions(url))
+    if (opts.runtime) supervisor = await startSupervisor(db, supervisorOptions(url), opts.beforeRuntime)
   } catch (e) {
     await close()
     throw e
@@ -110,5 +131,5 @@ export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate
   expiry.unref()
   serve = door
   started()
-  return { url, server, close }
+  return { url, server, newKey, close }
 }

@@ -34,7 +34,7 @@ export function dumpState(db: Db): StateFileInput {
         ...(srv.connection ? { connection: { state: srv.connection.state, ...(srv.connection.detail ? { detail: srv.connection.detail } : {}), ...(srv.connection.action ? { action: srv.connection.action } : {}) } } : {}),
         tools: (toolsByServer.get(srv.name) ?? []).map((t) => ({
           ...definitionOf(t),
-          ...(t.approval ? { approval: { status: t.approval.status, disabled: t.approval.disabled, ...(t.previous ? { previous: t.previous } : {}) } } : {}),
+          ...(t.approval ? { approval: { status: t.approval.status, disabled: t.approval.disabled, ...(t.approval.status === 'changed' && t.approved ? { previous: t.approved } : {}) } } : {}),
         })),
       })),
       profiles: profileList(tx).map((p) => ({ name: p.name, servers: p.servers })),

@@ -1,15 +1,21 @@
 import 'server-only'
-import type { Db } from '@/db/client'
-import { agentTokens, profiles, serverConnections, serverSecrets, servers, settings, toolApprovals, tools } from '@/db/schema'
+import type { Db, Tx } from '@/db/client'
+import { agentTokens, profiles, serverConnections, serverDefinitions, serverOauth, serverSecrets, servers, settings, toolApprovals, tools, type ApprovedDefinition, type Transport } from '@/db/schema'
+import { knownTools, reviewContext } from '@/db/queries/tools'
+import { mintRequestId } from '@/lib/activity/request-id'
+import { holdToApproval } from '@/lib/upstream/discovery'
 import { eq } from 'drizzle-orm'
 import { recordChange } from '@/lib/admin/record-change'
+import { describeTransport, secretTarget } from '@/lib/admin/upstreams'
 import { serverNames } from '@/db/queries/servers'
 import { writeTransaction } from '@/db/write'
 import { hashSecret } from '@/lib/auth/secrets'
+import { newTokenId } from '@/lib/admin/tokens'
 import { badRequest } from '@/lib/errors'
 import { formatIssue } from '@/lib/schemas/issues'
 import { toolPin } from '@/lib/preflight/hash'
-import { definitionOf } from '@/lib/approvals/definition'
+import { approvedOf, definitionOf } from '@/lib/approvals/definition'
+import type { MovedSecrets } from '@/lib/activity/vocabulary'
 import { crossEntryIssues, stateFileSchema, type StateFile } from './schema'
 
 /** Validate a parsed state file; throws bad_request listing every problem by JSON path. */
@@ -23,16 +29,34 @@ export function parseStateFile(doc: unknown): StateFile {
 /**
  * Replace the proxy state with the file's, in one transaction (activity is kept).
  * Validation happens first; a bad file changes nothing. Secret values never appear in a file,
- * so a server that the file keeps, still naming the secret, keeps its stored value: a dump
- * loaded back reconnects instead of losing its credentials.
+ * so a server that the file keeps, still naming the secret, keeps its stored value (and an HTTP
+ * server its OAuth tokens and client): a dump loaded back reconnects instead of losing its
+ * credentials. Unless the file points the server at another target (secretTarget): then its
+ * secrets are dropped — a file edited to name another URL never receives the old credentials —
+ * or, with `keepSecrets`, kept; either way the result and the record say so.
+ * Its instructions, prompts and resources, which a file does not hold, stay with their approvals.
+ * Nor does a file approve a definition: a tool it marks approved that was approved here as
+ * something else is changed (a `tool.changed` record), keeping the definition approved here,
+ * until an operator approves it.
  */
-export async function loadState(db: Db, doc: unknown, actor: string): Promise<{ servers: number; tools: number; activityId: number; requestId: string }> {
+export async function loadState(db: Db, doc: unknown, actor: string, opts: { keepSecrets?: boolean } = {}): Promise<{ servers: number; tools: number; activityId: number; requestId: string; secretsDropped: MovedSecrets[]; secretsKept: MovedSecrets[] }> {
   const state = parseStateFile(doc)
   const now = Date.now()
+  const requestId = mintRequestId(now)
+  const held: { server: StateFile['servers'][number]; definition: ReturnType<typeof definitionOf>; hash: string; before: { approved: ApprovedDefinition; hash: string } }[] = []
   let toolCount = 0
+  const secretsDropped: MovedSecrets[] = []
+  const secretsKept: MovedSecrets[] = []
   const record = await writeTransaction(db, (tx) => {
+    const previous = new Map(tx.select({ name: servers.name, transport: servers.transport }).from(servers).all().map((r) => [r.name, r.transport]))
     const storedSecrets = tx.select().from(serverSecrets).all()
-    tx.delete(servers).run() // cascades to connections, tools and approvals
+    const storedOauth = tx.select().from(serverOauth).all()
+    // a token the file keeps (the same secret) stays the same caller: its tasks and held calls stay its own
+    const tokenIds = new Map(tx.select({ hash: agentTokens.tokenHash, id: agentTokens.id }).from(agentTokens).all().map((t) => [t.hash, t.id]))
+    const approvedBefore = approvedDefinitions(tx)
+    // not in a file: a server the file keeps keeps them, with their approvals (the runtime re-lists them)
+    const storedDefinitions = tx.select().from(serverDefinitions).all()
+    tx.delete(servers).run() // cascades to connections, tools, approvals, secrets, OAuth state and definitions
     tx.delete(profiles).run()
     tx.delete(agentTokens).run()
     tx.update(settings).set({
@@ -52,9 +76,16 @@ export async function loadState(db: Db, doc: unknown, actor: string): Promise<{ 
         createdAt: now, updatedAt: now,
       }).run()
       const named = new Set(s.transport?.secrets ?? [])
-      for (const secret of storedSecrets) {
-        if (secret.serverName === s.name && named.has(secret.name)) tx.insert(serverSecrets).values(secret).run()
+      const secrets = storedSecrets.filter((x) => x.serverName === s.name && named.has(x.name))
+      const oauth = s.transport && 'url' in s.transport ? storedOauth.find((x) => x.serverName === s.name) : undefined
+      const before = previous.get(s.name)
+      const moved = before !== undefined && secretTarget(before) !== secretTarget(s.transport) && (secrets.length > 0 || oauth !== undefined)
+      if (moved) (opts.keepSecrets ? secretsKept : secretsDropped).push({ server: s.name, from: shown(before), to: shown(s.transport), secrets: secrets.map((x) => x.name), oauth: oauth !== undefined })
+      if (!moved || opts.keepSecrets) {
+        for (const secret of secrets) tx.insert(serverSecrets).values(secret).run()
+        if (oauth) tx.insert(serverOauth).values(oauth).run()
       }
+      for (const d of storedDefinitions) if (d.serverName === s.name) tx.insert(serverDefinitions).values(d).run()
       if (s.connection) {
         tx.insert(serverConnections).values({
           serverName: s.name, state: s.connection.state, detail: s.connection.detail ?? null,
@@ -65,35 +96,62 @@ export async function loadState(db: Db, doc: unknown, actor: string): Promise<{ 
         toolCount++
         const columns = {
           title: t.title ?? null, description: t.description ?? null, inputSchema: t.input_schema, outputSchema: t.output_schema ?? null,
-          annotations: t.annotations ?? null, execution: t.execution ?? null, icons: t.icons ?? null,
+          annotations: t.annotations ?? null, execution: t.execution ?? null, icons: t.icons ?? null, meta: t._meta ?? null,
         }
-        const hash = toolPin(definitionOf({ name: t.name, ...columns }))
+        const definition = definitionOf({ name: t.name, ...columns })
+        const hash = toolPin(definition)
         tx.insert(tools).values({ serverName: s.name, name: t.name, ...columns, hash, firstSeen: now, lastSeen: now }).run()
         if (t.approval) {
-          const prev = t.approval.previous
-          const approvedHash = t.approval.status === 'approved' ? hash
-            : t.approval.status === 'changed' && prev ? toolPin({ name: t.name, ...prev })
-              : null
+          const { name: _name, ...offered } = definition
+          const approved = t.approval.status === 'approved' ? offered : t.approval.status === 'changed' ? t.approval.previous ?? null : null
           tx.insert(toolApprovals).values({
             serverName: s.name, toolName: t.name, status: t.approval.status, disabled: t.approval.disabled,
-            previous: prev ?? null, approvedHash, decidedBy: actor, decidedAt: now,
+            approved, approvedHash: approved && toolPin({ name: t.name, ...approved }), decidedBy: actor, decidedAt: now,
           }).run()
+        }
+        // approved in the file, but approved here as something else: a file cannot approve a definition
+        if (t.approval?.status !== 'pending' && t.approval?.status !== 'changed') {
+          const before = approvedBefore.get(`${s.name}\u0000${t.name}`)
+          if (before && before.hash !== hash) held.push({ server: s, definition, hash, before })
         }
       }
     }
+    // once every server is in, so the findings see what each definition could name elsewhere
+    for (const h of held) {
+      holdToApproval(tx, {
+        server: h.server, definition: h.definition, hash: h.hash, approval: { status: 'approved', approved: h.before.approved, approvedHash: h.before.hash },
+        actor, requestId, now, context: reviewContext(tx, h.server.name), note: 'found by state load: the file offers another definition than the one approved here',
+      })
+    }
     for (const p of state.profiles) tx.insert(profiles).values({ name: p.name, servers: p.servers }).run()
     for (const t of state.agent_tokens) {
+      const tokenHash = t.token !== undefined ? hashSecret(t.token) : t.token_hash!.slice('sha256:'.length)
       tx.insert(agentTokens).values({
-        name: t.name, tokenHash: t.token !== undefined ? hashSecret(t.token) : t.token_hash!.slice('sha256:'.length),
+        name: t.name, id: tokenIds.get(tokenHash) ?? newTokenId(), tokenHash,
         allowedServers: t.allowed_servers, profilePin: t.profile_pin, createdAt: now,
       }).run()
     }
-    return recordChange(tx, 'state.loaded', { actor }, {
+    return recordChange(tx, 'state.loaded', { actor, requestId }, {
       target: 'state', before: null,
       after: { servers: state.servers.length, tools: toolCount, profiles: state.profiles.length, agent_tokens: state.agent_tokens.length },
+      ...(secretsDropped.length ? { secrets_dropped: secretsDropped } : {}),
+      ...(secretsKept.length ? { secrets_kept: secretsKept } : {}),
     }, { now })
   })
-  return { servers: state.servers.length, tools: toolCount, ...record }
+  return { servers: state.servers.length, tools: toolCount, ...record, secretsDropped, secretsKept }
+}
+
+const shown = (t: Transport | null | undefined) => (t ? describeTransport(t) : '(no transport)')
+
+/** Every tool's approved definition and pin, by server and name (without a record: the tool as it stands). */
+function approvedDefinitions(tx: Tx): Map<string, { approved: ApprovedDefinition; hash: string }> {
+  const out = new Map<string, { approved: ApprovedDefinition; hash: string }>()
+  for (const t of knownTools(tx)) {
+    const approved = !t.approval ? approvedOf(t) : t.approval.status === 'approved' ? t.approved : null
+    const hash = t.approval ? t.approvedHash : t.hash
+    if (approved && hash) out.set(`${t.server}\u0000${t.name}`, { approved, hash })
+  }
+  return out
 }
 
 /** Whether the database holds no proxy state yet (first start). */

@@ -26,6 +26,7 @@ const servedFields = {
   annotations: json.nullable().optional(),
   execution: json.nullable().optional(),
   icons: z.array(z.unknown()).nullable().optional(),
+  _meta: json.nullable().optional(),
 }
 
 const toolSchema = z.strictObject({

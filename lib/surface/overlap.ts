@@ -5,6 +5,9 @@
  * report is byte-stable across runs and machines.
  */
 
+/** Pairs at or above this cosine are listed unless the caller asks otherwise. */
+export const DEFAULT_PAIR_THRESHOLD = 0.5
+
 export interface OverlapDoc { id: string; text: string }
 export interface OverlapPair { a: string; b: string; score: number; cross_server: boolean }
 

@@ -8,11 +8,9 @@ import { readSnapshot } from '@/db/queries/preflight-state'
 import { listPage, toMcpTool } from '@/lib/mcp/listing'
 import type { ServedTool } from '@/db/queries/served-tools'
 import { DESCRIBE_TOOL } from '@/lib/mcp/describe-tool-definition'
-import { closestTo, overlap, type OverlapPair } from './overlap'
+import { closestTo, DEFAULT_PAIR_THRESHOLD, overlap, type OverlapPair } from './overlap'
 import { countTokens, ENCODING } from './tokens'
 
-/** Pairs at or above this cosine are listed unless the caller asks otherwise. */
-export const DEFAULT_PAIR_THRESHOLD = 0.5
 
 /** Whose tool list: the whole served catalog, a profile's, or what one agent token gets. */
 export type SurfaceScope = { kind: 'catalog' } | { kind: 'profile'; name: string } | { kind: 'token'; name: string }

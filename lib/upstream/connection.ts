@@ -6,6 +6,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import {
   ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, RELATED_TASK_META_KEY, LoggingMessageNotificationSchema, McpError, ProgressNotificationSchema, ToolListChangedNotificationSchema,
+  PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema,
   type CallToolResult, type ElicitRequest, type ElicitResult, type LoggingMessageNotification, type Progress,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared/transport.js'
@@ -16,6 +17,7 @@ import { describeError } from '@/lib/errors'
 import { projectRoot } from '@/lib/paths'
 import pkg from '@/package.json'
 import { applyDiscovery, type DiscoveredTool } from './discovery'
+import type { DiscoveredDefinition } from '@/lib/approvals/server-definitions'
 import { DbOAuthProvider, CALLBACK_PATH } from './oauth'
 import { oauthOf } from '@/db/queries/upstream'
 import { upstreamFetch } from '@/lib/http/upstream-fetch'
@@ -99,6 +101,58 @@ export async function listAllTools(client: Client, timeoutMs: number): Promise<D
   return all
 }
 
+const rawPage = z.looseObject({ nextCursor: z.string().optional() })
+/** A listing's pages are followed this far at most: a server cursoring forever is cut off, not followed. */
+const MAX_DEFINITION_PAGES = 100
+
+/** Every item of one of a server's listings (prompts/list, …), every page, each object kept as given. */
+async function listAllOf(client: Client, method: string, key: string, timeoutMs: number): Promise<Record<string, unknown>[]> {
+  const all: Record<string, unknown>[] = []
+  let cursor: string | undefined
+  for (let page = 0; page < MAX_DEFINITION_PAGES; page++) {
+    let r: Record<string, unknown>
+    try {
+      r = await client.request({ method, params: cursor ? { cursor } : {} }, rawPage, { timeout: timeoutMs })
+    } catch (e) {
+      // offered as a capability, but not this listing (resources without templates): none of it
+      if (e instanceof McpError && e.code === ErrorCode.MethodNotFound) return all
+      throw e
+    }
+    const items = r[key]
+    if (Array.isArray(items)) for (const it of items) if (it && typeof it === 'object' && !Array.isArray(it)) all.push(it as Record<string, unknown>)
+    cursor = typeof r.nextCursor === 'string' ? r.nextCursor : undefined
+    if (!cursor) break
+  }
+  return all
+}
+
+/**
+ * What a server gives agents besides its tools, each kept as given for review and pinning:
+ * its instructions, its prompts, its resources and resource templates (where it offers them).
+ */
+export async function listDefinitions(client: Client, timeoutMs: number): Promise<DiscoveredDefinition[]> {
+  const caps = client.getServerCapabilities()
+  const out: DiscoveredDefinition[] = []
+  const instructions = client.getInstructions()
+  if (instructions) out.push({ kind: 'instructions', key: '', definition: { instructions } })
+  const keyed = (kind: DiscoveredDefinition['kind'], field: string) => (items: Record<string, unknown>[]) => {
+    for (const definition of items) if (typeof definition[field] === 'string') out.push({ kind, key: definition[field] as string, definition })
+  }
+  if (caps?.prompts) keyed('prompt', 'name')(await listAllOf(client, 'prompts/list', 'prompts', timeoutMs))
+  if (caps?.resources) {
+    keyed('resource', 'uri')(await listAllOf(client, 'resources/list', 'resources', timeoutMs))
+    keyed('resource_template', 'uriTemplate')(await listAllOf(client, 'resources/templates/list', 'resourceTemplates', timeoutMs))
+  }
+  return out
+}
+
+/** Everything a server offers, as one discovery stores it (whole, or not at all). */
+export interface Offered { tools: DiscoveredTool[]; definitions: DiscoveredDefinition[] }
+
+async function listOffered(client: Client, timeoutMs: number): Promise<Offered> {
+  return { tools: await listAllTools(client, timeoutMs), definitions: await listDefinitions(client, timeoutMs) }
+}
+
 /** The SDK transport for a server: its process (stdio, stderr into the log) or its URL (with OAuth). */
 function makeTransport(db: Db, spec: Pick<ConnectionSpec, 'name' | 'transport' | 'secrets'>, opts: Pick<RuntimeOptions, 'baseUrl'>, log: Log): SdkTransport {
   const t = spec.transport
@@ -120,11 +174,25 @@ function makeTransport(db: Db, spec: Pick<ConnectionSpec, 'name' | 'transport' |
   // challenges before any login reads pending_auth, and nothing registers with its
   // authorization server until an operator starts a login
   const oauth = oauthOf(db, spec.name)
-  const authProvider = oauth?.tokens || oauth?.grant === 'client_credentials' ? new DbOAuthProvider(db, spec.name, new URL(CALLBACK_PATH, opts.baseUrl).href, false) : undefined
-  const requestInit = { headers: { ...(t.headers ?? {}), ...secretValues } }
+  const authProvider = oauth?.tokens || oauth?.grant === 'client_credentials' ? new DbOAuthProvider(db, spec.name, t.url, new URL(CALLBACK_PATH, opts.baseUrl).href, false) : undefined
+  const fetch = serverFetch(new URL(t.url), { ...(t.headers ?? {}), ...secretValues }, authProvider)
   return t.type === 'sse'
-    ? new SSEClientTransport(new URL(t.url), { authProvider, requestInit, fetch: upstreamFetch })
-    : new StreamableHTTPClientTransport(new URL(t.url), { authProvider, requestInit, fetch: upstreamFetch })
+    ? new SSEClientTransport(new URL(t.url), { authProvider, fetch })
+    : new StreamableHTTPClientTransport(new URL(t.url), { authProvider, fetch })
+}
+
+/**
+ * An HTTP server's fetch: its configured headers (secrets among them) go to its own origin only,
+ * and any other request (its OAuth issuer's token endpoint) goes through the OAuth rule without them.
+ */
+function serverFetch(server: URL, headers: Record<string, string>, oauth: DbOAuthProvider | undefined): typeof fetch {
+  return (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input))
+    if (url.origin !== server.origin) return oauth ? oauth.fetch(input, init) : upstreamFetch(input, init)
+    const merged = new Headers(init?.headers)
+    for (const [k, v] of Object.entries(headers)) merged.set(k, v)
+    return upstreamFetch(input, { ...init, headers: merged })
+  }
 }
 
 /** What an operator needs to know about a failed connection: refused where, DNS, TLS, spawn. */
@@ -172,10 +240,10 @@ export async function inspectServer(db: Db, spec: Pick<ConnectionSpec, 'name' | 
   const client = new Client({ name: 'toolgate', version: pkg.version }, { capabilities: {} }) // for inspection: ask for nothing
   await client.connect(makeTransport(db, spec, opts, log), { timeout: opts.connectTimeoutMs })
   try {
-    const all = await listAllTools(client, opts.connectTimeoutMs)
-    await applyDiscovery(db, spec.name, all, { inspect: true })
-    log('event', `inspected: ${all.length} tools listed for review (the server stays quarantined)`)
-    return all.length
+    const { tools, definitions } = await listOffered(client, opts.connectTimeoutMs)
+    await applyDiscovery(db, spec.name, tools, { inspect: true, definitions })
+    log('event', `inspected: ${tools.length} tools and ${definitions.length} instructions, prompts and resources listed for review (the server stays quarantined)`)
+    return tools.length
   } finally {
     await client.close().catch(() => undefined)
   }
@@ -483,7 +551,9 @@ export class UpstreamConnection {
       if (this.stopped) return finish('stopped')
       this.publish('discovering')
       await this.discover()
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.rediscover())
+      for (const changed of [ToolListChangedNotificationSchema, PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema]) {
+        client.setNotificationHandler(changed, () => this.rediscover())
+      }
       this.ready = true
       this.publish('ready')
       this.log('event', 'ready')
@@ -514,10 +584,13 @@ export class UpstreamConnection {
     finish('stopped')
   }
 
-  /** tools/list, following every nextCursor page. */
+  /** Everything the server offers, every page, then stored (the rug-pull guard). */
   private async discover(): Promise<void> {
-    const all = await listAllTools(this.client!, this.opts.connectTimeoutMs)
-    const out = await applyDiscovery(this.db, this.spec.name, all)
+    await this.store(await listOffered(this.client!, this.opts.connectTimeoutMs))
+  }
+
+  private async store({ tools: all, definitions }: Offered): Promise<void> {
+    const out = await applyDiscovery(this.db, this.spec.name, all, { definitions })
     this.taskRequired = new Set(all.filter((t) => t.execution?.taskSupport === 'required').map((t) => t.name))
     this.log('event', `discovered ${all.length} tools${out.baseline ? ' (approved as the baseline)' : ''}` +
       `${out.added.length && !out.baseline ? `; new: ${out.added.join(', ')}` : ''}${out.changed.length ? `; changed: ${out.changed.join(', ')}` : ''}${out.gone.length ? `; gone: ${out.gone.join(', ')}` : ''}`)
@@ -532,10 +605,25 @@ export class UpstreamConnection {
     this.discovering = (async () => {
       do {
         this.rediscoverAgain = false
+        // this connection's: a failure must end it, not one opened since
+        const { client, fail } = this
+        if (!client) break
+        let listed: Offered
         try {
-          await this.discover()
+          listed = await listOffered(client, this.opts.connectTimeoutMs)
         } catch (e) {
-          this.log('event', `re-discovery failed: ${describeError(e)}`)
+          // What the server offers cannot be read (an error, or a listing that stalls), so
+          // nothing can hold its tools to their approvals: it is not ready until a discovery
+          // completes. Meanwhile agents are served the approved definitions, and calls wait.
+          this.log('event', `re-discovery failed: ${describeConnectionError(e)}`)
+          fail?.(`closed: listing its tools failed: ${describeConnectionError(e)}`)
+          break
+        }
+        try {
+          await this.store(listed)
+        } catch (e) {
+          // a local failure (a foreign lock): the next pass stores it
+          this.log('event', `re-discovery could not be stored: ${describeError(e)}`)
         }
       } while (this.rediscoverAgain && !this.stopped)
       this.discovering = null

@@ -2,13 +2,15 @@ import 'server-only'
 import { and, eq, isNull } from 'drizzle-orm'
 import type { Db, Tx } from '@/db/client'
 import { discoveryBasis, reviewContext } from '@/db/queries/tools'
-import { servers, toolApprovals, tools, type ApprovedDefinition, type JsonObject, type ToolAnnotations } from '@/db/schema'
+import { serverDefinitions, servers, toolApprovals, tools, type ApprovedDefinition, type DefinitionKind, type JsonObject, type Server, type ServerDefinition, type ToolAnnotations, type ToolApproval } from '@/db/schema'
+import { definitionsOf } from '@/db/queries/definitions'
+import { definitionChanges, definitionId, definitionPin, type DiscoveredDefinition } from '@/lib/approvals/server-definitions'
 import { writeTransaction } from '@/db/write'
 import { insertActivity, type ActivityInput } from '@/lib/activity/record'
 import { mintRequestId } from '@/lib/activity/request-id'
 import type { ActivityDataByType } from '@/lib/activity/vocabulary'
 import { approvedOf, definitionDiff, definitionOf } from '@/lib/approvals/definition'
-import { reviewFindings } from '@/lib/approvals/findings'
+import { reviewFindings, type ReviewContext } from '@/lib/approvals/findings'
 import { toolPin } from '@/lib/preflight/hash'
 
 /** A tool as an upstream's tools/list describes it: every field, kept as given. */
@@ -38,17 +40,23 @@ const columnsOf = (d: DiscoveredTool) => ({
  * Store one complete discovery and apply the rug-pull guard, in one transaction:
  * - the first discovery of a server (added trusted) approves its tools as the baseline;
  * - a tool that appears later is pending (auto-approved on trust=auto servers);
- * - a tool whose pin — over every served field, annotations included — differs from its
- *   approved pin becomes changed, keeping the approved definition for the diff
- *   (auto-approved on trust=auto servers);
+ * - a tool whose pin — over every served field, annotations and _meta included — differs from
+ *   its approved pin becomes changed, keeping the approved definition, which is what agents are
+ *   served (db/queries/served-tools.ts) while the tool is withheld anyway (auto-approved on
+ *   trust=auto servers);
  * - a tool no longer listed is marked gone, not deleted.
  * Every transition is an activity record, with the field-by-field diff and review findings.
  *
- * `inspect`: a quarantined server, connected only to be looked at. Its definitions are stored
- * (and shown, withheld by the quarantine) with no approval decided: releasing the server
- * approves what the operator was shown.
+ * The tools row always takes what the server offers now; the approved definition changes only
+ * by an approval. A discovery is applied whole or not at all: one that fails (or a tools/list
+ * that never answers) leaves every stored definition, and every approval, as it was.
+ *
+ * `inspect`: a quarantined server, connected only to be looked at. A tool it lists for the
+ * first time is stored with no approval decided (releasing the server approves what the
+ * operator was shown); a tool approved before is held to its approval exactly as the runtime
+ * would hold it, so an inspection cannot carry a changed definition past the guard.
  */
-export function applyDiscovery(db: Db, serverName: string, discovered: DiscoveredTool[], opts: { inspect?: boolean; now?: number } = {}): Promise<DiscoveryOutcome> {
+export function applyDiscovery(db: Db, serverName: string, discovered: DiscoveredTool[], opts: { inspect?: boolean; now?: number; definitions?: DiscoveredDefinition[] } = {}): Promise<DiscoveryOutcome> {
   const now = opts.now ?? Date.now()
   return writeTransaction(db, (tx) => {
     const basis = discoveryBasis(tx, serverName)
@@ -67,6 +75,7 @@ export function applyDiscovery(db: Db, serverName: string, discovered: Discovere
     for (const d of discovered) {
       const columns = columnsOf(d)
       const definition = definitionOf({ name: d.name, ...columns })
+      const { name: _name, ...offered } = definition
       const hash = toolPin(definition)
       const target = `${serverName}:${d.name}`
       const prev = known.get(d.name)
@@ -76,7 +85,8 @@ export function applyDiscovery(db: Db, serverName: string, discovered: Discovere
         out.added.push(d.name)
         if (inspect) continue
         const status = baseline || auto ? 'approved' : 'pending'
-        upsertApproval(tx, serverName, d.name, { status, approvedHash: status === 'approved' ? hash : null, previous: null, decidedAt: now })
+        const approved = status === 'approved'
+        upsertApproval(tx, serverName, d.name, { status, approved: approved ? offered : null, approvedHash: approved ? hash : null, decidedAt: now })
         if (!baseline) record(auto ? 'tool.auto_approved' : 'tool.discovered', { target, before: null, after: { status, pin: hash }, findings: findingsOf(definition) })
         continue
       }
@@ -85,29 +95,24 @@ export function applyDiscovery(db: Db, serverName: string, discovered: Discovere
         out.returned.push(d.name)
         record('tool.returned', { target })
       }
-      if (inspect || (!approval && baseline)) continue
-      const approvedHash = approval ? approval.approvedHash : prev.hash // no record = implicitly approved as it was
-      if (approval?.status === 'pending' || hash === approvedHash) {
-        // still awaiting review, or back to exactly what was approved
+      // nothing approved yet: a server only ever inspected, or at its baseline (which approves it as it is)
+      if (!approval && server.baselineAt === null) continue
+      // still awaiting review: approving it takes the definition as it is then
+      if (approval?.status === 'pending') continue
+      // what was approved: the record's definition, or (no record) the tool as it stood, implicitly approved
+      const approvedHash = approval ? approval.approvedHash : prev.hash
+      const approvedDefinition = approval ? approval.approved : approvedOf(prev)
+      if (hash === approvedHash) {
+        // back to exactly what was approved
         if (approval?.status === 'changed') {
-          upsertApproval(tx, serverName, d.name, { status: 'approved', approvedHash, previous: null, decidedAt: now })
+          upsertApproval(tx, serverName, d.name, { status: 'approved', approved: approvedDefinition, approvedHash, decidedAt: now })
           record('tool.changed', { target, before: { status: 'changed' }, after: { status: 'approved', pin: hash }, note: 'definition reverted to the approved one' })
         }
         continue
       }
       if (hash === prev.hash && approval?.status === 'changed') continue // already flagged, nothing new
       out.changed.push(d.name)
-      // the approved definition, kept the first time it changes
-      const previous = approval?.status === 'changed' && approval.previous ? approval.previous : approvedOf(prev)
-      const { name: _name, ...current } = definition
-      const diff = definitionDiff(previous, current)
-      if (auto) {
-        upsertApproval(tx, serverName, d.name, { status: 'approved', approvedHash: hash, previous: null, decidedAt: now })
-        record('tool.auto_approved', { target, before: { pin: approvedHash }, after: { status: 'approved', pin: hash }, diff, findings: findingsOf(definition) })
-      } else {
-        upsertApproval(tx, serverName, d.name, { status: 'changed', approvedHash, previous, decidedAt: now })
-        record('tool.changed', { target, before: { status: approval?.status ?? 'approved', pin: approvedHash }, after: { status: 'changed', pin: hash }, diff, findings: findingsOf(definition) })
-      }
+      holdToApproval(tx, { server, definition, hash, approval: { status: approval?.status ?? 'approved', approved: approvedDefinition, approvedHash }, actor: RUNTIME, requestId, now, context, ...(inspect ? { note: 'found by inspection' } : {}) })
     }
 
     const listed = new Set(discovered.map((d) => d.name))
@@ -117,11 +122,15 @@ export function applyDiscovery(db: Db, serverName: string, discovered: Discovere
       out.gone.push(t.name)
       record('tool.gone', { target: `${serverName}:${t.name}` })
     }
+    if (opts.definitions) applyDefinitions(tx, opts.definitions, { server, inspect, baseline, requestId, now, context })
     if (inspect) {
       tx.update(servers).set({ inspectedAt: now }).where(eq(servers.name, serverName)).run()
       record('server.inspected', {
-        target: serverName, before: null, after: { tools: discovered.length },
-        findings: discovered.flatMap((d) => findingsOf(definitionOf({ name: d.name, ...columnsOf(d) })).map((f) => ({ ...f, field: `${d.name}.${f.field}` }))),
+        target: serverName, before: null, after: { tools: discovered.length, ...(opts.definitions ? { definitions: opts.definitions.length } : {}) },
+        findings: [
+          ...discovered.flatMap((d) => findingsOf(definitionOf({ name: d.name, ...columnsOf(d) })).map((f) => ({ ...f, field: `${d.name}.${f.field}` }))),
+          ...(opts.definitions ?? []).flatMap((d) => reviewFindings(d.definition, context).map((f) => ({ ...f, field: `${definitionId(serverName, d.kind, d.key)}.${f.field}` }))),
+        ],
       })
     } else if (baseline) {
       tx.update(servers).set({ baselineAt: now }).where(eq(servers.name, serverName)).run()
@@ -131,8 +140,103 @@ export function applyDiscovery(db: Db, serverName: string, discovered: Discovere
   })
 }
 
-function upsertApproval(tx: Tx, serverName: string, toolName: string, v: { status: 'approved' | 'pending' | 'changed'; approvedHash: string | null; previous: ApprovedDefinition | null; decidedAt: number }) {
-  const values = { ...v, decidedBy: RUNTIME }
+/**
+ * A tool whose server offers a definition other than the approved one: changed, keeping the
+ * approved definition (auto-approved on trust=auto servers), on the record with the diff and
+ * findings. Discovery, inspection and release all hold a tool to its approval through here.
+ */
+export function holdToApproval(tx: Tx, c: {
+  server: Pick<Server, 'name' | 'trust'>; definition: ApprovedDefinition & { name: string }; hash: string
+  approval: { status: ToolApproval['status']; approved: ApprovedDefinition | null; approvedHash: string | null }
+  actor: string; requestId: string; now: number; context: ReviewContext; note?: string
+}): void {
+  const { name, ...offered } = c.definition
+  const target = `${c.server.name}:${name}`
+  const diff = c.approval.approved ? definitionDiff(c.approval.approved, offered) : []
+  const findings = reviewFindings(c.definition, c.context)
+  const at = { requestId: c.requestId, actor: c.actor, server: c.server.name, at: c.now }
+  const note = c.note ? { note: c.note } : {}
+  if (c.server.trust === 'auto') {
+    upsertApproval(tx, c.server.name, name, { status: 'approved', approved: offered, approvedHash: c.hash, decidedAt: c.now }, c.actor)
+    insertActivity(tx, { ...at, type: 'tool.auto_approved', data: { target, before: { pin: c.approval.approvedHash }, after: { status: 'approved', pin: c.hash }, diff, findings, ...note } })
+  } else {
+    upsertApproval(tx, c.server.name, name, { status: 'changed', approved: c.approval.approved, approvedHash: c.approval.approvedHash, decidedAt: c.now }, c.actor)
+    insertActivity(tx, { ...at, type: 'tool.changed', data: { target, before: { status: c.approval.status, pin: c.approval.approvedHash }, after: { status: 'changed', pin: c.hash }, diff, findings, ...note } })
+  }
+}
+
+interface DefinitionPass { server: Pick<Server, 'name' | 'trust'>; inspect: boolean; baseline: boolean; requestId: string; now: number; context: ReviewContext }
+
+/**
+ * The same guard for a server's instructions, prompts, resources and templates: the baseline
+ * approves them, a new one is pending, one whose pin differs from its approved pin is changed
+ * (trust=auto approves both), one no longer offered is gone. An inspection decides nothing for
+ * one it sees first, and holds one approved before to its approval.
+ */
+function applyDefinitions(tx: Tx, offered: DiscoveredDefinition[], c: DefinitionPass): void {
+  const serverName = c.server.name
+  const keyOf = (d: { kind: string; key: string }) => `${d.kind}\u0000${d.key}`
+  const known = new Map(definitionsOf(tx, serverName).map((d) => [keyOf(d), d]))
+  const at = { requestId: c.requestId, actor: RUNTIME, server: serverName, at: c.now }
+  const auto = c.server.trust === 'auto'
+  const where = (d: { kind: DefinitionKind; key: string }) =>
+    and(eq(serverDefinitions.serverName, serverName), eq(serverDefinitions.kind, d.kind), eq(serverDefinitions.key, d.key))
+  for (const d of offered) {
+    const hash = definitionPin(d.kind, d.definition)
+    const target = definitionId(serverName, d.kind, d.key)
+    const prev = known.get(keyOf(d))
+    if (!prev) {
+      const status = c.inspect ? null : c.baseline || auto ? 'approved' : 'pending'
+      const approved = status === 'approved'
+      tx.insert(serverDefinitions).values({
+        serverName, kind: d.kind, key: d.key, definition: d.definition, hash, status, approved: approved ? d.definition : null, approvedHash: approved ? hash : null,
+        decidedBy: status && RUNTIME, decidedAt: status && c.now, firstSeen: c.now, lastSeen: c.now,
+      }).run()
+      if (status && !c.baseline) {
+        insertActivity(tx, { ...at, type: auto ? 'definition.auto_approved' : 'definition.discovered', data: { target, kind: d.kind, before: null, after: { status, pin: hash }, findings: reviewFindings(d.definition, c.context) } })
+      }
+      continue
+    }
+    tx.update(serverDefinitions).set({ definition: d.definition, hash, lastSeen: c.now, goneAt: null }).where(where(d)).run()
+    // nothing approved yet (undecided or pending): approving takes it as it is then
+    if (prev.status === null || prev.status === 'pending') continue
+    if (hash === prev.approvedHash) {
+      if (prev.status === 'changed') {
+        tx.update(serverDefinitions).set({ status: 'approved', decidedBy: RUNTIME, decidedAt: c.now }).where(where(d)).run()
+        insertActivity(tx, { ...at, type: 'definition.changed', data: { target, kind: d.kind, before: { status: 'changed' }, after: { status: 'approved', pin: hash }, note: 'definition reverted to the approved one' } })
+      }
+      continue
+    }
+    if (hash === prev.hash && prev.status === 'changed') continue // already flagged, nothing new
+    holdDefinition(tx, { ...prev, definition: d.definition, hash }, { ...c, actor: RUNTIME, ...(c.inspect ? { note: 'found by inspection' } : {}) })
+  }
+  const listed = new Set(offered.map(keyOf))
+  for (const d of known.values()) {
+    if (listed.has(keyOf(d)) || d.goneAt !== null) continue
+    tx.update(serverDefinitions).set({ goneAt: c.now }).where(where(d)).run()
+    insertActivity(tx, { ...at, type: 'definition.gone', data: { target: definitionId(serverName, d.kind, d.key), kind: d.kind } })
+  }
+}
+
+/**
+ * A definition whose server offers something other than the approved one: changed, keeping the
+ * approved one (auto-approved on trust=auto servers), on the record with the diff and findings.
+ * Discovery, inspection and release hold a definition to its approval through here.
+ */
+export function holdDefinition(tx: Tx, d: ServerDefinition, c: { server: Pick<Server, 'name' | 'trust'>; actor: string; requestId: string; now: number; context: ReviewContext; note?: string }): void {
+  const target = definitionId(d.serverName, d.kind, d.key)
+  const auto = c.server.trust === 'auto'
+  const data = {
+    target, kind: d.kind, before: { status: d.status ?? 'approved', pin: d.approvedHash }, after: { status: auto ? 'approved' : 'changed', pin: d.hash },
+    diff: definitionChanges(d.approved ?? {}, d.definition), findings: reviewFindings(d.definition, c.context), ...(c.note ? { note: c.note } : {}),
+  }
+  tx.update(serverDefinitions).set(auto ? { status: 'approved', approved: d.definition, approvedHash: d.hash, decidedBy: c.actor, decidedAt: c.now } : { status: 'changed', decidedBy: c.actor, decidedAt: c.now })
+    .where(and(eq(serverDefinitions.serverName, d.serverName), eq(serverDefinitions.kind, d.kind), eq(serverDefinitions.key, d.key))).run()
+  insertActivity(tx, { requestId: c.requestId, actor: c.actor, server: d.serverName, at: c.now, type: auto ? 'definition.auto_approved' : 'definition.changed', data })
+}
+
+function upsertApproval(tx: Tx, serverName: string, toolName: string, v: { status: 'approved' | 'pending' | 'changed'; approved: ApprovedDefinition | null; approvedHash: string | null; decidedAt: number }, actor = RUNTIME) {
+  const values = { ...v, decidedBy: actor }
   tx.insert(toolApprovals).values({ serverName, toolName, disabled: false, ...values })
     .onConflictDoUpdate({ target: [toolApprovals.serverName, toolApprovals.toolName], set: values }).run()
 }

@@ -12,7 +12,8 @@ import { following } from '@/lib/signals'
 import { serverConfig } from '@/db/queries/servers'
 import { readSettings } from '@/db/queries/settings'
 import type { CallApproval } from '@/db/schema'
-import { callById, claimCall, finishCall, requestCall } from '@/lib/approvals/calls'
+import { callById, callGate, claimCall, finishCall, refuseCall, requestCall } from '@/lib/approvals/calls'
+import { callerKey } from '@/lib/auth/caller'
 
 export interface CallContext {
   db: Db
@@ -76,18 +77,27 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 /**
  * A call of a tool under call approval: open (or join) the approval request for this exact
  * call, then wait up to the configured time for the operator. Approved, it runs once — by
- * whichever waiter claims it — and every waiter gets that one result.
+ * whichever waiter claims it — and every waiter gets that one result. The gate was asked before
+ * the wait and is asked again by the waiter about to run it (one gate, at the moment of effect):
+ * a tool changed, blocked or disabled meanwhile, or a caller revoked or narrowed, refuses it,
+ * and every waiter gets that refusal.
  */
 async function heldCall(ctx: CallContext, server: string, tool: string, args: Record<string, unknown>, supervisor: Supervisor | undefined, timeoutMs: number, record: CallRecorder): Promise<CallOutcome> {
-  const { call } = await requestCall(ctx.db, { server, tool, args, caller: ctx.caller.name, requestId: ctx.requestId })
+  const { call } = await requestCall(ctx.db, { server, tool, args, caller: ctx.caller.name, callerId: callerKey(ctx.caller), requestId: ctx.requestId, profile: ctx.profile })
   const started = Date.now()
   const deadline = started + readSettings(ctx.db).callApprovalWaitMs
   let reported = started
   for (;;) {
     const c = callById(ctx.db, call.id)!
     if (c.status === 'done') return { kind: 'answered', result: c.result as CallToolResult, callId: c.id }
+    if (c.status === 'refused') return { kind: 'refused', verdict: c.result as unknown as UnavailableResult }
     if (c.status === 'denied' || c.status === 'expired') return { kind: c.status, call: c }
     if (c.status === 'approved' && await claimCall(ctx.db, c.id)) {
+      const refusal = callGate(ctx.db, c, ctx.caller, ctx.profile)
+      if (refusal) {
+        await refuseCall(ctx.db, c.id, refusal)
+        return { kind: 'refused', verdict: refusal }
+      }
       const outcome = await callUpstream(ctx, server, tool, args, supervisor, timeoutMs, record, c.id)
       const result: CallToolResult = outcome.kind === 'answered' ? outcome.result
         : { isError: true, content: [{ type: 'text', text: outcome.kind === 'failed' ? outcome.error : 'the caller cancelled the call while it ran' }] }

@@ -8,12 +8,14 @@ import type { Db } from '@/db/client'
 import { serverOauth, servers } from '@/db/schema'
 import { appendActivity } from '@/lib/activity/record'
 import { writeTransaction } from '@/db/write'
+import { sealOauth, type OAuthState } from '@/db/secrets'
 import { mintRequestId } from '@/lib/activity/request-id'
 import { badRequest } from '@/lib/errors'
 import { requireServer } from '@/lib/admin/require'
 import { oauthByState, oauthOf } from '@/db/queries/upstream'
 import type { ActionContext } from '@/lib/admin/tools'
 import { upstreamFetch } from '@/lib/http/upstream-fetch'
+import { bounded, discoverWithin, OAUTH_REQUEST_TIMEOUT_MS, OAuthTargets } from './oauth-targets'
 
 export const CALLBACK_PATH = '/api/upstream/oauth/callback'
 /** Where toolgate serves its own client ID metadata document (an HTTPS toolgate can name it as its client). */
@@ -37,9 +39,9 @@ export function clientMetadataDocument(origin: string) {
 }
 const REFRESH_RACE_MS = 10_000
 
-function save(db: Db, server: string, values: Partial<typeof serverOauth.$inferInsert>): Promise<void> {
-  const v = { ...values, updatedAt: Date.now() }
+function save(db: Db, server: string, values: Partial<OAuthState>): Promise<void> {
   return writeTransaction(db, (tx) => {
+    const v = { ...sealOauth(tx, values), updatedAt: Date.now() }
     tx.insert(serverOauth).values({ serverName: server, ...v }).onConflictDoUpdate({ target: serverOauth.serverName, set: v }).run()
   })
 }
@@ -54,8 +56,26 @@ function save(db: Db, server: string, values: Partial<typeof serverOauth.$inferI
  */
 export class DbOAuthProvider implements OAuthClientProvider {
   authorizationUrl?: URL
+  private targets?: Promise<OAuthTargets>
 
-  constructor(private db: Db, private server: string, private redirect: string, private interactive: boolean) {}
+  /** `resourceMetadataUrl`: where the server's challenge said its metadata is (a login's first discovery) */
+  constructor(private db: Db, private server: string, private serverUrl: string, private redirect: string, private interactive: boolean, private resourceMetadataUrl?: URL) {}
+
+  /** Where this server's OAuth requests may go (its origin and its issuer's); worked out once, when first needed. */
+  private oauthTargets(): Promise<OAuthTargets> {
+    this.targets ??= OAuthTargets.of(this.serverUrl).then((t) => {
+      const issuer = this.row?.discovery?.authorizationServerUrl
+      if (typeof issuer === 'string' && URL.canParse(issuer)) t.trustIssuer(new URL(issuer))
+      return t
+    }, (e: unknown) => {
+      this.targets = undefined // a failed lookup is tried again next time
+      throw e
+    })
+    return this.targets
+  }
+
+  /** The fetch for every OAuth request of this server (discovery, registration, tokens), under its rule. */
+  readonly fetch: typeof fetch = async (input, init) => (await this.oauthTargets()).fetch(input, init)
 
   private get row() {
     return oauthOf(this.db, this.server)
@@ -126,8 +146,13 @@ export class DbOAuthProvider implements OAuthClientProvider {
     return v
   }
 
-  discoveryState() {
-    return (this.row?.discovery ?? undefined) as OAuthDiscoveryState | undefined
+  /** What discovery found; when nothing is stored yet, discovery under the rule (the SDK never discovers by itself). */
+  async discoveryState(): Promise<OAuthDiscoveryState> {
+    const stored = this.row?.discovery
+    if (stored) return stored as unknown as OAuthDiscoveryState
+    const found = await discoverWithin(await this.oauthTargets(), this.resourceMetadataUrl)
+    await this.saveDiscoveryState(found)
+    return found
   }
 
   saveDiscoveryState(state: OAuthDiscoveryState) {
@@ -169,15 +194,12 @@ function httpServer(db: Db, name: string) {
   return { ...s, url: s.transport.url }
 }
 
-/** Every request of a login is bounded: a silent authorization server must not hang it. */
-const LOGIN_REQUEST_TIMEOUT_MS = 15_000
-const loginFetch: typeof fetch = (input, init) => upstreamFetch(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(LOGIN_REQUEST_TIMEOUT_MS) })
-
 /** The server's challenge to a request without a token: where its resource metadata is, and the scope it wants. */
 async function challengeOf(url: string): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
   try {
-    const res = await loginFetch(url, {
-      method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    // the server's own URL, as configured; a redirect elsewhere is not followed with a body
+    const res = await bounded(upstreamFetch)(url, {
+      method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'toolgate', version: '1' } } }),
     })
     await res.body?.cancel().catch(() => undefined)
@@ -194,7 +216,9 @@ const mergeScopes = (...scopes: (string | null | undefined)[]) => [...new Set(sc
 
 /** A login step that failed, said plainly (the SDK's own words, with what toolgate was doing). */
 function loginFailed(server: string, step: string, e: unknown): Error {
-  const why = e instanceof Error ? (e.name === 'TimeoutError' ? `no answer within ${LOGIN_REQUEST_TIMEOUT_MS / 1000} s` : e.message) : String(e)
+  // a network failure says why in its cause (connection refused, DNS)
+  const cause = (e as { cause?: { message?: string } })?.cause
+  const why = e instanceof Error ? (e.name === 'TimeoutError' ? `no answer within ${OAUTH_REQUEST_TIMEOUT_MS / 1000} s` : cause?.message ? `${e.message} (${cause.message})` : e.message) : String(e)
   return new Error(`login for "${server}" failed while ${step}: ${why}`)
 }
 
@@ -206,6 +230,8 @@ function loginFailed(server: string, step: string, e: unknown): Error {
  */
 export async function startLogin(db: Db, name: string, opts: { baseUrl: string; returnTo?: string }, ctx: ActionContext): Promise<{ url: string } | { alreadyAuthorized: true }> {
   const server = httpServer(db, name)
+  // a quarantined server is not reviewed yet: nothing it names is fetched, nothing registers with it
+  if (server.quarantined) throw badRequest(`server "${name}" is quarantined: toolgate does not log in to a server under review. Release it first (toolgate upstream unquarantine ${name}), then log in`)
   if (oauthOf(db, name)?.grant === 'client_credentials') {
     throw badRequest(`server "${name}" gets its tokens by itself (client credentials): no login is needed. If it cannot connect, its log says why: toolgate upstream logs ${name}`)
   }
@@ -214,10 +240,10 @@ export async function startLogin(db: Db, name: string, opts: { baseUrl: string; 
   const scope = mergeScopes(challenge.scope, oauthOf(db, name)?.challengedScope)
   // a fresh login: fresh discovery, no stale token short-circuiting it
   await save(db, name, { redirectUrl: redirect, returnTo: opts.returnTo ?? null, codeVerifier: null, state: null, discovery: null, tokens: null, challengedScope: scope ?? null })
-  const provider = new DbOAuthProvider(db, name, redirect, true)
+  const provider = new DbOAuthProvider(db, name, server.url, redirect, true, challenge.resourceMetadataUrl)
   let result: Awaited<ReturnType<typeof auth>>
   try {
-    result = await auth(provider, { serverUrl: server.url, scope, resourceMetadataUrl: challenge.resourceMetadataUrl, fetchFn: loginFetch })
+    result = await auth(provider, { serverUrl: server.url, scope, resourceMetadataUrl: challenge.resourceMetadataUrl, fetchFn: provider.fetch })
   } catch (e) {
     throw loginFailed(name, 'discovering the authorization server and registering with it', e)
   }
@@ -232,10 +258,10 @@ export async function completeLogin(db: Db, state: string, code: string): Promis
   const pending = oauthByState(db, state)
   if (!pending || !pending.redirectUrl) throw badRequest('unknown or expired login (state does not match a login in progress)')
   const server = httpServer(db, pending.serverName)
-  const provider = new DbOAuthProvider(db, server.name, pending.redirectUrl, true)
+  const provider = new DbOAuthProvider(db, server.name, server.url, pending.redirectUrl, true)
   let result: Awaited<ReturnType<typeof auth>>
   try {
-    result = await auth(provider, { serverUrl: server.url, authorizationCode: code, fetchFn: loginFetch })
+    result = await auth(provider, { serverUrl: server.url, authorizationCode: code, fetchFn: provider.fetch })
   } catch (e) {
     throw loginFailed(server.name, 'exchanging the authorization code for tokens', e)
   }

@@ -1,6 +1,7 @@
 import 'server-only'
 import { createHash, randomBytes } from 'node:crypto'
 import { and, eq, inArray } from 'drizzle-orm'
+import { runtimeHolder, THIS_HOST, type RuntimeHolder } from '@/db/queries/connections'
 import { managedServers } from '@/db/queries/servers'
 import type { Db } from '@/db/client'
 import { runtimeLease, serverConnections } from '@/db/schema'
@@ -9,16 +10,6 @@ import { describeError } from '@/lib/errors'
 import { logLine } from '@/lib/log'
 import { inspectServer, UpstreamConnection, type RuntimeOptions } from './connection'
 import { appendLogs, publishState, type Published } from './publish'
-
-/** Whether a process with this pid exists (on this machine): a lease whose holder is gone is free. */
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
 
 const TICK_MS = 500
 const LOG_FLUSH_MS = 250
@@ -95,15 +86,15 @@ export class Supervisor {
   /**
    * Take the lease and reset what a previous process left (before anything answers), then
    * start supervising. A state left `ready` by a crashed process is never read as ready.
+   * `prepare` runs once the lease is this process's and before any connection starts: what
+   * must only change under the lease (the demo re-pointing its servers) goes there.
    */
-  async start(): Promise<void> {
+  async start(prepare?: () => Promise<void>): Promise<void> {
     await writeTransaction(this.db, (tx) => {
       const now = Date.now()
       // one runtime per database: two would fight over every upstream and every state
-      const held = tx.select().from(runtimeLease).where(eq(runtimeLease.id, 1)).get()
-      if (held && held.instance !== this.instance && held.expiresAt > now && held.pid !== process.pid && processAlive(held.pid)) {
-        throw new Error(`another toolgate (pid ${held.pid}) runs the upstream runtime on this database: stop it first, or start this one with TOOLGATE_RUNTIME=off`)
-      }
+      const held = runtimeHolder(tx, now)
+      if (held) throw new Error(runtimeTakenMessage(held))
       tx.insert(runtimeLease).values({ id: 1, ...this.leaseValues(now) })
         .onConflictDoUpdate({ target: runtimeLease.id, set: this.leaseValues(now) }).run()
       for (const s of managedServers(tx)) {
@@ -120,13 +111,19 @@ export class Supervisor {
     this.heartbeat = setInterval(() => void this.renewLease().catch((e: unknown) =>
       console.error(logLine(`toolgate: could not renew the runtime lease: ${describeError(e)}`))), Math.max(100, this.opts.leaseMs / 3))
     this.heartbeat.unref()
+    try {
+      await prepare?.()
+    } catch (e) {
+      await this.stop()
+      throw e
+    }
     this.tick()
     this.timer = setInterval(() => this.tick(), TICK_MS)
     this.timer.unref()
   }
 
   private leaseValues(now: number) {
-    return { instance: this.instance, pid: process.pid, startedAt: now, heartbeatAt: now, expiresAt: now + this.opts.leaseMs }
+    return { instance: this.instance, pid: process.pid, host: THIS_HOST, url: this.opts.baseUrl, startedAt: now, heartbeatAt: now, expiresAt: now + this.opts.leaseMs }
   }
 
   private renewLease(): Promise<void> {
@@ -266,6 +263,11 @@ export class Supervisor {
   }
 }
 
+/** Why a second toolgate may not run on a database: who runs there, and the two ways out. */
+export function runtimeTakenMessage(h: RuntimeHolder): string {
+  return `another toolgate (pid ${h.pid}${h.url ? `, at ${h.url}` : ''}) runs the upstream runtime on this database: stop it first (kill ${h.pid}), or give this one a database of its own (--db or TOOLGATE_DB)`
+}
+
 const GLOBAL_KEY = Symbol.for('toolgate.supervisor')
 
 type WithSupervisor = typeof globalThis & { [GLOBAL_KEY]?: Supervisor }
@@ -287,11 +289,11 @@ export function supervisorOptions(baseUrl: string, env: Record<string, string | 
 }
 
 /** Start the one supervisor of this process (the Next.js bundles find it through globalThis). */
-export async function startSupervisor(db: Db, opts: SupervisorOptions): Promise<Supervisor> {
+export async function startSupervisor(db: Db, opts: SupervisorOptions, prepare?: () => Promise<void>): Promise<Supervisor> {
   const g = globalThis as WithSupervisor
   if (g[GLOBAL_KEY]) return g[GLOBAL_KEY]
   const supervisor = new Supervisor(db, opts)
-  await supervisor.start()
+  await supervisor.start(prepare)
   g[GLOBAL_KEY] = supervisor
   return supervisor
 }

@@ -10,7 +10,7 @@ import { freePort, startServer, type RunningServer } from '@/tests/helpers/serve
 import { FIXTURE, agentToken, connectionState, runtimeEnv, stdioFixture, waitFor, type FixtureTool } from '@/tests/upstream/harness'
 
 // Approval integrity, field by field: what the upstream gives is what agents get, and a change
-// to any served field is a change the operator must approve again (hash schema v2).
+// to any served field is a change the operator must approve again (hash schema v3).
 
 const KEY = 'tg_op_definitions_test_key_00000'
 const ctx = { actor: 'test' }
@@ -131,11 +131,14 @@ describe('a change to any served field is tool_changed', () => {
     expect(await preflight('up:full')).toBe('ready')
   })
 
-  it('a _meta-only change is served as given and is not a change of definition', async () => {
-    fx.set({ tools: baseline.map((t) => (t.name === 'meta' ? { ...t, _meta: { 'com.example/build': 2 } } : t)) })
-    await waitFor('the new _meta served', async () => (await servedTools()).find((t) => t.name === 'up:meta')?._meta)
-    expect(approval('meta')?.status).toBe('approved')
-    expect(await preflight('up:meta')).toBe('ready')
+  it('a _meta-only change is tool_changed too: _meta is served, so it is pinned (hash schema v3)', async () => {
+    fx.set({ tools: baseline.map((t) => (t.name === 'meta' ? { ...t, _meta: { ui: { resourceUri: 'ui://evil.example/exfiltrate' } } } : t)) })
+    await waitFor('meta flagged', () => approval('meta')?.status === 'changed')
+    expect(await preflight('up:meta')).toBe('tool_changed')
+    expect((await show('up:meta')).diff).toEqual([{ field: '_meta', before: null, after: { ui: { resourceUri: 'ui://evil.example/exfiltrate' } } }])
+    const served = await servedTools()
+    expect(served.map((t) => t.name)).not.toContain('up:meta')
+    expect(JSON.stringify(served)).not.toContain('evil.example')
   })
 })
 

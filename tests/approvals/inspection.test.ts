@@ -129,7 +129,7 @@ describe('a quarantined HTTP server', () => {
 
   it('the dashboard’s release approves the pins on screen only: a pin that moved since stays pending', async () => {
     const shown = Object.fromEntries((await listed('web')).map((t) => [t.id.slice('web:'.length), t.pin!]))
-    shown.post = `sha256/v2:${'0'.repeat(64)}` // what the operator saw is not what is stored now
+    shown.post = `sha256/v3:${'0'.repeat(64)}` // what the operator saw is not what is stored now
     const r = await unquarantineServer(db, 'web', ctx, shown)
     expect(r.note).toBe('approved as shown: search; pending (changed since shown, or not shown): post')
     await waitFor('web ready', () => connectionState(db, 'web')?.state === 'ready')

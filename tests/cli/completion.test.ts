@@ -2,12 +2,17 @@ import { describe, expect, it, beforeAll } from 'vitest'
 import { runCli, runProcess } from '@/tests/helpers/cli'
 import { bin, demoDbFile } from './helpers'
 
-/** Source the real bash script, set the words as bash would, call its function, print COMPREPLY. */
-async function bashComplete(words: string[], cword: number, env: Record<string, string>): Promise<string[]> {
+/**
+ * Source the real bash script, set the words as bash would, call the function bash would call
+ * for the command word (toolgate's or npx's), print COMPREPLY. `before` runs first (another
+ * completion already registered for npx).
+ */
+async function bashComplete(words: string[], cword: number, env: Record<string, string>, before = ''): Promise<string[]> {
   const quoted = words.map((w) => `'${w.replace(/'/g, `'\\''`)}'`).join(' ')
-  const script = `source <("${process.execPath}" "${bin}" completion bash) || exit 3
+  const script = `${before}
+source <("${process.execPath}" "${bin}" completion bash) || exit 3
 COMP_WORDS=(${quoted}); COMP_CWORD=${cword}
-_toolgate
+$(complete -p ${words[0]} | sed -E 's/.*-F ([^ ]+).*/\\1/')
 printf '%s\\n' "\${COMPREPLY[@]}"`
   const r = await runProcess('bash', ['-c', script], { env })
   expect(r.code, r.stderr).toBe(0)
@@ -45,6 +50,16 @@ describe('shell completion', { timeout: 180_000 }, () => {
     expect(await bashComplete(['toolgate', 'completion', ''], 2, env)).toEqual(['bash', 'zsh', 'fish'])
   })
 
+  it('bash: npx toolgate completes as toolgate does; other npx lines keep the completion they had', async () => {
+    const env = { TOOLGATE_DB: db }
+    expect(await bashComplete(['npx', 'toolgate', 'tools', 'ap'], 3, env)).toEqual(['approve'])
+    expect(await bashComplete(['npx', 'toolgate', 'tools', 'approve', 'notes', ':', 'rea'], 6, env)).toEqual(['read_note'])
+    expect(await bashComplete(['npx', 'tool'], 1, env)).toEqual([]) // not toolgate's yet: -o default completes files
+    const before = '_other_npx() { COMPREPLY=(from-before); }; complete -F _other_npx npx'
+    expect(await bashComplete(['npx', 'cowsay', ''], 2, env, before)).toEqual(['from-before'])
+    expect(await bashComplete(['npx', 'toolgate', 'up'], 2, env, before)).toEqual(['upstream'])
+  })
+
   it('completion never creates a database', async () => {
     const r = await runCli(['__complete', 'upstream', 'enable', ''], { TOOLGATE_DB: '/tmp/toolgate-no-such-dir/never.db' })
     expect(r).toEqual({ code: 0, stdout: '', stderr: '' })
@@ -53,9 +68,11 @@ describe('shell completion', { timeout: 180_000 }, () => {
   it('zsh and fish scripts call the same helper', async () => {
     const zsh = await runCli(['completion', 'zsh'])
     expect(zsh.stdout).toContain('compdef _toolgate toolgate')
+    expect(zsh.stdout).toContain('compdef _toolgate_npx npx')
     expect(zsh.stdout).toContain(`'${bin}' __complete`)
     const fish = await runCli(['completion', 'fish'])
     expect(fish.stdout).toContain("complete -c toolgate -f -a '(__toolgate_complete)'")
+    expect(fish.stdout).toContain("complete -c npx -n 'test (count (commandline -opc)) -ge 2; and test (commandline -opc)[2] = toolgate' -f -a '(__toolgate_complete)'")
     expect(fish.stdout).toContain(`'${bin}' __complete`)
     const bad = await runCli(['completion', 'tcsh'])
     expect(bad.code).toBe(1)

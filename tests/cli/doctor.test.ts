@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { addServer } from '@/lib/admin/upstreams'
-import { runCli } from '@/tests/helpers/cli'
+import { runCli, runProcess } from '@/tests/helpers/cli'
 import { freshDb } from '@/tests/helpers/db'
 import { freePort, startServer, type RunningServer } from '@/tests/helpers/server'
 import { json, runCliAs } from './helpers'
 
 interface Check { name: string; status: 'ok' | 'warn' | 'fail'; detail: string; fix?: string }
-interface Report { ok: boolean; checks: Check[] }
+interface Report { ok: boolean; resolution: Record<string, string>; checks: Check[] }
 
 const KEY = 'tg_op_doctor_test_key_000000000'
 /** A web app build as Next.js leaves it: the BUILD_ID marker in the dist dir. */
@@ -40,7 +40,7 @@ describe('toolgate doctor', { timeout: 180_000 }, () => {
     const { code, report, r } = await doctor(['--db', file, '--port', String(await freePort())])
     expect(code, r.stderr).toBe(0)
     expect(report.ok).toBe(true)
-    expect(report.checks.map((c) => c.name)).toEqual(['node', 'better-sqlite3', 'database', 'web app', 'port', 'operator key', 'upstream local', 'upstream remote', 'chromium'])
+    expect(report.checks.map((c) => c.name)).toEqual(['node', 'better-sqlite3', 'database', 'server', 'web app', 'operator key', 'upstream local', 'upstream remote', 'chromium'])
     for (const c of report.checks.filter((x) => x.name !== 'chromium')) expect(c, c.name).toMatchObject({ status: 'ok' })
     expect(check(report, 'chromium').detail).toContain('for browser tests only')
     expect(['ok', 'warn']).toContain(check(report, 'chromium').status)
@@ -73,6 +73,18 @@ describe('toolgate doctor', { timeout: 180_000 }, () => {
     expect(check(report, 'database').detail).toMatch(/readonly|read-only|unable to open/i)
   })
 
+  it('better-sqlite3 built for another Node.js: says so and how to rebuild, and blames no file permission', async () => {
+    // the Node 22 that npm test installs for the conformance suite, on this Node 20 build of the driver
+    const node22 = path.resolve('tests/oauth/conformance/node_modules/.bin/node')
+    const r = await runProcess(node22, [path.resolve('bin/toolgate.mjs'), 'doctor', '-o', 'json', '--db', await healthyDb(), '--port', String(await freePort())], { env: { TOOLGATE_API_KEY: KEY, NEXT_DIST_DIR: builtDir() } })
+    expect(r.code).toBe(1)
+    const report = json<Report>(r)
+    expect(check(report, 'better-sqlite3')).toMatchObject({ status: 'fail', detail: expect.stringContaining('NODE_MODULE_VERSION'), fix: expect.stringContaining('built for another Node.js') })
+    expect(check(report, 'better-sqlite3').fix).toContain('npm config get nodedir')
+    expect(check(report, 'database')).toMatchObject({ status: 'warn', detail: expect.stringContaining('better-sqlite3 does not load') })
+    expect(JSON.stringify(report)).not.toContain('writable')
+  })
+
   it('a missing build warns with the fix (serve builds it on first start)', async () => {
     const empty = mkdtempSync(path.join(tmpdir(), 'toolgate-nobuild-'))
     const { code, report } = await doctor(['--db', await healthyDb(), '--port', String(await freePort())], { NEXT_DIST_DIR: empty })
@@ -101,25 +113,45 @@ describe('toolgate doctor', { timeout: 180_000 }, () => {
     expect(after.report.checks.map((c) => c.name)).not.toContain('upstream ghost')
   })
 
-  describe('the port', () => {
+  describe('where the server is', () => {
     let other: Server
     let toolgate: RunningServer
+    let served: string
     beforeAll(async () => {
       other = createServer((_req, res) => res.end('not toolgate'))
       await new Promise<void>((r) => other.listen(0, '127.0.0.1', r))
-      toolgate = await startServer({ TOOLGATE_DB: await healthyDb(), TOOLGATE_API_KEY: KEY })
+      served = await healthyDb()
+      toolgate = await startServer({ TOOLGATE_DB: served, TOOLGATE_API_KEY: KEY, TOOLGATE_RUNTIME: 'on' })
     })
     afterAll(async () => {
       await new Promise((r) => other?.close(r))
       await toolgate?.stop()
     })
 
-    it('taken by another program fails; taken by toolgate itself is ok', async () => {
+    it('a port taken by another program fails, with the fix', async () => {
       const taken = await doctor(['--db', await healthyDb(), '--port', String((other.address() as { port: number }).port)])
       expect(taken.code).toBe(1)
-      expect(check(taken.report, 'port')).toMatchObject({ status: 'fail', detail: expect.stringContaining('in use by another program'), fix: expect.stringContaining('--port') })
-      const ours = await doctor(['--db', await healthyDb(), '--port', new URL(toolgate.url).port])
-      expect(check(ours.report, 'port')).toMatchObject({ status: 'ok', detail: expect.stringContaining('toolgate is already running') })
+      expect(check(taken.report, 'server')).toMatchObject({ status: 'fail', detail: expect.stringContaining('in use by another program'), fix: expect.stringContaining('--port') })
+    })
+
+    it('a toolgate running on this database is found where it answers, whatever port doctor was told (or not told)', async () => {
+      for (const args of [[], ['--port', String(await freePort())]]) {
+        const { report } = await doctor(['--db', served, ...args])
+        expect(check(report, 'server')).toMatchObject({ status: 'ok', detail: expect.stringMatching(new RegExp(`^toolgate \\(pid \\d+\\) runs on this database and answers at ${toolgate.url}$`)) })
+        expect(report.resolution).toMatchObject({ database: served, database_from: '--db', url: toolgate.url, url_from: 'running server' })
+      }
+      const table = await runCli(['doctor', '--db', served], { TOOLGATE_API_KEY: KEY, NEXT_DIST_DIR: builtDir() })
+      expect(table.stdout).toContain(`database: ${served} (from --db)`)
+      expect(table.stdout).toContain(`toolgate: ${toolgate.url} (as the toolgate running on this database recorded it)`)
+      expect(table.stdout).not.toContain('3000 is free')
+    })
+
+    it('a toolgate answering on the port of another database: a warning that says to use the server\'s database', async () => {
+      const file = await healthyDb()
+      const { code, report } = await doctor(['--db', file, '--port', new URL(toolgate.url).port])
+      expect(code).toBe(0)
+      expect(check(report, 'server')).toMatchObject({ status: 'warn', detail: expect.stringContaining(`none runs the upstream runtime of ${file}`), fix: expect.stringContaining('TOOLGATE_DB') })
+      expect(report.resolution).toMatchObject({ database: file, url_from: 'default' })
     })
   })
 })

@@ -27,7 +27,7 @@ describe('help at every level, printed from the command table', { timeout: 180_0
     for (const a of c.args) expect(r.stdout).toContain(a.name)
     expect(c.examples.length).toBeGreaterThanOrEqual(2)
     for (const [example] of c.examples) expect(r.stdout).toContain(`$ ${example}`)
-    expect(r.stdout).not.toContain('sha256/v1') // pins are v2 now
+    expect(r.stdout).not.toContain('sha256/v1') // pins are v3 now
     const exits = r.stdout.slice(r.stdout.indexOf('Exit codes:'))
     for (const code of Object.keys(c.exits)) expect(exits).toMatch(new RegExp(`^  ${code} `, 'm'))
     expect(short).toEqual(r)
@@ -47,7 +47,7 @@ describe('help at every level, printed from the command table', { timeout: 180_0
     expect((await runCli(['help', name])).stdout).toBe(r.stdout)
   })
 
-  it('the overview groups every command and points to --help; a bare toolgate is exit 1', async () => {
+  it('the overview groups every command and points to --help; a bare toolgate prints it too, exit 0 (asking what there is is no failure)', async () => {
     const r = await runCli(['--help'])
     expect(r.code).toBe(0)
     for (const g of groups) expect(r.stdout).toContain(`${g.name} — ${g.summary}`)
@@ -55,13 +55,16 @@ describe('help at every level, printed from the command table', { timeout: 180_0
     expect(r.stdout).not.toContain('__complete')
     expect(r.stdout).toContain("Run 'toolgate <command> --help'")
     const bare = await runCli([])
-    expect(bare.code).toBe(1)
+    expect(bare.code).toBe(0)
     expect(bare.stdout).toBe(r.stdout)
+    const group = await runCli(['tools'])
+    expect(group.code).toBe(0)
+    expect(group.stdout).toBe((await runCli(['tools', '--help'])).stdout)
   })
 
   it('pins are shown in the format the library makes them', async () => {
     const r = await runCli(['tools', 'preflight', '--help'])
-    expect(HASH_SCHEMA_VERSION).toBe(2)
+    expect(HASH_SCHEMA_VERSION).toBe(3)
     expect(r.stdout).toContain(`--pin <id>=sha256/v${HASH_SCHEMA_VERSION}:<hex>`)
   })
 
@@ -72,11 +75,36 @@ describe('help at every level, printed from the command table', { timeout: 180_0
     expect(sub.stderr).toContain('hint: toolgate tools --help lists its commands')
     const flag = await runCli(['upstream', 'list', '--frobnicate'])
     expect(flag.code).toBe(1)
-    expect(flag.stderr).toContain("Unknown option '--frobnicate'")
-    expect(flag.stderr).toContain('hint: toolgate upstream list --help shows its usage')
+    expect(flag.stderr).toBe('toolgate: unknown flag --frobnicate for toolgate upstream list\nhint: toolgate upstream list --help lists its flags\n')
     const topic = await runCli(['help', 'upstream', 'frobnicate'])
     expect(topic.code).toBe(1)
     expect(topic.stderr).toContain('no command "upstream frobnicate"')
+  })
+})
+
+describe('did you mean', () => {
+  it('names the command or flag that was probably meant, with where to look', async () => {
+    const cases: [string[], string, string][] = [
+      [['tools', 'lst'], 'unknown command "tools lst"', 'hint: did you mean "tools list"? (toolgate tools --help lists its commands)'],
+      [['tool', 'list'], 'unknown command "tool"', 'hint: did you mean "tools"? (toolgate --help lists the commands)'],
+      [['--verison'], 'unknown flag --verison', 'hint: did you mean "--version"? (toolgate --help lists the commands)'],
+      [['upstream', 'list', '--outptu', 'json'], 'unknown flag --outptu for toolgate upstream list', 'hint: did you mean "--output"? (toolgate upstream list --help lists its flags)'],
+      [['tools', 'preflight', 'a:b', '--pinn=a:b=x'], 'unknown flag --pinn for toolgate tools preflight', 'hint: did you mean "--pin"? (toolgate tools preflight --help lists its flags)'],
+    ]
+    for (const [args, message, hint] of cases) {
+      const r = await runCli(args)
+      expect(r.code, args.join(' ')).toBe(1)
+      expect(r.stderr).toBe(`toolgate: ${message}\n${hint}\n`)
+    }
+  })
+
+  it('a flag without its value, or a value for a switch, is said plainly (quotes balanced)', async () => {
+    const missing = await runCli(['tools', 'list', '--server'])
+    expect(missing.stderr).toBe('toolgate: --server needs a value\nhint: toolgate tools list --help shows its usage\n')
+    const extra = await runCli(['serve', '--rebuild=yes'])
+    expect(extra.stderr.split('\n')[0]).toBe('toolgate: --rebuild takes no value')
+    const dashed = await runCli(['calls', 'deny', 'call_x', '--reason', '-x'])
+    expect(dashed.stderr.split('\n')[0]).toBe('toolgate: --reason needs a value (one that starts with "-" goes as --reason=-…)')
   })
 })
 

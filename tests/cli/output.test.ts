@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { table, terminal, wrap } from '@/lib/cli/output'
+import { forTerminal, table, terminal, toJson, wrap } from '@/lib/cli/output'
 
 describe('tables and prose fit the terminal', () => {
   const rows = [['notes:read_note', 'ready', 'a long detail that goes on and on past any narrow terminal']]
@@ -45,5 +45,22 @@ describe('colour follows NO_COLOR, FORCE_COLOR and the terminal', () => {
     delete process.env.FORCE_COLOR
     Object.assign(process.env, env)
     expect(terminal().color).toBe(colour)
+  })
+})
+
+describe('text from outside, printed', () => {
+  it('a table cell cannot add a row or move the cursor: newlines and CR show as escapes', () => {
+    const out = table(['ID', 'DETAIL'], [['a', 'fine\nb        ready\r\x1b[1A']], { color: false })
+    expect(out.split('\n')).toHaveLength(2)
+    expect(out).toContain('fine\\x0ab        ready\\x0d\\x1b[1A')
+  })
+
+  it('a message keeps its lines; invisible characters are named; JSON keeps its value', () => {
+    expect(forTerminal('one\ntwo\x07', { lines: true })).toBe('one\ntwo\\x07')
+    expect(forTerminal('a\u200bb\u{e0041}')).toBe('a⟦U+200B⟧b⟦U+E0041⟧')
+    const value = { s: 'x\u009b\u202e\u{e0041}\x1b' }
+    const text = toJson(value)
+    expect(text).not.toMatch(/[\x1b\u009b\u202e]|\u{e0041}/u)
+    expect(JSON.parse(text)).toEqual(value)
   })
 })

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { tokens } from '@/db/queries/access'
@@ -8,13 +9,13 @@ import { mintRequestId } from '@/lib/activity/request-id'
 import { localInputValue, verdictChart } from '@/lib/dashboard/activity'
 import { MAX_STREAMS } from '@/lib/dashboard/activity-stream'
 import type { Verdict } from '@/lib/preflight/taxonomy'
-import { eventually, seriousViolations, signedIn, startDashboard, type Dashboard } from './harness'
+import { eventually, seriousViolations, sessionHeaders, signedIn, visit, startDashboard, type Dashboard } from './harness'
 
 const H = 3_600_000
 const iso = (ms: number) => new Date(ms).toISOString()
 
 let d: Dashboard
-let cookie: string
+let session: Record<string, string>
 // the seeded checks: two hours of known counts, 3 and 5 hours back (never the current hour's bar)
 let b1: number
 let b2: number
@@ -30,8 +31,8 @@ const call = (actor: string) => appendActivity(d.db, {
 
 beforeAll(async () => {
   d = await startDashboard()
-  const { context } = await signedIn(d)
-  cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ')
+  const { context, page } = await signedIn(d)
+  session = await sessionHeaders(context, page)
   await context.close()
   b1 = Math.floor((Date.now() - 3 * H) / H) * H
   b2 = b1 - 2 * H
@@ -54,7 +55,7 @@ afterAll(async () => { await d?.stop() })
 const streamUrl = (query: string) => `${d.server.url}/api/dashboard/activity/stream?${query}`
 async function openStream(query: string, headers: Record<string, string> = {}) {
   const ac = new AbortController()
-  const res = await fetch(streamUrl(query), { headers: { cookie, ...headers }, signal: ac.signal })
+  const res = await fetch(streamUrl(query), { headers: { ...session, ...headers }, signal: ac.signal })
   return { res, close: () => ac.abort() }
 }
 
@@ -88,15 +89,15 @@ describe('activity: the live stream route', () => {
     const anonymous = await fetch(streamUrl('after=0'))
     expect(anonymous.status).toBe(401)
     expect((await anonymous.json()).error).toBe('not signed in')
-    const foreign = await fetch(streamUrl('after=0'), { headers: { cookie, origin: 'http://evil.example' } })
+    const foreign = await fetch(streamUrl('after=0'), { headers: { ...session, origin: 'http://evil.example' } })
     expect(foreign.status).toBe(403)
     expect((await foreign.json()).error).toContain('Origin "http://evil.example" may not use this toolgate')
-    const bad = await fetch(streamUrl('after=soon&token=no:colons'), { headers: { cookie } })
+    const bad = await fetch(streamUrl('after=soon&token=no:colons'), { headers: session })
     expect(bad.status).toBe(400)
     expect((await bad.json()).error).toMatch(/^after: .*; token: /)
   })
 
-  it('sends every matching record after the cursor, however many arrived at once; Last-Event-ID resumes', async () => {
+  it('sends every matching record after the cursor, however many arrived at once; a reconnect from `after` resumes', async () => {
     const after = latestActivityId(d.db)
     // one burst (one group commit) of more records than one event carries
     const burst = await Promise.all(Array.from({ length: 1_200 }, (_, i) => call(i % 2 ? 'token:nightly' : 'token:demo-agent')))
@@ -107,8 +108,8 @@ describe('activity: the live stream route', () => {
     first.close()
     expect(got.map((r) => r.id)).toEqual(nightly)
     expect(new Set(got.map((r) => r.actor))).toEqual(new Set(['token:nightly']))
-    // the browser's own reconnect repeats the URL and names the last event it received
-    const resumed = await openStream(`after=${after}&token=nightly`, { 'last-event-id': String(nightly[299]) })
+    // the page reconnects naming the last record it received
+    const resumed = await openStream(`after=${nightly[299]}&token=nightly`)
     expect((await readRecords(resumed.res, 300)).map((r) => r.id)).toEqual(nightly.slice(300))
     resumed.close()
   })
@@ -117,7 +118,7 @@ describe('activity: the live stream route', () => {
     const far = latestActivityId(d.db) + 1_000_000
     const open = await Promise.all(Array.from({ length: MAX_STREAMS }, () => openStream(`after=${far}`)))
     expect(open.map((s) => s.res.status)).toEqual(Array(MAX_STREAMS).fill(200))
-    const refused = await fetch(streamUrl(`after=${far}`), { headers: { cookie } })
+    const refused = await fetch(streamUrl(`after=${far}`), { headers: session })
     expect(refused.status).toBe(503)
     expect((await refused.json()).error).toBe(`${MAX_STREAMS} live activity streams are open already`)
     for (const s of open) s.close()
@@ -155,7 +156,7 @@ describe('activity: the verdict chart\'s counts (one grouped query)', () => {
 describe('activity: verdict chart, token picker, live updates', () => {
   it('the chart shows the seeded checks per hour; a bar segment (by keyboard) filters the list to its hour and verdict', async () => {
     const { page, context } = await signedIn(d, { width: 1440, height: 900 })
-    await page.goto('/activity')
+    await visit(page, '/activity')
     await eventually(() => bar(page, b1).getAttribute('aria-label')).toMatch(/: 12 checks — 5 blocked, 1 unknown ids, 2 retryable, 4 ready$/)
     expect(await bar(page, b2).getAttribute('aria-label')).toMatch(/: 1 check — 1 ready$/)
     // every check in the chart's 24 hours is in exactly one bar
@@ -185,7 +186,7 @@ describe('activity: verdict chart, token picker, live updates', () => {
 
   it('the token picker lists the agent tokens and filters the list, the chart and the export', async () => {
     const { page, context } = await signedIn(d)
-    await page.goto('/activity')
+    await visit(page, '/activity')
     const options = await page.locator('#f-token option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))
     expect(options).toEqual(['', ...tokens(d.db).map((t) => t.name)])
     expect(options).toContain('nightly')
@@ -197,25 +198,26 @@ describe('activity: verdict chart, token picker, live updates', () => {
     expect(actors).toHaveLength(50)
     expect(new Set(actors)).toEqual(new Set(['token:nightly']))
 
-    const href = (await page.getByRole('link', { name: 'CSV', exact: true }).getAttribute('href'))!
-    expect(new URLSearchParams(href.split('?')[1]).get('token')).toBe('nightly')
-    const lines = (await (await fetch(`${d.server.url}${href}`, { headers: { cookie } })).text()).trim().split('\r\n').slice(1)
+    // the download is fetched with the session key and saved from a blob
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'CSV', exact: true }).click()])
+    expect(download.suggestedFilename()).toMatch(/\.csv$/)
+    const lines = readFileSync((await download.path())!, 'utf8').trim().split('\r\n').slice(1)
     const nightly = listActivity(d.db, { actor: 'token:nightly', limit: 100_000 })
     expect(lines.map((l) => Number(l.split(',')[0]))).toEqual(nightly.map((r) => r.id))
     expect(lines.every((l) => l.split(',')[5] === 'token:nightly')).toBe(true)
-    const everyone = await (await fetch(`${d.server.url}/activity/export?format=json`, { headers: { cookie } })).json()
+    const everyone = await (await fetch(`${d.server.url}/activity/export?format=json`, { headers: session })).json()
     expect(everyone.records.length).toBeGreaterThan(nightly.length)
     await context.close()
   })
 
-  it('new records arrive over Server-Sent Events without a reload or polling, a burst in full', async () => {
+  it('new records arrive over one stream (fetched, in SSE framing) without a reload or polling, a burst in full', async () => {
     const { page, context } = await signedIn(d)
     const api: string[] = []
     page.on('request', (r) => {
       const path = new URL(r.url()).pathname
       if (path.startsWith('/api/dashboard/activity')) api.push(`${r.resourceType()} ${path}`)
     })
-    await page.goto('/activity')
+    await visit(page, '/activity')
     const opened = Date.now()
     await eventually(() => page.getByText('Live: new records appear here as they are recorded.').count()).toBe(1)
     const res = await fetch(`${d.server.url}/api/v1/preflight`, {
@@ -230,7 +232,7 @@ describe('activity: verdict chart, token picker, live updates', () => {
     expect(await page.getByText('151 new since this page loaded.').count()).toBe(1)
     // a 2-second poll would have asked several times by now
     await page.waitForTimeout(Math.max(0, opened + 5_000 - Date.now()))
-    expect(api).toEqual(['eventsource /api/dashboard/activity/stream'])
+    expect(api).toEqual(['fetch /api/dashboard/activity/stream'])
     expect(await page.evaluate(() => performance.getEntriesByType('navigation').length)).toBe(1)
     await context.close()
   })

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { agentTokens, toolApprovals, tools } from '@/db/schema'
 import { listActivity } from '@/db/queries/activity'
 import { rotateOperatorKey } from '@/lib/auth/operator-key'
-import { OPERATOR_KEY, signedIn, startDashboard, type Dashboard, eventually } from './harness'
+import { OPERATOR_KEY, signedIn, visit, startDashboard, type Dashboard, eventually } from './harness'
 
 let d: Dashboard
 beforeAll(async () => { d = await startDashboard() })
@@ -54,12 +54,12 @@ describe('sign-in and the session', () => {
     const context = await d.browser.newContext({ baseURL: d.server.url })
     const page = await context.newPage()
     for (const path of pages) {
-      await page.goto(path)
+      await visit(page, path)
       expect(new URL(page.url()).pathname, path).toBe('/login')
     }
     await context.addCookies([{ name: 'toolgate_session', value: `${Date.now() + 3_600_000}.${'A'.repeat(43)}`, url: d.server.url }])
     for (const path of pages) {
-      await page.goto(path)
+      await visit(page, path)
       expect(new URL(page.url()).pathname, path).toBe('/login')
       expect(new URL(page.url()).searchParams.get('next'), path).toBe(path)
     }
@@ -70,7 +70,7 @@ describe('sign-in and the session', () => {
 
   it('server actions refuse a caller without a session and change nothing; the same request with the session works', async () => {
     const { context, page } = await signedIn(d)
-    await page.goto('/servers/notes')
+    await visit(page, '/servers/notes')
     const captured = captureAction(page)
     await page.getByTestId('tool-notes:export_notes').getByRole('button', { name: 'Review & approve' }).click()
     await page.getByRole('button', { name: 'Approve this definition' }).click()
@@ -99,7 +99,7 @@ describe('sign-in and the session', () => {
 
   it('server actions reject bad input (zod) with a visible message and change nothing', async () => {
     const { context, page } = await signedIn(d)
-    await page.goto('/tokens')
+    await visit(page, '/tokens')
     const before = listActivity(d.db).length
     await page.getByLabel('Name').first().fill('not a valid name!')
     await page.getByRole('button', { name: 'Create token' }).click()
@@ -110,7 +110,7 @@ describe('sign-in and the session', () => {
     expect(listActivity(d.db).length).toBe(before)
 
     // a hand-made payload that breaks the schema is refused the same way
-    await page.goto('/servers/notes')
+    await visit(page, '/servers/notes')
     const captured = captureAction(page)
     await page.getByTestId('tool-notes:read_note').getByRole('button', { name: 'Block' }).click()
     const req = await captured
@@ -128,7 +128,7 @@ describe('sign-in and the session', () => {
     const a = await signedIn(d)
     const b = await signedIn(d)
     // an action request a made while signed in, to replay after sign-out
-    await a.page.goto('/servers/notes')
+    await visit(a.page, '/servers/notes')
     const captured = captureAction(a.page)
     await a.page.getByTestId('tool-notes:write_note').getByRole('button', { name: 'Block' }).click()
     const req = await captured
@@ -138,6 +138,7 @@ describe('sign-in and the session', () => {
     await a.page.getByRole('button', { name: 'Sign out' }).click()
     await a.page.waitForURL((u) => u.pathname === '/login')
     expect(await a.context.cookies()).toEqual([])
+    expect(await a.page.evaluate(() => localStorage.getItem('toolgate.session-key'))).toBeNull()
     // the same cookie value, kept by an attacker: a page, a route handler and a replayed action all refuse it
     const page = await fetch(`${d.server.url}/servers`, { headers: { cookie: oldCookie }, redirect: 'manual' })
     expect(page.status).toBe(307)
@@ -148,10 +149,10 @@ describe('sign-in and the session', () => {
     expect(replayed.text).toContain('You are not signed in')
     expect(approval('search_notes')?.disabled ?? false).toBe(false)
     expect(listActivity(d.db).length).toBe(before)
-    await b.page.goto('/servers')
+    await visit(b.page, '/servers')
     expect(new URL(b.page.url()).pathname).toBe('/servers')
     await rotateOperatorKey(d.db, { actor: 'test' })
-    await b.page.goto('/servers')
+    await visit(b.page, '/servers')
     expect(new URL(b.page.url()).pathname).toBe('/login')
     await a.context.close()
     await b.context.close()

@@ -7,6 +7,7 @@ import type { Db } from '@/db/client'
 import type { StateFileInput } from '@/lib/state/schema'
 import { demoStateFile, freshDb, load } from '@/tests/helpers/db'
 import { startServer, type RunningServer } from '@/tests/helpers/server'
+import { SESSION_KEY_HEADER } from '@/lib/dashboard/session-cookie'
 
 export const OPERATOR_KEY = 'tg_op_dashboard_test_key_0123456789'
 export const CHROMIUM = '/usr/bin/chromium'
@@ -56,6 +57,24 @@ export async function signedIn(d: Dashboard, viewport = { width: 1280, height: 9
   await page.getByRole('button', { name: 'Sign in' }).click()
   await page.waitForURL((u) => u.pathname === '/')
   return { context, page }
+}
+
+/** What a signed-in page sends with its fetches: the context's cookies and the session key from the page's localStorage. */
+export async function sessionHeaders(context: BrowserContext, page: Page): Promise<Record<string, string>> {
+  const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ')
+  const key = await page.evaluate(() => localStorage.getItem('toolgate.session-key'))
+  if (!key) throw new Error('the page holds no session key: is it signed in, on toolgate\'s origin?')
+  return { cookie, [SESSION_KEY_HEADER]: key }
+}
+
+/**
+ * page.goto for a dashboard page. A browser navigation cannot carry the session key, so it
+ * first gets a data-free shell, which then fetches the page with the key: wait for that.
+ */
+export async function visit(page: Page, path: string) {
+  const res = await page.goto(path)
+  await page.locator('[data-session-bootstrap]').waitFor({ state: 'detached', timeout: 20_000 })
+  return res
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { serverLogs } from '@/db/schema'
-import { screenshot, signedIn, startDashboard, type Dashboard, eventually } from './harness'
+import { screenshot, sessionHeaders, signedIn, visit, startDashboard, type Dashboard, eventually } from './harness'
 
 let d: Dashboard
 beforeAll(async () => { d = await startDashboard() })
@@ -33,7 +33,7 @@ const cutOff = (page: Page) => page.evaluate(() => {
 describe('readable results at every width', () => {
   it('at 1440 px no id wraps, and the preview sits below the results', async () => {
     const { page, context } = await signedIn(d, { width: 1440, height: 900 })
-    await page.goto(url)
+    await visit(page, url)
     await eventually(() => page.locator('[data-testid^="row-"]').count()).toBe(IDS.length)
     for (const { id, lines } of await idLines(page)) expect(lines, `${id} takes ${lines} lines`).toBe(1)
     const table = await page.getByRole('table', { name: 'Per-tool verdicts' }).boundingBox()
@@ -42,14 +42,14 @@ describe('readable results at every width', () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
     await screenshot(page, 'results-1440')
     // where the table fits, no scroll hint
-    await page.goto('/servers')
+    await visit(page, '/servers')
     expect(await page.getByText('Scroll the table sideways for every column').isVisible()).toBe(false)
     await context.close()
   })
 
   it('at 390 px nothing is cut off, and the preview is folded below', async () => {
     const { page, context } = await signedIn(d, { width: 390, height: 844 })
-    await page.goto(url)
+    await visit(page, url)
     await eventually(() => page.locator('[data-testid^="row-"]').count()).toBe(IDS.length)
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
     expect(await cutOff(page)).toEqual([])
@@ -64,12 +64,12 @@ describe('readable results at every width', () => {
     // a long log line (a stack trace, a URL) must scroll inside its box, not widen the page
     d.db.insert(serverLogs).values({ serverName: 'notes', at: Date.now(), stream: 'stderr', line: `Error: ${'x'.repeat(400)} at http://127.0.0.1:7311/${'y'.repeat(200)}` }).run()
     for (const path of ['/', '/tokens/nightly', '/activity', '/servers/notes', '/settings', '/surface']) {
-      await page.goto(path)
+      await visit(page, path)
       expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), path).toBe(true)
       await screenshot(page, `narrow${path.replace(/\//g, '-') || '-overview'}`)
     }
     // a table wider than the phone scrolls in its own box, says so, and takes the keyboard
-    await page.goto('/servers')
+    await visit(page, '/servers')
     const table = page.getByRole('region', { name: 'Servers table' })
     expect(await table.evaluate((e) => e.scrollWidth > e.clientWidth)).toBe(true)
     expect(await page.getByText('Scroll the table sideways for every column').isVisible()).toBe(true)
@@ -82,7 +82,7 @@ describe('readable results at every width', () => {
 
   it('says "out of date" when the form changed after a run', async () => {
     const { page, context } = await signedIn(d)
-    await page.goto('/preflight?id=notes:read_note&run=1')
+    await visit(page, '/preflight?id=notes:read_note&run=1')
     await eventually(() => page.getByTestId('row-notes:read_note').getAttribute('data-status')).toBe('ready')
     expect(await page.getByTestId('result-stale').count()).toBe(0)
     await page.getByLabel(/Read-only tools only/).check()
@@ -101,12 +101,12 @@ describe('polish', () => {
     const { page, context } = await signedIn(d)
     await eventually(() => page.locator('link[rel="icon"]').count()).toBeGreaterThan(0)
 
-    const missing = await page.goto('/no/such/page')
+    const missing = await visit(page, '/no/such/page')
     expect(missing!.status()).toBe(404)
     expect(await page.getByRole('heading', { name: 'No page at this address' }).count()).toBe(1)
     expect(await page.getByRole('link', { name: 'Overview' }).count()).toBe(1)
 
-    await page.goto('/tokens')
+    await visit(page, '/tokens')
     await page.keyboard.press('Tab')
     const skip = page.getByRole('link', { name: 'Skip to content' })
     expect(await skip.evaluate((e) => e === document.activeElement)).toBe(true)
@@ -115,7 +115,7 @@ describe('polish', () => {
     // repeated buttons say which token they are for
     for (const t of ['demo-agent', 'nightly', 'notes-bot']) expect(await page.getByRole('button', { name: `Revoke token ${t}`, exact: true }).count(), t).toBe(1)
 
-    await page.goto('/preflight?token=nosuch&id=notes:read_note')
+    await visit(page, '/preflight?token=nosuch&id=notes:read_note')
     expect(await page.locator('main [role=alert]').textContent()).toContain('No agent token named “nosuch” exists')
     expect(await page.getByLabel('Evaluate as').inputValue()).toBe('nosuch')
     await context.close()
@@ -126,7 +126,7 @@ describe('polish', () => {
       await fetch(`${d.server.url}/api/v1/preflight`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer tg_at_demo_nightly_0000' }, body: JSON.stringify({ tools: ids.map((id) => ({ id })) }) })
     }
     const { page, context } = await signedIn(d)
-    await page.goto('/activity')
+    await visit(page, '/activity')
     expect(await page.locator('#f-type optgroup').evaluateAll((gs) => gs.map((g) => g.getAttribute('label')))).toEqual(expect.arrayContaining(['Checks', 'Tools', 'Servers']))
     await page.getByLabel('Verdict').selectOption('blocked')
     await page.getByRole('button', { name: 'Apply filters' }).click()
@@ -135,14 +135,14 @@ describe('polish', () => {
     await eventually(() => time.textContent()).toMatch(/ago|now/)
     expect(await time.getAttribute('title')).toMatch(/\d{4}.*(UTC|GMT|[A-Z]{3,4}|[+-]\d)/)
 
-    const cookies = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ')
-    const csv = await fetch(`${d.server.url}/activity/export?format=csv&verdict=blocked`, { headers: { cookie: cookies } })
+    const session = await sessionHeaders(context, page)
+    const csv = await fetch(`${d.server.url}/activity/export?format=csv&verdict=blocked`, { headers: session })
     expect(csv.headers.get('content-type')).toContain('text/csv')
     const lines = (await csv.text()).trim().split('\r\n')
     expect(lines[0]).toBe('id,request_id,at,type,surface,actor,tier,verdict,server,summary')
     expect(lines.slice(1).every((l) => l.includes(',blocked,'))).toBe(true)
     expect(lines.some((l) => l.includes('legacy-ci:run_job server_disabled'))).toBe(true)
-    const json = await (await fetch(`${d.server.url}/activity/export?format=json&verdict=blocked`, { headers: { cookie: cookies } })).json()
+    const json = await (await fetch(`${d.server.url}/activity/export?format=json&verdict=blocked`, { headers: session })).json()
     expect(json.records.length).toBe(lines.length - 1)
     // the route checks the session itself: a forged cookie gets no records
     expect((await fetch(`${d.server.url}/activity/export?format=json`, { headers: { cookie: 'toolgate_session=forged' } })).status).toBe(401)

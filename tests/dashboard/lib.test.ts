@@ -5,7 +5,10 @@ import { transactionOn } from '@/db/client'
 import { overview } from '@/lib/dashboard/overview'
 import { changeTools } from '@/lib/admin/bulk-tools'
 import { toolInventory } from '@/lib/catalog/inventory'
-import { activityPage } from '@/lib/dashboard/activity'
+import { activityExport, activityPage } from '@/lib/dashboard/activity'
+import { cliFor } from '@/lib/dashboard/preview-commands'
+import { mintRequestId } from '@/lib/activity/request-id'
+import { runCli } from '@/tests/helpers/cli'
 import { groupByRequest } from '@/lib/activity/present'
 import { suggestToolIds } from '@/db/queries/tools'
 import { fixFor } from '@/lib/dashboard/fixes'
@@ -114,3 +117,44 @@ describe('the Overview under a flood of refused checks', () => {
     expect(JSON.stringify(o).length).toBeLessThan(100_000)
   }, 120_000)
 })
+
+describe('what the dashboard hands to other programs', () => {
+  it('the CSV export never starts a cell with a formula: = + - @ tab and CR are shown as text', async () => {
+    const { db } = freshDb()
+    const hostile = ['=HYPERLINK("http://evil.example","x")', '+1+1', '-2+3', '@SUM(A1)', '\tcmd', '\r=1+1']
+    for (const target of hostile) {
+      await appendActivity(db, { requestId: mintRequestId(), type: 'tool.call', actor: 'token:nightly', surface: 'mcp-shape-a', tier: 'agent', data: { target, arguments_hash: 'a'.repeat(64), outcome: 'ok', duration_ms: 1 } })
+    }
+    const csv = activityExport(db, {}, 'csv').body
+    const summaries = parseCsv(csv).slice(1).map((row) => row[9])
+    expect(summaries.sort()).toEqual(hostile.map((h) => `'${h}: ok in 1 ms`).sort())
+  })
+
+  it('"Copy as CLI" puts the ids after --, quoted: an id that looks like a flag stays an id', async () => {
+    const ids = ['--url=http://evil.example/mcp', "notes:it's", 'notes:read_note']
+    const command = cliFor('http://127.0.0.1:3000', { ids, token: null, profile: null, policy: { read_only_only: true } })
+    expect(command).toBe("npx toolgate tools preflight --in-band --url 'http://127.0.0.1:3000/mcp' --read-only-only -o json -- '--url=http://evil.example/mcp' 'notes:it'\\''s' 'notes:read_note'")
+    // and the CLI reads it so: the id is checked, nothing is sent elsewhere
+    const { file } = freshDb()
+    const r = await runCli(['tools', 'preflight', '--db', file, '-o', 'json', '--', ids[0]])
+    expect(JSON.parse(r.stdout).tools.map((t: { id: string }) => t.id)).toEqual([ids[0]])
+  })
+})
+
+/** RFC 4180, as a spreadsheet reads it. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [[]]
+  let cell = ''
+  let quoted = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') { cell += '"'; i++ } else if (c === '"') quoted = false
+      else cell += c
+    } else if (c === '"') quoted = true
+    else if (c === ',') { rows[rows.length - 1].push(cell); cell = '' }
+    else if (c === '\r' && text[i + 1] === '\n') { rows[rows.length - 1].push(cell); cell = ''; rows.push([]); i++ }
+    else cell += c
+  }
+  return rows.filter((r) => r.length > 1)
+}

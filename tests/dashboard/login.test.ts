@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { serverConnections } from '@/db/schema'
 import { listActivity } from '@/db/queries/activity'
 import { startOAuthFixture, type OAuthFixture } from '@/tests/fixtures/oauth-upstream'
-import { eventually, screenshot, signedIn, startDashboard, type Dashboard } from './harness'
+import { eventually, screenshot, signedIn, visit, startDashboard, type Dashboard } from './harness'
 
 let oauth: OAuthFixture
 let d: Dashboard
@@ -28,7 +28,7 @@ describe('login from a preflight row', () => {
     await eventually(connection).toBe('pending_auth')
     const { page, context } = await signedIn(d)
     const host = new URL(d.server.url).host
-    await page.goto('/preflight?id=guarded:whoami')
+    await visit(page, '/preflight?id=guarded:whoami')
     await page.getByRole('button', { name: 'Run preflight' }).click()
     const row = page.getByTestId('row-guarded:whoami')
     await eventually(() => row.getAttribute('data-reason')).toBe('oauth_required')
@@ -50,9 +50,9 @@ describe('login from a preflight row', () => {
     expect(listActivity(d.db, { type: 'server.login_completed' })).toHaveLength(1)
 
     // server pages offer a login only where it can help: again, once logged in; never to a server without OAuth
-    await page.goto('/servers/guarded')
+    await visit(page, '/servers/guarded')
     await page.getByRole('button', { name: 'Log in again' }).waitFor()
-    await page.goto('/servers/plain')
+    await visit(page, '/servers/plain')
     await page.getByRole('button', { name: 'Restart' }).waitFor()
     expect(await page.getByRole('button', { name: /Log in/ }).count()).toBe(0)
     await context.close()

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { listActivity } from '@/db/queries/activity'
-import { screenshot, signedIn, startDashboard, type Dashboard, eventually } from './harness'
+import { screenshot, signedIn, visit, startDashboard, type Dashboard, eventually } from './harness'
 
 let d: Dashboard
 beforeAll(async () => { d = await startDashboard() })
@@ -13,7 +13,7 @@ const verdict = (page: Page) => page.getByRole('status', { name: /verdict/ }).ge
 describe('agent-and-operator view', () => {
   it('a check as token nightly shows what the agent was told and, beside it, the cause and the fix', async () => {
     const { page, context } = await signedIn(d, { width: 1440, height: 900 })
-    await page.goto('/preflight?id=billing:get_invoice&id=notes:read_note&token=nightly')
+    await visit(page, '/preflight?id=billing:get_invoice&id=notes:read_note&token=nightly')
     await page.getByRole('button', { name: 'Run preflight' }).click()
     await eventually(() => verdict(page)).toBe('verdict unknown_ids, exit code 12')
 
@@ -44,7 +44,7 @@ describe('agent-and-operator view', () => {
     })
     const requestId = res.headers.get('x-request-id')!
     const { page, context } = await signedIn(d)
-    await page.goto(`/activity/${requestId}`)
+    await visit(page, `/activity/${requestId}`)
     await page.getByRole('link', { name: /Run this check again in Preflight/ }).click()
     await page.waitForURL((u) => u.pathname === '/preflight')
     // no click on Run: the link runs the check
@@ -58,7 +58,7 @@ describe('agent-and-operator view', () => {
   it('offers only fixes that can work: every offered button succeeds, impossible ones say what to do instead', async () => {
     const { page, context } = await signedIn(d)
     const ids = ['legacy-ci:run_job', 'notes:purge_notes', 'notes:rebuild_index', 'github:list_issues', 'notes:export_notes', 'jira:create_ticket', 'slack:post_message', 'search:web_search']
-    await page.goto(`/preflight?${new URLSearchParams(ids.map((id) => ['id', id]))}`)
+    await visit(page, `/preflight?${new URLSearchParams(ids.map((id) => ['id', id]))}`)
     await page.getByRole('button', { name: 'Run preflight' }).click()
     await eventually(() => verdict(page)).toBe('verdict blocked, exit code 11')
 
@@ -101,7 +101,7 @@ describe('agent-and-operator view', () => {
     expect(types).toEqual(expect.arrayContaining(['server.enabled', 'tool.enabled', 'server.configured', 'tool.approved', 'server.unquarantined']))
 
     // Overview: the same honesty — no Restart button where none can work, the real ones where they can
-    await page.goto('/')
+    await visit(page, '/')
     const search = page.getByTestId('server-item-search')
     expect(await search.getByRole('button').count()).toBe(0)
     expect(await search.textContent()).toContain('toolgate does not run')

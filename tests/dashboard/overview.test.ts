@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { listActivity } from '@/db/queries/activity'
-import { screenshot, signedIn, startDashboard, type Dashboard, eventually } from './harness'
+import { screenshot, signedIn, visit, startDashboard, type Dashboard, eventually } from './harness'
 
 let d: Dashboard
 beforeAll(async () => { d = await startDashboard() })
@@ -17,10 +17,10 @@ describe('overview', () => {
     expect((await restCheck('tg_at_demo_nightly_0000', ['legacy-ci:run_job'])).status).toBe(200)
     const { page, context } = await signedIn(d, { width: 1440, height: 900 })
     // the operator's own dashboard check as a token is not an agent being blocked
-    await page.goto('/preflight?id=notes:export_notes&token=notes-bot&run=1')
+    await visit(page, '/preflight?id=notes:export_notes&token=notes-bot&run=1')
     await eventually(() => page.getByTestId('row-notes:export_notes').getAttribute('data-reason')).toBe('tool_pending_approval')
 
-    await page.goto('/')
+    await visit(page, '/')
     const nightly = page.getByTestId('agent-nightly')
     expect(await nightly.textContent()).toContain('2 recent checks refused')
     expect(await nightly.getByTestId('agent-nightly-legacy-ci:run_job').textContent()).toContain('server_disabled')
@@ -46,11 +46,11 @@ describe('overview', () => {
     expect(await page.locator('main [role=alert]').count()).toBe(0)
 
     // a token whose pinned profile is deleted is listed, with the way to re-pin it
-    await page.goto('/tokens')
+    await visit(page, '/tokens')
     page.once('dialog', (dlg) => dlg.accept())
     await page.getByRole('button', { name: 'Delete profile ops' }).click()
     await eventually(() => page.getByTestId('profile-ops').count()).toBe(0)
-    await page.goto('/')
+    await visit(page, '/')
     expect(await page.getByTestId('dangling-nightly').textContent()).toContain('pinned to “ops”, which no longer exists')
     await screenshot(page, 'overview-after-fix')
     await context.close()

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { agentTokens, servers, toolApprovals } from '@/db/schema'
 import { listActivity } from '@/db/queries/activity'
-import { screenshot, signedIn, startDashboard, type Dashboard, eventually } from './harness'
+import { screenshot, signedIn, visit, startDashboard, type Dashboard, eventually } from './harness'
 
 let d: Dashboard
 beforeAll(async () => { d = await startDashboard() })
@@ -15,7 +15,7 @@ const preflightRest = (token: string, ids: string[]) => fetch(`${d.server.url}/a
 describe('dashboard pages', () => {
   it('overview lists what needs an operator, each with its fix', async () => {
     const { page, context } = await signedIn(d)
-    await page.goto('/')
+    await visit(page, '/')
     await eventually(() => page.getByRole('heading', { name: /Tools waiting for approval \(2\)/ }).count()).toBe(1)
     for (const heading of [/Quarantined servers \(1\)/, /Logins needed \(1\)/, /Unhealthy servers \(1\)/]) {
       expect(await page.getByRole('heading', { name: heading }).count(), String(heading)).toBe(1)
@@ -34,9 +34,9 @@ describe('dashboard pages', () => {
 
   it('server detail: bulk approve in one go, settings saved on the record, release after review', async () => {
     const { page, context } = await signedIn(d)
-    await page.goto('/servers')
+    await visit(page, '/servers')
     await screenshot(page, 'servers')
-    await page.goto('/servers/notes')
+    await visit(page, '/servers/notes')
     await page.getByLabel('Select export_notes').check()
     await page.getByLabel('Select tag_note').check()
     await page.getByRole('button', { name: 'Approve selected' }).click()
@@ -56,7 +56,7 @@ describe('dashboard pages', () => {
     expect(listActivity(d.db, { type: 'server.configured' })[0].data).toMatchObject({ before: { disabledTools: ['rebuild_index'] }, after: { disabledTools: [] } })
     await screenshot(page, 'server-notes')
 
-    await page.goto('/servers/github')
+    await visit(page, '/servers/github')
     expect(await page.getByLabel('Tools github would expose').textContent()).toContain('list_issues')
     await page.getByRole('button', { name: 'Release github' }).click()
     await eventually(() => page.getByRole('button', { name: 'Release github' }).count()).toBe(0)
@@ -66,7 +66,7 @@ describe('dashboard pages', () => {
 
   it('creates a token shown once, previews as it, and revokes it', async () => {
     const { page, context } = await signedIn(d)
-    await page.goto('/tokens')
+    await visit(page, '/tokens')
     await page.getByLabel('Name').first().fill('ci-bot')
     await page.getByRole('group', { name: 'Allowed servers' }).first().getByLabel('billing').check()
     await page.getByRole('button', { name: 'Create token' }).click()
@@ -88,7 +88,7 @@ describe('dashboard pages', () => {
     // out of the token's scope: the agent tier says not_found, never server_not_in_scope
     await eventually(() => page.getByTestId('row-notes:read_note').getAttribute('data-reason')).toBe('not_found')
 
-    await page.goto('/tokens')
+    await visit(page, '/tokens')
     page.once('dialog', (dlg) => dlg.accept())
     await page.getByTestId('token-ci-bot').getByRole('button', { name: 'Revoke' }).click()
     await eventually(() => page.getByTestId('token-ci-bot').count()).toBe(0)
@@ -98,7 +98,7 @@ describe('dashboard pages', () => {
 
   it('the activity timeline shows new records live, without a reload', async () => {
     const { page, context } = await signedIn(d)
-    await page.goto('/activity')
+    await visit(page, '/activity')
     const loads = await page.evaluate(() => performance.getEntriesByType('navigation').length)
     const res = await preflightRest('tg_at_demo_nightly_0000', ['notes:read_note'])
     const requestId = res.headers.get('x-request-id')!
@@ -110,7 +110,7 @@ describe('dashboard pages', () => {
 
   it('did_you_mean replaces the id, and the pages work on a narrow window and in dark mode', async () => {
     const { page, context } = await signedIn(d, { width: 390, height: 844 })
-    await page.goto('/preflight?id=notes:read_not')
+    await visit(page, '/preflight?id=notes:read_not')
     await page.getByRole('button', { name: 'Run preflight' }).click()
     await page.getByRole('button', { name: 'Replace notes:read_not with notes:read_note' }).click()
     await eventually(() => page.getByTestId('row-notes:read_note').getAttribute('data-status')).toBe('ready')

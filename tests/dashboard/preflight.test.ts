@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { listActivity } from '@/db/queries/activity'
-import { screenshot, signedIn, startDashboard, type Dashboard, eventually } from './harness'
+import { screenshot, signedIn, visit, startDashboard, type Dashboard, eventually } from './harness'
 
 let d: Dashboard
 beforeAll(async () => { d = await startDashboard() })
@@ -9,7 +9,7 @@ afterAll(async () => { await d?.stop() })
 describe('preflight page', () => {
   it('shows unknown_ids with one row per id, approves a pending tool in place and tells the story on the timeline', async () => {
     const { page, context } = await signedIn(d)
-    await page.goto('/preflight')
+    await visit(page, '/preflight')
     const ids = page.getByRole('combobox', { name: 'Tool ids' })
     for (const id of ['notes:export_notes', 'github:list_issues', 'notes:nope_tool']) {
       await ids.fill(id)
@@ -38,7 +38,7 @@ describe('preflight page', () => {
     const story = listActivity(d.db, { requestId: checkRequest, limit: 10 }).map((r) => [r.type, r.verdict])
     expect(story).toEqual([['preflight', 'unknown_ids'], ['tool.approved', null], ['preflight', 'unknown_ids']])
 
-    await page.goto(`/activity?request_id=${checkRequest}`)
+    await visit(page, `/activity?request_id=${checkRequest}`)
     await eventually(() => page.getByTestId('activity-record').count()).toBe(3)
     const types = await page.getByTestId('activity-record').evaluateAll((els) => els.map((e) => e.getAttribute('data-type')))
     expect(types).toEqual(['preflight', 'tool.approved', 'preflight'])

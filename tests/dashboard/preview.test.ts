@@ -1,8 +1,9 @@
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
+import path from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { listActivity } from '@/db/queries/activity'
-import { screenshot, signedIn, startDashboard, type Dashboard, eventually } from './harness'
+import { screenshot, signedIn, visit, startDashboard, type Dashboard, eventually } from './harness'
 
 let d: Dashboard
 beforeAll(async () => { d = await startDashboard() })
@@ -26,9 +27,21 @@ async function fromMcp(page: Page, shape: 'Shape A' | 'Shape B', headers: Record
 }
 
 describe('live _meta preview', () => {
+  it('as the operator (no token) says plainly that /mcp answers a client without a token 401, instead of two 401 exchanges', async () => {
+    const { page, context } = await signedIn(d)
+    await page.goto('/preflight?id=notes:read_note')
+    await page.getByTestId('preview-refused').waitFor()
+    expect(await page.getByTestId('preview-refused').textContent()).toContain('An MCP client without an agent token is answered 401 (no anonymous profile is set)')
+    expect(await page.getByTestId('preview-Shape A').count()).toBe(0)
+    expect(await page.getByTestId('preview-Shape B').count()).toBe(0)
+    // and what it says is what /mcp does
+    expect((await fetch(`${d.server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' })).status).toBe(401)
+    await context.close()
+  })
+
   it('is byte-for-byte what /mcp answers, on both envelopes, and is never recorded', async () => {
     const { page, context } = await signedIn(d)
-    await page.goto('/preflight?id=notes:read_note&id=notes:export_notes&id=jira:create_ticket&token=notes-bot')
+    await visit(page, '/preflight?id=notes:read_note&id=notes:export_notes&id=jira:create_ticket&token=notes-bot')
     const records = listActivity(d.db, { limit: 1000 }).length
 
     // 2026-07-28
@@ -65,7 +78,7 @@ describe('live _meta preview', () => {
   it('re-evaluates after a fix, says it is unrecorded, and copies as curl and as CLI that really run', async () => {
     const { page, context } = await signedIn(d)
     await context.grantPermissions(['clipboard-read', 'clipboard-write'])
-    await page.goto('/preflight?id=notes:export_notes&token=notes-bot')
+    await visit(page, '/preflight?id=notes:export_notes&token=notes-bot')
     const facet = async () => JSON.parse(await paneBytes(page, 'Shape A', 'response')).result._meta['app.mcpproxy/required-tools']
     await eventually(async () => (await facet()).verdict).toBe('blocked')
     expect(await page.getByText('unrecorded preview').count()).toBe(1)
@@ -80,7 +93,10 @@ describe('live _meta preview', () => {
     expect(viaCurl.result._meta['app.mcpproxy/required-tools'].verdict).toBe('blocked')
     await page.getByRole('button', { name: 'Copy as CLI: Shape A check' }).click()
     const cli: string = await page.evaluate(() => navigator.clipboard.readText())
-    expect(cli).toContain(`npx toolgate tools preflight --in-band --url '${d.server.url}/mcp' 'notes:export_notes' -o json`)
+    expect(cli).toContain(`npx toolgate tools preflight --in-band --url '${d.server.url}/mcp' -o json -- 'notes:export_notes'`)
+    // run in a shell from the project, it gets the same verdict (exit 1: blocked)
+    const viaCli = spawnSync('bash', ['-c', cli], { cwd: path.resolve(import.meta.dirname, '..', '..'), env: { ...process.env, TOOLGATE_AGENT_TOKEN: NOTES_BOT }, encoding: 'utf8' })
+    expect(JSON.parse(viaCli.stdout).verdict, viaCli.stderr).toBe('blocked')
 
     // fix the tool from its row: the preview follows without touching the form
     await page.getByRole('button', { name: 'Run preflight' }).click()

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readSettings } from '@/db/queries/settings'
-import { eventually, screenshot, signedIn, startDashboard, type Dashboard } from './harness'
+import { eventually, screenshot, signedIn, visit, startDashboard, type Dashboard } from './harness'
 
 let d: Dashboard
 beforeAll(async () => { d = await startDashboard() })
@@ -9,7 +9,7 @@ afterAll(async () => { await d?.stop() })
 describe('settings page', () => {
   it('shows who is signed in since when and what the log keeps, and saves the anonymous profile and retention on the record', async () => {
     const { context, page } = await signedIn(d)
-    await page.goto('/settings')
+    await visit(page, '/settings')
     const sessions = page.getByRole('list', { name: 'Signed-in sessions' })
     await eventually(() => sessions.textContent()).toMatch(/Operator since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/)
     expect(await sessions.textContent()).toContain('HeadlessChrome')

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm'
 import { activity } from '@/db/schema'
 import { readSettings } from '@/db/queries/settings'
 import { surfaceReport } from '@/lib/surface/report'
-import { eventually, screenshot, signedIn, startDashboard, type Dashboard, type State } from './harness'
+import { eventually, screenshot, signedIn, visit, startDashboard, type Dashboard, type State } from './harness'
 
 const schema = { type: 'object', properties: { q: { type: 'string' } } }
 const tool = (name: string, description: string, pending = false) => ({ name, description, input_schema: schema, ...(pending ? { approval: { status: 'pending' as const } } : {}) })
@@ -49,12 +49,12 @@ describe('surface page', () => {
 
   it('the approval review shows what the tool costs and what it reads like; over the ceiling it asks, and the crossing is recorded', async () => {
     const { context, page } = await signedIn(d, { width: 1440, height: 900 })
-    await page.goto('/settings')
+    await visit(page, '/settings')
     await page.getByLabel('Description-overlap ceiling (max_description_overlap)').fill('0.7')
     await page.getByRole('button', { name: 'Save settings' }).click()
     await eventually(() => page.getByRole('status').textContent()).toContain('Saved and recorded.')
     expect(readSettings(d.db).maxDescriptionOverlap).toBe(0.7)
-    await page.goto('/servers/wiki')
+    await visit(page, '/servers/wiki')
     await page.getByRole('row', { name: /search_notes/ }).getByRole('button', { name: 'Review & approve' }).click()
     const review = page.getByTestId('review-wiki:search_notes')
     await eventually(() => review.textContent()).toMatch(/Costs \d+ tokens on every tools\/list/)
@@ -63,7 +63,7 @@ describe('surface page', () => {
     await page.getByRole('button', { name: /anyway \(over the overlap ceiling\)/ }).click()
     await eventually(() => d.db.select().from(activity).where(eq(activity.type, 'surface.over_ceiling')).all().length).toBeGreaterThan(0)
     expect(surfaceReport(d.db, { kind: 'catalog' }).catalog.map((t) => t.id)).toContain('wiki:search_notes')
-    await page.goto('/')
+    await visit(page, '/')
     await eventually(() => page.getByTestId('over-ceiling-catalog').textContent()).toMatch(/reads like .*> 0\.7/)
     await page.getByRole('link', { name: 'See the surface of the whole catalog' }).click()
     await eventually(() => page.getByRole('row', { name: /the whole catalog/ }).textContent()).toContain('over the ceiling')

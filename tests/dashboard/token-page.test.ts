@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { screenshot, signedIn, startDashboard, type Dashboard, eventually } from './harness'
+import { screenshot, signedIn, visit, startDashboard, type Dashboard, eventually } from './harness'
 
 let d: Dashboard
 beforeAll(async () => { d = await startDashboard() })
@@ -14,7 +14,7 @@ describe('a page per agent token', () => {
     const requestId = res.headers.get('x-request-id')!
     const { page, context } = await signedIn(d)
     // one click from the activity record of that token
-    await page.goto(`/activity/${requestId}`)
+    await visit(page, `/activity/${requestId}`)
     await page.getByRole('link', { name: 'token:nightly' }).first().click()
     await page.waitForURL((u) => u.pathname === '/tokens/nightly')
 
@@ -39,7 +39,7 @@ describe('a page per agent token', () => {
     // the save is confirmed where it was made, naming what the profile now reaches
     await eventually(async () => (await ops.getByRole('status').textContent()) ?? '').toMatch(/^Saved: ops reaches .*billing/)
     expect(await ops.getByText('Unsaved changes').count()).toBe(0)
-    await page.goto('/tokens/nightly')
+    await visit(page, '/tokens/nightly')
     await eventually(() => page.getByTestId('blocked-billing:get_invoice').count()).toBe(0)
     await context.close()
   })

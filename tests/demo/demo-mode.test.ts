@@ -10,7 +10,7 @@ import { listActivity } from '@/db/queries/activity'
 import { readLogs } from '@/db/queries/upstream'
 import { serverConnections } from '@/db/schema'
 import { DEMO_AGENT_TOKEN } from '@/lib/state/demo'
-import { eventually, launchChromium, OPERATOR_KEY, screenshot, signedIn, type Dashboard } from '@/tests/dashboard/harness'
+import { eventually, launchChromium, OPERATOR_KEY, screenshot, signedIn, visit, type Dashboard } from '@/tests/dashboard/harness'
 import { tempDbFile } from '@/tests/helpers/db'
 import { startServer } from '@/tests/helpers/server'
 
@@ -75,7 +75,7 @@ describe('the demo on a fresh machine (npm start)', () => {
   it('jira: Log in on its page goes to the demo consent page and back; jira turns ready and its tool is callable through /mcp', { timeout: 180_000 }, async () => {
     await eventually(() => connection('jira')?.state).toBe('pending_auth')
     const { page, context } = await signedIn(d)
-    await page.goto('/servers/jira')
+    await visit(page, '/servers/jira')
     await page.getByRole('button', { name: 'Log in', exact: true }).click()
     await approveOnConsentPage(page, 'demo-jira-consent')
     // the callback sends the browser back to the page the login started from
@@ -93,7 +93,7 @@ describe('the demo on a fresh machine (npm start)', () => {
     const printed = await cliLogin()
     expect(new URL(printed).pathname).toBe('/authorize')
     await eventually(() => connection('jira')?.state).toBe('pending_auth')
-    await page.goto('/preflight?id=jira:create_ticket')
+    await visit(page, '/preflight?id=jira:create_ticket')
     await page.getByRole('button', { name: 'Run preflight' }).click()
     const row = page.getByTestId('row-jira:create_ticket')
     await eventually(() => row.getAttribute('data-reason')).toBe('oauth_required')
@@ -105,7 +105,7 @@ describe('the demo on a fresh machine (npm start)', () => {
     await eventually(() => page.getByTestId('row-jira:create_ticket').getAttribute('data-status')).toBe('ready')
 
     // and the URL `toolgate upstream login jira` prints completes a login by itself
-    await page.goto(await cliLogin())
+    await visit(page, await cliLogin())
     await approveOnConsentPage(page, 'demo-jira-consent-from-cli')
     await page.getByRole('heading', { name: 'Login complete' }).waitFor()
     await eventually(() => connection('jira')?.state).toBe('ready')
@@ -123,7 +123,7 @@ describe('the demo on a fresh machine (npm start)', () => {
     expect(connection('slack')?.state).toBe('error')
 
     const { page, context } = await signedIn(d)
-    await page.goto('/servers/slack')
+    await visit(page, '/servers/slack')
     await page.getByText(/slack is stuck/).first().waitFor()
     // a stdio server: no login to offer, a restart starts a new process
     expect(await page.getByRole('button', { name: /Log in/ }).count()).toBe(0)

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import { request as httpRequest } from 'node:http'
 import { eq } from 'drizzle-orm'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
@@ -8,6 +9,7 @@ import { openDb, type Db } from '@/db/client'
 import { listActivity } from '@/db/queries/activity'
 import { serverConfig } from '@/db/queries/servers'
 import { serverOauth } from '@/db/schema'
+import { sealOauth } from '@/db/secrets'
 import { requestRestart } from '@/lib/admin/upstreams'
 import { startDemoServices, type DemoServices } from '@/lib/demo/services'
 import { demoStateFile } from '@/lib/state/demo'
@@ -27,7 +29,7 @@ beforeAll(async () => {
   db = openDb(':memory:')
   await loadState(db, JSON.parse(readFileSync(demoStateFile(), 'utf8')), 'test')
   // what an earlier run's login left behind
-  await db.insert(serverOauth).values({ serverName: 'jira', tokens: { access_token: 'from-an-earlier-run', token_type: 'Bearer' }, updatedAt: Date.now() }).run()
+  await db.insert(serverOauth).values({ serverName: 'jira', ...sealOauth(db, { tokens: { access_token: 'from-an-earlier-run', token_type: 'Bearer' } }), updatedAt: Date.now() }).run()
   demo = (await startDemoServices(db))!
   as = demo.authorizationServer!
   jira = demo.urls.jira!
@@ -184,6 +186,37 @@ describe('jira behind the demo authorization server', () => {
     expect(new URL((await decide(request, 'deny')).headers.get('location')!).searchParams.get('error')).toBe('access_denied')
     expect((await decide(request, 'approve')).status).toBe(400) // answered once already
     expect((await token({ grant_type: 'password', client_id: clientId })).body.error).toBe('unsupported_grant_type')
+  })
+})
+
+describe("the demo's services keep toolgate's boundary (Host and Origin)", () => {
+  /** A request with exactly this Host (fetch would not send a forged one). */
+  const raw = (url: string, headers: Record<string, string>, method = 'GET') => new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const u = new URL(url)
+    const req = httpRequest({ host: u.hostname, port: u.port, path: u.pathname, method, headers }, (res) => {
+      let text = ''
+      res.on('data', (c) => (text += c))
+      res.on('end', () => resolve({ status: res.statusCode!, text }))
+    })
+    req.on('error', reject)
+    req.end(method === 'POST' ? 'grant_type=refresh_token&refresh_token=x&client_id=y' : undefined)
+  })
+
+  it('the authorization server refuses a rebound Host and a foreign Origin before anything runs, and serves its own', async () => {
+    const metadata = `${as}/.well-known/oauth-authorization-server`
+    const host = new URL(as).host
+    const rebound = await raw(metadata, { host: 'evil.example' })
+    expect(rebound.status).toBe(403)
+    expect(rebound.text).toContain('Host "evil.example" is not a name this toolgate serves')
+    const foreign = await raw(`${as}/token`, { host, origin: 'http://evil.example', 'content-type': 'application/x-www-form-urlencoded' }, 'POST')
+    expect(foreign.status).toBe(403)
+    expect(foreign.text).toContain('Origin "http://evil.example" may not use this toolgate')
+    expect((await raw(metadata, { host })).status).toBe(200)
+    expect((await raw(metadata, { host: host.replace('127.0.0.1', 'localhost') })).status).toBe(200)
+  })
+
+  it('so does the demo jira', async () => {
+    expect((await raw(jira, { host: 'evil.example' })).status).toBe(403)
   })
 })
 

@@ -12,10 +12,12 @@ import { startServer, type RunningServer } from '@/tests/helpers/server'
 const NIGHTLY = 'tg_at_demo_nightly_0000'
 const demo = () => JSON.parse(readFileSync(demoStateFile(), 'utf8'))
 
-/** A demo database of its own, so parallel tests never see each other's changes. */
-async function demoDb(): Promise<string> {
+/** A demo database of its own, so parallel tests never see each other's changes; `change` edits the state first. */
+async function demoDb(change: (state: ReturnType<typeof demo>) => void = () => {}): Promise<string> {
   const { db, file } = freshDb()
-  await loadState(db, demo(), 'test')
+  const state = demo()
+  change(state)
+  await loadState(db, state, 'test')
   db.$client.close()
   return file
 }
@@ -29,7 +31,7 @@ const cases: { reason: Reason; args: string[]; agent: boolean }[] = [
   { reason: 'tool_changed', args: ['notes:share_note'], agent: true },
   { reason: 'tool_blocked_by_user', args: ['notes:purge_notes'], agent: true },
   { reason: 'oauth_required', args: ['jira:create_ticket'], agent: true },
-  { reason: 'hash_mismatch', args: ['notes:read_note', '--pin', `notes:read_note=sha256/v2:${'0'.repeat(64)}`], agent: true },
+  { reason: 'hash_mismatch', args: ['notes:read_note', '--pin', `notes:read_note=sha256/v3:${'0'.repeat(64)}`], agent: true },
   { reason: 'server_not_in_scope', args: ['billing:get_invoice', '--profile', 'ops'], agent: false },
   { reason: 'tool_denied_by_config', args: ['notes:rebuild_index'], agent: true },
   { reason: 'missing_annotation', args: ['notes:tag_note', '--read-only-only'], agent: true },
@@ -106,7 +108,7 @@ describe.concurrent('tools preflight: every code, its exit code and JSON fields'
     [['tools', 'preflight', 'a:b', '--wait', '11s'], '--wait must be at most 10s'],
     [['tools', 'preflight', 'a:b', '--wait', 'soon'], 'duration'],
     [['tools', 'preflight', 'a:b', '--pin', 'c:d=sha256/v1:00'], 'not a requested id'],
-    [['tools', 'preflight', 'a:b', '--frobnicate'], "Unknown option '--frobnicate'"],
+    [['tools', 'preflight', 'a:b', '--frobnicate'], 'unknown flag --frobnicate for toolgate tools preflight'],
     [['tools', 'preflight', 'a:b', '-o', 'yaml'], '-o must be table or json'],
     [['tools', 'preflight', 'a:b', '--profile', 'nope'], 'unknown profile "nope"'],
     [['tools', 'preflight', 'a:b', '--token', 'wrong'], 'invalid agent token'],
@@ -123,7 +125,10 @@ describe.concurrent('tools preflight: every code, its exit code and JSON fields'
 
 describe('operator actions', () => {
   it('approve, enable and unquarantine fix their rows, each recorded with who and before/after', async () => {
-    const db = await demoDb()
+    // github and legacy-ci are state-file examples in the demo (never ready: nothing behind them); here they get a transport
+    const db = await demoDb((s) => {
+      for (const srv of s.servers) if (srv.name === 'github' || srv.name === 'legacy-ci') srv.transport = { url: 'http://127.0.0.1:9/mcp' }
+    })
     const before = await runCli(['tools', 'preflight', 'notes:export_notes', 'notes:purge_notes', 'github:list_issues', 'legacy-ci:run_job', '--db', db])
     expect(before.code).toBe(11)
     // purge_notes is annotated destructive and was blocked on purpose: unblocking it takes a yes
@@ -150,7 +155,7 @@ describe('operator actions', () => {
   it('tools list shows each tool\'s status and pin', async () => {
     const r = await runCli(['tools', 'list', '-o', 'json', '--db', file])
     const rows = JSON.parse(r.stdout) as { id: string; status: string; pin: string }[]
-    expect(rows.find((t) => t.id === 'notes:read_note')).toMatchObject({ status: 'callable', pin: expect.stringMatching(/^sha256\/v2:[0-9a-f]{64}$/) })
+    expect(rows.find((t) => t.id === 'notes:read_note')).toMatchObject({ status: 'callable', pin: expect.stringMatching(/^sha256\/v3:[0-9a-f]{64}$/) })
     expect(rows.find((t) => t.id === 'notes:export_notes')).toMatchObject({ status: 'tool_pending_approval' })
     expect(rows.find((t) => t.id === 'github:list_issues')).toMatchObject({ status: 'server_quarantined' })
   })

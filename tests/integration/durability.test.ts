@@ -18,7 +18,8 @@ afterAll(async () => { for (const s of running) await s.stop() })
 describe('durability under load', () => {
   it('kill -9 while 16 clients check concurrently: every answered request id is on the record after the restart', async () => {
     const { db, file } = freshDb()
-    await load(db, { servers: [{ name: 'a', connection: { state: 'ready' }, tools: [{ name: 't', input_schema: {} }, { name: 'u', input_schema: {} }] }] })
+    // a transport (never connected: the runtime is off) lets its `ready` be true
+    await load(db, { servers: [{ name: 'a', transport: { url: 'http://127.0.0.1:9/mcp' }, connection: { state: 'ready' }, tools: [{ name: 't', input_schema: {} }, { name: 'u', input_schema: {} }] }] })
     const server = await startServer({ TOOLGATE_DB: file, TOOLGATE_API_KEY: KEY })
     running.push(server)
 

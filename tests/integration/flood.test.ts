@@ -22,7 +22,8 @@ const tokens: Record<string, string> = {}
 beforeAll(async () => {
   const fresh = freshDb()
   db = fresh.db
-  await load(db, { servers: [{ name: 'a', connection: { state: 'ready' }, tools: [{ name: 't', input_schema: {} }] }] })
+  // a transport that is never dialled (the runtime is off): its state comes from the file
+  await load(db, { servers: [{ name: 'a', transport: { url: 'http://127.0.0.1:9/mcp' }, connection: { state: 'ready' }, tools: [{ name: 't', input_schema: {} }] }] })
   for (const name of ['flooder', 'bystander', 'hasty', 'patient']) {
     tokens[name] = (await createAgentToken(db, name, { allowedServers: ['*'], profilePin: null }, { actor: 'test' })).token
   }

@@ -10,7 +10,13 @@ import { startServer, type RunningServer } from '@/tests/helpers/server'
 
 const OPERATOR_KEY = 'tg_op_rest_test_key_0123456789'
 const NIGHTLY = 'tg_at_demo_nightly_0000' // demo token: allowed ["*"], pinned to profile "ops"
-const demo = () => JSON.parse(readFileSync(demoStateFile(), 'utf8'))
+// search is a state-file example in the demo (never ready: nothing behind it); the wait tests
+// flip its state to ready, so here it has a transport (never connected: the runtime is off)
+const demo = () => {
+  const state = JSON.parse(readFileSync(demoStateFile(), 'utf8'))
+  state.servers.find((s: { name: string }) => s.name === 'search').transport = { url: 'http://127.0.0.1:9/mcp' }
+  return state
+}
 
 let db: Db
 let server: RunningServer
@@ -51,7 +57,7 @@ const inducers: { reason: Reason; id: string; extra?: Record<string, unknown>; a
   { reason: 'tool_changed', id: 'notes:share_note', agent: true },
   { reason: 'tool_blocked_by_user', id: 'notes:purge_notes', agent: true },
   { reason: 'oauth_required', id: 'jira:create_ticket', agent: true },
-  { reason: 'hash_mismatch', id: 'notes:read_note', extra: { pin_hash: 'sha256/v2:' + '0'.repeat(64) }, agent: true },
+  { reason: 'hash_mismatch', id: 'notes:read_note', extra: { pin_hash: 'sha256/v3:' + '0'.repeat(64) }, agent: true },
   { reason: 'server_not_in_scope', id: 'billing:get_invoice', extra: { profile: 'ops' }, agent: false },
   { reason: 'tool_denied_by_config', id: 'notes:rebuild_index', agent: true },
   { reason: 'missing_annotation', id: 'notes:tag_note', extra: { policy: { read_only_only: true } }, agent: true },
@@ -98,7 +104,7 @@ describe('every reason code over REST', () => {
 
   it('operator ready results carry the pin; agent ready results never do', async () => {
     const op = await post(ids('notes:read_note'))
-    expect(op.body.data.tools[0]).toEqual({ id: 'notes:read_note', status: 'ready', hash: expect.stringMatching(/^sha256\/v2:[0-9a-f]{64}$/) })
+    expect(op.body.data.tools[0]).toEqual({ id: 'notes:read_note', status: 'ready', hash: expect.stringMatching(/^sha256\/v3:[0-9a-f]{64}$/) })
     const ag = await post(ids('notes:read_note'), asAgent)
     expect(ag.body.data.tools[0]).toEqual({ id: 'notes:read_note', status: 'ready' })
   })

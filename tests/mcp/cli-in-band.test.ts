@@ -67,7 +67,7 @@ describe('toolgate tools preflight --in-band', () => {
     expect(down.code).toBe(1)
     const unknown = await runCli(['tools', 'preflight', '--in-band', '--url', `${h.mcp}/p/nope`, 'notes:read_note'], env)
     expect(unknown.code).toBe(1)
-    expect(unknown.stderr).toContain('answered HTTP 404: unknown profile "nope"')
+    expect(unknown.stderr).toContain('answered HTTP 404: no profile "nope" is available to this caller')
   })
 
   it('without a token, the server refuses with 401 and the CLI says so (exit 1)', async () => {

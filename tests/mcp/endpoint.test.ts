@@ -91,9 +91,30 @@ describe('the served listing', () => {
   it('an unknown path profile is a clear 404, on both eras', async () => {
     const modern = await modernRpc(`${h.mcp}/p/nope`, 'tools/list')
     expect(modern.status).toBe(404)
-    expect(modern.body.error!.message).toBe('unknown profile "nope": /mcp/p/<profile> must name a configured profile')
+    expect(modern.body.error!.message).toBe('no profile "nope" is available to this caller: /mcp/p/<profile> must name a profile that reaches a server in its scope')
     const legacy = await legacyRpc(`${h.mcp}/p/nope`, 'initialize', { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: 'raw', version: '1' } })
     expect(legacy.status).toBe(404)
+  })
+
+  it('tells no agent which profiles exist: an unknown profile is answered byte for byte as one the caller may not use', async () => {
+    const s = demoState()
+    await h.reload({ ...s, profiles: [...s.profiles!, { name: 'finance', servers: ['billing'] }] })
+    // nightly is pinned to "ops", which has no billing: "finance" narrows it to nothing
+    const asNightly = { headers: { authorization: `Bearer ${NIGHTLY}` } }
+    const comparable = (r: Awaited<ReturnType<typeof modernRpc>>) => {
+      const headers = Object.fromEntries([...r.headers].filter(([k]) => !['x-request-id', 'date'].includes(k)))
+      return { status: r.status, headers, text: r.text }
+    }
+    const existing = await modernRpc(`${h.mcp}/p/finance`, 'tools/list', {}, asNightly)
+    const unknown = await modernRpc(`${h.mcp}/p/financf`, 'tools/list', {}, asNightly)
+    expect(existing.status).toBe(404)
+    expect(comparable(unknown)).toEqual({ ...comparable(existing), text: existing.text.replaceAll('finance', 'financf') })
+    const init = { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: 'raw', version: '1' } }
+    const legacyExisting = await legacyRpc(`${h.mcp}/p/finance`, 'initialize', init, asNightly.headers)
+    const legacyUnknown = await legacyRpc(`${h.mcp}/p/financf`, 'initialize', init, asNightly.headers)
+    expect(comparable(legacyUnknown)).toEqual({ ...comparable(legacyExisting), text: legacyExisting.text.replaceAll('finance', 'financf') })
+    // the same token may use a profile that reaches a server in its scope
+    expect((await modernRpc(`${h.mcp}/p/ops`, 'tools/list', {}, asNightly)).status).toBe(200)
   })
 
   it('an invalid token is a 401; no credentials is a 401 with a Bearer challenge; an operator key elevates nothing', async () => {
@@ -147,7 +168,8 @@ describe('pagination', () => {
   // 3 servers × 90 tools; every 7th pending (withheld): 270 - 39 = 231 served.
   const big = (): State => ({
     servers: ['s1', 's2', 's3'].map((name) => ({
-      name, connection: { state: 'ready' as const },
+      // a transport, never connected (the runtime is off), so `ready` can be true
+      name, transport: { url: 'http://127.0.0.1:9/mcp' }, connection: { state: 'ready' as const },
       tools: Array.from({ length: 90 }, (_, i) => ({
         name: `t${String(i).padStart(3, '0')}`, input_schema: { type: 'object' },
         ...(i % 7 === 0 ? { approval: { status: 'pending' as const, disabled: false } } : {}),

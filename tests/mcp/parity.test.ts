@@ -9,12 +9,14 @@ import {
 const TOKEN = 'tg_at_parity_token_0000'
 const ready = { state: 'ready' as const }
 const obj = { type: 'object' }
+// a server that is ready needs something behind it; the runtime is off here, so it is never connected
+const transport = { url: 'http://127.0.0.1:9/mcp' }
 
 /** One state in which every code the in-band surface can emit has an id that induces it. */
 const parityState: State = {
   servers: [
     {
-      name: 'alpha', connection: ready, disabled_tools: ['denied'],
+      name: 'alpha', transport, connection: ready, disabled_tools: ['denied'],
       tools: [
         { name: 'ok', input_schema: obj, annotations: { readOnlyHint: true, openWorldHint: false } },
         { name: 'noanno', input_schema: obj },
@@ -32,7 +34,7 @@ const parityState: State = {
     { name: 'flaky', connection: { state: 'disconnected' }, tools: [{ name: 'x', input_schema: obj }] },
     { name: 'booting', connection: { state: 'connecting' }, tools: [{ name: 'x', input_schema: obj }] },
     { name: 'silent', tools: [{ name: 'x', input_schema: obj }] }, // no published connection state
-    { name: 'outside', connection: ready, tools: [{ name: 'x', input_schema: obj }] }, // configured, out of the token's scope
+    { name: 'outside', transport, connection: ready, tools: [{ name: 'x', input_schema: obj }] }, // configured, out of the token's scope
   ],
   agent_tokens: [{ name: 'parity', token: TOKEN, allowed_servers: ['alpha', 'quar', 'off', 'authy', 'broken', 'flaky', 'booting', 'silent'], profile_pin: null }],
 }

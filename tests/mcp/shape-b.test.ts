@@ -4,14 +4,21 @@ import {
   demoState, EXTENSION_ID, expectValidResolveFacet, legacyClient, legacyRpc, modernClient, modernRpc, recordsFor, startHarness, type Harness,
 } from './harness'
 
+// billing, the demo's one server outside profile ops, is a state-file example (never ready);
+// here it has a transport (never connected: the runtime is off) so its `ready` holds
+const state = () => {
+  const s = demoState()
+  s.servers!.find((x) => x.name === 'billing')!.transport = { url: 'http://127.0.0.1:9/mcp' }
+  return s
+}
 let h: Harness
 beforeAll(async () => {
-  h = await startHarness(demoState())
+  h = await startHarness(state())
 })
 afterAll(async () => {
   await h?.server.stop()
 })
-beforeEach(() => h.reload(demoState()))
+beforeEach(() => h.reload(state()))
 
 const resolveResult = z.object({
   tool: z.looseObject({ name: z.string(), inputSchema: z.record(z.string(), z.unknown()), _meta: z.record(z.string(), z.unknown()).optional() }),

@@ -26,9 +26,9 @@ describe("toolgate's own client ID metadata document", () => {
     })
   })
 
-  it('behind a TLS proxy it names the https address, and it is only read', async () => {
+  it('believes X-Forwarded-Proto only behind a proxy it was told of (TOOLGATE_TRUST_PROXY; see tests/security/web-hardening.test.ts), and it is only read', async () => {
     const res = await fetch(`${server.url}/oauth/client-metadata.json`, { headers: { 'x-forwarded-proto': 'https' } })
-    expect((await res.json()).client_id).toBe(`https://127.0.0.1:${server.port}/oauth/client-metadata.json`)
+    expect((await res.json()).client_id).toBe(`http://127.0.0.1:${server.port}/oauth/client-metadata.json`)
     expect((await fetch(`${server.url}/oauth/client-metadata.json`, { method: 'POST' })).status).toBe(405)
   })
 })

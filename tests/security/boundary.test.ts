@@ -2,17 +2,16 @@ import { readFileSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { issueSession } from '@/lib/auth/operator-sessions'
-import { SESSION_COOKIE } from '@/lib/dashboard/session-cookie'
+import { operatorSessionHeaders } from '@/tests/helpers/session'
 import { runCli } from '@/tests/helpers/cli'
 import { activityCount, AGENT, demoState, LEGACY, OPERATOR_KEY, rider, startHarness, type Harness } from '@/tests/mcp/harness'
 
 const root = path.resolve(import.meta.dirname, '..', '..')
 let h: Harness
-let cookie: string
+let session: Record<string, string>
 beforeAll(async () => {
   h = await startHarness(demoState())
-  cookie = `${SESSION_COOKIE}=${(await issueSession(h.db)).value}`
+  session = await operatorSessionHeaders(h.db)
 })
 afterAll(async () => {
   await h?.server.stop()
@@ -93,8 +92,8 @@ describe('Origin and Host: refused before anything runs, on every surface', () =
     '/mcp': { path: '/mcp', method: 'POST', headers: { ...mcpHeaders, authorization: `Bearer ${AGENT}` }, body: listBody, ok: 200 },
     'REST preflight': { path: '/api/v1/preflight', method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': OPERATOR_KEY }, body: JSON.stringify({ tools: [{ id: 'notes:read_note' }] }), ok: 200 },
     'REST whoami': { path: '/api/v1/whoami', method: 'GET', headers: { 'x-api-key': OPERATOR_KEY }, ok: 200 },
-    'a dashboard page': { path: '/servers/notes', method: 'GET', headers: { cookie }, ok: 200 },
-    'a route handler': { path: '/api/dashboard/session', method: 'GET', headers: { cookie }, ok: 204 },
+    'a dashboard page': { path: '/servers/notes', method: 'GET', headers: session, ok: 200 },
+    'a route handler': { path: '/api/dashboard/session', method: 'GET', headers: session, ok: 204 },
     // the sign-in action with a wrong key: it runs and answers (200) with its refusal
     'a server action': { path: '/login', method: 'POST', headers: { 'next-action': actionId('signIn'), 'content-type': 'text/plain;charset=UTF-8', accept: 'text/x-component' }, body: JSON.stringify([{ key: 'wrong', next: '/' }]), ok: 200 },
   })
@@ -118,22 +117,31 @@ describe('Origin and Host: refused before anything runs, on every surface', () =
 
 describe('malformed and unbounded input', () => {
   it.each(['/mcp/p/%ZZ', '/servers/%ZZ', '/activity/%E0%A4%A', '/tokens/%', '/api/v1/%ZZ'])('%s is a 400, not a 500', async (path) => {
-    const r = await raw(path, { method: path.startsWith('/mcp') ? 'POST' : 'GET', headers: { host: own(), cookie, authorization: `Bearer ${AGENT}` } })
+    const r = await raw(path, { method: path.startsWith('/mcp') ? 'POST' : 'GET', headers: { host: own(), ...session, authorization: `Bearer ${AGENT}` } })
     expect(r.status).toBe(400)
     expect(r.text).toContain('malformed percent-encoding')
   })
 
   it.each([
     ['/%09/evil.example'], ['/%0a/evil.example'], ['/%0d/evil.example'], ['//evil.example'], ['/\\evil.example'], ['https://evil.example/'], ['/%2f%2fevil.example'],
+    ['/.//evil.example/'], ['/%2e//evil.example'], ['/a/..//evil.example'],
   ])('a signed-in browser sent to /login?next=%s stays on the site', async (next) => {
-    const r = await raw(`/login?next=${encodeURIComponent(next)}`, { headers: { host: own(), cookie } })
+    const r = await raw(`/login?next=${encodeURIComponent(next)}`, { headers: { host: own(), ...session } })
     expect(r.status).toBeLessThan(400)
     expect(r.status).toBeGreaterThanOrEqual(300)
     expect(r.headers.location).toBe('/')
     // and as the raw characters arrive, undecoded
-    const rawNext = await raw(`/login?next=${next.replace(/\\/g, '%5C')}`, { headers: { host: own(), cookie } })
+    const rawNext = await raw(`/login?next=${next.replace(/\\/g, '%5C')}`, { headers: { host: own(), ...session } })
     expect(rawNext.status).toBeLessThan(500)
     if (rawNext.headers.location) expect(String(rawNext.headers.location)).toMatch(/^\/(?![/\\])/)
+  })
+
+  it.each(['/.//evil.example/', '/%2e//evil.example', '/a/..//evil.example'])('the sign-in action sends the browser on to %s only as "/"', async (next) => {
+    const r = await raw('/login', { method: 'POST', headers: { host: own(), 'next-action': actionId('signIn'), 'content-type': 'text/plain;charset=UTF-8', accept: 'text/x-component' }, body: JSON.stringify([{ key: OPERATOR_KEY, next }]) })
+    expect(r.status).toBe(200)
+    expect(r.text).toContain('"ok":true')
+    expect(r.text).toContain('"next":"/"')
+    expect(r.text).not.toContain('evil.example')
   })
 
   it('a 20 KB tool id is a request error on every surface, quoting at most ~100 characters, and nothing is recorded', async () => {

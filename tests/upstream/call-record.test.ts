@@ -11,11 +11,13 @@ import { OUTCOME_UNKNOWN } from '@/lib/activity/present'
 import type { ActivityRecord } from '@/lib/activity/vocabulary'
 import { addServer } from '@/lib/admin/upstreams'
 import { argumentsHash, canonicalJson } from '@/lib/preflight/hash'
-import { launchChromium, OPERATOR_KEY, signedIn } from '@/tests/dashboard/harness'
+import { launchChromium, OPERATOR_KEY, signedIn, visit } from '@/tests/dashboard/harness'
 import { freshDb } from '@/tests/helpers/db'
 import { runCli } from '@/tests/helpers/cli'
 import { rpcBody } from '@/tests/helpers/rpc'
 import { startServer, type RunningServer } from '@/tests/helpers/server'
+import { evaluateNow } from '@/lib/preflight/service'
+import { agentCaller } from '@/lib/auth/caller'
 import { agentToken, connectionState, runtimeEnv, stdioFixture, waitFor } from './harness'
 
 // A tools/call is on the record in two parts (contract §12): the call, committed while the
@@ -79,7 +81,7 @@ const cliList = async (requestId: string) => {
 describe('a call is recorded while the upstream works, and its outcome after', () => {
   it('the call reads as running (CLI and the live Activity page) until its outcome lands, then as ended', async () => {
     const { context, page } = await signedIn({ db, file, server, browser, stop: async () => {} })
-    await page.goto('/activity')
+    await visit(page, '/activity')
     await page.getByText('Live: new records appear here').waitFor()
     const answer = call('rec:live', { text: 'hello' }, 'live-call')
     // forwarded at once, on the record while the upstream still works on it
@@ -145,10 +147,8 @@ describe('a call is recorded while the upstream works, and its outcome after', (
     // it was forwarded at once (the upstream ran it), and nothing of it is on the record
     expect(fx.calls().filter((c) => c.name === 'ok').length).toBe(before + 1)
     expect(records('under-lock')).toEqual([])
-    // the lock gone, calls are answered and recorded again — once the runtime has renewed the
-    // 3 s lease it could not renew while the lock was held (until then it reads as not running)
-    const released = Date.now()
-    await waitFor('a heartbeat since the lock went', () => (readLease(db)?.heartbeatAt ?? 0) > released)
+    // the lock gone (and the runtime's heartbeat, which it also held back, written again), calls are answered and recorded again
+    await waitFor('the runtime ready again', () => evaluateNow(db, agentCaller(db, agent)!, { ids: ['rec:ok'] }).verdict === 'ready')
     expect((await call('rec:ok', { text: 'after' }, 'after-lock')).body.result?.content[0].text).toBe('ok: {"text":"after"}')
     expect(records('after-lock')[0]).toMatchObject({ type: 'tool.call' })
   })
@@ -167,12 +167,12 @@ describe('a call is recorded while the upstream works, and its outcome after', (
     server = await startServer(env())
     servers.push(server)
     const { context, page } = await signedIn({ db, file, server, browser, stop: async () => {} })
-    await page.goto('/activity?request_id=crashed-call')
+    await visit(page, '/activity?request_id=crashed-call')
     const line = page.locator(`[data-testid="activity-record"][data-id="${intent.id}"]`)
     await line.waitFor()
     expect(await line.getAttribute('data-call')).toBe('unknown')
     expect(await line.textContent()).toContain(`rec:crash: ${OUTCOME_UNKNOWN}`)
-    await page.goto('/activity/crashed-call')
+    await visit(page, '/activity/crashed-call')
     expect(await page.locator(`[data-testid="activity-record"][data-id="${intent.id}"]`).textContent()).toContain(OUTCOME_UNKNOWN)
     await context.close()
     expect(callsOf('rec:crash')).toHaveLength(1)

@@ -27,7 +27,12 @@ export interface FixtureTool {
   /** the call blocks until this file exists */
   releaseFile?: string
 }
-export interface Control { mode?: 'ok' | 'crash' | 'hang'; pageSize?: number; startDelayMs?: number; tools: FixtureTool[] }
+export interface FixturePrompt { name: string; description?: string; arguments?: { name: string; description?: string; required?: boolean }[]; text: string }
+export interface FixtureResource { uri: string; name: string; description?: string; mimeType?: string; text: string }
+export interface Control {
+  mode?: 'ok' | 'crash' | 'hang'; pageSize?: number; startDelayMs?: number; listDelayMs?: number; tools: FixtureTool[]
+  instructions?: string; prompts?: FixturePrompt[]; resources?: FixtureResource[]; resourceTemplates?: { uriTemplate: string; name: string; description?: string }[]
+}
 
 /** A stdio fixture upstream: its transport, and handles to steer it and read its message count. */
 export function stdioFixture(control: Control) {

@@ -52,21 +52,36 @@ async function preflight(ids: string[]) {
 
 const call = async (id: string) => mcp.request({ method: 'tools/call', params: { name: id, arguments: { text: 'hi' } } }, CallToolResultSchema)
 
-/** tools/call refuses iff the preflight is not ready, with the same reason and remediation. */
+/**
+ * tools/call refuses iff the preflight is not ready, with the same reason and remediation. The
+ * runtime may change a state between a check and the call (a reconnect): agreement is judged on
+ * a pair whose state was the same before and after the call, and a pair that straddled a change
+ * is tried again.
+ */
 async function expectAgreement(ids: string[]) {
-  const verdicts = await preflight(ids)
-  for (const v of verdicts) {
-    const r = await call(v.id)
-    const facet = (r._meta as Record<string, { reason?: string; remediation?: string }> | undefined)?.[EXT]
-    if (v.status === 'ready') {
-      expect(facet, `${v.id}: preflight ready, so the call must reach the upstream`).toBeUndefined()
-      expect(JSON.stringify(r.content)).toContain(v.id.split(':')[1])
-    } else {
-      expect(r.isError, `${v.id}: preflight says ${v.reason}, so the call must be refused`).toBe(true)
-      expect(facet).toMatchObject({ reason: v.reason, remediation: v.remediation })
+  const seen: string[] = []
+  for (const id of ids) {
+    for (let attempt = 1; ; attempt++) {
+      const [v] = await preflight([id])
+      const r = await call(id)
+      const [after] = await preflight([id])
+      if ((after.reason ?? after.status) !== (v.reason ?? v.status)) {
+        if (attempt === 20) throw new Error(`${id}: its state kept changing under the check (${v.reason ?? v.status} → ${after.reason ?? after.status})`)
+        continue
+      }
+      const facet = (r._meta as Record<string, { reason?: string; remediation?: string }> | undefined)?.[EXT]
+      if (v.status === 'ready') {
+        expect(facet, `${v.id}: preflight ready, so the call must reach the upstream`).toBeUndefined()
+        expect(JSON.stringify(r.content)).toContain(v.id.split(':')[1])
+      } else {
+        expect(r.isError, `${v.id}: preflight says ${v.reason}, so the call must be refused`).toBe(true)
+        expect(facet).toMatchObject({ reason: v.reason, remediation: v.remediation })
+      }
+      seen.push(v.status === 'ready' ? 'ready' : v.reason!)
+      break
     }
   }
-  return verdicts.map((v) => (v.status === 'ready' ? 'ready' : v.reason))
+  return seen
 }
 
 describe('no skew between preflight and dispatch', () => {
@@ -79,11 +94,16 @@ describe('no skew between preflight and dispatch', () => {
     const ids = ['gate:ok', 'gate:denied', 'gate:blocked', 'gate:changed', 'gate:pending', 'other:t']
     expect(await expectAgreement(ids)).toEqual(['ready', 'tool_denied_by_config', 'tool_blocked_by_user', 'tool_changed', 'tool_pending_approval', 'ready'])
 
+    // each step waits until the runtime has acted on it, so no state awaited below is one left from before
+    const stopped = (why: string) => waitFor(`other stopped (${why})`, () => connectionState(db, 'other')?.detail === `stopped: the server is ${why}`)
     await quarantineServer(db, 'other', ctx)
     expect(await expectAgreement(['other:t'])).toEqual(['server_quarantined'])
+    await stopped('quarantined')
     await unquarantineServer(db, 'other', ctx)
+    await waitFor('other ready after its release', () => connectionState(db, 'other')?.state === 'ready')
     await disableServer(db, 'other', ctx)
     expect(await expectAgreement(['other:t'])).toEqual(['server_disabled'])
+    await stopped('disabled')
 
     // open every gate again: both sides turn ready together
     await enableServer(db, 'other', ctx)

@@ -4,8 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { eq } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { serverConnections } from '@/db/schema'
-import { issueSession } from '@/lib/auth/operator-sessions'
-import { SESSION_COOKIE } from '@/lib/dashboard/session-cookie'
+import { operatorSessionHeaders } from '@/tests/helpers/session'
 import { addServer } from '@/lib/admin/upstreams'
 import { runCli } from '@/tests/helpers/cli'
 import { freshDb } from '@/tests/helpers/db'
@@ -48,7 +47,7 @@ describe('a write lock held by another process', () => {
   it('for 12 s: whoami, a plain tools/list and a dashboard page keep answering; a check fails closed after a bounded wait', async () => {
     const h = await startHarness(demoState())
     running.push(h.server)
-    const cookie = `${SESSION_COOKIE}=${(await issueSession(h.db)).value}`
+    const session = await operatorSessionHeaders(h.db)
     const lock = await holdWriteLock(h.file, 12_000)
     const started = Date.now()
 
@@ -66,7 +65,7 @@ describe('a write lock held by another process', () => {
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
       }))
       expect(list.value.status).toBe(200)
-      const page = await timed(() => fetch(`${h.server.url}/servers`, { headers: { cookie } }))
+      const page = await timed(() => fetch(`${h.server.url}/servers`, { headers: session }))
       expect(page.value.status).toBe(200)
       reads.push(whoami.ms, list.ms, page.ms)
     }
@@ -127,8 +126,7 @@ describe('a crash of toolgate itself (kill -9)', () => {
     expect((await readyOf(db, first.url)).status).toBe('ready')
 
     await first.crash()
-    expect(connectionState(db, 'kept')?.state).toBe('ready') // the row still says so …
-    await new Promise((r) => setTimeout(r, 2_000)) // … but the lease has run out
+    expect(connectionState(db, 'kept')?.state).toBe('ready') // the row still says so, but its runtime is gone
     const cli = await runCli(['tools', 'preflight', 'kept:t', '-o', 'json', '--db', file])
     expect(cli.code, cli.stderr).toBe(10)
     expect(JSON.parse(cli.stdout).tools[0]).toMatchObject({ reason: 'server_unhealthy', detail: expect.stringContaining("toolgate's upstream runtime is not running") })
@@ -146,5 +144,30 @@ describe('a crash of toolgate itself (kill -9)', () => {
     expect(seen.slice(0, -1).every((s) => s !== 'ready')).toBe(true)
     const row = db.select().from(serverConnections).where(eq(serverConnections.serverName, 'kept')).get()!
     expect(row.runtimeInstance).toMatch(/^rt_/)
+  })
+
+  it('a lease whose holder (a process of this machine) is gone is dead at once, however long it had to run', async () => {
+    const { db, file } = freshDb()
+    // a lease that would vouch for the killed runtime for ten minutes
+    const env = { TOOLGATE_DB: file, TOOLGATE_API_KEY: KEY, ...runtimeEnv, TOOLGATE_RUNTIME_LEASE_MS: '600000' }
+    const first = await startServer(env)
+    running.push(first)
+    const fx = stdioFixture({ tools: [{ name: 't' }] })
+    await addServer(db, { name: 'kept', transport: fx.transport, trusted: true }, ctx)
+    await waitFor('kept ready', () => connectionState(db, 'kept')?.state === 'ready')
+    const crashed = connectionState(db, 'kept')!.runtimeInstance
+
+    await first.crash()
+    const preflight = await runCli(['tools', 'preflight', 'kept:t', '-o', 'json', '--db', file])
+    expect(preflight.code, preflight.stderr).toBe(10)
+    expect(JSON.parse(preflight.stdout).tools[0]).toMatchObject({ reason: 'server_unhealthy', detail: expect.stringMatching(/toolgate's upstream runtime is not running \(its process \d+ is gone/) })
+    const list = await runCli(['upstream', 'list', '-o', 'json', '--db', file])
+    expect(JSON.parse(list.stdout)[0]).toMatchObject({ name: 'kept', connection: 'disconnected' })
+
+    // a new toolgate takes the dead lease over at once and connects
+    const second = await startServer(env)
+    running.push(second)
+    await waitFor('kept ready under the new runtime', () => { const c = connectionState(db, 'kept'); return c?.state === 'ready' && c.runtimeInstance !== crashed })
+    expect((await runCli(['upstream', 'list', '-o', 'json', '--db', file])).stdout).toContain('"connection": "ready"')
   })
 })

@@ -7,7 +7,7 @@ import { activity, serverSecrets, toolApprovals, tools } from '@/db/schema'
 import { addServer, setSecret } from '@/lib/admin/upstreams'
 import { unquarantineServer } from '@/lib/admin/servers'
 import { approveTool } from '@/lib/admin/tools'
-import { freshDb } from '@/tests/helpers/db'
+import { freshDb, tempDbFile } from '@/tests/helpers/db'
 import { listActivity } from '@/db/queries/activity'
 import { runCli } from '@/tests/helpers/cli'
 import { startServer, type RunningServer } from '@/tests/helpers/server'
@@ -63,7 +63,7 @@ describe('stdio upstream: discovery and the rug-pull guard', () => {
     await waitFor('a flagged', () => approval('paged', 'a')?.status === 'changed')
     expect(await reasonOf('paged:f')).toBe('tool_pending_approval')
     expect(await reasonOf('paged:a')).toBe('tool_changed')
-    expect(approval('paged', 'a')!.previous).toMatchObject({ description: 'Fixture tool a.' })
+    expect(approval('paged', 'a')!.approved).toMatchObject({ description: 'Fixture tool a.' })
     const current = db.select().from(tools).where(and(eq(tools.serverName, 'paged'), eq(tools.name, 'a'))).get()!
     expect(current.description).toBe('Now also emails your files to a stranger.')
     const types = db.select({ t: activity.type }).from(activity).where(eq(activity.server, 'paged')).all().map((r) => r.t)
@@ -203,7 +203,8 @@ describe('configuration', () => {
 
   it('a second toolgate on a port in use says so and exits, leaving no process behind', async () => {
     const started = Date.now()
-    const r = await runCli(['serve', '--port', String(server.port), '--no-demo'], { TOOLGATE_DB: dbFile, TOOLGATE_API_KEY: KEY, ...runtimeEnv })
+    // a database of its own: on the same one, the runtime lease refuses it before the port is tried
+    const r = await runCli(['serve', '--port', String(server.port), '--no-demo'], { TOOLGATE_DB: tempDbFile(), TOOLGATE_API_KEY: KEY, ...runtimeEnv })
     expect(r.code).toBe(1)
     expect(r.stderr).toContain(`port ${server.port} on 127.0.0.1 is already in use`)
     expect(Date.now() - started).toBeLessThan(30_000) // it ended on its own (no hang on upstream processes)
@@ -216,7 +217,7 @@ describe('configuration', () => {
     const before = connectionState(db, 'steady')!
     const r = await runCli(['serve', '--port', '0', '--no-demo'], { TOOLGATE_DB: dbFile, TOOLGATE_API_KEY: KEY, ...runtimeEnv })
     expect(r.code).toBe(1)
-    expect(r.stderr).toMatch(/another toolgate \(pid \d+\) runs the upstream runtime on this database/)
+    expect(r.stderr).toMatch(/another toolgate \(pid \d+, at http:\/\/127\.0\.0\.1:\d+\) runs the upstream runtime on this database/)
     expect(connectionState(db, 'steady')).toEqual(before)
     expect(await reasonOf('steady:steady')).toBe('ready')
   })

@@ -1,5 +1,6 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
+import { ExportLinks } from '@/components/activity/export-links'
 import { ActivityFilters } from '@/components/activity/filters'
 import { Timeline } from '@/components/activity/timeline'
 import { VerdictChart } from '@/components/activity/verdict-chart'
@@ -8,7 +9,7 @@ import { buttonClass, PageHeader } from '@/components/ui'
 import {
   activityFilterFromSearch, activityPage, chartSpans, chartSpanSchema, DEFAULT_SPAN, filterKeys, localInputValue, verdictChart, type ChartSpan,
 } from '@/lib/dashboard/activity'
-import { requireOperator } from '@/lib/dashboard/operator'
+import { canViewPage } from '@/lib/dashboard/operator'
 import { searchValue, type SearchParams } from '@/lib/dashboard/search-params'
 import { latestActivityId } from '@/db/queries/activity'
 import { tokens } from '@/db/queries/access'
@@ -28,7 +29,7 @@ export default async function ActivityPage({ searchParams }: { searchParams: Pro
   const raw = Object.fromEntries(filterKeys.map((k) => [k, searchValue(sp[k])]).filter(([, v]) => v)) as Record<string, string>
   const spanParam = searchValue(sp.span)
   const withSpan = spanParam ? { ...raw, span: spanParam } : raw
-  await requireOperator(activityHref(withSpan))
+  if (!(await canViewPage(activityHref(withSpan)))) return null
   const { filter, problems } = activityFilterFromSearch(sp)
   const span = chartSpanSchema.safeParse(spanParam ?? DEFAULT_SPAN)
   if (!span.success) problems.push(`span: ${span.error.issues[0].message}`)
@@ -41,7 +42,6 @@ export default async function ActivityPage({ searchParams }: { searchParams: Pro
   const servers = [...new Set([...serverNames(db), ...(raw.server ? [raw.server] : [])])]
   const tokenNames = [...new Set([...tokens(db).map((t) => t.name), ...(raw.token ? [raw.token] : [])])]
   const spanLinks = (Object.keys(chartSpans) as ChartSpan[]).map((s) => ({ span: s, href: activityHref(s === DEFAULT_SPAN ? raw : { ...raw, span: s }) }))
-  const exportHref = (format: 'json' | 'csv') => `/activity/export?${new URLSearchParams({ format, ...raw })}`
   const formValues = {
     ...raw,
     from: filter.from === undefined ? undefined : localInputValue(filter.from),
@@ -57,8 +57,7 @@ export default async function ActivityPage({ searchParams }: { searchParams: Pro
       <ActivityFilters key={activityHref(withSpan)} values={formValues} servers={servers} tokens={tokenNames} span={span.success && spanParam ? spanParam : undefined} />
       <p className="-mt-2 mb-4 flex flex-wrap gap-2 text-sm">
         <span className="text-slate-600 dark:text-slate-300">Export the records these filters match (up to 10 000):</span>
-        <a className="text-sky-700 underline dark:text-sky-300" href={exportHref('json')} download>JSON</a>
-        <a className="text-sky-700 underline dark:text-sky-300" href={exportHref('csv')} download>CSV</a>
+        <ExportLinks query={query} />
       </p>
       {problems.length > 0 && <div className="mb-4"><ErrorNote error={`Ignored filter: ${problems.join('; ')}`} fix="Correct the filter or clear it." /></div>}
       {chart

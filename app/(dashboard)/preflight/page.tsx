@@ -2,7 +2,7 @@ import type { Metadata } from 'next'
 import { PreflightWorkbench } from '@/components/preflight/workbench'
 import { PageHeader } from '@/components/ui'
 import { preflightOptions } from '@/lib/dashboard/preflight'
-import { requireOperator } from '@/lib/dashboard/operator'
+import { canViewPage } from '@/lib/dashboard/operator'
 import { preflightFormFromSearch, preflightSearch, searchValue, type SearchParams } from '@/lib/dashboard/search-params'
 import { getDb } from '@/db/client'
 
@@ -11,7 +11,7 @@ export const metadata: Metadata = { title: 'Preflight' }
 export default async function PreflightPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const sp = await searchParams
   const initial = preflightFormFromSearch(sp)
-  await requireOperator(`/preflight${preflightSearch(initial)}`)
+  if (!(await canViewPage(`/preflight${preflightSearch(initial)}`))) return null
   return (
     <>
       <PageHeader title="Preflight">Is every tool this job needs ready — and if not, why, and what fixes it?</PageHeader>

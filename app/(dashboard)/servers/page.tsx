@@ -3,7 +3,7 @@ import Link from 'next/link'
 import { AdminState, HealthState } from '@/components/servers/server-badges'
 import { ServerAction } from '@/components/servers/server-action'
 import { Card, Empty, PageHeader, WideTable } from '@/components/ui'
-import { requireOperator } from '@/lib/dashboard/operator'
+import { canViewPage } from '@/lib/dashboard/operator'
 import { serverRows } from '@/lib/catalog/servers'
 import { withFacts } from '@/lib/dashboard/server-facts'
 import { getDb } from '@/db/client'
@@ -11,7 +11,7 @@ import { getDb } from '@/db/client'
 export const metadata: Metadata = { title: 'Servers' }
 
 export default async function ServersPage() {
-  await requireOperator('/servers')
+  if (!(await canViewPage('/servers'))) return null
   const db = getDb()
   const rows = withFacts(db, serverRows(db))
   return (

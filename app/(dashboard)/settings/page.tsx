@@ -7,7 +7,7 @@ import { Card, PageHeader } from '@/components/ui'
 import { activityStorage } from '@/lib/activity/retention'
 import { presentSettings } from '@/lib/admin/settings'
 import { listSessions } from '@/lib/auth/operator-sessions'
-import { requireOperator } from '@/lib/dashboard/operator'
+import { canViewPage } from '@/lib/dashboard/operator'
 
 export const metadata: Metadata = { title: 'Settings' }
 
@@ -15,7 +15,7 @@ const when = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(
 const size = (bytes: number) => (bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(0)} KiB` : `${(bytes / (1024 * 1024)).toFixed(1)} MiB`)
 
 export default async function SettingsPage() {
-  await requireOperator('/settings')
+  if (!(await canViewPage('/settings'))) return null
   const db = getDb()
   const settings = presentSettings(readSettings(db))
   const storage = activityStorage(db)

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next'
 import { SurfaceView } from '@/components/surface/surface-view'
 import { PageHeader } from '@/components/ui'
-import { requireOperator } from '@/lib/dashboard/operator'
+import { canViewPage } from '@/lib/dashboard/operator'
 import { searchValue, type SearchParams } from '@/lib/dashboard/search-params'
 import { surfacePage } from '@/lib/dashboard/surface'
 import { getDb } from '@/db/client'
@@ -10,7 +10,7 @@ export const metadata: Metadata = { title: 'Surface' }
 
 export default async function SurfacePage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const scope = searchValue((await searchParams).scope)
-  await requireOperator(`/surface${scope ? `?scope=${encodeURIComponent(scope)}` : ''}`)
+  if (!(await canViewPage(`/surface${scope ? `?scope=${encodeURIComponent(scope)}` : ''}`))) return null
   return (
     <>
       <PageHeader title="Surface">

@@ -3,13 +3,13 @@ import { ProfilesPanel } from '@/components/access/profiles-panel'
 import { TokensPanel } from '@/components/access/tokens-panel'
 import { PageHeader } from '@/components/ui'
 import { accessOverview } from '@/lib/dashboard/access'
-import { requireOperator } from '@/lib/dashboard/operator'
+import { canViewPage } from '@/lib/dashboard/operator'
 import { getDb } from '@/db/client'
 
 export const metadata: Metadata = { title: 'Tokens & profiles' }
 
 export default async function TokensPage() {
-  await requireOperator('/tokens')
+  if (!(await canViewPage('/tokens'))) return null
   const data = accessOverview(getDb())
   return (
     <>

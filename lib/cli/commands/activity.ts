@@ -1,17 +1,15 @@
 import { intFlag, UsageError } from '@/lib/cli/args'
-import { statusColour, table, terminal } from '@/lib/cli/output'
+import { statusColour, table, terminal, toJson } from '@/lib/cli/output'
 import { command, EXIT_ERROR, type Command } from '@/lib/cli/spec'
-import { getActivity, listActivity } from '@/db/queries/activity'
-import { presentRecords } from '@/lib/activity/present-records'
 import type { ActivityItem } from '@/lib/activity/present'
-import { activityStorage, pruneActivity, retentionCutoff } from '@/lib/activity/retention'
 import type { Db } from '@/db/client'
 
 function summary(it: ActivityItem): string {
   return it.type === 'preflight' ? it.data.tools.map((t) => `${t.id}=${t.reason ?? t.status}`).join(' ') : it.summary
 }
 
-function activityStorageSummary(db: Db) {
+async function activityStorageSummary(db: Db) {
+  const { activityStorage } = await import('@/lib/activity/retention')
   const s = activityStorage(db)
   return { oldest_at: s.oldestAt === null ? null : new Date(s.oldestAt).toISOString(), records: s.records, db_bytes: s.dbBytes, wal_bytes: s.walBytes }
 }
@@ -32,8 +30,9 @@ export const activityCommands: Command[] = [
     ],
     exits: { 0: 'listed', 1: EXIT_ERROR },
     run: async ({ values, json, db }) => {
+      const [{ listActivity }, { presentRecords }] = await Promise.all([import('@/db/queries/activity'), import('@/lib/activity/present-records')])
       const items = presentRecords(db(), listActivity(db(), { requestId: values['request-id'], type: values.type, limit: intFlag('--limit', values.limit, 50, 1, 10_000) }))
-      if (json) console.log(JSON.stringify(items, null, 2))
+      if (json) console.log(toJson(items))
       else console.log(table(['ID', 'TIME', 'REQUEST_ID', 'TYPE', 'SURFACE', 'ACTOR', 'VERDICT', 'SUMMARY'],
         items.map((it) => [String(it.id), it.at, it.request_id, it.type, it.surface ?? '-', it.actor, it.verdict ?? '-', summary(it)]),
         terminal(), (col, cell) => (col === 6 ? statusColour(cell) : undefined)))
@@ -48,11 +47,12 @@ export const activityCommands: Command[] = [
     examples: [['toolgate activity show 42', 'every field of record 42'], ['toolgate activity show 42 | jq .data.before', 'what it changed from']],
     exits: { 0: 'shown', 1: EXIT_ERROR },
     run: async ({ args: [raw], db }) => {
+      const [{ getActivity }, { presentRecords }] = await Promise.all([import('@/db/queries/activity'), import('@/lib/activity/present-records')])
       const id = Number(raw)
       if (!Number.isInteger(id)) throw new UsageError(`activity id must be an integer, not "${raw}"`)
       const row = getActivity(db(), id)
       if (!row) throw new UsageError(`no activity record ${id}`, 'toolgate activity list shows the records and their ids')
-      console.log(JSON.stringify(presentRecords(db(), [row])[0], null, 2))
+      console.log(toJson(presentRecords(db(), [row])[0]))
       return 0
     },
   }),
@@ -64,6 +64,7 @@ export const activityCommands: Command[] = [
     examples: [['toolgate activity prune', 'apply the retention setting now'], ['toolgate activity prune --before 2026-09-01 -o json', 'delete everything before September; counts as JSON']],
     exits: { 0: 'pruned (possibly nothing)', 1: EXIT_ERROR },
     run: async ({ values, json, db, ctx }) => {
+      const [{ listActivity }, { pruneActivity, retentionCutoff }] = await Promise.all([import('@/db/queries/activity'), import('@/lib/activity/retention')])
       let before: number
       if (values.before !== undefined) {
         before = Date.parse(values.before)
@@ -77,8 +78,8 @@ export const activityCommands: Command[] = [
       if (process.stderr.isTTY) process.stderr.write('\n')
       // the prune is on the record only when it deleted something
       const [record] = deleted ? listActivity(db(), { requestId: ctx.requestId, type: 'activity.pruned', limit: 1 }) : []
-      const result = { before: new Date(before).toISOString(), deleted, ...activityStorageSummary(db()), activity_id: record?.id ?? null, request_id: record ? ctx.requestId : null }
-      if (json) console.log(JSON.stringify(result, null, 2))
+      const result = { before: new Date(before).toISOString(), deleted, ...(await activityStorageSummary(db())), activity_id: record?.id ?? null, request_id: record ? ctx.requestId : null }
+      if (json) console.log(toJson(result))
       else console.log(`pruned ${deleted} record${deleted === 1 ? '' : 's'} older than ${result.before}; oldest kept: ${result.oldest_at ?? '(none)'}; ${result.records} records, database ${result.db_bytes} bytes`)
       return 0
     },

@@ -1,19 +1,30 @@
 import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs'
 import { createServer } from 'node:net'
 import path from 'node:path'
-import Database from 'better-sqlite3'
 import pkg from '@/package.json'
 import type { Db } from '@/db/client'
-import { managedServers } from '@/db/queries/servers'
-import { operatorKeyHash } from '@/db/queries/auth'
-import { activityStorage } from '@/lib/activity/retention'
-import { cliDbFile, openCliDb } from '@/lib/cli/args'
-import { paint, statusColour, table, terminal, wrap } from '@/lib/cli/output'
+import { forTerminal, paint, statusColour, table, terminal, toJson, wrap } from '@/lib/cli/output'
 import { command, type Command } from '@/lib/cli/spec'
 import { projectRoot } from '@/lib/paths'
 import type { Transport } from '@/db/schema'
-import { addressFlags, buildIdFile, listenAddress } from './serve'
+import { databaseOf, serverUrlOf, toolgateAnswersAt, urlHost, type DbSource, type UrlSource } from '@/lib/server/address'
+import { buildIdFile } from '@/lib/server/build'
+import { addressFlags, listenAddress } from './serve'
 import { schemaVersion } from './version'
+
+// The checks' heavy parts (the database driver and its queries), loaded when doctor runs: a
+// driver that does not load must become a failed check, and help must not load it at all.
+let Database: typeof import('better-sqlite3')
+let managedServers: typeof import('@/db/queries/servers').managedServers
+let operatorKeyHash: typeof import('@/db/queries/auth').operatorKeyHash
+let runtimeHolder: typeof import('@/db/queries/connections').runtimeHolder
+let activityStorage: typeof import('@/lib/activity/retention').activityStorage
+let openCliDb: typeof import('@/lib/cli/db').openCliDb
+async function loadChecks(): Promise<void> {
+  ;[{ managedServers }, { operatorKeyHash }, { runtimeHolder }, { activityStorage }, { openCliDb }] = await Promise.all([
+    import('@/db/queries/servers'), import('@/db/queries/auth'), import('@/db/queries/connections'), import('@/lib/activity/retention'), import('@/lib/cli/db'),
+  ])
+}
 
 type CheckStatus = 'ok' | 'warn' | 'fail'
 interface Check { name: string; status: CheckStatus; detail: string; fix?: string }
@@ -39,23 +50,35 @@ function nodeCheck(): Check {
     : { name: 'node', status: 'fail', detail: `Node.js ${process.versions.node} is outside the supported range ${range}`, fix: 'install Node.js 20.9 or later in the 20 line, or 22 or later (nvm install 22)' }
 }
 
-function driverCheck(): Check {
+async function driverCheck(): Promise<Check> {
   try {
+    Database ??= (await import('better-sqlite3')).default
     const mem = new Database(':memory:')
     const v = mem.prepare('select sqlite_version()').pluck().get() as string
     mem.close()
     return { name: 'better-sqlite3', status: 'ok', detail: `loads; SQLite ${v}` }
   } catch (e) {
-    return { name: 'better-sqlite3', status: 'fail', detail: `does not load: ${(e as Error).message}`, fix: 'npm rebuild better-sqlite3 (compiling it needs python3, make and a C++ compiler: see README, Prerequisites)' }
+    return { name: 'better-sqlite3', status: 'fail', detail: `does not load: ${(e as Error).message.replace(/\s+/g, ' ')}`, fix: driverFix(e as Error) }
   }
+}
+
+/** A native module built for another Node.js says NODE_MODULE_VERSION: that is no permission problem. */
+const builtForOtherNode = (e: Error) => /NODE_MODULE_VERSION/.test(e.message)
+
+function driverFix(e: Error): string {
+  const compile = '(compiling it needs python3, make and a C++ compiler: see README, Prerequisites)'
+  if (!builtForOtherNode(e)) return `npm rebuild better-sqlite3 ${compile}`
+  return `better-sqlite3 was built for another Node.js than this one (${process.version}): npm rebuild better-sqlite3 ${compile}. If it is still built for the other one, npm compiles against the headers of the Node.js its nodedir setting names (npm config get nodedir): rebuild against this one's, npm rebuild better-sqlite3 --nodedir="$(dirname "$(dirname "$(command -v node)")")"`
 }
 
 const mb = (n: number) => `${(n / 1_048_576).toFixed(1)} MB`
 
+const SOURCES: Record<DbSource, string> = { '--db': 'from --db', TOOLGATE_DB: 'from $TOOLGATE_DB', default: 'the default: no --db, no $TOOLGATE_DB' }
+
 /** Open (and migrate) the database, then prove a write would go through, without keeping one. */
-function databaseCheck(file: string): { check: Check; db?: Db } {
+function databaseCheck(file: string, from: DbSource): { check: Check; db?: Db } {
   const fixAccess = `make ${file} and its directory writable by this user (SQLite writes ${path.basename(file)}-wal and -shm beside it), or point --db / TOOLGATE_DB at the right file`
-  if (!existsSync(file)) return { check: { name: 'database', status: 'warn', detail: `no database at ${file} yet`, fix: 'toolgate serve creates it on first start; if you meant another file, give --db or set TOOLGATE_DB' } }
+  if (!existsSync(file)) return { check: { name: 'database', status: 'warn', detail: `no database at ${file} (${SOURCES[from]}) yet`, fix: 'toolgate serve creates it on first start; if you meant another file, give --db or set TOOLGATE_DB' } }
   let db: Db
   try {
     db = openCliDb(file)
@@ -70,7 +93,7 @@ function databaseCheck(file: string): { check: Check; db?: Db } {
   }
   const s = activityStorage(db)
   const oldest = s.oldestAt === null ? 'no activity records' : `${s.records} activity record${s.records === 1 ? '' : 's'} since ${new Date(s.oldestAt).toISOString()}`
-  return { db, check: { name: 'database', status: 'ok', detail: `${file}: opens, migrated (${schemaVersion(db).applied}), writable; ${mb(s.dbBytes)}, WAL ${mb(s.walBytes)}; ${oldest}` } }
+  return { db, check: { name: 'database', status: 'ok', detail: `${file} (${SOURCES[from]}): opens, migrated (${schemaVersion(db).applied}), writable; ${mb(s.dbBytes)}, WAL ${mb(s.walBytes)}; ${oldest}` } }
 }
 
 function buildCheck(): Check {
@@ -80,22 +103,32 @@ function buildCheck(): Check {
   return { name: 'web app', status: 'warn', detail: `not built: no BUILD_ID in ${dir}`, fix: 'toolgate serve builds it on first start (about 30 s); or build it now: npx next build' }
 }
 
-/** Free, or toolgate already answers there (its /api/v1 answers carry a req_ request id): either is fine. */
-async function portCheck(port: number, host: string): Promise<Check> {
-  const name = 'port'
+/**
+ * Where the server is. A toolgate running on this database recorded its URL in the lease: check
+ * that it answers there. Otherwise the address serve would listen on must be free, and a toolgate
+ * answering there runs on another database than this one.
+ */
+async function serverCheck(db: Db | undefined, port: number, host: string, file: string): Promise<Check> {
+  const holder = db ? runtimeHolder(db) : null
+  if (holder) {
+    const at = holder.url ?? 'an unrecorded URL'
+    if (holder.url && await toolgateAnswersAt(holder.url)) return { name: 'server', status: 'ok', detail: `toolgate (pid ${holder.pid}) runs on this database and answers at ${at}` }
+    return { name: 'server', status: 'warn', detail: `toolgate (pid ${holder.pid}) runs on this database but does not answer at ${at}`, fix: `look at its terminal; to restart it: kill ${holder.pid}, then toolgate serve` }
+  }
   const where = `${host}:${port}`
   const error = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
     const probe = createServer()
     probe.once('error', (e) => resolve(e))
     probe.listen(port, host, () => probe.close(() => resolve(null)))
   })
-  if (!error) return { name, status: 'ok', detail: `${where} is free` }
+  if (!error) return { name: 'server', status: 'ok', detail: `no toolgate runs on this database; serve would listen on ${where}, which is free` }
   if (error.code === 'EADDRINUSE') {
-    const answer = await fetch(`http://${host.includes(':') ? `[${host}]` : host}:${port}/api/v1/whoami`, { signal: AbortSignal.timeout(2_000) }).catch(() => null)
-    if (answer?.headers.get('x-request-id')?.startsWith('req_')) return { name, status: 'ok', detail: `toolgate is already running at ${where}` }
-    return { name, status: 'fail', detail: `${where} is in use by another program`, fix: `stop that program, or use another port: toolgate serve --port 8080 (check it with toolgate doctor --port 8080)` }
+    if (await toolgateAnswersAt(`http://${urlHost(host)}:${port}`)) {
+      return { name: 'server', status: 'warn', detail: `a toolgate answers at ${where}, but none runs the upstream runtime of ${file}: it was started on another database (or with TOOLGATE_RUNTIME=off)`, fix: 'give every command the database the server uses: --db FILE, or the same TOOLGATE_DB the server was started with' }
+    }
+    return { name: 'server', status: 'fail', detail: `${where} is in use by another program`, fix: `stop that program, or use another port: toolgate serve --port 8080 (check it with toolgate doctor --port 8080)` }
   }
-  return { name, status: 'fail', detail: `cannot listen on ${where}: ${error.code ?? error.message}`, fix: error.code === 'EACCES' ? 'use a port above 1023: --port 8080' : 'give an address of this machine: --host 127.0.0.1' }
+  return { name: 'server', status: 'fail', detail: `cannot listen on ${where}: ${error.code ?? error.message}`, fix: error.code === 'EACCES' ? 'use a port above 1023: --port 8080' : 'give an address of this machine: --host 127.0.0.1' }
 }
 
 function keyCheck(db: Db | undefined): Check {
@@ -143,25 +176,38 @@ function chromiumCheck(): Check {
     : { name: 'chromium', status: 'warn', detail: `not at ${CHROMIUM} (for browser tests only; toolgate itself does not need it)`, fix: 'only to run npm test\'s browser tests: apt-get install -y chromium' }
 }
 
+const URL_SOURCES: Record<UrlSource, string> = { '--url': 'from --url', TOOLGATE_URL: 'from $TOOLGATE_URL', 'running server': 'as the toolgate running on this database recorded it', default: 'the default: no toolgate runs on this database' }
+
 export const doctorCommand: Command = command({
   name: 'doctor',
   summary: 'check this machine\'s setup: each check ok, warn or fail, with the fix',
-  details: 'Checks Node.js against package.json engines, that better-sqlite3 loads, that the database opens, migrates and is writable (with its size, WAL size and oldest record), that the web app is built, that the port is free or toolgate already answers there, the operator key, that every enabled upstream\'s command resolves (or its URL parses), and Chromium (for browser tests only). Opening the database migrates it, as serve would.',
+  details: 'Checks Node.js against package.json engines, that better-sqlite3 loads, that the database opens, migrates and is writable (with its size, WAL size and oldest record), where the server is (a toolgate running on this database answers at the URL it recorded; else the port serve would listen on is free), that the web app is built, the operator key, that every enabled upstream\'s command resolves (or its URL parses), and Chromium (for browser tests only). Opening the database migrates it, as serve would. It first prints the database and the URL every command uses, and which rule chose each (--db, $TOOLGATE_DB or the default; --url, $TOOLGATE_URL, the running server or the default).',
   args: [],
   flags: addressFlags,
   examples: [['toolgate doctor', 'is this machine ready to run toolgate?'], ['toolgate doctor --port 8080 --db /srv/toolgate.db', 'for a server started that way'], ['toolgate doctor -o json | jq \'.checks[] | select(.status != "ok")\'', 'only what needs you']],
   exits: { 0: 'no check failed (warnings allowed)', 1: 'a check failed, or bad flags' },
   run: async ({ values, json }) => {
     const { port, host } = listenAddress(values)
-    const { check: dbCheck, db } = databaseCheck(path.resolve(cliDbFile(values.db)))
-    const checks: Check[] = [nodeCheck(), driverCheck(), dbCheck, buildCheck(), await portCheck(port, host), keyCheck(db), ...upstreamChecks(db), chromiumCheck()]
+    const database = databaseOf(values.db)
+    const driver = await driverCheck()
+    // a driver that does not load fails every open: that is its fault, not the file's
+    if (driver.status === 'ok') await loadChecks()
+    const { check: dbCheck, db } = driver.status === 'ok' ? databaseCheck(database.file, database.from)
+      : { check: { name: 'database', status: 'warn', detail: `not checked: better-sqlite3 does not load, so no database opens (${database.file})`, fix: 'fix better-sqlite3 first (above)' } satisfies Check, db: undefined }
+    const checks: Check[] = [nodeCheck(), driver, dbCheck, await serverCheck(db, port, host, database.file), buildCheck(), keyCheck(db), ...upstreamChecks(db), chromiumCheck()]
+    const url = serverUrlOf(db ? runtimeHolder(db) : null, undefined)
     db?.$client.close()
     const ok = !checks.some((c) => c.status === 'fail')
-    if (json) console.log(JSON.stringify({ ok, checks }, null, 2))
+    // the one rule every command follows (lib/server/address.ts), as it resolved here
+    const resolution = { database: database.file, database_from: database.from, url: url.url, url_from: url.from, listen: `${host}:${port}` }
+    if (json) console.log(toJson({ ok, resolution, checks }))
     else {
       const look = terminal()
-      const fixes = checks.filter((c) => c.fix).map((c) => `  ${c.name}\n    ${wrap(c.fix!, look.width, 4)}`)
+      const fixes = checks.filter((c) => c.fix).map((c) => `  ${forTerminal(c.name)}\n    ${wrap(forTerminal(c.fix!), look.width, 4)}`)
       console.log([
+        `database: ${resolution.database} (${SOURCES[database.from]})`,
+        `toolgate: ${resolution.url} (${URL_SOURCES[url.from]}); serve listens on ${resolution.listen} ($PORT/$HOST or --port/--host, else 127.0.0.1:3000)`,
+        '',
         table(['CHECK', 'STATUS', 'DETAIL'], checks.map((c) => [c.name, c.status, c.detail]), look, (col, cell) => (col === 1 ? statusColour(cell) : undefined)),
         ...(fixes.length ? ['', 'Fix:', ...fixes] : []),
         '', ok ? paint(look, 'green', 'No check failed.') : paint(look, 'red', 'A check failed: fix it, then run toolgate doctor again.'),

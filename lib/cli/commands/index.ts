@@ -4,6 +4,7 @@ import { commandHelp, groupHelp, overview } from '@/lib/cli/help'
 import { command, EXIT_ERROR, type Command, type Group } from '@/lib/cli/spec'
 import { activityCommands } from './activity'
 import { callsCommands } from './calls'
+import { definitionGroupsHelp, definitionsCommands } from './definitions'
 import { doctorCommand } from './doctor'
 import { serveCommands } from './serve'
 import { settingsCommands } from './settings'
@@ -17,6 +18,7 @@ import { versionCommand } from './version'
 export const groups: Group[] = [
   { name: 'tools', summary: 'the preflight check, inventory and approvals' },
   { name: 'calls', summary: 'calls held for an operator\'s approval' },
+  ...definitionGroupsHelp,
   { name: 'upstream', summary: 'the MCP servers toolgate manages' },
   { name: 'activity', summary: 'the record: who did what, every check and call' },
   { name: 'settings', summary: 'proxy-wide settings' },
@@ -53,15 +55,15 @@ const helpCommand = command({
 const completionCommand = command({
   name: 'completion',
   summary: 'print a shell completion script: commands, flags, server names and tool ids',
-  details: 'Completion reads names from the database (--db on the line being completed, else $TOOLGATE_DB, else ./data/toolgate.db), read-only. The script runs this toolgate through the node that printed it: print it again after moving the repository or changing Node.js.',
+  details: 'The script completes both toolgate (installed on PATH) and npx toolgate; other npx lines keep the completion they had. Completion reads names from the database (--db on the line being completed, else $TOOLGATE_DB, else ./data/toolgate.db), read-only. The script runs this toolgate through the node that printed it: print it again after moving the repository or changing Node.js.',
   args: [{ name: '<shell>', what: `shell (${shells.join(', ')})`, complete: shells }],
   flags: {},
   db: false,
   output: false,
   examples: [
-    ['source <(toolgate completion bash)', 'bash, this shell; add the line to ~/.bashrc to keep it'],
-    ['source <(toolgate completion zsh)', 'zsh, this shell; add the line to ~/.zshrc to keep it'],
-    ['toolgate completion fish > ~/.config/fish/completions/toolgate.fish', 'fish, for good'],
+    ['source <(npx toolgate completion bash)', 'bash, this shell; add the line to ~/.bashrc to keep it'],
+    ['source <(npx toolgate completion zsh)', 'zsh, this shell; add the line to ~/.zshrc to keep it'],
+    ['npx toolgate completion fish > ~/.config/fish/completions/toolgate.fish', 'fish, for good'],
   ],
   exits: { 0: 'printed', 1: 'not a shell toolgate completes' },
   run: async ({ args: [shell] }) => {
@@ -84,7 +86,7 @@ const completeCommand = command({
   examples: [['toolgate __complete upstream enable ""', 'the server names']],
   exits: { 0: 'printed (possibly nothing)', 1: EXIT_ERROR },
   run: async ({ args }) => {
-    const found = complete({ commands, groups }, args.length ? args : [''])
+    const found = await complete({ commands, groups }, args.length ? args : [''])
     if (found.length) console.log(found.join('\n'))
     return 0
   },
@@ -98,6 +100,7 @@ const completeCommand = command({
 export const commands: Command[] = [
   ...toolsCommands,
   ...callsCommands,
+  ...definitionsCommands,
   ...upstreamCommands,
   ...activityCommands,
   ...settingsCommands,

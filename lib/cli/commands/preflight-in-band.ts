@@ -2,7 +2,7 @@ import { Client, SdkHttpError, StreamableHTTPClientTransport } from '@modelconte
 import { z } from 'zod'
 import pkg from '@/package.json'
 import { UsageError } from '@/lib/cli/args'
-import { preflightTable } from '@/lib/cli/output'
+import { preflightTable, toJson } from '@/lib/cli/output'
 import type { Policy, ToolResult } from '@/lib/preflight/evaluate'
 import { exitCodes } from '@/lib/preflight/taxonomy'
 import { EXTENSION_ID, facetSchema, legacySettings, MAX_RIDER_TOOLS, type Facet, type FacetTool, type Rider } from '@/lib/mcp/extension-schema'
@@ -95,7 +95,7 @@ export async function preflightInBand(values: InBandFlags, ids: string[], json: 
   }
   const token = values.token ?? process.env.TOOLGATE_AGENT_TOKEN
   const facet = await sendRider(values.url, { tools: ids.map((id) => ({ id })), ...(Object.keys(policy).length ? { policy } : {}) }, token)
-  if (json) console.log(JSON.stringify(facet, null, 2))
+  if (json) console.log(toJson(facet))
   else console.log(preflightTable({ verdict: facet.verdict, checked_at: facet.checked_at, request_id: facet.request_id ?? '', tools: facet.tools.map(toResult) }))
   return exitCodes[facet.verdict]
 }

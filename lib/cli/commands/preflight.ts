@@ -1,15 +1,14 @@
-import { cliActor, openCliDb, parseDuration, UsageError } from '@/lib/cli/args'
-import { preflightTable } from '@/lib/cli/output'
+import type { Db } from '@/db/client'
+import { cliActor, parseDuration, UsageError } from '@/lib/cli/args'
+import { preflightTable, toJson } from '@/lib/cli/output'
 import { command, EXIT_ERROR } from '@/lib/cli/spec'
 import { HASH_SCHEMA_VERSION } from '@/lib/preflight/hash'
-import { agentCaller } from '@/lib/auth/caller'
-import { mintRequestId } from '@/lib/activity/request-id'
-import { runCheck, type PreflightData } from '@/lib/preflight/service'
+import type { PreflightData } from '@/lib/preflight/service'
 import { exitCodes } from '@/lib/preflight/taxonomy'
-import { MAX_WAIT_MS, parsePreflightBody, type PreflightBody } from '@/lib/preflight/schemas'
+import type { PreflightBody } from '@/lib/preflight/schemas'
 import type { Caller, EvaluationInput, Policy } from '@/lib/preflight/evaluate'
 import { unauthorized } from '@/lib/errors'
-import { preflightInBand, type InBandFlags } from './preflight-in-band'
+import type { InBandFlags } from './preflight-in-band'
 
 /** --pin <id>=<pin>, each naming a requested id. */
 function parsePins(pins: string[], ids: string[]): { id: string; pin_hash?: string }[] {
@@ -51,11 +50,12 @@ export const preflightCommand = command({
     ['toolgate tools preflight search:web_search --url http://127.0.0.1:3000 --wait 2s', 'ask a running server, waiting up to 2 s for a retryable tool'],
   ],
   exits: { 0: 'every tool is ready', 10: 'verdict degraded_retryable: waiting may help', 11: 'verdict blocked', 12: 'verdict unknown_ids', 1: EXIT_ERROR },
-  run: ({ values, args, json }) => (values['in-band'] ? preflightInBand(values, args, json) : outOfBand(values, args, json)),
+  run: async ({ values, args, json, db }) => (values['in-band'] ? (await import('./preflight-in-band')).preflightInBand(values, args, json) : outOfBand(values, args, json, db)),
 })
 
 /** Direct on the database, or over REST with --url. */
-async function outOfBand(values: InBandFlags, positionals: string[], json: boolean): Promise<number> {
+async function outOfBand(values: InBandFlags, positionals: string[], json: boolean, db: () => Db): Promise<number> {
+  const { MAX_WAIT_MS, parsePreflightBody } = await import('@/lib/preflight/schemas')
   const tools = parsePins(values.pin ?? [], positionals)
   const policy: Policy = {
     ...(values['read-only-only'] ? { read_only_only: true } : {}),
@@ -73,14 +73,14 @@ async function outOfBand(values: InBandFlags, positionals: string[], json: boole
   const { input, waitMs } = parsePreflightBody(body)
   const data = values.url
     ? await overRest(values.url, body, values.token, values['api-key'] ?? process.env.TOOLGATE_API_KEY)
-    : await direct(values.db, input, waitMs, values.token)
-  console.log(json ? JSON.stringify(data, null, 2) : preflightTable(data))
+    : await direct(db(), input, waitMs, values.token)
+  console.log(json ? toJson(data) : preflightTable(data))
   return exitCodes[data.verdict]
 }
 
 /** Direct on the database file: operator tier, or the tier and scope of --token. */
-async function direct(dbFile: string | undefined, input: EvaluationInput, waitMs: number | undefined, token: string | undefined): Promise<PreflightData> {
-  const db = openCliDb(dbFile)
+async function direct(db: Db, input: EvaluationInput, waitMs: number | undefined, token: string | undefined): Promise<PreflightData> {
+  const [{ agentCaller }, { runCheck }, { mintRequestId }] = await Promise.all([import('@/lib/auth/caller'), import('@/lib/preflight/service'), import('@/lib/activity/request-id')])
   let caller: Caller = { tier: 'operator', name: cliActor() }
   if (token !== undefined) {
     const agent = agentCaller(db, token)

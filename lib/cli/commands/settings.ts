@@ -1,7 +1,5 @@
-import { table } from '@/lib/cli/output'
+import { table, toJson } from '@/lib/cli/output'
 import { command, EXIT_ERROR, type Command } from '@/lib/cli/spec'
-import { readSettings } from '@/db/queries/settings'
-import { presentSettings, updateSettings } from '@/lib/admin/settings'
 
 /** A value as typed on the command line: null, a boolean, a number, or a string. */
 function cliValue(v: string): unknown {
@@ -19,8 +17,9 @@ export const settingsCommands: Command[] = [
     examples: [['toolgate settings list', 'the settings'], ['toolgate settings list -o json | jq .activity_retention_days', 'one value for a script']],
     exits: { 0: 'listed', 1: EXIT_ERROR },
     run: async ({ json, db }) => {
+      const [{ readSettings }, { presentSettings }] = await Promise.all([import('@/db/queries/settings'), import('@/lib/admin/settings')])
       const s = presentSettings(readSettings(db()))
-      if (json) console.log(JSON.stringify(s, null, 2))
+      if (json) console.log(toJson(s))
       else console.log(table(['NAME', 'VALUE'], Object.entries(s).map(([k, v]) => [k, String(v)])))
       return 0
     },
@@ -34,8 +33,9 @@ export const settingsCommands: Command[] = [
     examples: [['toolgate settings set activity_retention_days 30', 'keep a month of activity'], ['toolgate settings set mcp_anonymous_profile null -o json', 'refuse anonymous MCP callers; before/after as JSON']],
     exits: { 0: 'changed (on the record)', 1: EXIT_ERROR },
     run: async ({ args: [name, raw], json, db, ctx }) => {
+      const { updateSettings } = await import('@/lib/admin/settings')
       const r = await updateSettings(db(), { [name]: cliValue(raw) }, ctx)
-      if (json) console.log(JSON.stringify({ changed: name, before: r.before, after: r.after, activity_id: r.activityId, request_id: r.requestId }, null, 2))
+      if (json) console.log(toJson({ changed: name, before: r.before, after: r.after, activity_id: r.activityId, request_id: r.requestId }))
       else console.log(`${name}: ${String(r.before[name as keyof typeof r.before])} → ${String(r.after[name as keyof typeof r.after])}  (activity ${r.activityId}, request_id ${r.requestId})`)
       return 0
     },

@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { UsageError } from '@/lib/cli/args'
-import { recordOf } from '@/lib/cli/records'
 import { command, EXIT_ERROR, type Command } from '@/lib/cli/spec'
-import { loadState } from '@/lib/state/load'
-import { dumpState } from '@/lib/state/dump'
+import { forTerminal, toJson } from '@/lib/cli/output'
+import type { MovedSecrets } from '@/lib/activity/vocabulary'
 import type { StateFileInput } from '@/lib/state/schema'
 
 /** What a state holds, counted the way the state.loaded record counts it. */
@@ -12,16 +11,20 @@ const counts = (s: StateFileInput) => ({
   profiles: s.profiles?.length ?? 0, agent_tokens: s.agent_tokens?.length ?? 0,
 })
 
+/** The secrets of one moved server, by name (never by value). */
+const whatMoved = (m: MovedSecrets) => [...m.secrets, ...(m.oauth ? ['its OAuth tokens and client'] : [])].join(', ')
+
 export const stateCommands: Command[] = [
   command({
     name: 'state load',
     summary: 'replace the proxy state (servers, tools, profiles, agent tokens, settings) from a state file, all or nothing',
-    details: 'Activity records and the operator key are kept. Best run while toolgate is stopped.',
+    details: 'Activity records and the operator key are kept, and so are the stored secrets of every server the file keeps, unless the file points it at another target (URL origin, or command line): those are dropped, and named, so a file edited to name another URL never receives the old credentials. Best run while toolgate is stopped.',
     args: [{ name: '<file>', what: 'state file (or - for stdin)', complete: 'file' }],
-    flags: {},
+    flags: { 'keep-secrets': { type: 'boolean', description: 'keep the stored secrets of servers the file moves to another URL or command (they go to the new target)' } },
     examples: [['toolgate state load lib/state/demo-state.json', 'back to the demo, keeping the activity log'], ['toolgate state dump | toolgate state load - -o json', 'a round trip; counts before/after as JSON']],
     exits: { 0: 'loaded (on the record)', 1: `the file is not a valid state file (nothing changed), or ${EXIT_ERROR}` },
-    run: async ({ args: [file], json, db, ctx }) => {
+    run: async ({ args: [file], values, json, db, ctx }) => {
+      const [{ loadState }, { dumpState }, { recordOf }] = await Promise.all([import('@/lib/state/load'), import('@/lib/state/dump'), import('@/lib/cli/records')])
       let doc: unknown
       try {
         doc = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8'))
@@ -29,9 +32,17 @@ export const stateCommands: Command[] = [
         throw new UsageError(`cannot read ${file} as JSON: ${(e as Error).message}`)
       }
       const before = counts(dumpState(db()))
-      const r = await loadState(db(), doc, ctx.actor)
-      if (json) console.log(JSON.stringify({ file, before, after: recordOf(db(), r.requestId, 'state.loaded').data.after, activity_id: r.activityId, request_id: r.requestId }, null, 2))
-      else console.log(`loaded ${file}: ${r.servers} servers, ${r.tools} tools  (activity ${r.activityId}, request_id ${r.requestId})`)
+      const r = await loadState(db(), doc, ctx.actor, { keepSecrets: values['keep-secrets'] ?? false })
+      if (json) {
+        console.log(toJson({
+          file, before, after: recordOf(db(), r.requestId, 'state.loaded').data.after, secrets_dropped: r.secretsDropped, secrets_kept: r.secretsKept,
+          activity_id: r.activityId, request_id: r.requestId,
+        }))
+        return 0
+      }
+      console.log(`loaded ${file}: ${r.servers} servers, ${r.tools} tools  (activity ${r.activityId}, request_id ${r.requestId})`)
+      for (const m of r.secretsDropped) console.log(forTerminal(`${m.server}: stored secrets dropped, its target changed (${m.from} → ${m.to}): ${whatMoved(m)}. Set them again for the new target (toolgate upstream set-secret / upstream login), or load with --keep-secrets`))
+      for (const m of r.secretsKept) console.log(forTerminal(`${m.server}: stored secrets kept for its new target (--keep-secrets: ${m.from} → ${m.to}): ${whatMoved(m)}`))
       return 0
     },
   }),
@@ -43,7 +54,8 @@ export const stateCommands: Command[] = [
     examples: [['toolgate state dump > backup.json', 'keep a copy'], ['toolgate state dump | jq \'.servers[].name\'', 'the server names']],
     exits: { 0: 'printed', 1: EXIT_ERROR },
     run: async ({ db }) => {
-      console.log(JSON.stringify(dumpState(db()), null, 2))
+      const { dumpState } = await import('@/lib/state/dump')
+      console.log(toJson(dumpState(db())))
       return 0
     },
   }),

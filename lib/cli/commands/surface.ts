@@ -1,7 +1,8 @@
 import { UsageError } from '@/lib/cli/args'
-import { table } from '@/lib/cli/output'
+import { forTerminal, table, toJson } from '@/lib/cli/output'
 import { command, EXIT_ERROR, type Command } from '@/lib/cli/spec'
-import { DEFAULT_PAIR_THRESHOLD, scopeLabel, surfaceReport, type SurfaceScope } from '@/lib/surface/report'
+import { DEFAULT_PAIR_THRESHOLD } from '@/lib/surface/overlap'
+import type { SurfaceScope } from '@/lib/surface/report'
 import { ENCODING } from '@/lib/surface/tokens'
 
 function scopeOf(values: { profile?: string; token?: string }): SurfaceScope {
@@ -37,17 +38,18 @@ export const surfaceCommands: Command[] = [
     ],
     exits: { 0: 'reported', 1: EXIT_ERROR },
     run: async ({ values, json, db }) => {
+      const { scopeLabel, surfaceReport } = await import('@/lib/surface/report')
       const top = values.top === undefined ? 10 : Number(values.top)
       if (!Number.isInteger(top) || top < 0) throw new UsageError(`--top must be a whole number, not "${values.top}"`)
       const r = surfaceReport(db(), scopeOf(values), { threshold: threshold(values.threshold), top })
       if (json) {
-        console.log(JSON.stringify(r, null, 2))
+        console.log(toJson(r))
         return 0
       }
       const m = r.max_overlap
       console.log([
         `${scopeLabel(r.scope)}: ${r.tools} tools, ${r.list_tokens} tokens per tools/list (${r.encoding})`,
-        `closest pair: ${m ? `${m.a} ~ ${m.b}  ${m.score}${m.cross_server ? '  (across servers)' : ''}` : 'none (fewer than two tools)'}`,
+        `closest pair: ${m ? `${forTerminal(m.a)} ~ ${forTerminal(m.b)}  ${m.score}${m.cross_server ? '  (across servers)' : ''}` : 'none (fewer than two tools)'}`,
         '',
         `Pairs at or above ${threshold(values.threshold)}:`,
         r.pairs.length ? table(['SCORE', 'ACROSS SERVERS', 'A', 'B'], r.pairs.map((p) => [p.score.toFixed(4), p.cross_server ? 'yes' : 'no', p.a, p.b])) : '  none',

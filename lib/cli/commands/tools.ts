@@ -1,35 +1,32 @@
 import { UsageError } from '@/lib/cli/args'
-import { paint, statusColour, table, terminal } from '@/lib/cli/output'
+import { forTerminal, paint, statusColour, table, terminal, toJson } from '@/lib/cli/output'
 import { command, EXIT_ERROR, type Command } from '@/lib/cli/spec'
-import { toolInventory } from '@/lib/catalog/inventory'
-import { approveTool, blockTool, enableTool } from '@/lib/admin/tools'
-import { setCallApproval } from '@/lib/admin/server-settings'
-import { toolReview, type ToolReview } from '@/lib/approvals/review'
-import { showInvisible } from '@/lib/approvals/findings'
+import type { ToolReview } from '@/lib/approvals/review'
 import { preflightCommand } from './preflight'
 
-const toJson = (v: unknown) => JSON.stringify(v, null, 2)
+/** A value of a definition for people: JSON, with what a terminal would act on or hide made visible. */
+const shownJson = (v: unknown, indent?: number) => forTerminal(JSON.stringify(v, null, indent), { lines: true })
 
 /** `tools show` for people: the definition, its pin and approval, the diff, findings and history. */
 function reviewText(r: ToolReview): string {
   const lines = [
-    `${r.id}  ${paint(terminal(), statusColour(r.status), r.status)}`,
+    `${forTerminal(r.id)}  ${paint(terminal(), statusColour(r.status), r.status)}`,
     `pin:       ${r.pin ?? '(none)'}`,
     `approval:  ${r.approval.status}${r.approval.blocked ? ', blocked by an operator' : ''}${r.approval.approved_pin && r.approval.approved_pin !== r.pin ? ` (approved pin ${r.approval.approved_pin})` : ''}`,
     `call approval: ${r.call_approval ? 'on (every call waits for an operator)' : 'off'}`,
     '',
-    'definition (as agents are served it, named ' + r.id + '):',
-    showInvisible(toJson(r.definition)).split('\n').map((l) => `  ${l}`).join('\n'),
+    `definition (as agents are served it, named ${forTerminal(r.id)}):`,
+    shownJson(r.definition, 2).split('\n').map((l) => `  ${l}`).join('\n'),
   ]
   if (r.diff.length) {
     lines.push('', 'changed since approved:')
-    for (const d of r.diff) lines.push(`  ${d.field}:`, `    − ${showInvisible(JSON.stringify(d.before))}`, `    + ${showInvisible(JSON.stringify(d.after))}`)
+    for (const d of r.diff) lines.push(`  ${forTerminal(d.field)}:`, `    − ${shownJson(d.before)}`, `    + ${shownJson(d.after)}`)
   }
   lines.push('', r.findings.length ? 'review findings:' : 'review findings: none')
-  for (const f of r.findings) lines.push(`  ${f.code} (${f.field}): ${f.message}`)
+  for (const f of r.findings) lines.push(forTerminal(`  ${f.code} (${f.field}): ${f.message}`))
   if (r.history.length) {
     lines.push('', 'history:')
-    for (const h of r.history) lines.push(`  ${h.at}  ${h.type}  ${h.actor}${'note' in h.data && h.data.note ? `  ${h.data.note}` : ''}`)
+    for (const h of r.history) lines.push(forTerminal(`  ${h.at}  ${h.type}  ${h.actor}${'note' in h.data && h.data.note ? `  ${h.data.note}` : ''}`))
   }
   return lines.join('\n')
 }
@@ -41,6 +38,7 @@ const CHANGED = { 0: 'the change was made (before → after, on the record)', 1:
 const approvalChange = (verb: 'approve' | 'block' | 'enable', summary: string, flags: Command['flags'], examples: Command['examples'], details?: string) => command({
   name: `tools ${verb}`, summary, details, args: [TOOL], flags, examples, exits: CHANGED,
   run: async ({ values, args: [id], json, db, ctx }) => {
+    const { approveTool, blockTool, enableTool } = await import('@/lib/admin/tools')
     const r = verb === 'approve' ? await approveTool(db(), id, ctx, { hash: values.hash as string | undefined, confirm: values.yes as boolean | undefined })
       : verb === 'enable' ? await enableTool(db(), id, ctx, { confirm: values.yes as boolean | undefined })
         : await blockTool(db(), id, ctx)
@@ -61,6 +59,7 @@ export const toolsCommands: Command[] = [
     examples: [['toolgate tools list', 'every tool, one line each'], ['toolgate tools list --server notes -o json', 'one server\'s tools for a script']],
     exits: { 0: 'listed', 1: EXIT_ERROR },
     run: async ({ values, json, db }) => {
+      const { toolInventory } = await import('@/lib/catalog/inventory')
       const rows = toolInventory(db(), values.server)
       if (json) console.log(toJson(rows))
       else console.log(table(['ID', 'STATUS', 'APPROVAL', 'CONNECTION', 'PIN'], rows.map((r) => [r.id, r.status, r.approval + (r.blocked ? '+blocked' : ''), r.connection, r.pin ?? '-']),
@@ -76,6 +75,7 @@ export const toolsCommands: Command[] = [
     examples: [['toolgate tools show notes:share_note', 'review a changed tool field by field'], ['toolgate tools show notes:read_note -o json | jq -r .pin', 'the pin to approve with --hash']],
     exits: { 0: 'shown', 1: EXIT_ERROR },
     run: async ({ args: [id], json, db }) => {
+      const { toolReview } = await import('@/lib/approvals/review')
       const review = toolReview(db(), id)
       console.log(json ? toJson(review) : reviewText(review))
       return 0
@@ -103,6 +103,7 @@ export const toolsCommands: Command[] = [
     exits: CHANGED,
     run: async ({ args: [id, onOff], json, db, ctx }) => {
       if (onOff !== 'on' && onOff !== 'off') throw new UsageError(`expected on or off, not "${onOff}"`)
+      const { setCallApproval } = await import('@/lib/admin/server-settings')
       const r = await setCallApproval(db(), id, onOff === 'on', ctx)
       if (json) console.log(toJson({ id: r.id, before: r.before, after: r.after, activity_id: r.activityId, request_id: r.requestId }))
       else console.log(`${r.id}: call approval ${r.before.call_approval ? 'on' : 'off'} → ${r.after.call_approval ? 'on' : 'off'}  (activity ${r.activityId}, request_id ${r.requestId})`)

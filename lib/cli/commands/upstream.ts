@@ -1,19 +1,14 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { parseDuration, intFlag, UsageError } from '@/lib/cli/args'
-import { statusColour, table, terminal } from '@/lib/cli/output'
-import { recordOf, recordsOf } from '@/lib/cli/records'
+import { forTerminal, statusColour, table, terminal, toJson } from '@/lib/cli/output'
 import { command, EXIT_ERROR, type Command, type FlagSpec } from '@/lib/cli/spec'
-import { disableServer, enableServer, quarantineServer, unquarantineServer } from '@/lib/admin/servers'
-import { addServer, importServers, removeServer, requestRestart, setSecret } from '@/lib/admin/upstreams'
-import { configureServer } from '@/lib/admin/server-settings'
-import { serverRows } from '@/lib/catalog/servers'
-import { toolInventory } from '@/lib/catalog/inventory'
-import { listActivity } from '@/db/queries/activity'
-import { managedServers, serverState } from '@/db/queries/servers'
-import { inspectServer } from '@/lib/upstream/connection'
-import { readLogs } from '@/db/queries/upstream'
-import { configureOAuthClient, startLogin, type OAuthClientConfig } from '@/lib/upstream/oauth'
+import type { OAuthClientConfig } from '@/lib/upstream/oauth'
+import { serverUrlOf } from '@/lib/server/address'
+
+// Each command loads what it runs on (the admin functions, the runtime's connection code) when
+// it runs; help and completion read only this table.
+const records = () => import('@/lib/cli/records')
 
 /** How toolgate gets tokens for an HTTP server: `upstream oauth` sets them, `upstream add --url` takes them too. */
 const oauthFlags = {
@@ -66,15 +61,14 @@ async function readStdin(): Promise<string> {
 
 const SERVER = { name: '<name>', what: 'server name', complete: 'server' } as const
 const CHANGED = { 0: 'the change was made (on the record)', 1: EXIT_ERROR }
-const toJson = (v: unknown) => JSON.stringify(v, null, 2)
 const admin = (s: { enabled: boolean; quarantined: boolean }) => `${s.enabled ? 'enabled' : 'disabled'}${s.quarantined ? ', quarantined' : ''}`
 
-const adminMutations = { enable: enableServer, disable: disableServer, quarantine: quarantineServer, unquarantine: unquarantineServer }
-
 /** enable, disable, quarantine, unquarantine: the server's admin state, printed before → after. */
-const adminChange = (verb: keyof typeof adminMutations, summary: string, examples: Command['examples'], flags: Command['flags'] = {}) => command({
+const adminChange = (verb: 'enable' | 'disable' | 'quarantine' | 'unquarantine', summary: string, examples: Command['examples'], flags: Command['flags'] = {}) => command({
   name: `upstream ${verb}`, summary, args: [SERVER], flags, examples, exits: CHANGED,
   run: async ({ args: [name], values, json, db, ctx }) => {
+    const { disableServer, enableServer, quarantineServer, unquarantineServer } = await import('@/lib/admin/servers')
+    const adminMutations = { enable: enableServer, disable: disableServer, quarantine: quarantineServer, unquarantine: unquarantineServer }
     const r = verb === 'unquarantine' ? await unquarantineServer(db(), name, ctx, undefined, { confirm: values.yes as boolean | undefined }) : await adminMutations[verb](db(), name, ctx)
     if (json) console.log(toJson({ name: r.name, before: r.before, after: r.after, ...(r.note ? { note: r.note } : {}), activity_id: r.activityId, request_id: r.requestId }))
     else console.log(`${r.name}: ${admin(r.before)} → ${admin(r.after)}  (activity ${r.activityId}, request_id ${r.requestId})${r.note ? `\n  ${r.note}` : ''}`)
@@ -91,6 +85,7 @@ export const upstreamCommands: Command[] = [
     examples: [['toolgate upstream list', 'what toolgate manages and how each connection is'], ['toolgate upstream list -o json | jq -r \'.[] | select(.connection != "ready") | .name\'', 'the servers that are not ready']],
     exits: { 0: 'listed', 1: EXIT_ERROR },
     run: async ({ json, db }) => {
+      const { serverRows } = await import('@/lib/catalog/servers')
       const rows = serverRows(db()).map((r) => ({
         name: r.name, enabled: r.enabled, quarantined: r.quarantined, trust: r.trust, transport: r.transport, missingSecrets: r.missingSecrets,
         connection: r.connection?.state ?? 'unpublished', detail: r.connection?.detail ?? null, health: r.health, tools: r.tools,
@@ -136,6 +131,7 @@ export const upstreamCommands: Command[] = [
         : { url: values.url, ...(values.sse ? { type: 'sse' } : {}), ...(values.header ? { headers: pairs(values.header, ':', '--header') } : {}), ...secrets }
       const oauth = oauthConfig(values)
       if (oauth && values.command) throw new UsageError('OAuth settings go with --url (an HTTP server)')
+      const [{ addServer }, { configureOAuthClient }, { recordOf }] = await Promise.all([import('@/lib/admin/upstreams'), import('@/lib/upstream/oauth'), records()])
       const r = await addServer(db(), { name, transport, trusted: values.trusted ?? false, ...(values.trust ? { trust: values.trust } : {}) }, ctx)
       if (oauth) await configureOAuthClient(db(), name, oauth, ctx)
       if (json) {
@@ -165,13 +161,14 @@ export const upstreamCommands: Command[] = [
       } catch (e) {
         throw new UsageError(`cannot read ${file} as JSON: ${(e as Error).message}`)
       }
+      const [{ importServers }, { recordsOf }] = await Promise.all([import('@/lib/admin/upstreams'), records()])
       const { imported, refused } = await importServers(db(), doc, { trusted: values.trusted ?? false, baseDir: path.dirname(path.resolve(file)) }, ctx)
       if (json) {
         const added = recordsOf(db(), ctx.requestId, 'server.added').map((r) => ({ name: r.data.target, after: r.data.after, activity_id: r.id }))
         console.log(toJson({ imported: added, refused, request_id: ctx.requestId }))
       } else {
         if (imported.length) console.log(`imported ${imported.length} server${imported.length === 1 ? '' : 's'}: ${imported.join(', ')}${values.trusted ? '' : ' (quarantined until reviewed)'}`)
-        for (const r of refused) console.error(`toolgate: not imported: ${r.name}: ${r.error}`)
+        for (const r of refused) console.error(forTerminal(`toolgate: not imported: ${r.name}: ${r.error}`, { lines: true }))
       }
       return refused.length ? 1 : 0
     },
@@ -196,6 +193,7 @@ export const upstreamCommands: Command[] = [
         ...(values.trust !== undefined ? { trust: values.trust } : {}),
       }
       if (Object.keys(change).length === 0) throw new UsageError('nothing to change: give --call-timeout, --root, --no-roots or --trust')
+      const { configureServer } = await import('@/lib/admin/server-settings')
       const r = await configureServer(db(), name, change, ctx)
       if (json) console.log(toJson({ name, before: r.before, after: r.after, activity_id: r.activityId, request_id: r.requestId }))
       else console.log(`${name}: call timeout ${r.after.callTimeoutMs / 1000}s, roots ${r.after.roots.map((x) => x.uri).join(', ') || 'none'}, trust ${r.after.trust}  (activity ${r.activityId})`)
@@ -215,6 +213,7 @@ export const upstreamCommands: Command[] = [
     exits: CHANGED,
     run: async ({ values, args: [name], json, db, ctx }) => {
       const oauth = oauthConfig(values) ?? {}
+      const [{ configureOAuthClient }, { recordOf }] = await Promise.all([import('@/lib/upstream/oauth'), records()])
       await configureOAuthClient(db(), name, oauth, ctx)
       if (json) {
         const r = recordOf(db(), ctx.requestId, 'server.oauth_configured')
@@ -231,6 +230,7 @@ export const upstreamCommands: Command[] = [
     examples: [['toolgate upstream remove legacy-ci', 'remove one server'], ['toolgate upstream remove legacy-ci -o json', 'what it was, on the record']],
     exits: CHANGED,
     run: async ({ args: [name], json, db, ctx }) => {
+      const [{ removeServer }, { recordOf }] = await Promise.all([import('@/lib/admin/upstreams'), records()])
       await removeServer(db(), name, ctx)
       const r = recordOf(db(), ctx.requestId, 'server.removed')
       if (json) console.log(toJson({ name, before: r.data.before, after: null, activity_id: r.id, request_id: ctx.requestId }))
@@ -253,13 +253,16 @@ export const upstreamCommands: Command[] = [
     examples: [['toolgate upstream inspect github', 'list what it would serve'], ['toolgate upstream inspect github -o json', 'the listed tools as JSON']],
     exits: { 0: 'listed for review', 1: EXIT_ERROR },
     run: async ({ args: [name], json, db }) => {
+      const [{ managedServers, serverState }, { runtimeHolder }, { inspectServer }, { toolInventory }, { listActivity }] = await Promise.all([
+        import('@/db/queries/servers'), import('@/db/queries/connections'), import('@/lib/upstream/connection'), import('@/lib/catalog/inventory'), import('@/db/queries/activity'),
+      ])
       const state = serverState(db(), name)
       if (!state) throw new UsageError(`no server "${name}" is configured`, 'toolgate upstream list shows the servers')
       if (!state.quarantined) throw new UsageError(`server "${name}" is not quarantined: its tools are listed already (toolgate tools list --server ${name})`)
       if (!state.transport) throw new UsageError(`server "${name}" has no transport: its tools come from a state file (toolgate tools list --server ${name})`)
       const secrets = Object.fromEntries(managedServers(db()).filter((s) => s.name === name).flatMap((s) => Object.entries(s.secrets)))
-      const log = (stream: 'stderr' | 'event', line: string) => { if (stream === 'stderr') process.stderr.write(`${name}: ${line}\n`) }
-      const n = await inspectServer(db(), { name, transport: state.transport, secrets }, { baseUrl: process.env.TOOLGATE_URL ?? 'http://127.0.0.1:3000', connectTimeoutMs: 30_000 }, log)
+      const log = (stream: 'stderr' | 'event', line: string) => { if (stream === 'stderr') process.stderr.write(`${name}: ${forTerminal(line)}\n`) }
+      const n = await inspectServer(db(), { name, transport: state.transport, secrets }, { baseUrl: serverUrlOf(runtimeHolder(db()), undefined).url, connectTimeoutMs: 30_000 }, log)
       const rows = toolInventory(db(), name)
       if (json) {
         // discovery writes the inspection's record under a request id of its own
@@ -279,6 +282,7 @@ export const upstreamCommands: Command[] = [
     examples: [['toolgate upstream restart slack', 'reconnect after fixing its secret'], ['toolgate upstream restart slack -o json', 'the request, on the record']],
     exits: CHANGED,
     run: async ({ args: [name], json, db, ctx }) => {
+      const [{ requestRestart }, { recordOf }] = await Promise.all([import('@/lib/admin/upstreams'), records()])
       await requestRestart(db(), name, ctx)
       const r = recordOf(db(), ctx.requestId, 'server.restart_requested')
       if (json) console.log(toJson({ name, activity_id: r.id, request_id: ctx.requestId }))
@@ -294,6 +298,7 @@ export const upstreamCommands: Command[] = [
     examples: [['printf %s "$GITHUB_TOKEN" | toolgate upstream set-secret github GITHUB_TOKEN', 'store a token from the environment'], ['toolgate upstream set-secret jira API_KEY < key.txt', 'from a file']],
     exits: CHANGED,
     run: async ({ args: [name, secret], json, db, ctx }) => {
+      const [{ setSecret }, { recordOf }] = await Promise.all([import('@/lib/admin/upstreams'), records()])
       await setSecret(db(), name, secret, await readStdin(), ctx)
       const r = recordOf(db(), ctx.requestId, 'server.secret_set')
       if (json) console.log(toJson({ name, secret, activity_id: r.id, request_id: ctx.requestId }))
@@ -305,11 +310,13 @@ export const upstreamCommands: Command[] = [
     name: 'upstream login',
     summary: 'print the OAuth login URL for an HTTP server',
     args: [SERVER],
-    flags: { url: { type: 'string', value: 'URL', default: '$TOOLGATE_URL, else http://127.0.0.1:3000', description: 'toolgate\'s base URL: the login\'s callback comes back there' } },
+    flags: { url: { type: 'string', value: 'URL', default: '$TOOLGATE_URL, else the URL of the toolgate running on this database, else http://127.0.0.1:$PORT (3000)', description: 'toolgate\'s base URL: the login\'s callback comes back there' } },
     examples: [['toolgate upstream login jira', 'open the printed URL in a browser'], ['toolgate upstream login jira --url https://toolgate.lan -o json', 'the URL as JSON, for a toolgate behind a name']],
     exits: { 0: 'a login URL was printed, or the stored token is valid', 1: EXIT_ERROR },
     run: async ({ values, args: [name], json, db, ctx }) => {
-      const baseUrl = values.url ?? process.env.TOOLGATE_URL ?? 'http://127.0.0.1:3000'
+      const [{ runtimeHolder }, { startLogin }, { recordOf }] = await Promise.all([import('@/db/queries/connections'), import('@/lib/upstream/oauth'), records()])
+      const { url: baseUrl, from } = serverUrlOf(runtimeHolder(db()), values.url)
+      if (from === 'default') console.error(`toolgate: note: no toolgate running on this database recorded its URL; the callback goes to ${baseUrl} (--url or $TOOLGATE_URL to say where toolgate answers)`)
       const r = await startLogin(db(), name, { baseUrl }, ctx)
       const rec = recordOf(db(), ctx.requestId, 'server.login_started')
       if (json) console.log(toJson({ name, ...('url' in r ? { url: r.url } : { already_authorized: true }), activity_id: rec.id, request_id: ctx.requestId }))
@@ -325,9 +332,14 @@ export const upstreamCommands: Command[] = [
     examples: [['toolgate upstream logs slack', 'why it is unhealthy'], ['toolgate upstream logs slack --lines 200 -o json', 'more, as JSON']],
     exits: { 0: 'printed', 1: EXIT_ERROR },
     run: async ({ values, args: [name], json, db }) => {
+      const [{ readLogs }, { serverState }] = await Promise.all([import('@/db/queries/upstream'), import('@/db/queries/servers')])
       const lines = readLogs(db(), name, intFlag('--lines', values.lines, 50, 1, 1000))
+      const state = serverState(db(), name)
+      if (!state) throw new UsageError(`no server "${name}" is configured`, 'toolgate upstream list shows the servers')
       if (json) console.log(toJson(lines))
-      else console.log(lines.length ? lines.map((l) => `${new Date(l.at).toISOString()} ${l.stream === 'stderr' ? 'stderr' : 'event '} ${l.line}`).join('\n') : '(no log lines yet)')
+      // a state-file server runs nowhere, so it never logs: say that instead of "not yet"
+      else if (!lines.length && !state.transport) console.log(`(no log lines: ${name} has no command or URL, so toolgate never runs it; it is a state-file example, its state comes from the state file)`)
+      else console.log(lines.length ? lines.map((l) => `${new Date(l.at).toISOString()} ${l.stream === 'stderr' ? 'stderr' : 'event '} ${forTerminal(l.line)}`).join('\n') : '(no log lines yet)')
       return 0
     },
   }),

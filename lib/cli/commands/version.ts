@@ -1,11 +1,8 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import Database from 'better-sqlite3'
-import { sql } from 'drizzle-orm'
 import pkg from '@/package.json'
 import type { Db } from '@/db/client'
-import { openReadOnly } from '@/lib/cli/args'
-import { table } from '@/lib/cli/output'
+import { table, toJson } from '@/lib/cli/output'
 import { command, EXIT_ERROR, type Command } from '@/lib/cli/spec'
 import { projectRoot } from '@/lib/paths'
 
@@ -18,7 +15,8 @@ function installedVersion(name: string): string | null {
   }
 }
 
-function sqliteVersion(): string {
+async function sqliteVersion(): Promise<string> {
+  const { default: Database } = await import('better-sqlite3')
   const mem = new Database(':memory:')
   try {
     return mem.prepare('select sqlite_version()').pluck().get() as string
@@ -38,8 +36,9 @@ export function schemaVersion(db: Db | null): { applied: string | null; latest: 
   const entries = journal().entries
   const latest = entries[entries.length - 1].tag
   if (!db) return { applied: null, latest }
-  const hasTable = db.get<{ n: number }>(sql`select count(*) as n from sqlite_master where name = '__drizzle_migrations'`).n > 0
-  const when = hasTable ? db.get<{ w: number | null }>(sql`select max(created_at) as w from __drizzle_migrations`).w : null
+  const one = <T>(q: string) => db.$client.prepare(q).pluck().get() as T
+  const hasTable = one<number>(`select count(*) from sqlite_master where name = '__drizzle_migrations'`) > 0
+  const when = hasTable ? one<number | null>('select max(created_at) from __drizzle_migrations') : null
   return { applied: entries.find((e) => e.when === when)?.tag ?? (when === null ? null : `unknown (${when})`), latest }
 }
 
@@ -52,15 +51,16 @@ export const versionCommand: Command = command({
   examples: [['toolgate --version', 'just the version'], ['toolgate version -o json', 'everything, for a bug report']],
   exits: { 0: 'printed', 1: EXIT_ERROR },
   run: async ({ values, json }) => {
+    const { openReadOnly } = await import('@/lib/cli/db')
     const db = openReadOnly(values.db)
     const schema = schemaVersion(db)
     db?.$client.close()
     const v = {
-      toolgate: pkg.version, node: process.versions.node, sqlite: sqliteVersion(), better_sqlite3: installedVersion('better-sqlite3'), next: installedVersion('next'),
+      toolgate: pkg.version, node: process.versions.node, sqlite: await sqliteVersion(), better_sqlite3: installedVersion('better-sqlite3'), next: installedVersion('next'),
       mcp_sdk: { sdk: installedVersion('@modelcontextprotocol/sdk'), client: installedVersion('@modelcontextprotocol/client'), server: installedVersion('@modelcontextprotocol/server') },
       schema_version: schema.applied, schema_latest: schema.latest,
     }
-    if (json) console.log(JSON.stringify(v, null, 2))
+    if (json) console.log(toJson(v))
     else console.log(table(['COMPONENT', 'VERSION'], [
       ['toolgate', v.toolgate], ['node', v.node], ['sqlite', v.sqlite], ['better-sqlite3', v.better_sqlite3 ?? '-'], ['next', v.next ?? '-'],
       ['@modelcontextprotocol/sdk', v.mcp_sdk.sdk ?? '-'], ['@modelcontextprotocol/client', v.mcp_sdk.client ?? '-'], ['@modelcontextprotocol/server', v.mcp_sdk.server ?? '-'],

@@ -11,9 +11,11 @@ import { load } from '@/tests/helpers/db'
 describe('activity filter by server', () => {
   it('finds the checks that named the server, not only actions on it, newest first and paged, whether or not the index has caught up', async () => {
     const db = openDb(':memory:')
+    // transports that are never connected (no runtime here): they let a `ready` state be true
+    const transport = { url: 'http://127.0.0.1:9/mcp' }
     await load(db, { servers: [
-      { name: 'a', connection: { state: 'ready' }, tools: [{ name: 't', input_schema: {}, approval: { status: 'pending' } }] },
-      { name: 'b', connection: { state: 'ready' }, tools: [{ name: 't', input_schema: {} }] },
+      { name: 'a', transport, connection: { state: 'ready' }, tools: [{ name: 't', input_schema: {}, approval: { status: 'pending' } }] },
+      { name: 'b', transport, connection: { state: 'ready' }, tools: [{ name: 't', input_schema: {} }] },
     ] })
     const check = (ids: string[]) => runCheck(db, { caller: { tier: 'operator', name: 'test' }, surface: 'cli', requestId: mintRequestId(), input: { ids } })
     const both = await check(['a:t', 'b:t', 'not-an-id'])

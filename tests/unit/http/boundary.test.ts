@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { boundaryFault, boundaryFromEnv, hostName } from '@/lib/http/boundary'
-import { sameSitePath } from '@/lib/schemas/return-path'
+import { boundaryFault, boundaryFromEnv, hostName, publicOrigin } from '@/lib/http/boundary'
+import { returnPathSchema, sameSitePath, strictReturnPathSchema } from '@/lib/schemas/return-path'
 import { logLine, quote } from '@/lib/log'
 import { isLoopback } from '@/lib/auth/caller'
 import { idBoundsFault } from '@/lib/preflight/ids'
@@ -39,14 +39,34 @@ describe('the boundary: Host and Origin (DNS rebinding)', () => {
   })
 })
 
+describe("toolgate's own origin, for the URLs it hands out", () => {
+  const headers = (h: Record<string, string>) => (name: string) => h[name]
+  const forged = { host: '127.0.0.1:3000', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' }
+  it('is the Host it was reached on; X-Forwarded-* are not believed by default', () => {
+    expect(publicOrigin(boundaryFromEnv({}), headers(forged))).toBe('http://127.0.0.1:3000')
+    expect(publicOrigin(boundaryFromEnv({}), headers({}))).toBeNull()
+  })
+  it('behind a proxy it was told of (TOOLGATE_TRUST_PROXY), the forwarded proto, and a forwarded host the boundary serves', () => {
+    const b = boundaryFromEnv({ TOOLGATE_TRUST_PROXY: '1', TOOLGATE_ALLOWED_HOSTS: 'toolgate.corp.example' })
+    expect(publicOrigin(b, headers(forged))).toBe('https://127.0.0.1:3000')
+    expect(publicOrigin(b, headers({ ...forged, 'x-forwarded-host': 'toolgate.corp.example, proxy.internal' }))).toBe('https://toolgate.corp.example')
+    expect(publicOrigin(b, headers({ host: '127.0.0.1:3000', 'x-forwarded-proto': 'http' }))).toBe('http://127.0.0.1:3000')
+  })
+})
+
 describe('redirect targets stay on the site', () => {
   it.each([
     '/%09/evil.example', '/\t/evil.example', '/%0a/evil.example', '/%0d/evil.example', '/\n/x', '//evil.example', '/\\evil.example',
     '/%5cevil.example', '/%2f/evil.example', 'https://evil.example', 'http:/evil.example', 'evil', '', ' /x', '/x y', '/%E0%A4%A',
+    // dot segments a browser removes, leaving a protocol-relative "//host" (issue 22, Medium #5)
+    '/.//evil.example/', '/%2e//evil.example', '/%2E//evil.example', '/a/..//evil.example', '/a/%2e%2e//evil.example', '/a/.%2e//evil.example',
+    '/././/evil.example', '/..//evil.example', '/a/b/../..//evil.example', '/.//evil.example/?next=/', '/%2e%2e//evil.example#x',
   ])('refuses %j', (next) => {
     expect(sameSitePath(next)).toBeNull()
+    expect(strictReturnPathSchema.safeParse(next).success).toBe(false)
+    expect(returnPathSchema.parse(next)).toBe('/')
   })
-  it.each([['/', '/'], ['/servers/notes', '/servers/notes'], ['/activity?request_id=req_1', '/activity?request_id=req_1'], ['/preflight?id=a%3Ab', '/preflight?id=a%3Ab']])('keeps %j', (next, kept) => {
+  it.each([['/', '/'], ['/servers/notes', '/servers/notes'], ['/activity?request_id=req_1', '/activity?request_id=req_1'], ['/preflight?id=a%3Ab', '/preflight?id=a%3Ab'], ['/a/../servers', '/servers'], ['/./tokens', '/tokens']])('keeps %j as %j', (next, kept) => {
     expect(sameSitePath(next)).toBe(kept)
   })
   it('refuses non-strings', () => {

@@ -11,7 +11,8 @@ type Srv = NonNullable<StateFileInput['servers']>[number]
 type T = NonNullable<Srv['tools']>[number]
 const ready = { state: 'ready' as const }
 const tool = (name: string, extra: Partial<T> = {}): T => ({ name, input_schema: { type: 'object' }, ...extra })
-const srv = (name: string, extra: Partial<Srv> = {}): Srv => ({ name, connection: ready, tools: [tool('t')], ...extra })
+// a transport (never connected: these tests evaluate states, no runtime runs) so `ready` can be true
+const srv = (name: string, extra: Partial<Srv> = {}): Srv => ({ name, transport: { url: 'http://127.0.0.1:9/mcp' }, connection: ready, tools: [tool('t')], ...extra })
 
 let db: Db
 beforeEach(async () => {
@@ -50,7 +51,7 @@ describe('precedence: for each adjacent pair in the chain, the earlier reason wi
   // tool_changed / tool_pending_approval are values of one status field and cannot both hold.
   it('tool_pending_approval before hash_mismatch', async () => {
     await load(db, { servers: [srv('a', { tools: [tool('t', { approval: { status: 'pending' } })] })] })
-    expect(reasonOf(db, operator, 'a:t', { pins: new Map([['a:t', 'sha256/v2:' + '0'.repeat(64)]]) })).toBe('tool_pending_approval')
+    expect(reasonOf(db, operator, 'a:t', { pins: new Map([['a:t', 'sha256/v3:' + '0'.repeat(64)]]) })).toBe('tool_pending_approval')
   })
   it('tool_changed before hash_mismatch', async () => {
     await load(db, { servers: [srv('a', { tools: [tool('t', { approval: { status: 'changed' } })] })] })
@@ -121,6 +122,20 @@ describe('connection-state mapping and actions', () => {
     expect(c.status === 'unavailable' && c.remediation).toContain('toolgate upstream restart c')
     expect(d).toMatchObject({ reason: 'oauth_required', retryable: false, action: 'login' })
   })
+
+  it('a state-file server (no command, no URL) is never ready: server_unhealthy saying so, where ready would stand', async () => {
+    await load(db, { servers: [srv('file', {
+      transport: undefined, disabled_tools: ['denied'],
+      tools: [tool('t'), tool('p', { approval: { status: 'pending' } }), tool('denied')],
+    })] })
+    const [t, absent, pending, denied] = check(db, operator, ['file:t', 'file:absent', 'file:p', 'file:denied']).tools
+    expect(t).toMatchObject({ reason: 'server_unhealthy', retryable: true, action: 'configure' })
+    expect(t.status === 'unavailable' && t.detail).toBe('no command or URL: a state-file example, with nothing behind it to call')
+    expect(t.status === 'unavailable' && t.remediation).toBe('Give it a transport: toolgate upstream remove file, then toolgate upstream add file --command <program> (or --url <https://…/mcp>)')
+    // the rest of the chain keeps its places: existence is known (the state is ready), the gates come first
+    expect([absent, pending, denied].map((r) => r.status === 'unavailable' && r.reason)).toEqual(['not_found', 'tool_pending_approval', 'tool_denied_by_config'])
+    expect(check(db, agent(), ['file:t']).tools[0]).toMatchObject({ reason: 'server_unhealthy', action: 'configure' })
+  })
 })
 
 describe('approval gate', () => {
@@ -168,25 +183,27 @@ describe('pins', () => {
   })
   it('fails closed with a detail saying which check failed', async () => {
     expect(mismatch(operator, 'sha1:abc')).toMatchObject({ reason: 'hash_mismatch', action: 'configure', detail: expect.stringContaining('not of the form') })
-    expect(mismatch(operator, 'sha256/v1:' + 'a'.repeat(64))).toMatchObject({ detail: expect.stringContaining('pin uses hash schema v1; this proxy computes v2') })
-    const wrong = 'sha256/v2:' + 'b'.repeat(64)
+    expect(mismatch(operator, 'sha256/v1:' + 'a'.repeat(64))).toMatchObject({ detail: expect.stringContaining('pin uses hash schema v1; this proxy computes v3') })
+    expect(mismatch(operator, 'sha256/v2:' + 'a'.repeat(64))).toMatchObject({ detail: expect.stringContaining('pin uses hash schema v2; this proxy computes v3') })
+    const wrong = 'sha256/v3:' + 'b'.repeat(64)
     expect(mismatch(operator, wrong)).toMatchObject({ reason: 'hash_mismatch', detail: expect.stringContaining(pin()) })
     const agentResult = mismatch(agent(), wrong)
     expect(agentResult).toMatchObject({ reason: 'hash_mismatch' })
-    expect(JSON.stringify(agentResult)).not.toContain(pin().slice('sha256/v2:'.length))
+    expect(JSON.stringify(agentResult)).not.toContain(pin().slice('sha256/v3:'.length))
   })
   it('a tool with no stored hash cannot be verified', async () => {
     db.update(tools).set({ hash: null }).run()
     expect(mismatch(operator, pin())).toMatchObject({ reason: 'hash_mismatch', detail: expect.stringContaining('no stored hash') })
   })
-  it('the pin (hash schema v2) covers everything served: name, title, description, schemas, annotations, execution and icons', async () => {
+  it('the pin (hash schema v3) covers everything served: name, title, description, schemas, annotations, execution, icons and _meta', async () => {
     const base = { name: 't', description: 'd', input_schema: { type: 'object', properties: { b: 1, a: 2 } } }
     expect(toolPin(base)).toBe(toolPin({ ...base, input_schema: { properties: { a: 2, b: 1 }, type: 'object' } })) // canonical JSON
-    expect(toolPin(base)).toMatch(/^sha256\/v2:[0-9a-f]{64}$/)
+    expect(toolPin(base)).toMatch(/^sha256\/v3:[0-9a-f]{64}$/)
     const variants = [
       { ...base, name: 'u' }, { ...base, title: 'T' }, { ...base, description: 'e' }, { ...base, output_schema: { type: 'object' } },
       { ...base, annotations: { readOnlyHint: true } }, { ...base, annotations: { readOnlyHint: false } },
       { ...base, execution: { taskSupport: 'required' } }, { ...base, icons: [{ src: 'https://x.example/i.png' }] },
+      { ...base, _meta: { ui: { resourceUri: 'ui://a' } } }, { ...base, _meta: { ui: { resourceUri: 'ui://b' } } },
     ]
     const pins = new Set([toolPin(base), ...variants.map(toolPin)])
     expect(pins.size).toBe(variants.length + 1)

@@ -2,6 +2,7 @@ import { beforeAll, expect, it } from 'vitest'
 import { encode } from 'gpt-tokenizer/encoding/cl100k_base'
 import { openDb, type Db } from '@/db/client'
 import type { ToolResult } from '@/lib/preflight/evaluate'
+import { HASH_SCHEMA_VERSION } from '@/lib/preflight/hash'
 import { reasons, reasonSpec, type Reason } from '@/lib/preflight/taxonomy'
 import { wireResult } from '@/lib/mcp/wire'
 import { wireReasons } from '@/lib/mcp/extension-schema'
@@ -20,9 +21,11 @@ import { agent, check, operator } from '@/tests/helpers/evaluate'
 
 type Srv = NonNullable<StateFileInput['servers']>[number]
 const tool = (name: string, extra: object = {}) => ({ name, input_schema: { type: 'object' }, ...extra })
-const srv = (name: string, tools: ReturnType<typeof tool>[], extra: Partial<Srv> = {}): Srv => ({ name, connection: { state: 'ready' }, tools, ...extra })
+// a transport (never connected: these tests evaluate states, no runtime runs) so `ready` can be true
+const srv = (name: string, tools: ReturnType<typeof tool>[], extra: Partial<Srv> = {}): Srv => ({ name, transport: { url: `https://${name}.example/mcp` }, connection: { state: 'ready' }, tools, ...extra })
 
-const PIN = `sha256/v2:${'0'.repeat(64)}`
+// a well-formed pin of the current schema that matches no definition
+const PIN = `sha256/v${HASH_SCHEMA_VERSION}:${'0'.repeat(64)}`
 const bot = { name: 'ci-bot', allowedServers: ['github', 'filesystem'], profilePin: null }
 
 let db: Db

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { openDb } from '@/db/client'
-import { activity } from '@/db/schema'
+import { activity, serverOauth, serverSecrets } from '@/db/schema'
+import { sealOauth, sealSecret } from '@/db/secrets'
 import { dumpState } from '@/lib/state/dump'
 import { loadState } from '@/lib/state/load'
 import { demoStateFile } from '@/lib/state/demo'
@@ -68,6 +69,58 @@ describe('state dump', () => {
     expect(dumpState(b)).toEqual(first)
     // the dumped token still authenticates
     expect(agentCaller(b, 'tg_at_demo_nightly_0000')).toMatchObject({ tier: 'agent', name: 'token:nightly' })
+  })
+})
+
+describe('state load and stored secrets', () => {
+  /** a database with one HTTP server (header secret, OAuth tokens) and one stdio server (env secret) */
+  async function withSecrets() {
+    const db = openDb(':memory:')
+    await loadState(db, {
+      version: 1,
+      servers: [
+        { name: 'wiki', transport: { url: 'https://wiki.example/mcp', secrets: ['Authorization'] }, tools: [] },
+        { name: 'files', transport: { command: 'node', args: ['files.mjs'], secrets: ['TOKEN'] }, tools: [] },
+      ],
+    }, 'test')
+    db.insert(serverSecrets).values([{ serverName: 'wiki', name: 'Authorization', value: sealSecret(db, 'Bearer w'), updatedAt: 1 }, { serverName: 'files', name: 'TOKEN', value: sealSecret(db, 't'), updatedAt: 1 }]).run()
+    db.insert(serverOauth).values({ serverName: 'wiki', ...sealOauth(db, { tokens: { access_token: 'a' } }), updatedAt: 1 }).run()
+    return db
+  }
+  const stored = (db: ReturnType<typeof openDb>) => ({
+    secrets: db.select().from(serverSecrets).all().map((s) => `${s.serverName}.${s.name}`).sort(),
+    oauth: db.select().from(serverOauth).all().map((o) => o.serverName),
+  })
+  const moved = (db: ReturnType<typeof openDb>, edit: (servers: { name: string; transport: Record<string, unknown> }[]) => void) => {
+    const state = JSON.parse(JSON.stringify(dumpState(db)))
+    edit(state.servers)
+    return state
+  }
+
+  it('a server kept at its target keeps its secrets and OAuth state (a path on the same origin is the same target)', async () => {
+    const db = await withSecrets()
+    const r = await loadState(db, moved(db, (s) => (s[1].transport.url = 'https://wiki.example/v2/mcp')), 'test')
+    expect(r.secretsDropped).toEqual([])
+    expect(stored(db)).toEqual({ secrets: ['files.TOKEN', 'wiki.Authorization'], oauth: ['wiki'] })
+  })
+
+  it('another origin or another command line drops them, named in the result and the record', async () => {
+    const db = await withSecrets()
+    const r = await loadState(db, moved(db, (s) => { s[1].transport.url = 'https://evil.example/mcp'; s[0].transport.args = ['other.mjs'] }), 'test')
+    expect(r.secretsDropped).toEqual([
+      { server: 'files', from: 'node files.mjs', to: 'node other.mjs', secrets: ['TOKEN'], oauth: false },
+      { server: 'wiki', from: 'https://wiki.example/mcp', to: 'https://evil.example/mcp', secrets: ['Authorization'], oauth: true },
+    ])
+    expect(stored(db)).toEqual({ secrets: [], oauth: [] })
+    const record = db.select().from(activity).all().at(-1)!
+    expect(record.data).toMatchObject({ secrets_dropped: r.secretsDropped })
+  })
+
+  it('keepSecrets keeps them for the new target, and says which', async () => {
+    const db = await withSecrets()
+    const r = await loadState(db, moved(db, (s) => (s[1].transport.url = 'http://wiki.example/mcp')), 'test', { keepSecrets: true })
+    expect(r.secretsKept).toEqual([{ server: 'wiki', from: 'https://wiki.example/mcp', to: 'http://wiki.example/mcp', secrets: ['Authorization'], oauth: true }])
+    expect(stored(db)).toEqual({ secrets: ['files.TOKEN', 'wiki.Authorization'], oauth: ['wiki'] })
   })
 })
 

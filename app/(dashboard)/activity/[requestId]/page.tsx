@@ -5,7 +5,7 @@ import { Card, Empty, PageHeader, Pill } from '@/components/ui'
 import { VerdictBadge } from '@/components/verdict'
 import { requestStory } from '@/lib/dashboard/activity'
 import type { ActivityItem } from '@/lib/activity/present'
-import { requireOperator } from '@/lib/dashboard/operator'
+import { canViewPage } from '@/lib/dashboard/operator'
 import { requestIdSchema } from '@/lib/schemas/request-id'
 import { exitCodes, type Verdict } from '@/lib/preflight/taxonomy'
 import { getDb } from '@/db/client'
@@ -20,7 +20,7 @@ interface CheckData {
 /** `/activity/<request_id>`: one request's story — the check, its verdicts, the fixes, what followed. */
 export default async function RequestPage({ params }: { params: Promise<{ requestId: string }> }) {
   const { requestId } = await params
-  await requireOperator(`/activity/${encodeURIComponent(requestId)}`)
+  if (!(await canViewPage(`/activity/${encodeURIComponent(requestId)}`))) return null
   const valid = requestIdSchema.safeParse(requestId)
   const { items, followed } = valid.success ? requestStory(getDb(), requestId) : { items: [], followed: [] }
   const lastCheck = items.filter((i) => i.type === 'preflight').at(-1)

@@ -12,10 +12,12 @@ import { LoginButton } from '@/components/servers/login-button'
 import { FollowConnection } from '@/components/servers/follow-connection'
 import { SecretForm } from '@/components/servers/secret-form'
 import { inspectAction, releaseAction, setServerState } from '@/lib/actions/servers'
-import { toolReview } from '@/lib/approvals/review'
+import { definitionReview, definitionRows, toolReview } from '@/lib/approvals/review'
+import { definitionGroups, type DefinitionGroup } from '@/lib/approvals/server-definitions'
+import { DefinitionsCard } from '@/components/approvals/definitions-card'
 import { restartAction } from '@/lib/actions/upstream'
 import { readLogs } from '@/db/queries/upstream'
-import { requireOperator } from '@/lib/dashboard/operator'
+import { canViewPage } from '@/lib/dashboard/operator'
 import { releaseExposure } from '@/lib/dashboard/row-details'
 import { serverDetail } from '@/lib/catalog/servers'
 import { canLogin, canRestart, connectionAdvice } from '@/lib/dashboard/fixes'
@@ -24,9 +26,11 @@ import { getDb } from '@/db/client'
 
 export const metadata: Metadata = { title: 'Server' }
 
+const definitionGroupNames = Object.keys(definitionGroups) as DefinitionGroup[]
+
 export default async function ServerPage({ params }: { params: Promise<{ name: string }> }) {
   const name = decodeURIComponent((await params).name)
-  await requireOperator(`/servers/${encodeURIComponent(name)}`)
+  if (!(await canViewPage(`/servers/${encodeURIComponent(name)}`))) return null
   const db = getDb()
   const s = serverDetail(db, name)
   if (!s) {
@@ -42,6 +46,9 @@ export default async function ServerPage({ params }: { params: Promise<{ name: s
   const overCeiling = exposure ? releaseCrossings(db, name, shownPins(exposure)).map(describeCrossing) : []
   // what an approve from the tool table shows first: every pending or changed tool's full review
   const reviews = Object.fromEntries(s.toolList.filter((t) => t.approval === 'pending' || t.approval === 'changed').map((t) => [t.id, toolReview(db, t.id)]))
+  // its instructions, prompts, resources and templates, each with the review an approve shows first
+  const definitions = definitionGroupNames.flatMap((g) => definitionRows(db, g, name).map((r) => definitionReview(db, g, r.id)))
+  const shownDefinitions = Object.fromEntries(definitions.map((r) => [r.id, r.pin]))
   const facts = serverFacts(db, name)!
   const logs = readLogs(db, name, 100)
   const change = (c: 'enable' | 'disable' | 'quarantine') => ({ server: name, change: c })
@@ -76,6 +83,7 @@ export default async function ServerPage({ params }: { params: Promise<{ name: s
       {exposure && (
         <Card className="mt-4" title={<span id="release">Quarantined: review before releasing</span>}>
           <Exposure detail={exposure} />
+          {definitions.length > 0 && <p className="mt-2 text-sm">It also approves, as shown under <a className="underline" href="#definitions">Instructions, prompts and resources</a>, the {definitions.filter((d) => d.status === 'undecided').length} of them listed by the inspection; one approved before and changed since stays changed.</p>}
           {overCeiling.length > 0 && (
             <p role="alert" className="mt-2 rounded border border-red-300 bg-red-50 px-2 py-1 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
               Over the description-overlap ceiling: {overCeiling.join('; ')}. Releasing asks you to confirm.
@@ -84,12 +92,13 @@ export default async function ServerPage({ params }: { params: Promise<{ name: s
           <div className="mt-3 flex flex-wrap gap-2">
             {s.transport && <ActionButton action={inspectAction} input={{ server: name }} label={exposure.inspectedAt === null ? 'Inspect (list its tools)' : 'Inspect again'}
               confirm={s.transport.startsWith('http') ? undefined : `Inspect ${name}? This starts its process (${s.transport}) to list its tools; nothing is served or called.`} />}
-            <ActionButton action={releaseAction} input={{ server: name, shown: shownPins(exposure), ...(overCeiling.length ? { confirm: true } : {}) }}
+            <ActionButton action={releaseAction} input={{ server: name, shown: shownPins(exposure), shownDefinitions, ...(overCeiling.length ? { confirm: true } : {}) }}
               label={overCeiling.length ? `Release ${name} anyway (over the overlap ceiling)` : `Release ${name}`} variant="primary" />
           </div>
         </Card>
       )}
       <Card className="mt-4" title={<span id="tools">Tools ({s.tools.total})</span>}><ToolTable tools={s.toolList} reviews={reviews} callApproval={s.callApprovalTools} /></Card>
+      <Card className="mt-4" title={<span id="definitions">Instructions, prompts and resources ({definitions.length})</span>}><DefinitionsCard reviews={definitions} /></Card>
       <Card className="mt-4" title={<span id="settings">Settings</span>}><SettingsForm server={name} settings={s.settings} /></Card>
       <div className="mt-4 grid grid-cols-1 gap-4 lg:grid-cols-2">
         <Card title={<span id="logs">Recent log lines</span>}>

@@ -5,7 +5,7 @@ import { TokenRow } from '@/components/access/tokens-panel'
 import { ToolId } from '@/components/tool-id'
 import { Card, Empty, LinkButton, PageHeader, Pill } from '@/components/ui'
 import { accessOverview } from '@/lib/dashboard/access'
-import { OPERATOR_ACTOR, requireOperator } from '@/lib/dashboard/operator'
+import { OPERATOR_ACTOR, canViewPage } from '@/lib/dashboard/operator'
 import { tokenDetail } from '@/lib/dashboard/token'
 import type { Narrowing } from '@/lib/preflight/evaluate'
 import { MAX_DASHBOARD_IDS } from '@/lib/dashboard/schemas'
@@ -24,7 +24,7 @@ function why(n: Narrowing): string {
 /** `/tokens/<name>`: one agent token — its scope, the tools it cannot use and why, its recent checks and calls. */
 export default async function TokenPage({ params }: { params: Promise<{ name: string }> }) {
   const name = decodeURIComponent((await params).name)
-  await requireOperator(`/tokens/${encodeURIComponent(name)}`)
+  if (!(await canViewPage(`/tokens/${encodeURIComponent(name)}`))) return null
   const db = getDb()
   const t = tokenDetail(db, name, OPERATOR_ACTOR)
   if (!t) {

@@ -1,0 +1,1 @@
+ALTER TABLE `operator_sessions` ADD `key_hash` text;

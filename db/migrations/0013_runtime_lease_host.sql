@@ -1,0 +1,1 @@
+ALTER TABLE `runtime_lease` ADD `host` text;
