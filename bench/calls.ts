@@ -1,7 +1,7 @@
 // tools/call side by side in one run: the same stdio fixture called directly, through toolgate
 // (gate, record, forward) and through a peer proxy that only forwards (supergateway --stateful,
 // a devDependency used by this bench alone). First one caller at a time, the three interleaved;
-// then 32 callers back to back, with each proxy's CPU per call (its own process's CPU time over
+// then 32 callers on each proxy in turn (ABBA rounds), with each proxy's CPU per call (its own process's CPU time over
 // the calls it answered, from /proc/<pid>/stat; the fixture's processes are not counted) and
 // every toolgate call checked against the activity log.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
@@ -181,7 +181,7 @@ export async function benchCalls(): Promise<Row[]> {
     printTarget('through toolgate adds ≤ what the peer adds, p50', `+${fmt(viaRow.p50 - directRow.p50)} vs +${fmt(peerRow.p50 - directRow.p50)}`, viaRow.p50 <= peerRow.p50)
     printTarget('through toolgate adds ≤ what the peer adds, p95', `+${fmt(viaRow.p95 - directRow.p95)} vs +${fmt(peerRow.p95 - directRow.p95)}`, viaRow.p95 <= peerRow.p95)
 
-    // 2. 32 callers back to back: calls/s and each proxy's CPU per call
+    // 2. 32 callers, the proxies in ABBA rounds: calls/s and each proxy's CPU per call
     await waitFor('the one-caller outcomes recorded', () => count(db, 'tool.call') === count(db, 'tool.call_outcome'), 30_000)
     const sent = { calls: count(db, 'tool.call'), outcomes: count(db, 'tool.call_outcome') }
     let n = 0
