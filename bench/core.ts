@@ -87,8 +87,9 @@ export async function benchCore(db: Db, restUrl: string, apiKey: string): Promis
   printTable('Evaluator (1,000 servers × 20 tools), 10 ids', [baseline10, eval10], baseline10)
   printTable('Evaluator (1,000 servers × 20 tools), 50 ids', [baseline50, eval50], baseline50)
   printTable('REST round trip on loopback', [floorRow, durable, durableIsolated, durableFloorRow, whoami, rest10], floorRow)
-  printTarget('REST preflight (10 ids) p50 ≤ 2× the floor p50', `${fmt(rest10.p50)} vs ${fmt(floorRow.p50)} (${(rest10.p50 / floorRow.p50).toFixed(2)}×)`, rest10.p50 <= 2 * floorRow.p50)
-  printTarget('REST preflight (10 ids) p95 ≤ floor p95 + 2 ms', `${fmt(rest10.p95)} vs ${fmt(floorRow.p95)} (+${fmt(rest10.p95 - floorRow.p95)})`, rest10.p95 <= floorRow.p95 + 2)
-  console.log(`  (for scale: the durable floor's p50 is ${(durableFloorRow.p50 / floorRow.p50).toFixed(2)}× the floor; REST preflight adds ${fmt(rest10.p50 - durableFloorRow.p50)} p50 / ${fmt(rest10.p95 - durableFloorRow.p95)} p95 over it)`)
+  // checks are measured against the durable floor (contract §12): no verdict is answered before its record is on disk
+  printTarget('REST preflight (10 ids) p50 ≤ durable floor p50 + 0.3 ms', `${fmt(rest10.p50)} vs ${fmt(durableFloorRow.p50)} (+${fmt(rest10.p50 - durableFloorRow.p50)})`, rest10.p50 <= durableFloorRow.p50 + 0.3)
+  printTarget('REST preflight (10 ids) p95 ≤ durable floor p95 + 0.6 ms', `${fmt(rest10.p95)} vs ${fmt(durableFloorRow.p95)} (+${fmt(rest10.p95 - durableFloorRow.p95)})`, rest10.p95 <= durableFloorRow.p95 + 0.6)
+  console.log(`  (for scale: the durable floor's p50 is ${(durableFloorRow.p50 / floorRow.p50).toFixed(2)}× the plain floor's; REST preflight's ${(rest10.p50 / floorRow.p50).toFixed(2)}×)`)
   return [baseline10, eval10, baseline50, eval50, durable, durableIsolated, floorRow, durableFloorRow, whoami, rest10]
 }

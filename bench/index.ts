@@ -13,6 +13,7 @@ import { benchDashboard } from './dashboard'
 import { benchUpstream } from './upstream'
 import { benchLoad } from './load'
 import { benchSurface } from './surface'
+import { benchCalls } from './calls'
 import { benchCli } from './cli'
 import { benchTelemetry } from './telemetry'
 
@@ -20,6 +21,7 @@ const API_KEY = 'tg_op_bench_key_0000000000000000'
 
 async function main() {
   if (['core', 'mcp', 'load', 'dashboard'].some(wanted)) await benchServer()
+  if (wanted('calls')) await benchCalls()
   if (wanted('upstream')) await benchUpstream()
   if (wanted('surface')) await benchSurface()
   if (wanted('cli')) await benchCli()
@@ -52,7 +54,7 @@ async function benchServer() {
 }
 
 // `npm run bench -- core load` runs only those sections; no names: all of them
-const SECTIONS = ['core', 'mcp', 'load', 'dashboard', 'upstream', 'surface', 'cli', 'telemetry']
+const SECTIONS = ['core', 'mcp', 'load', 'dashboard', 'calls', 'upstream', 'surface', 'cli', 'telemetry']
 const asked = process.argv.slice(2)
 for (const a of asked) if (!SECTIONS.includes(a)) throw new Error(`unknown bench section "${a}": use ${SECTIONS.join(', ')}`)
 const wanted = (section: string) => asked.length === 0 || asked.includes(section)

@@ -1,7 +1,5 @@
-import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { eq } from 'drizzle-orm'
 import type { Db } from '@/db/client'
@@ -12,7 +10,8 @@ import { loadState } from '@/lib/state/load'
 import { tempDbFile } from '@/tests/helpers/db'
 import { startServer } from '@/tests/helpers/server'
 import { agentToken, stdioFixture, waitFor } from '@/tests/upstream/harness'
-import { fmt, printTable, printTarget, summarize, timeAsync, type Row } from './stats'
+import { printTable, summarize, type Row } from './stats'
+import { listeningPid } from './calls'
 
 const KEY = 'tg_op_bench_key_0000000000000000'
 const ctx = { actor: 'bench' }
@@ -20,8 +19,7 @@ const ready = (db: Db, name: string) => db.select().from(serverConnections).wher
 
 /** RSS (MiB) of the toolgate server process (the one listening on `port`), fixtures excluded. */
 function serverRssMiB(port: number): number {
-  const pid = execFileSync('sh', ['-c', `ss -ltnp 'sport = :${port}' | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2`]).toString().trim()
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const status = readFileSync(`/proc/${listeningPid(port)}/status`, 'utf8')
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024
 }
 
@@ -57,36 +55,11 @@ export async function benchUpstream(): Promise<void> {
     }
     rows.push(summarize('add → ready for an upstream with 1,000 tools (incl. spawn)', discoveries))
 
-    // 3. tools/call through toolgate vs. the same fixture called directly, interleaved
-    const fx = stdioFixture({ tools: [{ name: 'echo' }] })
-    await addServer(db, { name: 'callee', transport: fx.transport, trusted: true }, ctx)
-    await waitFor('callee ready', () => ready(db, 'callee'))
-    const direct = new Client({ name: 'bench', version: '1' })
-    await direct.connect(new StdioClientTransport({ command: fx.transport.command, args: fx.transport.args, env: { ...process.env, ...fx.transport.env } as Record<string, string> }))
+    // (tools/call direct vs through toolgate vs through a peer proxy: the calls section, bench/calls.ts)
     const via = new Client({ name: 'bench', version: '1' })
     await via.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${await agentToken(db)}` } } }))
-    const directSamples: number[] = []
-    const viaSamples: number[] = []
-    for (let i = 0; i < 600; i++) {
-      let t = performance.now()
-      await direct.callTool({ name: 'echo', arguments: { text: String(i) } })
-      if (i >= 50) directSamples.push(performance.now() - t)
-      t = performance.now()
-      const r = await via.callTool({ name: 'callee:echo', arguments: { text: String(i) } })
-      if (r.isError) throw new Error(`call through toolgate failed: ${JSON.stringify(r.content)}`)
-      if (i >= 50) viaSamples.push(performance.now() - t)
-    }
-    const directRow = summarize('baseline: tools/call on the fixture directly (stdio)', directSamples)
-    const viaRow = summarize('tools/call through toolgate /mcp (HTTP → gate → stdio → record)', viaSamples)
-    const whoami = await timeAsync('baseline: GET /api/v1/whoami (the HTTP hop alone)', 500, async () => {
-      await (await fetch(`${server.url}/api/v1/whoami`, { headers: { 'x-api-key': KEY } })).json()
-    })
-    printTable('tools/call overhead', [directRow, whoami, viaRow], directRow)
-    printTarget('tools/call through toolgate adds ≤ 1 ms p50 over the direct call', `+${fmt(viaRow.p50 - directRow.p50)}`, viaRow.p50 - directRow.p50 <= 1)
-    printTarget('tools/call through toolgate adds ≤ 2 ms p95 over the direct call', `+${fmt(viaRow.p95 - directRow.p95)}`, viaRow.p95 - directRow.p95 <= 2)
-    await direct.close()
 
-    // 4. one real call longer than the 60 s the client SDK would cut it at (issue 10): it must simply finish
+    // 3. one real call longer than the 60 s the client SDK would cut it at (issue 10): it must simply finish
     const slow = stdioFixture({ tools: [{ name: 'slow', sleepMs: 65_000 }] })
     await addServer(db, { name: 'slowpoke', transport: slow.transport, trusted: true }, ctx)
     await waitFor('slowpoke ready', () => ready(db, 'slowpoke'))
@@ -100,7 +73,7 @@ export async function benchUpstream(): Promise<void> {
   }
   printTable('Upstream runtime', rows)
 
-  // 5. memory of a fresh server process, before and after 50 connected stdio upstreams
+  // 4. memory of a fresh server process, before and after 50 connected stdio upstreams
   const memFile = tempDbFile()
   const memDb = openDb(memFile)
   const memServer = await startServer({ TOOLGATE_DB: memFile, TOOLGATE_API_KEY: KEY, TOOLGATE_RUNTIME: 'on', TOOLGATE_PING_INTERVAL_MS: '3600000' })

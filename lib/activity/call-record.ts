@@ -78,7 +78,7 @@ export class CallRecorder {
     }
     const { requestId, actor, tier, server, target } = this.call
     if (this.forwardedAs !== undefined) {
-      appendActivity(this.db, { requestId, type: 'tool.call_outcome', actor, tier, server, data: { call: this.forwardedAs, target, ...data } })
+      appendActivity(this.db, { requestId, type: 'tool.call_outcome', actor, tier, server, data: { call: this.forwardedAs, target, ...data } }, false)
         .catch((e: unknown) => console.error(logLine(`toolgate: the outcome of tool call ${target} (request ${requestId}, call record ${this.forwardedAs}) could not be recorded; it reads as running until toolgate restarts: ${describeError(e)}`)))
       return
     }

@@ -1,4 +1,5 @@
 import 'server-only'
+import type { ServerResponse } from 'node:http'
 import type { JSONRPCMessage, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server'
 
 /** A call still running after this long streams, so its keep-alives reach proxies and client timeouts. */
@@ -7,51 +8,107 @@ const KEEP_ALIVE_MS = 15_000
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' }
 const frame = (message: JSONRPCMessage) => `event: message\ndata: ${JSON.stringify(message)}\n\n`
-const isResponse = (message: JSONRPCMessage) => 'result' in message || 'error' in message
+export const isResponse = (message: JSONRPCMessage) => 'result' in message || 'error' in message
+
+/** Where one exchange's answer goes: one JSON body, or, once upgraded, an event stream. */
+interface AnswerSink {
+  /** the result is all there is: one JSON body */
+  json(message: JSONRPCMessage): Promise<void> | void
+  /** from now on the answer is an event stream (its headers go out) */
+  open(): void
+  write(text: string): void
+  /** the stream is over; `last` is the response it ended with, if it did */
+  end(last?: JSONRPCMessage): Promise<void> | void
+}
 
 /**
  * 2025-11-25 answers for a tools/call, as 2026-07-28's 'auto' mode answers: one JSON body when
  * the result is all there is, an SSE stream from the first message the call sends before it
  * (progress, a log message, an elicitation) or once it has run for 10 s. The stream costs a
  * client several milliseconds per call to set up and parse; most calls send nothing but their
- * result. `transport` must be in JSON mode; its sends are taken over here, before it is connected.
- * `upgraded` settles with the stream's response if the exchange upgrades.
+ * result. `send` takes every message of the exchange in order; `done` ends it early (the client left).
+ */
+function autoStream(sink: AnswerSink): { send: (message: JSONRPCMessage) => Promise<void>; done: () => void } {
+  let streaming = false
+  let finished = false
+  let keepAlive: NodeJS.Timeout | undefined
+  const stop = () => {
+    finished = true
+    clearTimeout(late)
+    clearInterval(keepAlive)
+  }
+  const upgrade = () => {
+    if (streaming || finished) return
+    streaming = true
+    sink.open()
+    keepAlive = setInterval(() => sink.write(': keepalive\n\n'), KEEP_ALIVE_MS).unref()
+  }
+  const late = setTimeout(upgrade, UPGRADE_AFTER_MS).unref()
+  return {
+    async send(message) {
+      if (finished) return
+      if (!streaming && isResponse(message)) {
+        stop()
+        return sink.json(message)
+      }
+      upgrade()
+      sink.write(frame(message))
+      if (isResponse(message)) {
+        stop()
+        await sink.end(message)
+      }
+    },
+    done() {
+      if (finished) return
+      stop()
+      if (streaming) void sink.end()
+    },
+  }
+}
+
+/**
+ * The SDK transport's exchange answered as autoStream decides. `transport` must be in JSON mode;
+ * its sends are taken over here, before it is connected. `upgraded` settles with the stream's
+ * response if the exchange upgrades.
  */
 export function jsonUntilStreamed(transport: WebStandardStreamableHTTPServerTransport): { upgraded: Promise<Response>; done: () => void } {
   const send = transport.send.bind(transport)
   const encoder = new TextEncoder()
   let stream: ReadableStreamDefaultController<Uint8Array> | undefined
-  let keepAlive: NodeJS.Timeout | undefined
-  let finished = false
   let settle!: (r: Response) => void
   const upgraded = new Promise<Response>((r) => (settle = r))
-
-  const done = () => {
-    finished = true
-    clearTimeout(late)
-    clearInterval(keepAlive)
-    try { stream?.close() } catch { /* already closed or cancelled */ }
-  }
-  const write = (text: string) => { try { stream?.enqueue(encoder.encode(text)) } catch { /* the client left */ } }
-  const upgrade = () => {
-    if (stream || finished) return
-    settle(new Response(new ReadableStream<Uint8Array>({ start: (c) => void (stream = c), cancel: done }), { status: 200, headers: SSE_HEADERS }))
-    keepAlive = setInterval(() => write(': keepalive\n\n'), KEEP_ALIVE_MS).unref()
-  }
-  const late = setTimeout(upgrade, UPGRADE_AFTER_MS).unref()
-
-  transport.send = async (message, options) => {
-    if (!stream && isResponse(message)) {
-      done()
-      return send(message, options)
-    }
-    upgrade()
-    write(frame(message))
-    if (isResponse(message)) {
-      done()
+  const auto = autoStream({
+    json: (message) => send(message),
+    open: () => settle(new Response(new ReadableStream<Uint8Array>({ start: (c) => void (stream = c), cancel: () => auto.done() }), { status: 200, headers: SSE_HEADERS })),
+    write: (text) => { try { stream?.enqueue(encoder.encode(text)) } catch { /* the client left */ } },
+    async end(last) {
+      try { stream?.close() } catch { /* already closed or cancelled */ }
       // lets the transport forget the request (its JSON answer is no longer awaited)
-      await send(message, options)
-    }
+      if (last) await send(last)
+    },
+  })
+  transport.send = (message) => auto.send(message)
+  return { upgraded, done: auto.done }
+}
+
+/**
+ * One exchange's answer written straight onto the node response, under its X-Request-Id: a
+ * call that may stream answers as autoStream decides; anything else answers its result as one
+ * JSON body, and what it sends before the result is dropped (as the SDK's JSON mode drops it).
+ */
+export function answerOnNode(res: ServerResponse, requestId: string, mayStream: boolean): { send: (message: JSONRPCMessage) => Promise<void>; done: () => void } {
+  const gone = () => res.destroyed || res.writableEnded
+  const json = (message: JSONRPCMessage) => {
+    if (gone()) return
+    const body = JSON.stringify(message)
+    res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': requestId, 'content-length': Buffer.byteLength(body) }).end(body)
   }
-  return { upgraded, done }
+  if (!mayStream) return { send: async (message) => { if (isResponse(message)) json(message) }, done: () => undefined }
+  return autoStream({
+    json,
+    // a stream's headers go out at once: the client knows the call is alive before its first event
+    open: () => { if (!gone()) res.writeHead(200, { ...SSE_HEADERS, 'x-request-id': requestId }).flushHeaders() },
+    write: (text) => { if (!gone()) res.write(text) },
+    end: () => { if (!gone()) res.end() },
+  })
 }

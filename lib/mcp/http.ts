@@ -15,6 +15,7 @@ import { answerTask, isTaskRequest } from './tasks'
 import { setLogLevel } from './log-level'
 import { answerFromClient, askOverStream, isResponse, type ElicitParams } from './elicitation'
 import { jsonUntilStreamed } from './auto-stream'
+import { leanRequest, serveLean } from './lean'
 
 /**
  * Calls in flight, by caller and JSON-RPC id. A 2025-11-25 client cancels with a separate POST
@@ -267,6 +268,9 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
     res.writeHead(400, { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-request-id': requestId })
     return void res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: JSON-RPC batches are not supported; send one request per HTTP POST' } }))
   }
+  // the common methods, well-formed: one shared server, answered straight onto the response
+  const lean = leanRequest(ctx.headers, body)
+  if (lean) return serveLean(session, lean, res, requestId)
   // The SDK speaks web Requests: hand it the headers and the already-parsed body.
   const webHeaders = new Headers()
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) webHeaders.set(k, Array.isArray(v) ? v.join(', ') : v)

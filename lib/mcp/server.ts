@@ -1,5 +1,5 @@
 import 'server-only'
-import { CLIENT_CAPABILITIES_META_KEY, ProtocolErrorCode, Server, type CallToolResult, type Progress, type ServerCapabilities } from '@modelcontextprotocol/server'
+import { CLIENT_CAPABILITIES_META_KEY, ProtocolErrorCode, Server, type CallToolResult, type Progress, type ServerCapabilities, type ServerContext } from '@modelcontextprotocol/server'
 import { z } from 'zod'
 import pkg from '@/package.json'
 import { runCheck } from '@/lib/gate/check'
@@ -14,6 +14,7 @@ import { callResult, shapeAFacet, shapeBFacet } from './wire'
 import { CallInProgress, parkedCall } from './elicitation'
 import { belowLogLevel } from './log-level'
 import { callerKey } from '@/lib/auth/caller'
+import { following } from '@/lib/signals'
 import type { LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js'
 import { getPrompt, listPrompts, listResources, listResourceTemplates, readResource, upstreamInstructions } from './resources'
 
@@ -87,19 +88,16 @@ async function guard<T>(session: McpContext, fn: () => T | Promise<T>): Promise<
 
 const resolveParams = z.object({ name: z.string(), arguments: z.record(z.string(), z.unknown()).optional() })
 
-/**
- * One MCP server instance for one HTTP exchange (the endpoint is stateless). Every verdict it
- * gives comes from runCheckSync — the seam REST and the CLI use — at the agent tier, so the
- * in-band surface cannot drift from them, and each check is on the record before it answers.
- */
-export function buildMcpServer(session: McpContext, era: Era, handshake = false): Server {
-  const { db, caller, profile, requestId } = session
-  // the upstreams' instructions matter only where a client reads them (initialize, server/discover)
-  const upstream = handshake ? upstreamInstructions(session) : ''
-  const instructions = upstream ? `${INSTRUCTIONS}\n\nInstructions of the servers behind toolgate:\n\n${upstream}` : INSTRUCTIONS
-  const server = new Server({ name: 'toolgate', version: pkg.version }, { capabilities: capabilities(era), instructions })
+/** Where a handler finds the session it answers for: its own server's, or (a shared server) by request. */
+export type SessionOf = (ctx: ServerContext) => McpContext
 
-  server.setRequestHandler('tools/list', (request, ctx) => guard(session, async () => {
+/**
+ * tools/list (with Shape A), tools/resolve (Shape B) and tools/call (gated dispatch), each
+ * answering for the session `sessionOf` finds for its request.
+ */
+export function registerToolHandlers(server: Server, sessionOf: SessionOf, era: Era): void {
+  server.setRequestHandler('tools/list', (request, ctx) => { const session = sessionOf(ctx); return guard(session, async () => {
+    const { db, caller, profile, requestId } = session
     const rider = riderOf(era, request.params?._meta, ctx.mcpReq.envelope)
     const page = listPage(session, request.params?.cursor)
     if (!rider) return page
@@ -110,25 +108,30 @@ export function buildMcpServer(session: McpContext, era: Era, handshake = false)
     })
     // ttlMs: 0 so a 2026-07-28 client cache never answers a later rider with this facet.
     return { ...page, _meta: { [EXTENSION_ID]: shapeAFacet(data) }, ...(era === 'modern' ? { ttlMs: 0 } : {}) }
-  }))
+  }) })
 
-  server.setRequestHandler('tools/resolve', { params: resolveParams }, (params) => guard(session, async () => {
+  server.setRequestHandler('tools/resolve', { params: resolveParams }, (params, ctx) => { const session = sessionOf(ctx); return guard(session, async () => {
     // The built-in is always available and is not an upstream tool: no facet to compute.
     if (params.name === DESCRIBE_TOOL) return { tool: describeToolDefinition }
     const tool = servedTool(session, params.name)
     // SEP-1862: an unknown tool is -32602, so withheld, out-of-scope and absent tools all end
     // here, and only codes that can hold for a served tool reach the facet (see docs/mcp.md).
     if (!tool) throw invalidParams(`unknown tool "${params.name}": no such tool is served to this session`)
+    const { db, caller, profile, requestId } = session
     const data = await runCheck(db, { caller, surface: 'mcp-shape-b', requestId, record: session.record, input: { ids: [params.name], profile } })
     return { tool: { ...toMcpTool(tool), _meta: { [EXTENSION_ID]: shapeBFacet(data.tools[0]) } } }
-  }))
+  }) })
 
   // Upstream tools go through gated dispatch, whose gate is the same evaluator: a call is
   // refused, as a tool error carrying the preflight's verdict, exactly when preflight says so.
   // What the upstream sends during the call reaches the client: progress (and the wait for a
   // held call's approval) under the client's own progress token, log messages, and elicitations
   // (lib/mcp/elicitation.ts). A cancellation, or the client going away, cancels upstream.
-  server.setRequestHandler('tools/call', (request, ctx) => guard(session, async (): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/call', (request, ctx) => {
+    const session = sessionOf(ctx)
+    // the request cancelled, or its client gone (followed only while the handler runs)
+    const leaving = following(ctx.mcpReq.signal, session.closed)
+    return guard(session, async (): Promise<CallToolResult> => {
     const { name, arguments: args } = request.params
     if (name === DESCRIBE_TOOL) return describeTool(session, args)
     const token = request.params._meta?.progressToken
@@ -144,7 +147,7 @@ export function buildMcpServer(session: McpContext, era: Era, handshake = false)
         sent.push(ctx.mcpReq.log(params.level, params.data, params.logger).catch(() => undefined))
       },
     }
-    const left = session.closed ? AbortSignal.any([ctx.mcpReq.signal, session.closed]) : ctx.mcpReq.signal
+    const left = leaving.controller.signal
 
     // 2026-07-28, a client that can answer elicitations: the call may stop to ask (input_required),
     // answered in a later request that only the same token may resume (an anonymous caller cannot: declined)
@@ -167,7 +170,31 @@ export function buildMcpServer(session: McpContext, era: Era, handshake = false)
     const outcome = await dispatchToolCall({ ...session, ...sinks, elicit: session.ask, signal: left }, name, args)
     await Promise.all(sent)
     return callResult(name, outcome)
-  }))
+  }).finally(leaving.release)
+  })
+}
+
+/**
+ * The server the lean path answers the common methods with (lib/mcp/lean.ts): built once per
+ * era and shared by every exchange, each handler finding its exchange's session by request.
+ */
+export function buildToolServer(era: Era, sessionOf: SessionOf): Server {
+  const server = new Server({ name: 'toolgate', version: pkg.version }, { capabilities: capabilities(era), instructions: INSTRUCTIONS })
+  registerToolHandlers(server, sessionOf, era)
+  return server
+}
+
+/**
+ * One MCP server instance for one HTTP exchange (the endpoint is stateless). Every verdict it
+ * gives comes from runCheckSync — the seam REST and the CLI use — at the agent tier, so the
+ * in-band surface cannot drift from them, and each check is on the record before it answers.
+ */
+export function buildMcpServer(session: McpContext, era: Era, handshake = false): Server {
+  // the upstreams' instructions matter only where a client reads them (initialize, server/discover)
+  const upstream = handshake ? upstreamInstructions(session) : ''
+  const instructions = upstream ? `${INSTRUCTIONS}\n\nInstructions of the servers behind toolgate:\n\n${upstream}` : INSTRUCTIONS
+  const server = new Server({ name: 'toolgate', version: pkg.version }, { capabilities: capabilities(era), instructions })
+  registerToolHandlers(server, () => session, era)
 
   server.setRequestHandler('resources/list', () => guard(session, () => listResources(session)))
   server.setRequestHandler('resources/templates/list', () => guard(session, () => listResourceTemplates(session)))

@@ -65,8 +65,8 @@ export function unavailable(
 }
 
 /** The constant details of not_found (contract §5): they never echo the id, which the `id` field carries. */
-export const NOT_FOUND_DETAIL = 'No tool with this id is available.'
-export const MALFORMED_ID_DETAIL = 'Malformed tool id: expected the format <server>:<tool>.'
+export const NOT_FOUND_DETAIL = 'No such tool.'
+export const MALFORMED_ID_DETAIL = 'Malformed id: expected <server>:<tool>.'
 
 /**
  * The single not_found constructor. At the agent tier an out-of-scope or unconfigured server
@@ -90,15 +90,13 @@ const connectionReasons: Record<ConnectionView['state'], Reason | null> = {
 /** The connection verdict for a server, or null when it is ready. No published state = initializing. */
 function connectionFailure(id: string, server: string, tool: string, conn: ConnectionView | undefined): UnavailableResult | null {
   const ctx = { server, tool }
-  if (!conn) return unavailable(id, 'server_initializing', `server "${server}" has not published a connection state yet`, ctx)
+  if (!conn) return unavailable(id, 'server_initializing', 'no connection state published yet', ctx)
   const reason = connectionReasons[conn.state]
   if (!reason) return null
   const note = conn.detail ? `: ${conn.detail}` : ''
-  if (reason === 'server_unhealthy') {
-    return unavailable(id, reason, `upstream connection is in state ${conn.state}${note}`, ctx, conn.action ?? 'view_logs')
-  }
-  if (reason === 'oauth_required') return unavailable(id, reason, `upstream connection is in pending_auth: login required${note}`, ctx)
-  return unavailable(id, reason, `upstream connection is in state ${conn.state}${note}`, ctx)
+  if (reason === 'server_unhealthy') return unavailable(id, reason, `connection ${conn.state}${note}`, ctx, conn.action ?? 'view_logs')
+  if (reason === 'oauth_required') return unavailable(id, reason, conn.detail ?? 'login required', ctx)
+  return unavailable(id, reason, `server still ${conn.state}${note}`, ctx)
 }
 
 /**
@@ -108,23 +106,23 @@ function connectionFailure(id: string, server: string, tool: string, conn: Conne
  */
 function stateFileFailure(id: string, server: ServerView, ctx: { server: string; tool: string }): UnavailableResult | null {
   if (server.hasTransport) return null
-  return unavailable(id, 'server_unhealthy', `server "${server.name}" has no command or URL: it is a state-file example, and nothing stands behind it to call`, ctx, 'configure')
+  return unavailable(id, 'server_unhealthy', 'no command or URL: a state-file example, with nothing behind it to call', ctx, 'configure')
 }
 
 function policyFailure(id: string, ctx: { server: string; tool: string }, tool: ToolView, policy: Policy | undefined): UnavailableResult | null {
   if (!policy) return null
   const a = tool.annotations ?? {}
   if (policy.read_only_only) {
-    if (a.readOnlyHint === undefined) return unavailable(id, 'missing_annotation', 'tool does not declare readOnlyHint (required by read_only_only)', ctx)
-    if (a.readOnlyHint !== true) return unavailable(id, 'policy_filtered', 'readOnlyHint is false: excluded by read_only_only', ctx)
+    if (a.readOnlyHint === undefined) return unavailable(id, 'missing_annotation', 'no readOnlyHint (read_only_only needs it)', ctx)
+    if (a.readOnlyHint !== true) return unavailable(id, 'policy_filtered', 'read_only_only: readOnlyHint is false', ctx)
   }
   if (policy.exclude_destructive && a.readOnlyHint !== true) {
-    if (a.destructiveHint === undefined) return unavailable(id, 'missing_annotation', 'tool does not declare destructiveHint (required by exclude_destructive)', ctx)
-    if (a.destructiveHint !== false) return unavailable(id, 'policy_filtered', 'destructiveHint is true: excluded by exclude_destructive', ctx)
+    if (a.destructiveHint === undefined) return unavailable(id, 'missing_annotation', 'no destructiveHint (exclude_destructive needs it)', ctx)
+    if (a.destructiveHint !== false) return unavailable(id, 'policy_filtered', 'exclude_destructive: destructiveHint is true', ctx)
   }
   if (policy.exclude_open_world) {
-    if (a.openWorldHint === undefined) return unavailable(id, 'missing_annotation', 'tool does not declare openWorldHint (required by exclude_open_world)', ctx)
-    if (a.openWorldHint !== false) return unavailable(id, 'policy_filtered', 'openWorldHint is true: excluded by exclude_open_world', ctx)
+    if (a.openWorldHint === undefined) return unavailable(id, 'missing_annotation', 'no openWorldHint (exclude_open_world needs it)', ctx)
+    if (a.openWorldHint !== false) return unavailable(id, 'policy_filtered', 'exclude_open_world: openWorldHint is true', ctx)
   }
   return null
 }
@@ -177,13 +175,13 @@ export function scopeOf(state: PreflightState, caller: Caller, profile?: string)
 }
 
 /** The operator tier's server_not_in_scope detail: where the narrowing came from, and what an agent sees. */
-function notInScopeDetail(server: string, n: Narrowing): string {
+function notInScopeDetail(n: Narrowing): string {
   switch (n.by) {
-    case 'allowed_servers': return `server "${server}" is not among token "${n.token}"'s allowed servers; an agent with that token sees not_found`
+    case 'allowed_servers': return `not in token "${n.token}"'s allowed_servers; its agents see not_found`
     case 'token_profile': return n.exists
-      ? `server "${server}" is outside profile "${n.profile}", which token "${n.token}" is pinned to; an agent with that token sees not_found`
-      : `token "${n.token}" is pinned to profile "${n.profile}", which no longer exists, so it may use no server; an agent with that token sees not_found`
-    case 'profile': return `server "${server}" is outside profile "${n.profile}"; an agent in that profile sees not_found`
+      ? `outside profile "${n.profile}", which token "${n.token}" is pinned to; its agents see not_found`
+      : `token "${n.token}" is pinned to profile "${n.profile}", which no longer exists, so it may use no server; its agents see not_found`
+    case 'profile': return `outside profile "${n.profile}"; agents in it see not_found`
   }
 }
 
@@ -237,14 +235,14 @@ function judge(
   const server: ServerView | undefined = state.server(serverName)
 
   // Agent tier: unconfigured collapses into the absent tool's not_found (out of scope never gets here: see evaluate).
-  if (!server) return agent ? notFound(id) : unavailable(id, 'server_not_configured', `server "${serverName}" is not configured`, ctx)
+  if (!server) return agent ? notFound(id) : unavailable(id, 'server_not_configured', 'server not configured', ctx)
   const outside = narrowing(serverName)
-  if (outside) return unavailable(id, 'server_not_in_scope', notInScopeDetail(serverName, outside), ctx)
+  if (outside) return unavailable(id, 'server_not_in_scope', notInScopeDetail(outside), ctx)
   const serverGate = classifyServer(server)
   if (serverGate === 'server_quarantined') {
-    return unavailable(id, serverGate, `server "${serverName}" is quarantined: its tools are withheld until an operator reviews it`, ctx)
+    return unavailable(id, serverGate, 'server quarantined, awaiting review', ctx)
   }
-  if (serverGate === 'server_disabled') return unavailable(id, serverGate, `server "${serverName}" is disabled`, ctx)
+  if (serverGate === 'server_disabled') return unavailable(id, serverGate, 'server disabled', ctx)
 
   const conn = state.connection(serverName)
   const tool = state.tool(serverName, toolName)
@@ -257,14 +255,14 @@ function judge(
   switch (toolGate) {
     case 'tool_denied_by_config':
       return unavailable(id, toolGate, server.disabledTools.includes(toolName)
-        ? `tool "${toolName}" is listed in server "${serverName}"'s disabled_tools`
-        : `tool "${toolName}" is not in server "${serverName}"'s enabled_tools allowlist`, ctx)
+        ? 'listed in the server\'s disabled_tools'
+        : 'not in the server\'s enabled_tools allowlist', ctx)
     case 'tool_blocked_by_user':
-      return unavailable(id, toolGate, 'tool is blocked by an operator', ctx)
+      return unavailable(id, toolGate, 'blocked by an operator', ctx)
     case 'tool_changed':
-      return unavailable(id, toolGate, 'tool definition changed after approval (rug-pull guard)', ctx)
+      return unavailable(id, toolGate, 'definition changed since approval', ctx)
     case 'tool_pending_approval':
-      return unavailable(id, toolGate, 'tool discovered after the approved baseline; awaiting review', ctx)
+      return unavailable(id, toolGate, 'new tool, awaiting approval', ctx)
     case 'callable':
       break
   }
@@ -275,8 +273,8 @@ function judge(
     if (!check.ok) {
       const detail = check.why === 'mismatch'
         ? agent
-          ? 'pin does not match the tool\'s current definition'
-          : `pin does not match the tool's current definition (current pin: ${tool.hash})`
+          ? 'pin does not match the current definition'
+          : `pin does not match the current definition (current pin: ${tool.hash})`
         : pinDetail[check.why](check.pinVersion)
       return unavailable(id, 'hash_mismatch', detail, ctx)
     }

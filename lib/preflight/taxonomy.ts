@@ -26,7 +26,7 @@ interface ReasonSpec {
 export const taxonomy = {
   server_initializing: {
     class: 'retryable', retryable: true, verdict: 'degraded_retryable',
-    remediation: (c) => `Wait and retry: server "${c.server}" is still connecting (or use wait_ms / --wait).`,
+    remediation: () => 'Retry shortly, or wait with wait_ms / --wait.',
   },
   server_unhealthy: {
     // the runtime's diagnosis may name a better action than reading logs; the fix follows it
@@ -35,9 +35,9 @@ export const taxonomy = {
       switch (c.action) {
         case 'restart': return `Restart the server: toolgate upstream restart ${c.server}`
         case 'login': return `Complete login: toolgate upstream login ${c.server}`
-        case 'set_secret': return `Provide the server's missing secret: toolgate upstream set-secret ${c.server} <NAME>`
-        case 'configure': return `Give server "${c.server}" a transport toolgate can run: toolgate upstream remove ${c.server}, then toolgate upstream add ${c.server} --command <program> (or --url <https://…/mcp>)`
-        default: return `Inspect the server's logs: toolgate upstream logs ${c.server}`
+        case 'set_secret': return `Set the secret: toolgate upstream set-secret ${c.server} <NAME>`
+        case 'configure': return `Give it a transport: toolgate upstream remove ${c.server}, then toolgate upstream add ${c.server} --command <program> (or --url <https://…/mcp>)`
+        default: return `Read its logs: toolgate upstream logs ${c.server}`
       }
     },
   },
@@ -47,7 +47,7 @@ export const taxonomy = {
   },
   server_quarantined: {
     class: 'fix-state', retryable: false, action: 'approve', verdict: 'blocked',
-    remediation: (c) => `Review the server's tools, then release it: toolgate upstream unquarantine ${c.server}`,
+    remediation: (c) => `After review: toolgate upstream unquarantine ${c.server}`,
   },
   tool_pending_approval: {
     class: 'fix-state', retryable: false, action: 'approve', verdict: 'blocked',
@@ -55,7 +55,7 @@ export const taxonomy = {
   },
   tool_changed: {
     class: 'fix-state', retryable: false, action: 'approve', verdict: 'blocked',
-    remediation: (c) => `Review the change and re-approve: toolgate tools approve ${c.id}`,
+    remediation: (c) => `Review the change, then: toolgate tools approve ${c.id}`,
   },
   tool_blocked_by_user: {
     class: 'fix-state', retryable: false, action: 'enable', verdict: 'blocked',
@@ -67,31 +67,31 @@ export const taxonomy = {
   },
   hash_mismatch: {
     class: 'fix-state', retryable: false, action: 'configure', verdict: 'blocked',
-    remediation: (c) => `Review the tool's current definition and update the pin for ${c.id} (operator: toolgate tools list -o json shows current pins).`,
+    remediation: () => 'Review the tool, then pin its current hash (toolgate tools list -o json).',
   },
   server_not_in_scope: {
     class: 'permanent', retryable: false, action: 'configure', verdict: 'blocked',
-    remediation: (c) => `Use a token or profile whose scope includes server "${c.server}".`,
+    remediation: (c) => `Use a token and profile that include server "${c.server}".`,
   },
   tool_denied_by_config: {
     class: 'permanent', retryable: false, action: 'configure', verdict: 'blocked',
-    remediation: (c) => `Allow the tool in server "${c.server}"'s configuration (disabled_tools / enabled_tools).`,
+    remediation: () => 'Allow it in the server\'s disabled_tools / enabled_tools.',
   },
   missing_annotation: {
     class: 'permanent', retryable: false, action: 'configure', verdict: 'blocked',
-    remediation: () => 'The tool does not declare the annotation this policy needs: relax the policy filter or use a tool that declares it.',
+    remediation: () => 'Drop the filter, or use a tool that declares it.',
   },
   policy_filtered: {
     class: 'permanent', retryable: false, verdict: 'blocked',
-    remediation: () => 'Excluded by the requested policy filter: drop the filter or choose another tool.',
+    remediation: () => 'Drop the filter, or use another tool.',
   },
   not_found: {
     class: 'permanent', retryable: false, action: 'configure', verdict: 'unknown_ids',
-    remediation: () => 'Check the id against the tools you can see (tools/list, or toolgate tools list); ids are <server>:<tool>.',
+    remediation: () => 'Check the id against tools/list.',
   },
   server_not_configured: {
     class: 'permanent', retryable: false, action: 'configure', verdict: 'unknown_ids',
-    remediation: (c) => `Add server "${c.server}" to toolgate (toolgate upstream add ${c.server} ...), or fix the id.`,
+    remediation: (c) => `Add it: toolgate upstream add ${c.server} ..., or fix the id.`,
   },
 } as const satisfies Record<string, ReasonSpec>
 

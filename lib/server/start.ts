@@ -6,6 +6,7 @@ import next from 'next'
 import { getDb } from '@/db/client'
 import { startCheckpointer } from '@/db/checkpointer'
 import { checkSecretKey } from '@/db/secrets'
+import { commitPending } from '@/lib/activity/record'
 import { startRetention } from '@/lib/activity/retention'
 import { startServerIndex } from '@/lib/activity/server-index'
 import { expireCalls } from '@/lib/approvals/calls'
@@ -100,6 +101,7 @@ export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate
     await Promise.race([closed, new Promise((r) => setTimeout(r, 3_000).unref())])
     server.closeAllConnections()
     await app.close().catch(() => undefined)
+    await commitPending(db) // the last calls' outcomes
     // what is buffered is exported; the gauges read the database one last time
     await stopTelemetry().catch((e: unknown) => console.error(logLine(`toolgate: telemetry stop: ${describeError(e)}`)))
     await checkpointer.stop()

@@ -22,6 +22,7 @@ import { DbOAuthProvider, CALLBACK_PATH } from './oauth'
 import { oauthOf } from '@/db/queries/upstream'
 import { upstreamFetch } from './fetch'
 import { mcpClientOp, type UpstreamPeer } from '@/lib/telemetry/mcp-client'
+import { following } from '@/lib/signals'
 
 export interface ConnectionSpec {
   name: string
@@ -314,11 +315,13 @@ export class UpstreamConnection {
     // SDK drops a progress notification that arrives in the same read as the result, and an
     // agent should see every step
     const token = `tg_${++this.calls}`
-    const timedOut = new AbortController()
+    // one signal stops the call: the caller's, or this call's own clock running out
+    const stop = following(opts.signal)
+    let timedOut = false
     let timer: NodeJS.Timeout | undefined
     const restartClock = () => {
       clearTimeout(timer)
-      timer = setTimeout(() => timedOut.abort(), opts.timeoutMs)
+      timer = setTimeout(() => { timedOut = true; stop.controller.abort() }, opts.timeoutMs)
     }
     restartClock()
     const progressed = (p: Progress) => {
@@ -342,7 +345,7 @@ export class UpstreamConnection {
     }
     this.progress.set(token, progressed)
     this.inflight.add(call)
-    const signal = opts.signal ? AbortSignal.any([opts.signal, timedOut.signal]) : timedOut.signal
+    const signal = stop.controller.signal
     const params = { name: tool, arguments: args ?? {}, _meta: { progressToken: token } as Record<string, unknown> }
     // its CLIENT span and duration; the span's context rides in params._meta (undefined while telemetry is off)
     const op = mcpClientOp(this, 'tools/call', tool, params)
@@ -353,14 +356,15 @@ export class UpstreamConnection {
       op?.end(result)
       return result
     } catch (e) {
-      op?.end(undefined, timedOut.signal.aborted ? new McpError(ErrorCode.RequestTimeout, 'timed out') : e)
-      if (timedOut.signal.aborted) throw new McpError(ErrorCode.RequestTimeout, `the call took longer than ${opts.timeoutMs} ms without progress`)
+      op?.end(undefined, timedOut ? new McpError(ErrorCode.RequestTimeout, 'timed out') : e)
+      if (timedOut) throw new McpError(ErrorCode.RequestTimeout, `the call took longer than ${opts.timeoutMs} ms without progress`)
       // a token the server no longer accepts, or one without a scope this call needs (step-up)
       if (isUnauthorized(e)) this.fail?.('unauthorized')
       else if (isTransportFailure(e) && !opts.signal?.aborted) this.fail?.(`closed: a call failed: ${describeConnectionError(e)}`)
       throw e
     } finally {
       clearTimeout(timer)
+      stop.release()
       ended?.abort()
       this.progress.delete(token)
       this.release(call, !signal.aborted)

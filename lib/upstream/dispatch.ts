@@ -8,6 +8,7 @@ import { evaluateNow } from '@/lib/gate/check'
 import { unavailable, type Caller, type UnavailableResult } from '@/lib/preflight/evaluate'
 import { runningSupervisor, type Supervisor } from './supervisor'
 import { describeConnectionError } from './connection'
+import { following } from '@/lib/signals'
 import { serverConfig } from '@/db/queries/servers'
 import { readSettings } from '@/db/queries/settings'
 import type { CallApproval } from '@/db/schema'
@@ -53,7 +54,8 @@ async function callUpstream(ctx: CallContext, server: string, tool: string, args
   const conn = supervisor?.connection(server)
   if (!supervisor || !conn) return { kind: 'failed', error: `no live upstream connection for server "${server}" in this toolgate process` }
   return record.forward({ runtime: supervisor.instance, callId }, async (withheld): Promise<CallOutcome> => {
-    const signal = ctx.signal ? AbortSignal.any([ctx.signal, withheld]) : withheld
+    const stop = following(ctx.signal, withheld)
+    const signal = stop.controller.signal
     try {
       return { kind: 'answered', result: await conn.callTool(tool, args, { timeoutMs, onProgress: ctx.progress, onElicit: ctx.elicit, onLog: ctx.log, signal }) }
     } catch (e) {
@@ -62,6 +64,8 @@ async function callUpstream(ctx: CallContext, server: string, tool: string, args
         return { kind: 'failed', error: `the call timed out after ${timeoutMs / 1000} s without a result or progress: that is server "${server}"'s call timeout. Raise it with: toolgate upstream set ${server} --call-timeout 30m (or on the server's dashboard page)` }
       }
       return { kind: 'failed', error: `the upstream call failed: ${describeConnectionError(e)}` }
+    } finally {
+      stop.release()
     }
   })
 }

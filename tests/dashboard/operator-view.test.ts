@@ -24,7 +24,7 @@ describe('agent-and-operator view', () => {
     expect(await billing.getAttribute('data-cause')).toBe('server_not_in_scope')
     const cause = (await page.getByTestId('cause-billing:get_invoice').textContent())!
     expect(cause).toContain('Agent sees not_found — because server_not_in_scope')
-    expect(cause).toContain('server "billing" is outside profile "ops", which token "nightly" is pinned to')
+    expect(cause).toContain('outside profile "ops", which token "nightly" is pinned to')
     // a ready row has no second layer
     expect(await row(page, 'notes:read_note').getAttribute('data-status')).toBe('ready')
     expect(await page.getByTestId('cause-notes:read_note').count()).toBe(0)

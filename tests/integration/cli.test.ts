@@ -77,7 +77,7 @@ describe.concurrent('tools preflight: every code, its exit code and JSON fields'
   it('operator tier: server_not_in_scope names the profile that narrowed it', async () => {
     const r = await runCli(['tools', 'preflight', 'billing:get_invoice', '--profile', 'ops', '-o', 'json', '--db', file])
     expect(r.code).toBe(11)
-    expect(JSON.parse(r.stdout).tools[0]).toMatchObject({ reason: 'server_not_in_scope', detail: 'server "billing" is outside profile "ops"; an agent in that profile sees not_found' })
+    expect(JSON.parse(r.stdout).tools[0]).toMatchObject({ reason: 'server_not_in_scope', detail: 'outside profile "ops"; agents in it see not_found' })
   })
 
   it('exit 0 when every tool is ready; table output ends with the verdict and the request id', async () => {

@@ -18,8 +18,8 @@ afterAll(async () => {
 const expected = {
   reason: 'server_unhealthy',
   action: 'configure',
-  detail: 'server "example" has no command or URL: it is a state-file example, and nothing stands behind it to call',
-  remediation: 'Give server "example" a transport toolgate can run: toolgate upstream remove example, then toolgate upstream add example --command <program> (or --url <https://…/mcp>)',
+  detail: 'no command or URL: a state-file example, with nothing behind it to call',
+  remediation: 'Give it a transport: toolgate upstream remove example, then toolgate upstream add example --command <program> (or --url <https://…/mcp>)',
 }
 
 describe('a state-file server that its file calls ready', () => {

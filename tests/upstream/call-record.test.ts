@@ -6,6 +6,7 @@ import { eq } from 'drizzle-orm'
 import type { Browser } from 'playwright-core'
 import type { Db } from '@/db/client'
 import { activity } from '@/db/schema'
+import { readLease } from '@/db/queries/connections'
 import { OUTCOME_UNKNOWN } from '@/lib/activity/present'
 import type { ActivityRecord } from '@/lib/activity/vocabulary'
 import { addServer } from '@/lib/admin/upstreams'
@@ -175,5 +176,13 @@ describe('a call is recorded while the upstream works, and its outcome after', (
     expect(await page.locator(`[data-testid="activity-record"][data-id="${intent.id}"]`).textContent()).toContain(OUTCOME_UNKNOWN)
     await context.close()
     expect(callsOf('rec:crash')).toHaveLength(1)
+  })
+
+  it('a server stopped right after it answered a call has recorded the call\'s outcome', async () => {
+    await waitFor('rec ready again', () => connectionState(db, 'rec')?.state === 'ready' && (readLease(db)?.expiresAt ?? 0) > Date.now())
+    const { body } = await call('rec:ok', { text: 'last words' }, 'then-stopped')
+    expect(body.result?.content[0].text).toBe('ok: {"text":"last words"}')
+    await server.stop()
+    expect(records('then-stopped').map((r) => r.type)).toEqual(['tool.call', 'tool.call_outcome'])
   })
 })

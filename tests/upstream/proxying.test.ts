@@ -13,6 +13,8 @@ import type { Db } from '@/db/client'
 import { addServer } from '@/lib/admin/upstreams'
 import { quarantineServer, unquarantineServer } from '@/lib/admin/servers'
 import { createAgentToken } from '@/lib/admin/tokens'
+import { createProfile } from '@/lib/admin/profiles'
+import { updateSettings } from '@/lib/admin/settings'
 import { runCli } from '@/tests/helpers/cli'
 import { rpcBody } from '@/tests/helpers/rpc'
 import { startGateway } from '@/tests/helpers/gateway'
@@ -384,6 +386,25 @@ describe('elicitations and log messages during a call', () => {
         _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} }, 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' } } } }),
     })
     expect(JSON.stringify(await stray.json())).toMatch(/Invalid or expired requestState/)
+  })
+
+  it('an anonymous caller is never asked (its answer could not be told from another anonymous caller\'s): the elicitation is declined for it', async () => {
+    await createProfile(db, 'anon-everything', ['everything'], ctx)
+    await updateSettings(db, { mcp_anonymous_profile: 'anon-everything' }, ctx)
+    try {
+      const asked: string[] = []
+      const c = new LegacyClient({ name: 'elicit-test', version: '1' }, { capabilities: { elicitation: { form: {} } } })
+      c.setRequestHandler(ElicitRequestSchema, async (req) => {
+        asked.push(req.params.message)
+        return { action: 'accept', content: { name: 'Ada Lovelace' } }
+      })
+      await c.connect(new LegacyTransport(new URL(`${server.url}/mcp`))) // no token: a loopback caller under the anonymous profile
+      expect(allText(await c.callTool({ name: ELICIT, arguments: {} }) as CallToolResult)).toMatch(/declined/i)
+      expect(asked).toEqual([])
+      await c.close()
+    } finally {
+      await updateSettings(db, { mcp_anonymous_profile: null }, ctx)
+    }
   })
 
   it('log messages the upstream sends during a call reach the caller, in order, before the result, at the level the caller set', async () => {

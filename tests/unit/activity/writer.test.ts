@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { openDb } from '@/lib/server/database'
 import { activity } from '@/db/schema'
-import { appendActivity } from '@/lib/activity/record'
+import { appendActivity, commitPending } from '@/lib/activity/record'
 
 const record = (requestId: string) => ({ requestId, type: 'preflight' as const, actor: 'test', data: { ids_raw: 0, ids_unique: 0, tools: [], duration_ms: 0 } })
 
@@ -30,5 +30,37 @@ describe('activity group commit', () => {
     expect(db.select().from(activity).all()).toEqual([])
     // the next batch is independent
     await expect(appendActivity(db, record('after'))).resolves.toMatchObject({ requestId: 'after' })
+  })
+
+  it('a record nobody waits for commits with the next one somebody does: one transaction for both', async () => {
+    const db = openDb(':memory:')
+    let transactions = 0
+    const real = db.transaction.bind(db)
+    db.transaction = ((fn: never, config?: never) => { transactions++; return real(fn, config) }) as typeof db.transaction
+    let outcomeCommitted = false
+    // the clock held (only timers: turns of the event loop still pass), so a loaded machine's
+    // slow turns cannot run out the wait alone and the test sees what waits for company
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    try {
+      const outcome = appendActivity(db, record('outcome'), false).then((r) => { outcomeCommitted = true; return r })
+      for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r))
+      expect(outcomeCommitted).toBe(false)
+      expect(transactions).toBe(0)
+      await appendActivity(db, record('next call'))
+      expect(transactions).toBe(1)
+      expect((await outcome).requestId).toBe('outcome')
+    } finally {
+      vi.useRealTimers()
+    }
+    expect(db.select().from(activity).all().map((r) => r.requestId)).toEqual(['outcome', 'next call'])
+  })
+
+  it('a record nobody waits for still commits alone when no other comes, and at once when the server stops', async () => {
+    const db = openDb(':memory:')
+    await expect(appendActivity(db, record('alone'), false)).resolves.toMatchObject({ requestId: 'alone' })
+    const last = appendActivity(db, record('last'), false)
+    await commitPending(db)
+    expect(db.select().from(activity).all().map((r) => r.requestId)).toEqual(['alone', 'last'])
+    await expect(last).resolves.toMatchObject({ requestId: 'last' })
   })
 })

@@ -131,8 +131,8 @@ describe('connection-state mapping and actions', () => {
     })] })
     const [t, absent, pending, denied] = check(db, operator, ['file:t', 'file:absent', 'file:p', 'file:denied']).tools
     expect(t).toMatchObject({ reason: 'server_unhealthy', retryable: true, action: 'configure' })
-    expect(t.status === 'unavailable' && t.detail).toBe('server "file" has no command or URL: it is a state-file example, and nothing stands behind it to call')
-    expect(t.status === 'unavailable' && t.remediation).toBe('Give server "file" a transport toolgate can run: toolgate upstream remove file, then toolgate upstream add file --command <program> (or --url <https://…/mcp>)')
+    expect(t.status === 'unavailable' && t.detail).toBe('no command or URL: a state-file example, with nothing behind it to call')
+    expect(t.status === 'unavailable' && t.remediation).toBe('Give it a transport: toolgate upstream remove file, then toolgate upstream add file --command <program> (or --url <https://…/mcp>)')
     // the rest of the chain keeps its places: existence is known (the state is ready), the gates come first
     expect([absent, pending, denied].map((r) => r.status === 'unavailable' && r.reason)).toEqual(['not_found', 'tool_pending_approval', 'tool_denied_by_config'])
     expect(check(db, agent(), ['file:t']).tools[0]).toMatchObject({ reason: 'server_unhealthy', action: 'configure' })
@@ -257,7 +257,7 @@ describe('scope', () => {
   it('the operator tier is narrowed only by a requested profile, and names the profile', async () => {
     const r = check(db, operator, ['a:t', 'c:t'], { profile: 'ab' }).tools
     expect(r[0].status).toBe('ready')
-    expect(r[1]).toMatchObject({ reason: 'server_not_in_scope', action: 'configure', detail: 'server "c" is outside profile "ab"; an agent in that profile sees not_found' })
+    expect(r[1]).toMatchObject({ reason: 'server_not_in_scope', action: 'configure', detail: 'outside profile "ab"; agents in it see not_found' })
   })
   it('an operator evaluating as a token is told which part of its scope excludes a server', async () => {
     const as = (allowedServers: string[], profilePin: string | null): typeof operator => ({ tier: 'operator', name: 'test', asToken: { name: 'bot', allowedServers, profilePin } })
@@ -265,9 +265,9 @@ describe('scope', () => {
       const r = check(db, caller, [id], { profile }).tools[0]
       return r.status === 'unavailable' && r.reason === 'server_not_in_scope' ? r.detail : r
     }
-    expect(detail(as(['a'], null), 'b:t')).toBe('server "b" is not among token "bot"\'s allowed servers; an agent with that token sees not_found')
-    expect(detail(as(['*'], 'ab'), 'c:t')).toBe('server "c" is outside profile "ab", which token "bot" is pinned to; an agent with that token sees not_found')
-    expect(detail(as(['*'], 'gone'), 'a:t')).toBe('token "bot" is pinned to profile "gone", which no longer exists, so it may use no server; an agent with that token sees not_found')
+    expect(detail(as(['a'], null), 'b:t')).toBe('not in token "bot"\'s allowed_servers; its agents see not_found')
+    expect(detail(as(['*'], 'ab'), 'c:t')).toBe('outside profile "ab", which token "bot" is pinned to; its agents see not_found')
+    expect(detail(as(['*'], 'gone'), 'a:t')).toBe('token "bot" is pinned to profile "gone", which no longer exists, so it may use no server; its agents see not_found')
     expect(detail(as(['*'], 'ab'), 'b:t', 'bc')).toMatchObject({ status: 'ready' })
   })
   it('the agent tier never learns why: out of scope, unconfigured and absent are one not_found, byte for byte', async () => {

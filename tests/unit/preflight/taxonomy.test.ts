@@ -42,10 +42,10 @@ describe('the reason taxonomy', () => {
 
   it('words server_unhealthy\'s fix after the diagnosed action', () => {
     const fix = (action?: 'restart' | 'login' | 'set_secret' | 'view_logs') => taxonomy.server_unhealthy.remediation({ id: 's:t', server: 's', tool: 't', action })
-    expect(fix()).toBe("Inspect the server's logs: toolgate upstream logs s")
+    expect(fix()).toBe('Read its logs: toolgate upstream logs s')
     expect(fix('restart')).toBe('Restart the server: toolgate upstream restart s')
     expect(fix('login')).toBe(taxonomy.oauth_required.remediation({ id: 's:t', server: 's', tool: 't' }))
-    expect(fix('set_secret')).toBe("Provide the server's missing secret: toolgate upstream set-secret s <NAME>")
+    expect(fix('set_secret')).toBe('Set the secret: toolgate upstream set-secret s <NAME>')
   })
 
   it('orders the set verdict worst class first', () => {
