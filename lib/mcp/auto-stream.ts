@@ -96,14 +96,19 @@ export function jsonUntilStreamed(transport: WebStandardStreamableHTTPServerTran
  * call that may stream answers as autoStream decides; anything else answers its result as one
  * JSON body, and what it sends before the result is dropped (as the SDK's JSON mode drops it).
  */
-export function answerOnNode(res: ServerResponse, requestId: string, mayStream: boolean): { send: (message: JSONRPCMessage) => Promise<void>; done: () => void } {
+export function answerOnNode(res: ServerResponse, requestId: string, mayStream: boolean, responded?: (message: JSONRPCMessage) => void): { send: (message: JSONRPCMessage) => Promise<void>; done: () => void } {
   const gone = () => res.destroyed || res.writableEnded
   const json = (message: JSONRPCMessage) => {
     if (gone()) return
     const body = JSON.stringify(message)
     res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': requestId, 'content-length': Buffer.byteLength(body) }).end(body)
   }
-  if (!mayStream) return { send: async (message) => { if (isResponse(message)) json(message) }, done: () => undefined }
+  const answer = mayStream ? streamOrJson(res, requestId, json, gone) : { send: async (message: JSONRPCMessage) => { if (isResponse(message)) json(message) }, done: () => undefined }
+  // the response, whichever way it goes out, is what telemetry learns the outcome from
+  return responded ? { send: (message) => { if (isResponse(message)) responded(message); return answer.send(message) }, done: answer.done } : answer
+}
+
+function streamOrJson(res: ServerResponse, requestId: string, json: (message: JSONRPCMessage) => void, gone: () => boolean) {
   return autoStream({
     json,
     // a stream's headers go out at once: the client knows the call is alive before its first event

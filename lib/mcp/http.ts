@@ -270,7 +270,13 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
   }
   // the common methods, well-formed: one shared server, answered straight onto the response
   const lean = leanRequest(ctx.headers, body)
-  if (lean) return serveLean(session, lean, res, requestId)
+  if (lean) {
+    // its SERVER span and duration, as on the per-request path (undefined while telemetry is off)
+    const op = mcpServerOp(req, body, session)
+    if (!op) return serveLean(session, lean, res, requestId)
+    res.once('close', () => op.end(res.statusCode))
+    return op.run(serveLean, session, lean, res, requestId, op)
+  }
   // The SDK speaks web Requests: hand it the headers and the already-parsed body.
   const webHeaders = new Headers()
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) webHeaders.set(k, Array.isArray(v) ? v.join(', ') : v)

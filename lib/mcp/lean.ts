@@ -8,6 +8,7 @@ import { buildToolServer } from './server'
 import { askOverStream, type ElicitParams } from './elicitation'
 import { answerOnNode, isResponse } from './auto-stream'
 import { DESCRIBE_TOOL } from './describe-tool-definition'
+import type { McpServerOp } from '@/lib/telemetry/mcp-server'
 
 /**
  * The lean path: the common 2025-11-25 exchanges — tools/call, tools/list, tools/resolve and
@@ -119,9 +120,9 @@ export function leanRequest(headers: HeaderReader, body: unknown): LeanRequest |
  * Answer a lean request onto `res`. A call of an upstream tool may stream (progress, log
  * messages, an elicitation put to the client on its stream); anything else answers one JSON body.
  */
-export function serveLean(session: McpContext, request: LeanRequest, res: ServerResponse, requestId: string): void {
+export function serveLean(session: McpContext, request: LeanRequest, res: ServerResponse, requestId: string, op?: McpServerOp): void {
   const mayStream = request.method === 'tools/call' && request.params?.name !== DESCRIBE_TOOL
-  const answer = answerOnNode(res, requestId, mayStream)
+  const answer = answerOnNode(res, requestId, mayStream, op && ((m) => op.responded(m)))
   session.closed?.addEventListener('abort', answer.done, { once: true })
   // an elicitation's answer comes in a later POST, matched to the same token (an anonymous caller's cannot be: declined)
   const key = callerKey(session.caller)

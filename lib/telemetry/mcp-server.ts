@@ -88,10 +88,16 @@ export class McpServerOp implements McpOpFacts {
   answered(bytes: Uint8Array): void {
     if (this.outcome !== undefined || bytes.length > ANSWER_PARSE_MAX) return
     try {
-      const msg = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8')) as { error?: { code?: unknown; message?: unknown }; result?: { isError?: unknown } }
-      if (msg.error && typeof msg.error.code === 'number') this.failed(msg.error.code, String(msg.error.message ?? ''))
-      else if (msg.result) this.result({ isError: msg.result.isError })
+      this.responded(JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8')))
     } catch { /* not JSON: nothing to learn */ }
+  }
+
+  /** The JSON-RPC response as sent (the lean path has it as an object): its outcome, when no hook told it. */
+  responded(message: object): void {
+    if (this.outcome !== undefined) return
+    const msg = message as { error?: { code?: unknown; message?: unknown }; result?: { isError?: unknown } }
+    if (msg.error && typeof msg.error.code === 'number') this.failed(msg.error.code, String(msg.error.message ?? ''))
+    else if (msg.result) this.result({ isError: msg.result.isError })
   }
 
   /** The answer went out with this HTTP status. */
