@@ -1,5 +1,5 @@
 import type { ApprovedDefinition, JsonObject, ToolAnnotations } from '@/db/schema'
-import { canonicalJson, changedFields, type Definition, type DefinitionField } from '@/lib/preflight/hash'
+import { changedFields, type Definition, type DefinitionField } from '@/lib/preflight/hash'
 
 /** A stored tool's served fields (the tools table's names). */
 export interface StoredDefinition {
@@ -51,6 +51,3 @@ export function definitionDiff(approved: ApprovedDefinition, current: ApprovedDe
   const c = current as Record<DefinitionField, unknown>
   return changedFields(a, c).map((field) => ({ field, before: a[field] ?? null, after: c[field] ?? null }))
 }
-
-/** Whether two definitions serve the same bytes (canonically). */
-export const sameDefinition = (a: ApprovedDefinition, b: ApprovedDefinition) => canonicalJson(a) === canonicalJson(b)

@@ -120,8 +120,3 @@ export function worstVerdict(vs: Iterable<Verdict>): Verdict {
   for (const v of vs) if (verdictRank[v] > verdictRank[worst]) worst = v
   return worst
 }
-
-/** Consumers treat a code they do not know as non-retryable and blocking, never as success. */
-export function verdictOfReason(reason: string): Exclude<Verdict, 'ready'> {
-  return reason in taxonomy ? taxonomy[reason as Reason].verdict : 'blocked'
-}

@@ -18,6 +18,3 @@ const name = (what: string) => z.string().trim()
 export const serverNameSchema = name('server')
 export const profileNameSchema = name('profile')
 export const tokenNameSchema = name('token')
-
-/** Whether `s` is a well-formed operator-chosen name (for URLs and other untrusted input). */
-export const isName = (s: string | undefined): s is string => s !== undefined && s.length <= MAX_NAME && NAME_RE.test(s)
