@@ -3,7 +3,7 @@ import { PATH_HEADER, SESSION_COOKIE } from './lib/dashboard/session-cookie'
 import { pageCsp } from './lib/http/security-headers'
 
 /** The dashboard's pages (the sign-in page and everything else Next.js serves are not). */
-const DASHBOARD = /^\/(?:preflight|activity|servers|tokens|settings|approvals|surface)?(?:\/|$)/
+const DASHBOARD = /^\/(?:preflight|activity|servers|tokens|settings|approvals|surface|operators)?(?:\/|$)/
 
 /**
  * Every page Next.js renders gets a Content-Security-Policy with a fresh nonce (Next.js reads it

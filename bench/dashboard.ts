@@ -9,6 +9,8 @@ import { openDb } from '@/lib/server/database'
 import { deleteOldest } from '@/db/queries/activity'
 import { PRUNE_BATCH } from '@/lib/activity/retention'
 import { issueSession } from '@/lib/auth/operator-sessions'
+import { ensureBootstrapAdmin } from '@/lib/auth/accounts'
+import { writeTransaction } from '@/db/write'
 import { activityPage } from '@/lib/dashboard/activity'
 import { dashboardPreflight } from '@/lib/dashboard/preflight'
 import { SESSION_COOKIE, SESSION_KEY_HEADER } from '@/lib/dashboard/session-cookie'
@@ -30,7 +32,8 @@ function actionId(exportedName: string): string {
 
 /** A signed-in operator's cookie and session key, minted the way sign-in mints them (the bench knows the key's hash). */
 async function sessionHeaders(db: Db): Promise<Record<string, string>> {
-  const { value, key } = await issueSession(db)
+  const admin = await writeTransaction(db, (tx) => ensureBootstrapAdmin(tx))
+  const { value, key } = await issueSession(db, admin, 'break-glass')
   return { cookie: `${SESSION_COOKIE}=${value}`, [SESSION_KEY_HEADER]: key }
 }
 

@@ -6,6 +6,7 @@ import { useTransition } from 'react'
 import { signOut } from '@/lib/actions/sign-in'
 import { GlobalSearch } from '@/components/global-search'
 import { clearSessionKey } from '@/components/session-key'
+import { usePerson } from '@/components/operator-context'
 
 const links = [
   { href: '/', label: 'Overview' },
@@ -16,6 +17,7 @@ const links = [
   { href: '/tokens', label: 'Tokens & profiles' },
   { href: '/surface', label: 'Surface' },
   { href: '/settings', label: 'Settings' },
+  { href: '/operators', label: 'Operators' },
 ]
 
 const isActive = (path: string, href: string) => (href === '/' ? path === '/' : path === href || path.startsWith(`${href}/`))
@@ -24,6 +26,7 @@ export function Nav() {
   const path = usePathname()
   const router = useRouter()
   const [pending, start] = useTransition()
+  const me = usePerson()
   return (
     <header className="border-b border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
       <nav aria-label="Main" className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-1 gap-y-2 px-4 py-2">
@@ -35,6 +38,7 @@ export function Nav() {
           </Link>
         ))}
         <div className="ml-auto"><GlobalSearch /></div>
+        {me && <span className="px-2 text-sm text-slate-600 dark:text-slate-300" data-person={me.username}>{me.auth === 'break-glass' ? 'break-glass' : me.name} · {me.role}</span>}
         <button type="button" disabled={pending} onClick={() => start(async () => { await signOut({}); clearSessionKey(); router.replace('/login') })}
           className="rounded px-3 py-1.5 text-sm text-slate-600 hover:bg-slate-100 disabled:opacity-50 dark:text-slate-300 dark:hover:bg-slate-800">
           {pending ? 'Signing out…' : 'Sign out'}

@@ -1,5 +1,6 @@
 import { Nav } from '@/components/nav'
 import { Providers } from '@/components/providers'
+import { PersonProvider } from '@/components/operator-context'
 import { SessionBootstrap } from '@/components/session-key'
 import { dashboardSession } from '@/lib/dashboard/operator'
 import Loading from './loading'
@@ -12,12 +13,15 @@ export const dynamic = 'force-dynamic'
  * (cookie, no key) gets only a loading shell that asks again with the key. Each page checks again.
  */
 export default async function DashboardLayout({ children }: { children: React.ReactNode }) {
-  if ((await dashboardSession()) === 'key-missing') return <main data-session-bootstrap className="mx-auto max-w-7xl px-4 py-6"><SessionBootstrap /><Loading /></main>
+  const { state, principal } = await dashboardSession()
+  if (state === 'key-missing' || !principal) return <main data-session-bootstrap className="mx-auto max-w-7xl px-4 py-6"><SessionBootstrap /><Loading /></main>
   return (
     <Providers>
+      <PersonProvider person={{ username: principal.username, name: principal.name, role: principal.role, auth: principal.auth }}>
       <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2 focus:text-sm focus:font-medium focus:text-slate-900 focus:shadow">Skip to content</a>
       <Nav />
       <main id="main" tabIndex={-1} className="mx-auto max-w-7xl px-4 py-6 focus:outline-none">{children}</main>
+      </PersonProvider>
     </Providers>
   )
 }

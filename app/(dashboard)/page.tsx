@@ -7,7 +7,7 @@ import { ServerAction } from '@/components/servers/server-action'
 import { Card, LinkButton, PageHeader } from '@/components/ui'
 import { changeToolsAction } from '@/lib/actions/servers'
 import { tokenPage } from '@/lib/dashboard/fixes'
-import { OPERATOR_ACTOR, canViewPage } from '@/lib/dashboard/operator'
+import { pagePrincipal } from '@/lib/dashboard/operator'
 import { overview, type BlockedAgent, type Overview } from '@/lib/dashboard/overview'
 import { getDb } from '@/db/client'
 
@@ -58,8 +58,9 @@ function AgentItem({ a }: { a: BlockedAgent }) {
 }
 
 export default async function OverviewPage() {
-  if (!(await canViewPage('/'))) return null
-  const o = overview(getDb(), OPERATOR_ACTOR)
+  const me = await pagePrincipal('/')
+  if (!me) return null
+  const o = overview(getDb(), me.actor)
   const servers = [
     { title: 'Quarantined servers', rows: o.quarantined },
     { title: 'Disabled servers', rows: o.disabled },

@@ -15,7 +15,7 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
     <main className="mx-auto flex min-h-screen max-w-md flex-col justify-center px-4">
       <h1 className="text-2xl font-semibold">Sign in to toolgate</h1>
       <p className="mt-2 text-sm text-slate-600 dark:text-slate-400">
-        The dashboard is for operators. Use the operator API key (<code>TOOLGATE_API_KEY</code>, or the key toolgate printed once at first start). Agent tokens cannot sign in.
+        The dashboard is for operators: sign in as yourself. Agent tokens cannot sign in.
       </p>
       <LoginForm next={target} />
     </main>

@@ -13,6 +13,10 @@ export const activity = sqliteTable(
     tier: text('tier'),
     verdict: text('verdict'),
     server: text('server'),
+    // the operator account behind a person's record, and how they were authenticated
+    // (session | token | break-glass); null for agents, the runtime and the local CLI
+    operatorId: text('operator_id'),
+    auth: text('auth'),
     // type-specific body: per-tool verdicts, before/after, ...
     data: text('data', { mode: 'json' }).$type<object>().notNull(),
   },

@@ -17,6 +17,10 @@ export const settings = sqliteTable('settings', {
   // per agent token (lib/limits): requests a second, and MiB of records an hour; null = no limit
   agentRequestsPerSecond: integer('agent_requests_per_second').default(5_000),
   agentRecordedMibPerHour: integer('agent_recorded_mib_per_hour').default(64),
+  // false: the shared key no longer signs in (named operators only)
+  breakGlassKey: integer('break_glass_key', { mode: 'boolean' }).notNull().default(true),
+  // which approvals need two different approvers: off | destructive | all
+  twoPersonRule: text('two_person_rule').notNull().default('off'),
 })
 
 export type Settings = typeof settings.$inferSelect
@@ -36,6 +40,9 @@ export const operatorSessions = sqliteTable('operator_sessions', {
   expiresAt: integer('expires_at').notNull(), // absolute limit; inactivity ends it sooner
   userAgent: text('user_agent'),
   address: text('address'),
+  // whose session (null: made before named operators, refused); how they signed in
+  operatorId: text('operator_id'),
+  auth: text('auth'), // password | break-glass | oidc
 })
 
 export type OperatorSession = typeof operatorSessions.$inferSelect

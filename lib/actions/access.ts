@@ -11,17 +11,17 @@ const tokenInput = z.strictObject({ name: tokenNameSchema, scope: tokenScopeSche
 const profileInput = z.strictObject({ name: profileNameSchema, servers: z.array(serverNameSchema).max(1000) })
 
 /** Create an agent token; the secret is in this one answer and nowhere else. */
-export const createTokenAction = operatorAction(tokenInput, async ({ name, scope }, { db, actor }) => {
-  const r = await createAgentToken(db, name, scope, { actor })
+export const createTokenAction = operatorAction('admin', tokenInput, async ({ name, scope }, { db, by }) => {
+  const r = await createAgentToken(db, name, scope, by)
   return { name: r.name, token: r.token }
 }, { refresh: true })
 
-export const updateTokenAction = operatorAction(tokenInput, async ({ name, scope }, { db, actor }) => (await updateAgentToken(db, name, scope, { actor })).after, { refresh: true })
+export const updateTokenAction = operatorAction('admin', tokenInput, async ({ name, scope }, { db, by }) => (await updateAgentToken(db, name, scope, by)).after, { refresh: true })
 
-export const revokeTokenAction = operatorAction(z.strictObject({ name: tokenNameSchema }), async ({ name }, { db, actor }) => (await revokeAgentToken(db, name, { actor })).name, { refresh: true })
+export const revokeTokenAction = operatorAction('admin', z.strictObject({ name: tokenNameSchema }), async ({ name }, { db, by }) => (await revokeAgentToken(db, name, by)).name, { refresh: true })
 
-export const createProfileAction = operatorAction(profileInput, async ({ name, servers }, { db, actor }) => (await createProfile(db, name, servers, { actor })).name, { refresh: true })
+export const createProfileAction = operatorAction('admin', profileInput, async ({ name, servers }, { db, by }) => (await createProfile(db, name, servers, by)).name, { refresh: true })
 
-export const updateProfileAction = operatorAction(profileInput, async ({ name, servers }, { db, actor }) => (await updateProfile(db, name, servers, { actor })).name, { refresh: true })
+export const updateProfileAction = operatorAction('admin', profileInput, async ({ name, servers }, { db, by }) => (await updateProfile(db, name, servers, by)).name, { refresh: true })
 
-export const deleteProfileAction = operatorAction(z.strictObject({ name: profileNameSchema }), async ({ name }, { db, actor }) => (await deleteProfile(db, name, { actor })).name, { refresh: true })
+export const deleteProfileAction = operatorAction('admin', z.strictObject({ name: profileNameSchema }), async ({ name }, { db, by }) => (await deleteProfile(db, name, by)).name, { refresh: true })

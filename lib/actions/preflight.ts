@@ -6,8 +6,8 @@ import { preflightFormSchema, remediateSchema } from '@/lib/dashboard/schemas'
 import { operatorAction } from './safe-action'
 
 /** Run and record a check (surface `dashboard`). */
-export const runPreflight = operatorAction(preflightFormSchema, (form, { db, actor }) => dashboardPreflight(db, form, actor))
+export const runPreflight = operatorAction('operate', preflightFormSchema, (form, { db, by }) => dashboardPreflight(db, form, by.actor))
 
 /** A row's remediation button: the shared mutation (on the record), then the same check again. */
-export const remediate = operatorAction(remediateSchema, ({ fix, check, requestId }, { db, actor }) =>
-  remediateAndRecheck(db, fix, check, requestId, actor))
+export const remediate = operatorAction('operate', remediateSchema, ({ fix, check, requestId }, { db, by }) =>
+  remediateAndRecheck(db, fix, check, requestId, by))

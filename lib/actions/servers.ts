@@ -12,16 +12,16 @@ import { operatorAction } from './safe-action'
 const stateChanges = { enable: enableServer, disable: disableServer, quarantine: quarantineServer }
 
 /** Enable, disable or quarantine a server (admin state only; connection health is the runtime's). Release reviews first: releaseAction. */
-export const setServerState = operatorAction(
+export const setServerState = operatorAction('operate',
   z.strictObject({ server: serverNameSchema, change: z.enum(['enable', 'disable', 'quarantine']) }),
-  async ({ server, change }, { db, actor }) => (await stateChanges[change](db, server, { actor })).after,
+  async ({ server, change }, { db, by }) => (await stateChanges[change](db, server, by)).after,
   { refresh: true },
 )
 
 /** Replace a server's disabled_tools / enabled_tools / trust. */
-export const saveServerSettings = operatorAction(
+export const saveServerSettings = operatorAction('approve',
   z.strictObject({ server: serverNameSchema, settings: serverSettingsSchema }),
-  async ({ server, settings }, { db, actor }) => (await configureServer(db, server, settings, { actor })).after,
+  async ({ server, settings }, { db, by }) => (await configureServer(db, server, settings, by)).after,
   { refresh: true },
 )
 
@@ -31,43 +31,43 @@ const toolIds = z.array(z.string().trim().min(3, 'a tool id is <server>:<tool>')
  * Approve, block or unblock one or many tools, as one transaction. An approval from the
  * dashboard always names the pin of each definition the operator was shown.
  */
-export const changeToolsAction = operatorAction(
+export const changeToolsAction = operatorAction('approve',
   z.strictObject({
     verb: z.enum(['approve', 'block', 'enable']),
     ids: toolIds,
     hashes: z.record(z.string(), z.string().max(200)).optional(),
     confirm: z.boolean().optional(),
   }).refine((i) => i.verb !== 'approve' || i.ids.every((id) => i.hashes?.[id] !== undefined), { message: 'approve names the pin of each definition you were shown (review first)', path: ['hashes'] }),
-  async ({ verb, ids, hashes, confirm }, { db, actor }) => (await changeTools(db, verb, ids, { actor }, { hashes, confirm })).length,
+  async ({ verb, ids, hashes, confirm }, { db, by }) => (await changeTools(db, verb, ids, by, { hashes, confirm })).length,
   { refresh: true },
 )
 
 /** Put a tool under call approval, or take it off. */
-export const callApprovalAction = operatorAction(
+export const callApprovalAction = operatorAction('approve',
   z.strictObject({ id: z.string().trim().min(3).max(256), on: z.boolean() }),
-  async ({ id, on }, { db, actor }) => (await setCallApproval(db, id, on, { actor })).after.call_approval,
+  async ({ id, on }, { db, by }) => (await setCallApproval(db, id, on, by)).after.call_approval,
   { refresh: true },
 )
 
 /** Ask the runtime to inspect a quarantined server: its tools listed for review, never served. */
-export const inspectAction = operatorAction(
+export const inspectAction = operatorAction('operate',
   z.strictObject({ server: serverNameSchema }),
-  async ({ server }, { db, actor }) => { await requestInspection(db, server, { actor }); return server },
+  async ({ server }, { db, by }) => { await requestInspection(db, server, by); return server },
   { refresh: true },
 )
 
 const pins = z.record(z.string().max(2048), z.string().max(200))
 
 /** Release a quarantined server, approving exactly the definitions shown (tool → pin; instructions, prompts and resources: id → pin). */
-export const releaseAction = operatorAction(
+export const releaseAction = operatorAction('approve',
   z.strictObject({ server: serverNameSchema, shown: pins, shownDefinitions: pins.optional(), confirm: z.boolean().optional() }),
-  async ({ server, shown, shownDefinitions, confirm }, { db, actor }) => (await unquarantineServer(db, server, { actor }, shown, { confirm, shownDefinitions })).after,
+  async ({ server, shown, shownDefinitions, confirm }, { db, by }) => (await unquarantineServer(db, server, by, shown, { confirm, shownDefinitions })).after,
   { refresh: true },
 )
 
 /** Approve a server's instructions, a prompt, a resource or a template exactly as reviewed: the action carries the pin shown. */
-export const approveDefinitionAction = operatorAction(
+export const approveDefinitionAction = operatorAction('approve',
   z.strictObject({ group: z.enum(['instructions', 'prompts', 'resources']), id: z.string().trim().min(1, 'name what to approve').max(2048), hash: z.string().max(200) }),
-  async ({ group, id, hash }, { db, actor }) => (await approveDefinition(db, group, id, { actor }, { hash })).after.status,
+  async ({ group, id, hash }, { db, by }) => (await approveDefinition(db, group, id, by, { hash })).after.status,
   { refresh: true },
 )

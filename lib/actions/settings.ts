@@ -8,10 +8,10 @@ import { pruneActivity, retentionCutoff } from '@/lib/activity/retention'
 import { operatorAction } from './safe-action'
 
 /** Change proxy-wide settings (quarantine gate, anonymous /mcp profile, activity retention). */
-export const saveSettingsAction = operatorAction(settingsPatchSchema, async (patch, { db, actor }) => (await updateSettings(db, patch, { actor })).after, { refresh: true })
+export const saveSettingsAction = operatorAction('admin', settingsPatchSchema, async (patch, { db, by }) => (await updateSettings(db, patch, by)).after, { refresh: true })
 
 /** Prune the activity log now, by the retention setting. */
-export const pruneNowAction = operatorAction(z.strictObject({}), async ({}, { db, actor }) => {
+export const pruneNowAction = operatorAction('admin', z.strictObject({}), async ({}, { db, by }) => {
   const cutoff = retentionCutoff(db)
-  return cutoff === null ? 0 : pruneActivity(db, cutoff, actor)
+  return cutoff === null ? 0 : pruneActivity(db, cutoff, by.actor)
 }, { refresh: true })

@@ -4,41 +4,78 @@ import 'server-only'
 import { cookies, headers } from 'next/headers'
 import { z } from 'zod'
 import { getDb } from '@/db/client'
-import { signInOperator, signOutOperator } from '@/lib/auth/operator-sessions'
+import { signInBreakGlass, signInWithPassword, signOutOperator, type SessionOrigin, type SignInResult } from '@/lib/auth/operator-sessions'
+import { acceptInvitation } from '@/lib/admin/operators'
+import { MIN_PASSWORD_LENGTH } from '@/lib/auth/passwords'
 import { SESSION_COOKIE } from '@/lib/dashboard/session-cookie'
 import { formatIssues } from '@/lib/schemas/issues'
 import { returnPathSchema } from '@/lib/schemas/return-path'
-import { OPERATOR_ACTOR } from '@/lib/dashboard/operator'
 import { operatorAction, type ActionResult } from './safe-action'
 import { REMOTE_HEADER } from '@/lib/http/headers'
 import { boundaryFromEnv, publicOrigin } from '@/lib/http/boundary'
 
-const signInSchema = z.strictObject({ key: z.string().trim().min(1, 'enter the operator API key').max(512), next: returnPathSchema })
+const keySchema = z.strictObject({ key: z.string().trim().min(1, 'enter the break-glass key').max(512), next: returnPathSchema })
+const passwordSchema = z.strictObject({
+  login: z.string().trim().min(1, 'enter your username or e-mail').max(254),
+  password: z.string().min(1, 'enter your password').max(1024),
+  next: returnPathSchema,
+})
+const invitationSchema = z.strictObject({
+  token: z.string().regex(/^tg_iv_[A-Za-z0-9_-]{32}$/, 'this invitation link is incomplete: open the whole link you were sent'),
+  password: z.string().min(MIN_PASSWORD_LENGTH, `choose a password of at least ${MIN_PASSWORD_LENGTH} characters`).max(1024),
+})
+
+type Signed = ActionResult<{ key: string; next: string }>
 
 /**
- * The one action that runs without a session: it is how a session is made. The cookie is
- * HttpOnly (no script can read it), SameSite=Strict (no other site can send it) and Path=/;
- * the session key is in this answer only, for the page to keep in localStorage and send as a
- * header (another loopback port gets the cookie, never the key). The page then goes to `next`.
+ * The session cookie is HttpOnly (no script can read it), SameSite=Strict (no other site can
+ * send it) and Path=/; the session key is in this answer only, for the page to keep in
+ * localStorage and send as a header (another loopback port gets the cookie, never the key).
+ * The page then goes to `next`.
  */
-export async function signIn(raw: z.input<typeof signInSchema>): Promise<ActionResult<{ key: string; next: string }>> {
-  const parsed = signInSchema.safeParse(raw)
-  if (!parsed.success) return { ok: false, error: formatIssues(parsed.error), fix: 'Paste the operator API key (TOOLGATE_API_KEY, or the key printed at first start).' }
-  const h = await headers()
-  const result = await signInOperator(getDb(), parsed.data.key, OPERATOR_ACTOR, { userAgent: h.get('user-agent'), address: h.get(REMOTE_HEADER) })
+async function signedIn(result: SignInResult, next: string): Promise<Signed> {
   if ('refused' in result) return { ok: false, error: result.refused, fix: result.fix }
+  const h = await headers()
   const jar = await cookies()
   jar.set(SESSION_COOKIE, result.session.value, {
     httpOnly: true, sameSite: 'strict', path: '/', expires: result.session.expires,
     secure: publicOrigin(boundaryFromEnv(), (name) => h.get(name))?.startsWith('https:') ?? false,
   })
-  return { ok: true, data: { key: result.session.key, next: parsed.data.next } }
+  return { ok: true, data: { key: result.session.key, next } }
+}
+
+async function origin(): Promise<SessionOrigin> {
+  const h = await headers()
+  return { userAgent: h.get('user-agent'), address: h.get(REMOTE_HEADER) }
+}
+
+// These actions run without a session: they are how a session is made.
+
+/** Sign in with the break-glass key (the shared operator key): as the bootstrap admin, on the record as `break-glass`. */
+export async function signIn(raw: z.input<typeof keySchema>): Promise<Signed> {
+  const parsed = keySchema.safeParse(raw)
+  if (!parsed.success) return { ok: false, error: formatIssues(parsed.error), fix: 'Paste the break-glass key (TOOLGATE_API_KEY, or the key printed at first start).' }
+  return signedIn(await signInBreakGlass(getDb(), parsed.data.key, await origin()), parsed.data.next)
+}
+
+/** Sign in as yourself: username (or e-mail) and password. */
+export async function signInPassword(raw: z.input<typeof passwordSchema>): Promise<Signed> {
+  const parsed = passwordSchema.safeParse(raw)
+  if (!parsed.success) return { ok: false, error: formatIssues(parsed.error), fix: 'Enter your username (or e-mail) and password.' }
+  return signedIn(await signInWithPassword(getDb(), parsed.data.login, parsed.data.password, await origin()), parsed.data.next)
+}
+
+/** Accept an invitation: choose a password, and be signed in. The link works once, until it expires. */
+export async function acceptInvitationAction(raw: z.input<typeof invitationSchema>): Promise<Signed> {
+  const parsed = invitationSchema.safeParse(raw)
+  if (!parsed.success) return { ok: false, error: formatIssues(parsed.error), fix: 'Open the whole link you were sent, and choose a longer password.' }
+  return signedIn(await acceptInvitation(getDb(), parsed.data.token, parsed.data.password, await origin()), '/')
 }
 
 /** End this session on the server (its cookie stops working everywhere at once), then drop the cookie; the page forgets the key. */
-export const signOut = operatorAction(z.strictObject({}), async ({}, { db, actor }) => {
+export const signOut = operatorAction('view', z.strictObject({}), async ({}, { db, principal }) => {
   const jar = await cookies()
-  await signOutOperator(db, jar.get(SESSION_COOKIE)?.value, actor)
+  await signOutOperator(db, jar.get(SESSION_COOKIE)?.value, principal)
   jar.delete(SESSION_COOKIE)
   return null
 })

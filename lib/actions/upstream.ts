@@ -20,25 +20,25 @@ async function origin(): Promise<string> {
 }
 
 /** Start the upstream runtime's real OAuth login; the browser then opens the returned URL and comes back to `returnTo`. */
-export const startLoginAction = operatorAction(
+export const startLoginAction = operatorAction('operate',
   z.strictObject({ server: serverNameSchema, returnTo: strictReturnPathSchema, requestId: requestIdSchema.optional() }),
-  async ({ server, returnTo, requestId }, { db, actor }) => startLogin(db, server, { baseUrl: await origin(), returnTo }, { actor, requestId }),
+  async ({ server, returnTo, requestId }, { db, by }) => startLogin(db, server, { baseUrl: await origin(), returnTo }, { ...by, requestId }),
 )
 
 /** Ask the runtime to reconnect a server. */
-export const restartAction = operatorAction(
+export const restartAction = operatorAction('operate',
   z.strictObject({ server: serverNameSchema }),
-  async ({ server }, { db, actor }) => { await requestRestart(db, server, { actor }); return server },
+  async ({ server }, { db, by }) => { await requestRestart(db, server, by); return server },
   { refresh: true },
 )
 
 /** Store a secret the server's transport needs. The record names the secret, never its value. */
-export const setSecretAction = operatorAction(
+export const setSecretAction = operatorAction('admin',
   z.strictObject({
     server: serverNameSchema,
     name: z.string().trim().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'a secret name is an environment-variable name (letters, digits, "_")'),
     value: z.string().min(1, 'the secret value must not be empty').max(16_384),
   }),
-  async ({ server, name, value }, { db, actor }) => { await setSecret(db, server, name, value, { actor }); return name },
+  async ({ server, name, value }, { db, by }) => { await setSecret(db, server, name, value, by); return name },
   { refresh: true },
 )

@@ -4,8 +4,11 @@ import { insertActivity, type ActivityInput } from './record'
 import { mintRequestId } from './request-id'
 import type { ActivityDataByType, ChangeType } from './vocabulary'
 
-/** Who makes a change, and the request it belongs to (minted when none is given). */
-export interface ActionContext { actor: string; requestId?: string }
+/**
+ * Who makes a change, and the request it belongs to (minted when none is given). A person's
+ * change also names their account and how they were authenticated (lib/auth/roles.ts Principal).
+ */
+export interface ActionContext { actor: string; requestId?: string; operatorId?: string; auth?: string }
 
 /**
  * The activity record of one change — who, what, before and after — written inside the change's
@@ -14,7 +17,7 @@ export interface ActionContext { actor: string; requestId?: string }
 export function recordChange<T extends ChangeType>(tx: Tx, type: T, ctx: ActionContext, data: ActivityDataByType[T], opts: { server?: string; now?: number } = {}) {
   const now = opts.now ?? Date.now()
   // the union member for this T (TypeScript cannot pick it for a generic T by itself)
-  const input = { requestId: ctx.requestId ?? mintRequestId(now), type, actor: ctx.actor, server: opts.server, at: now, data } as ActivityInput
+  const input = { requestId: ctx.requestId ?? mintRequestId(now), type, actor: ctx.actor, server: opts.server, operatorId: ctx.operatorId, auth: ctx.auth, at: now, data } as ActivityInput
   const record = insertActivity(tx, input)
   return { activityId: record.id, requestId: record.requestId }
 }

@@ -16,6 +16,9 @@ export type ActivityInput = {
     tier?: 'operator' | 'agent'
     verdict?: string
     server?: string
+    /** a person's record: their account, and how they were authenticated */
+    operatorId?: string
+    auth?: string
     data: ActivityDataByType[T]
     at?: number
   }
@@ -29,8 +32,8 @@ const statements = new WeakMap<Connection, ReturnType<typeof prepare>>()
 // The hot path writes one record per check and call: plain statements prepared once per connection.
 function prepare(client: Connection) {
   return {
-    record: client.prepare(`insert into activity (request_id, at, type, surface, actor, tier, verdict, server, data)
-      values (?, ?, ?, ?, ?, ?, ?, ?, ?) returning id`).pluck(),
+    record: client.prepare(`insert into activity (request_id, at, type, surface, actor, tier, verdict, server, operator_id, auth, data)
+      values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning id`).pluck(),
   }
 }
 
@@ -44,10 +47,11 @@ export function insertActivity(db: DbLike, input: ActivityInput): ActivityRow {
   if (!st) statements.set(db.$client, (st = prepare(db.$client)))
   const row: ActivityRow = {
     id: 0, requestId: input.requestId, at: input.at ?? Date.now(), type: input.type, surface: input.surface ?? null,
-    actor: input.actor, tier: input.tier ?? null, verdict: input.verdict ?? null, server: input.server ?? null, data: input.data,
+    actor: input.actor, tier: input.tier ?? null, verdict: input.verdict ?? null, server: input.server ?? null,
+    operatorId: input.operatorId ?? null, auth: input.auth ?? null, data: input.data,
   }
   const data = JSON.stringify(row.data)
-  row.id = st.record.get(row.requestId, row.at, row.type, row.surface, row.actor, row.tier, row.verdict, row.server, data) as number
+  row.id = st.record.get(row.requestId, row.at, row.type, row.surface, row.actor, row.tier, row.verdict, row.server, row.operatorId, row.auth, data) as number
   meterRecorded(row.actor, data.length + ROW_OVERHEAD)
   return row
 }

@@ -16,6 +16,9 @@ export type Surface = (typeof surfaces)[number]
 /** An operator's (or the runtime's) change to one thing: what, before and after. */
 export interface ChangeData<T> { target: string; before: T | null; after: T | null; note?: string }
 
+/** An operator account as the log keeps it: never a password or secret. */
+export interface OperatorState { username: string; name: string; email: string | null; role: string; enabled: boolean }
+
 export interface CheckedTool { id: string; status: 'ready' | 'unavailable'; reason?: string }
 
 export interface PreflightData {
@@ -110,10 +113,23 @@ export interface ActivityDataByType {
   // approved, but the gate asked again when the approval was about to run it refused it (reason: the verdict's)
   'call.refused': HeldCall
   // dashboard operator actions (lib/admin/*): sign-in, server settings, tokens, profiles
-  'operator.signed_in': { surface: 'dashboard'; until: string }
+  'operator.signed_in': { surface: 'dashboard'; until: string; method?: 'password' | 'break-glass' | 'oidc' }
   'operator.signed_out': { surface: 'dashboard' }
-  // a refused sign-in: where it came from (the socket's address) and why; never the key tried
-  'operator.sign_in_refused': { surface: 'dashboard'; address: string; reason: 'wrong_key' | 'agent_token'; throttled_until?: string }
+  // a refused sign-in: where it came from (the socket's address), the login tried and why; never the key or password tried
+  'operator.sign_in_refused': {
+    surface: 'dashboard'; address: string; login?: string; throttled_until?: string
+    reason: 'wrong_key' | 'agent_token' | 'wrong_password' | 'disabled' | 'break_glass_off' | 'throttled' | 'sso_refused'
+  }
+  // named operators (lib/admin/operators.ts): accounts, their sessions and personal tokens
+  'operator.created': ChangeData<OperatorState>
+  'operator.invited': ChangeData<OperatorState> & { expires_at: string }
+  'operator.invitation_accepted': ChangeData<OperatorState>
+  'operator.changed': ChangeData<OperatorState> & { sessions_ended?: number; tokens_revoked?: number }
+  'operator.session_ended': ChangeData<{ session: string; method: string | null }>
+  'personal_token.created': ChangeData<{ name: string; role: string; expires_at: string }>
+  'personal_token.revoked': ChangeData<{ name: string; role: string; expires_at: string }>
+  // the two-person rule: a first approval, waiting for a second approver
+  'approval.first_of_two': { kind: 'tool' | 'definition' | 'release' | 'call'; target: string; subject: string }
   'server.configured': ChangeData<{ disabledTools: string[]; enabledTools: string[] | null; trust: string; callTimeoutMs?: number; roots?: { uri: string; name?: string }[] }>
   'token.created': ChangeData<{ allowedServers: string[]; profilePin: string | null }>
   'token.updated': ChangeData<{ allowedServers: string[]; profilePin: string | null }>
@@ -147,6 +163,8 @@ export const activityTypes = [
   'definition.discovered', 'definition.changed', 'definition.auto_approved', 'definition.approved', 'definition.gone', 'prompt.get', 'resource.read',
   'tool.call_approval', 'call.approval_requested', 'call.approved', 'call.denied', 'call.expired', 'call.refused',
   'operator.signed_in', 'operator.signed_out', 'operator.sign_in_refused', 'server.configured',
+  'operator.created', 'operator.invited', 'operator.invitation_accepted', 'operator.changed', 'operator.session_ended',
+  'personal_token.created', 'personal_token.revoked', 'approval.first_of_two',
   'token.created', 'token.updated', 'token.revoked',
   'profile.created', 'profile.updated', 'profile.deleted',
   'operator_key.rotated', 'settings.changed', 'activity.pruned', 'pins.upgraded', 'secrets.encrypted', 'surface.over_ceiling',
@@ -171,6 +189,9 @@ export type ActivityRecord = {
     tier: 'operator' | 'agent' | null
     verdict: string | null
     server: string | null
+    /** a person's record: their account and how they were authenticated (session | token | break-glass) */
+    operatorId?: string | null
+    auth?: string | null
     data: ActivityDataByType[T]
   }
 }[ActivityType]

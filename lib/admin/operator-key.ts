@@ -1,7 +1,8 @@
 import 'server-only'
 import { eq } from 'drizzle-orm'
 import type { Db, Tx } from '@/db/client'
-import { operatorSessions, settings } from '@/db/schema'
+import { settings } from '@/db/schema'
+import { deleteBreakGlassSessions } from '@/db/queries/operators'
 import { writeTransaction } from '@/db/write'
 import { hashSecret, newSecret } from '@/lib/auth/secrets'
 import { operatorKeyHash } from '@/db/queries/auth'
@@ -9,10 +10,10 @@ import { recordChange, type ActionContext } from '@/lib/activity/record-change'
 import { badRequest } from '@/lib/core/errors'
 
 
-/** A new key hash; every dashboard session ends with the old key (they were opened with it). Returns how many ended. */
+/** A new key hash; the dashboard sessions the old break-glass key opened end with it (people's own sessions stay). Returns how many ended. */
 function setKeyHash(tx: Tx, hash: string): number {
   tx.update(settings).set({ operatorKeyHash: hash }).where(eq(settings.id, 1)).run()
-  return tx.delete(operatorSessions).run().changes
+  return deleteBreakGlassSessions(tx)
 }
 
 /** The shortest TOOLGATE_API_KEY accepted: it is the whole of the operator's credential, and can be guessed at. */
@@ -35,7 +36,7 @@ export async function ensureOperatorKey(db: Db, fromEnv = process.env.TOOLGATE_A
   return (await rotateOperatorKey(db, { actor: 'toolgate:first-start' })).key
 }
 
-/** Replace the operator key, on the record; returns the new key (shown once). Everyone is signed out. */
+/** Replace the break-glass (operator) key, on the record; returns the new key (shown once). Its sessions are signed out. */
 export async function rotateOperatorKey(db: Db, ctx: ActionContext) {
   const key = newSecret('tg_op_')
   return writeTransaction(db, (tx) => {

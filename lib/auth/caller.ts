@@ -4,8 +4,13 @@ import { statements } from '@/db/queries/preflight-state'
 import { readSettings } from '@/db/queries/settings'
 import { tokenById } from '@/db/queries/access'
 import type { Caller } from '@/lib/preflight/evaluate'
-import { unauthorized } from '@/lib/core/errors'
+import { describeError, forbidden, unauthorized } from '@/lib/core/errors'
+import { logLine } from '@/lib/core/log'
+import { writeTransaction } from '@/db/write'
+import { notePersonalTokenUse, operatorSettings, personalTokenByHash } from '@/db/queries/operators'
 import { isOperatorKey } from './operator-key'
+import { principalOf } from './accounts'
+import { can, isRole, refusal, type Permission, type Principal } from './roles'
 import { hashSecret } from './secrets'
 
 const ANONYMOUS = 'anonymous'
@@ -58,20 +63,54 @@ function tokenCaller(db: Db, token: string): Caller {
   return caller
 }
 
+export const PERSONAL_TOKEN_PREFIX = 'tg_pt_'
+
 /**
- * REST credentials: X-API-Key → operator tier; Authorization: Bearer → agent-token tier.
- * Anything else, or a credential that does not match, is a 401.
+ * A personal access token's person, at the token's role. An expired token, a revoked one (its
+ * row is gone) and one of a disabled person are refused alike. Each use is counted on the
+ * token (uses, last use), in the background: a failed count never fails the request.
  */
-export function callerFromHeaders(db: Db, headers: HeaderReader): Caller {
-  const apiKey = headers.get('x-api-key')
-  if (apiKey !== null) {
-    if (isOperatorKey(db, apiKey)) return { tier: 'operator', name: 'operator' }
-    throw unauthorized('invalid X-API-Key')
-  }
-  const token = bearerToken(headers)
-  if (token !== null) return tokenCaller(db, token)
-  throw unauthorized('missing credentials: send X-API-Key (operator) or Authorization: Bearer <agent token>')
+export function personalTokenPrincipal(db: Db, token: string, now = Date.now()): Principal {
+  const found = personalTokenByHash(db, hashSecret(token))
+  if (!found || found.token.expiresAt <= now || !found.operator.enabled || !isRole(found.token.role)) throw unauthorized('invalid, expired or revoked personal access token')
+  writeTransaction(db, (tx) => notePersonalTokenUse(tx, found.token.id, now), 1_000)
+    .catch((e: unknown) => console.error(logLine(`toolgate: could not count a personal token's use: ${describeError(e)}`)))
+  return principalOf(found.operator, 'token', found.token.role)
 }
+
+/** The break-glass key on REST: the bootstrap admin's powers, on the record as `break-glass`; refused once turned off. */
+function breakGlassPrincipal(db: Db): Principal {
+  if (!operatorSettings(db).breakGlassKey) throw unauthorized('the break-glass key is turned off (settings.break_glass_key: false): use a personal access token')
+  return { operatorId: '', username: 'break-glass', name: 'Break-glass key', role: 'admin', auth: 'break-glass', actor: 'break-glass' }
+}
+
+/**
+ * REST credentials: X-API-Key with the break-glass key, or a personal access token (X-API-Key
+ * or Authorization: Bearer tg_pt_…) → the operator tier, as that person, if their role may
+ * `permission` (a 403 names the role needed); Authorization: Bearer <agent token> → the agent
+ * tier. Anything else, or a credential that does not match, is a 401.
+ */
+export function restCredentials(db: Db, headers: HeaderReader, permission: Permission): { caller: Caller; principal?: Principal } {
+  const apiKey = headers.get('x-api-key')
+  const token = apiKey === null ? bearerToken(headers) : null
+  let principal: Principal | undefined
+  if (apiKey !== null) {
+    if (apiKey.startsWith(PERSONAL_TOKEN_PREFIX)) principal = personalTokenPrincipal(db, apiKey)
+    else if (isOperatorKey(db, apiKey)) principal = breakGlassPrincipal(db)
+    else throw unauthorized('invalid X-API-Key')
+  } else if (token !== null && token.startsWith(PERSONAL_TOKEN_PREFIX)) {
+    principal = personalTokenPrincipal(db, token)
+  } else if (token !== null) {
+    return { caller: tokenCaller(db, token) }
+  } else {
+    throw unauthorized('missing credentials: send X-API-Key (break-glass key or personal access token), Authorization: Bearer <personal access token>, or Authorization: Bearer <agent token>')
+  }
+  if (!can(principal.role, permission)) throw forbidden(refusal(principal.role, permission))
+  return { caller: { tier: 'operator', name: principal.actor }, principal }
+}
+
+/** The caller of a REST request (see restCredentials). */
+export const callerFromHeaders = (db: Db, headers: HeaderReader, permission: Permission = 'view'): Caller => restCredentials(db, headers, permission).caller
 
 /** Whether a socket address is this machine's loopback (IPv4, IPv6, or IPv4-mapped IPv6). */
 export function isLoopback(address: string | undefined): boolean {

@@ -1,12 +1,13 @@
 /**
- * Failed dashboard sign-ins, per socket address, in this process: after MAX_FAILURES within
- * WINDOW_MS the address must wait until the window that began with its first failure has passed
- * — no key is even looked at meanwhile, so guessing the operator key costs a window per few
- * guesses. A successful sign-in forgets the address's failures.
+ * Failed dashboard sign-ins, per key — `address:<socket address>` and `account:<login>` — in
+ * this process: after MAX_FAILURES within WINDOW_MS the key must wait until the window that
+ * began with its first failure has passed — no key or password is even looked at meanwhile, so
+ * guessing costs a window per few guesses, whether from one address or at one account from
+ * many. A successful sign-in forgets its keys' failures.
  */
 export const MAX_FAILURES = 5
 export const WINDOW_MS = 5 * 60_000
-/** Addresses remembered at most; the oldest are forgotten first (a flood of addresses cannot grow memory). */
+/** Keys remembered at most; the oldest are forgotten first (a flood of addresses cannot grow memory). */
 const MAX_ADDRESSES = 10_000
 
 const failures = new Map<string, { count: number; since: number }>()

@@ -41,7 +41,7 @@ export interface RunContext<F extends Record<string, FlagSpec>> {
   /** the database (--db, else $TOOLGATE_DB, else ./data/toolgate.db), opened on first use */
   db: () => Db
   /** who acts (cli:<user>) and the one request id every record of this run is written under */
-  ctx: Required<ActionContext>
+  ctx: Required<Pick<ActionContext, 'actor' | 'requestId'>>
 }
 
 export interface Command<F extends Record<string, FlagSpec> = Record<string, FlagSpec>> {

@@ -1,13 +1,11 @@
 import 'server-only'
 import { cookies, headers } from 'next/headers'
 import { redirect } from 'next/navigation'
-import { sessionState, type SessionCredentials, type SessionState } from '@/lib/auth/operator-sessions'
+import { resolveSession, type SessionCredentials, type SessionState } from '@/lib/auth/operator-sessions'
+import { can, refusal, type Permission, type Principal } from '@/lib/auth/roles'
 import { PATH_HEADER, SESSION_COOKIE, SESSION_KEY_HEADER } from './session-cookie'
 import { sameSitePath } from '@/lib/schemas/return-path'
 import { getDb } from '@/db/client'
-
-/** Who the dashboard's operator is on the record (the same name the REST operator tier uses). */
-export const OPERATOR_ACTOR = 'operator'
 
 /** The session cookie and the session-key header of this request. */
 export async function sessionCredentials(): Promise<SessionCredentials> {
@@ -15,11 +13,15 @@ export async function sessionCredentials(): Promise<SessionCredentials> {
   return { value: jar.get(SESSION_COOKIE)?.value, key: h.get(SESSION_KEY_HEADER) ?? undefined }
 }
 
-const currentSession = async (): Promise<SessionState> => sessionState(getDb(), await sessionCredentials())
+const currentSession = async () => resolveSession(getDb(), await sessionCredentials())
 
-/** Whether this request carries a full operator session (cookie and key). Every route and action asks. */
+/** The person of this request's full session (cookie and key), or undefined. Every route and action asks. */
+export async function currentPrincipal(): Promise<Principal | undefined> {
+  return (await currentSession()).principal
+}
+
 export async function isSignedIn(): Promise<boolean> {
-  return (await currentSession()) === 'signed-in'
+  return (await currentPrincipal()) !== undefined
 }
 
 function toSignIn(returnTo: string): never {
@@ -27,16 +29,20 @@ function toSignIn(returnTo: string): never {
 }
 
 /**
- * Every page calls this first and renders nothing unless it says true. Without a session the
- * operator is sent to sign in and brought back; a browser navigation (a reload, a typed URL)
- * carries the cookie but cannot carry the key: false, and the layout's shell asks again through
- * the key-carrying fetch.
+ * Every page calls this first and renders nothing unless it returns a person. Without a
+ * session the operator is sent to sign in and brought back; a browser navigation (a reload, a
+ * typed URL) carries the cookie but cannot carry the key: undefined, and the layout's shell
+ * asks again through the key-carrying fetch. Every page needs `view` (every role has it);
+ * what else the person may do decides which buttons the page shows.
  */
-export async function canViewPage(returnTo: string): Promise<boolean> {
-  const state = await currentSession()
+export async function pagePrincipal(returnTo: string): Promise<Principal | undefined> {
+  const { state, principal } = await currentSession()
   if (state === 'signed-out') toSignIn(returnTo)
-  return state === 'signed-in'
+  return principal
 }
+
+/** Whether the page may render (see pagePrincipal). */
+export const canViewPage = async (returnTo: string): Promise<boolean> => (await pagePrincipal(returnTo)) !== undefined
 
 /**
  * The dashboard layout's gate: it runs before the loading shell streams, so a request without
@@ -44,14 +50,27 @@ export async function canViewPage(returnTo: string): Promise<boolean> {
  * data-free shell. (Pages still check themselves: a layout is not re-run on every client
  * navigation, and a page renders whatever its layout returns.)
  */
-export async function dashboardSession(): Promise<'signed-in' | 'key-missing'> {
-  const state = await currentSession()
-  if (state === 'signed-out') toSignIn(sameSitePath((await headers()).get(PATH_HEADER)) ?? '/')
-  return state
+export async function dashboardSession(): Promise<{ state: Exclude<SessionState, 'signed-out'>; principal?: Principal }> {
+  const s = await currentSession()
+  if (s.state === 'signed-out') toSignIn(sameSitePath((await headers()).get(PATH_HEADER)) ?? '/')
+  return s as { state: Exclude<SessionState, 'signed-out'>; principal?: Principal }
 }
 
-/** Route handlers answer 401 instead of redirecting: their callers are scripts and pollers. */
+const noStore = { 'cache-control': 'no-store' }
+
+/**
+ * Route handlers answer 401 (no session) or 403 (a role without `permission`, naming the role
+ * needed) instead of redirecting: their callers are scripts and pollers. Null: go ahead, and
+ * `allowed` returns the person.
+ */
+export async function refusedUnless(permission: Permission): Promise<{ denied: Response; principal?: undefined } | { denied: null; principal: Principal }> {
+  const principal = await currentPrincipal()
+  if (!principal) return { denied: Response.json({ error: 'not signed in', fix: 'Sign in to the dashboard.' }, { status: 401, headers: noStore }) }
+  if (!can(principal.role, permission)) return { denied: Response.json({ error: refusal(principal.role, permission), fix: 'Ask an admin for a role that may.' }, { status: 403, headers: noStore }) }
+  return { denied: null, principal }
+}
+
+/** A route any signed-in person may use. */
 export async function unauthorizedUnlessSignedIn(): Promise<Response | null> {
-  if (await isSignedIn()) return null
-  return Response.json({ error: 'not signed in', fix: 'Sign in to the dashboard with the operator API key.' }, { status: 401, headers: { 'cache-control': 'no-store' } })
+  return (await refusedUnless('view')).denied
 }

@@ -91,9 +91,9 @@ export async function applyFix(db: Db, fix: Fix, ctx: ActionContext): Promise<vo
  * Remediate, then check again. Both are recorded under the originating check's request_id,
  * so /activity/<request_id> reads as one story: blocked → what the operator did → the verdict after.
  */
-export async function remediateAndRecheck(db: Db, fix: Fix, form: PreflightForm, requestId: string, operator: string): Promise<DashboardCheck> {
-  await applyFix(db, fix, { actor: operator, requestId })
-  return dashboardPreflight(db, form, operator, requestId)
+export async function remediateAndRecheck(db: Db, fix: Fix, form: PreflightForm, requestId: string, by: ActionContext): Promise<DashboardCheck> {
+  await applyFix(db, fix, { ...by, requestId })
+  return dashboardPreflight(db, form, by.actor, requestId)
 }
 
 /** What the preflight form offers besides ids: the agent tokens and the profiles. */

@@ -8,13 +8,14 @@ import { telemetryConfig } from './config'
 import { telemetry } from './state'
 
 /**
- * Who may read /metrics — the one place this is decided: an operator credential (X-API-Key), or,
+ * Who may read /metrics — the one place this is decided: an operator credential (the break-glass
+ * key or a personal access token, any role: metrics are a read), or,
  * when TOOLGATE_METRICS_LOOPBACK=1, any caller on this machine (a local Prometheus agent).
  * Agent tokens never: the metrics name every server and tool.
  */
 export function checkMetricsAccess(db: Db, headers: HeaderReader, remoteAddress: string | undefined): void {
   if (telemetryConfig().metricsLoopback && isLoopback(remoteAddress)) return
-  if (callerFromHeaders(db, headers).tier !== 'operator') throw forbidden('/metrics takes the operator API key (X-API-Key), not an agent token')
+  if (callerFromHeaders(db, headers).tier !== 'operator') throw forbidden('/metrics takes an operator credential (X-API-Key: the break-glass key or a personal access token), not an agent token')
 }
 
 /** GET /metrics: the Prometheus text format, once the caller may read it. */

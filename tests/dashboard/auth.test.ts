@@ -34,15 +34,15 @@ describe('sign-in and the session', () => {
     const context = await d.browser.newContext({ baseURL: d.server.url })
     const page = await context.newPage()
     await page.goto('/login')
-    for (const [key, message] of [['tg_at_demo_nightly_0000', 'agent tokens cannot open the dashboard'], ['tg_op_wrong', 'not the operator API key']]) {
-      await page.getByLabel('Operator API key').fill(key)
-      await page.getByRole('button', { name: 'Sign in' }).click()
+    for (const [key, message] of [['tg_at_demo_nightly_0000', 'agent tokens cannot open the dashboard'], ['tg_op_wrong', 'not the break-glass key']]) {
+      await page.getByLabel('Break-glass key', { exact: true }).fill(key)
+      await page.getByRole('button', { name: 'Use the break-glass key' }).click()
       await eventually(() => page.getByRole('alert').filter({ hasText: 'Why:' }).textContent()).toContain(message)
       expect(new URL(page.url()).pathname).toBe('/login')
     }
     expect(await context.cookies()).toEqual([])
-    await page.getByLabel('Operator API key').fill(OPERATOR_KEY)
-    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByLabel('Break-glass key', { exact: true }).fill(OPERATOR_KEY)
+    await page.getByRole('button', { name: 'Use the break-glass key' }).click()
     await page.waitForURL((u) => u.pathname === '/')
     const [cookie] = await context.cookies()
     expect(cookie).toMatchObject({ name: 'toolgate_session', httpOnly: true, sameSite: 'Strict', path: '/' })

@@ -53,8 +53,8 @@ export async function signedIn(d: Dashboard, viewport = { width: 1280, height: 9
   const context = await d.browser.newContext({ viewport, baseURL })
   const page = await context.newPage()
   await page.goto('/login')
-  await page.getByLabel('Operator API key').fill(OPERATOR_KEY)
-  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByLabel('Break-glass key', { exact: true }).fill(OPERATOR_KEY)
+  await page.getByRole('button', { name: 'Use the break-glass key' }).click()
   await page.waitForURL((u) => u.pathname === '/')
   return { context, page }
 }

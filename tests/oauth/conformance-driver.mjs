@@ -132,8 +132,8 @@ async function main() {
       const visited = []
       page.on('framenavigated', (f) => { if (f === page.mainFrame()) visited.push(f.url()) })
       await page.goto('/login')
-      await page.getByLabel('Operator API key').fill(KEY)
-      await page.getByRole('button', { name: 'Sign in' }).click()
+      await page.getByLabel('Break-glass key', { exact: true }).fill(KEY)
+      await page.getByRole('button', { name: 'Use the break-glass key' }).click()
       await page.waitForURL((u) => u.pathname === '/')
       await page.goto(`/servers/${name}`)
       await page.getByRole('button', { name: /^Log in/ }).first().click()

@@ -5,7 +5,7 @@ import { TokenRow } from '@/components/access/tokens-panel'
 import { ToolId } from '@/components/tool-id'
 import { Card, Empty, LinkButton, PageHeader, Pill } from '@/components/ui'
 import { accessOverview } from '@/lib/dashboard/access'
-import { OPERATOR_ACTOR, canViewPage } from '@/lib/dashboard/operator'
+import { pagePrincipal } from '@/lib/dashboard/operator'
 import { tokenDetail } from '@/lib/dashboard/token'
 import type { Narrowing } from '@/lib/preflight/evaluate'
 import { MAX_DASHBOARD_IDS } from '@/lib/dashboard/schemas'
@@ -24,9 +24,10 @@ function why(n: Narrowing): string {
 /** `/tokens/<name>`: one agent token — its scope, the tools it cannot use and why, its recent checks and calls. */
 export default async function TokenPage({ params }: { params: Promise<{ name: string }> }) {
   const name = decodeURIComponent((await params).name)
-  if (!(await canViewPage(`/tokens/${encodeURIComponent(name)}`))) return null
+  const me = await pagePrincipal(`/tokens/${encodeURIComponent(name)}`)
+  if (!me) return null
   const db = getDb()
-  const t = tokenDetail(db, name, OPERATOR_ACTOR)
+  const t = tokenDetail(db, name, me.actor)
   if (!t) {
     return (
       <>

@@ -1,5 +1,5 @@
 import { describeError, ToolgateError } from '@/lib/core/errors'
-import { unauthorizedUnlessSignedIn, OPERATOR_ACTOR } from '@/lib/dashboard/operator'
+import { refusedUnless } from '@/lib/dashboard/operator'
 import { previewMcp, previewSchema } from '@/lib/dashboard/preview'
 import { formatIssues } from '@/lib/schemas/issues'
 
@@ -8,14 +8,14 @@ export const dynamic = 'force-dynamic'
 
 const json = (body: unknown, status = 200) => Response.json(body, { status, headers: { 'cache-control': 'no-store' } })
 
-/** POST /api/dashboard/preview — what /mcp would answer (Shape A and B) for this form, never recorded. Operator session only. */
+/** POST /api/dashboard/preview — what /mcp would answer (Shape A and B) for this form, never recorded. Any signed-in role (it reads, and changes nothing). */
 export async function POST(req: Request): Promise<Response> {
-  const denied = await unauthorizedUnlessSignedIn()
+  const { denied, principal } = await refusedUnless('view')
   if (denied) return denied
   const parsed = previewSchema.safeParse(await req.json().catch(() => undefined))
   if (!parsed.success) return json({ error: formatIssues(parsed.error), fix: 'Correct the form.' }, 400)
   try {
-    return json(await previewMcp(parsed.data, OPERATOR_ACTOR))
+    return json(await previewMcp(parsed.data, principal.actor))
   } catch (e) {
     if (e instanceof ToolgateError && e.kind === 'bad_request') return json({ error: e.message, fix: 'Correct the form.' }, 400)
     console.error(`toolgate dashboard: preview failed: ${describeError(e)}`)

@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest'
+import { eq } from 'drizzle-orm'
+import { freshDb } from '@/tests/helpers/db'
+import { listActivity } from '@/db/queries/activity'
+import { operators, settings } from '@/db/schema'
+import { ensureOperatorKey } from '@/lib/admin/operator-key'
+import { addOperator, changeOperator, inviteOperator, acceptInvitation } from '@/lib/admin/operators'
+import { endSession, isValidSession, listSessions, signInBreakGlass, signInWithPassword } from '@/lib/auth/operator-sessions'
+import { MAX_FAILURES } from '@/lib/auth/sign-in-throttle'
+import { principalOf } from '@/lib/auth/accounts'
+import { hashPassword, verifyPassword } from '@/lib/auth/passwords'
+
+const KEY = 'tg_op_named_operators_unit_key_0123'
+const PASSWORD = 'correct horse battery'
+const admin = { actor: 'test-admin' }
+
+async function setup() {
+  const { db } = freshDb()
+  await ensureOperatorKey(db, KEY)
+  return db
+}
+const session = (r: Awaited<ReturnType<typeof signInWithPassword>>) => {
+  if (!('session' in r)) throw new Error(`refused: ${r.refused}`)
+  return r
+}
+
+describe('operator accounts and local passwords', () => {
+  it('stores only a scrypt hash at current parameters; the right password verifies, others and malformed hashes never', async () => {
+    const h = await hashPassword(PASSWORD)
+    expect(h).toMatch(/^scrypt\$131072\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/)
+    expect(h).not.toContain(PASSWORD)
+    expect(await verifyPassword(PASSWORD, h)).toBe(true)
+    expect(await verifyPassword('correct horse battery!', h)).toBe(false)
+    expect(await verifyPassword(PASSWORD, null)).toBe(false)
+    expect(await verifyPassword(PASSWORD, 'sha256$abc')).toBe(false)
+    expect(await hashPassword(PASSWORD)).not.toBe(h) // salted
+  })
+
+  it('a person signs in as themselves with username or e-mail; the record names them and how', async () => {
+    const db = await setup()
+    await addOperator(db, { username: 'alice', name: 'Alice', email: 'alice@example.com', role: 'approver', password: PASSWORD }, admin)
+    expect(JSON.stringify(db.select().from(operators).all())).not.toContain(PASSWORD)
+    const byName = session(await signInWithPassword(db, 'alice', PASSWORD, { address: '10.9.0.1' }))
+    expect(byName.principal).toMatchObject({ username: 'alice', role: 'approver', auth: 'session', actor: 'alice' })
+    session(await signInWithPassword(db, 'Alice@Example.com', PASSWORD, { address: '10.9.0.1' }))
+    const [rec] = listActivity(db, { type: 'operator.signed_in' })
+    expect(rec).toMatchObject({ actor: 'alice', data: { method: 'password' } })
+    const row = db.$client.prepare("select operator_id, auth from activity where type = 'operator.signed_in' limit 1").get()
+    expect(row).toEqual({ operator_id: byName.principal.operatorId, auth: 'session' })
+  })
+
+  it('a wrong password and an unknown user are refused alike; refusals are recorded without the password', async () => {
+    const db = await setup()
+    await addOperator(db, { username: 'bob', name: 'Bob', role: 'viewer', password: PASSWORD }, admin)
+    const wrong = await signInWithPassword(db, 'bob', 'not the password', { address: '10.9.1.1' })
+    const nobody = await signInWithPassword(db, 'nobody', 'not the password', { address: '10.9.1.2' })
+    expect(wrong).toEqual({ refused: 'Wrong username or password.', fix: expect.any(String) })
+    expect(nobody).toEqual(wrong)
+    const refused = listActivity(db, { type: 'operator.sign_in_refused' })
+    expect(refused.map((r) => r.data)).toEqual(expect.arrayContaining([expect.objectContaining({ login: 'bob', reason: 'wrong_password', address: '10.9.1.1' })]))
+    expect(JSON.stringify(refused)).not.toContain('not the password')
+  })
+
+  it('throttles per account (guesses from many addresses) and per address (guesses at many accounts)', async () => {
+    const db = await setup()
+    await addOperator(db, { username: 'carol', name: 'Carol', role: 'viewer', password: PASSWORD }, admin)
+    await addOperator(db, { username: 'dave', name: 'Dave', role: 'viewer', password: PASSWORD }, admin)
+    const t0 = 5_000_000
+    for (let i = 0; i < MAX_FAILURES; i++) await signInWithPassword(db, 'carol', `guess ${i}`, { address: `10.8.0.${i}` }, t0 + i)
+    // the right password, from a fresh address: the account waits
+    expect(await signInWithPassword(db, 'carol', PASSWORD, { address: '10.8.1.1' }, t0 + 10)).toMatchObject({ refused: expect.stringMatching(/^Too many failed sign-ins for carol/) })
+    expect(listActivity(db, { type: 'operator.sign_in_refused' })[0].data).toMatchObject({ reason: 'throttled', login: 'carol' })
+    // dave from his own address is unaffected
+    session(await signInWithPassword(db, 'dave', PASSWORD, { address: '10.8.2.2' }, t0 + 10))
+    // one address guessing at many accounts waits too
+    for (let i = 0; i < MAX_FAILURES; i++) await signInWithPassword(db, `user${i}`, 'guess', { address: '10.8.3.3' }, t0 + i)
+    expect(await signInWithPassword(db, 'dave', PASSWORD, { address: '10.8.3.3' }, t0 + 20)).toHaveProperty('refused')
+  })
+
+  it('a disabled account cannot sign in, and disabling ends its sessions at once', async () => {
+    const db = await setup()
+    await addOperator(db, { username: 'erin', name: 'Erin', role: 'operator', password: PASSWORD }, admin)
+    await addOperator(db, { username: 'root', name: 'Root', role: 'admin', password: PASSWORD }, admin)
+    const s = session(await signInWithPassword(db, 'erin', PASSWORD, { address: '10.7.0.1' }))
+    expect(isValidSession(db, s.session)).toBe(true)
+    const r = await changeOperator(db, 'erin', { enabled: false }, admin)
+    expect(r.sessions).toBe(1)
+    expect(isValidSession(db, s.session)).toBe(false)
+    expect(await signInWithPassword(db, 'erin', PASSWORD, { address: '10.7.0.2' })).toMatchObject({ refused: 'This account is disabled.' })
+  })
+
+  it('nobody changes their own account, and the last enabled admin stays', async () => {
+    const db = await setup()
+    const root = await addOperator(db, { username: 'root', name: 'Root', role: 'admin', password: PASSWORD }, admin)
+    const id = db.select().from(operators).where(eq(operators.username, root.operator.username)).get()!.id
+    await expect(changeOperator(db, 'root', { role: 'viewer' }, { actor: 'root', operatorId: id })).rejects.toThrow(/your own/)
+    await expect(changeOperator(db, 'root', { enabled: false }, admin)).rejects.toThrow(/last enabled admin/)
+  })
+})
+
+describe('invitations', () => {
+  it('work once, then are refused; expired ones are refused; the record names the admin and the new person', async () => {
+    const db = await setup()
+    const now = 10_000_000
+    const inv = await inviteOperator(db, { username: 'frank', name: 'Frank', role: 'auditor' }, admin, now)
+    expect(inv.path).toBe(`/invite/${inv.token}`)
+    expect(inv.token).toMatch(/^tg_iv_/)
+    expect(JSON.stringify(db.$client.prepare('select * from operator_invitations').all())).not.toContain(inv.token)
+    const first = await acceptInvitation(db, inv.token, PASSWORD, { address: '10.6.0.1' }, now + 1000)
+    expect(first).toMatchObject({ principal: { username: 'frank', role: 'auditor' } })
+    expect(await acceptInvitation(db, inv.token, 'another password!', { address: '10.6.0.1' }, now + 2000)).toHaveProperty('refused')
+    session(await signInWithPassword(db, 'frank', PASSWORD, { address: '10.6.0.1' }, now + 3000))
+    const late = await inviteOperator(db, { username: 'gina', name: 'Gina', role: 'viewer' }, admin, now, 60_000)
+    expect(await acceptInvitation(db, late.token, PASSWORD, { address: '10.6.0.1' }, now + 60_000)).toMatchObject({ refused: expect.stringContaining('expired') })
+    expect(listActivity(db, { type: 'operator.invited' }).map((r) => r.actor)).toEqual(['test-admin', 'test-admin'])
+    expect(listActivity(db, { type: 'operator.invitation_accepted' }).map((r) => r.actor)).toEqual(['frank'])
+  })
+
+  it('two tabs racing with one link: exactly one gets an account', async () => {
+    const db = await setup()
+    const inv = await inviteOperator(db, { username: 'hal', name: 'Hal', role: 'viewer' }, admin)
+    const results = await Promise.all([acceptInvitation(db, inv.token, PASSWORD, {}), acceptInvitation(db, inv.token, 'other password 123', {})])
+    expect(results.filter((r) => 'session' in r)).toHaveLength(1)
+  })
+})
+
+describe('sessions per person, and the break-glass key', () => {
+  it('a person sees and ends their own sessions; only an admin ends another person\'s', async () => {
+    const db = await setup()
+    await addOperator(db, { username: 'ivy', name: 'Ivy', role: 'approver', password: PASSWORD }, admin)
+    await addOperator(db, { username: 'jon', name: 'Jon', role: 'operator', password: PASSWORD }, admin)
+    await addOperator(db, { username: 'kim', name: 'Kim', role: 'admin', password: PASSWORD }, admin)
+    const ivy = session(await signInWithPassword(db, 'ivy', PASSWORD, { address: '10.5.0.1' }))
+    const jon = session(await signInWithPassword(db, 'jon', PASSWORD, { address: '10.5.0.2' }))
+    const kim = session(await signInWithPassword(db, 'kim', PASSWORD, { address: '10.5.0.3' }))
+    expect(listSessions(db, Date.now(), ivy.principal.operatorId).map((s) => s.username)).toEqual(['ivy'])
+    expect(listSessions(db).map((s) => s.username).sort()).toEqual(['ivy', 'jon', 'kim'])
+    const jonsId = listSessions(db, Date.now(), jon.principal.operatorId)[0].id
+    await expect(endSession(db, ivy.principal, jonsId)).rejects.toThrow(/only an admin/)
+    expect(isValidSession(db, jon.session)).toBe(true)
+    await endSession(db, kim.principal, jonsId)
+    expect(isValidSession(db, jon.session)).toBe(false)
+    await endSession(db, ivy.principal, listSessions(db, Date.now(), ivy.principal.operatorId)[0].id)
+    expect(isValidSession(db, ivy.session)).toBe(false)
+    expect(listActivity(db, { type: 'operator.session_ended' }).map((r) => `${r.actor}→${(r.data as { target: string }).target}`)).toEqual(['ivy→ivy', 'kim→jon'])
+    expect(isValidSession(db, kim.session)).toBe(true)
+  })
+
+  it('the break-glass key signs in as the bootstrap admin, on the record as break-glass; turned off, it opens nothing and its sessions end', async () => {
+    const db = await setup()
+    const r = await signInBreakGlass(db, KEY, { address: '10.4.0.1' })
+    if (!('session' in r)) throw new Error(r.refused)
+    expect(r.principal).toMatchObject({ username: 'admin', role: 'admin', auth: 'break-glass', actor: 'break-glass' })
+    expect(listActivity(db, { type: 'operator.signed_in' })[0]).toMatchObject({ actor: 'break-glass', data: { method: 'break-glass' } })
+    db.update(settings).set({ breakGlassKey: false }).run()
+    expect(isValidSession(db, r.session)).toBe(false)
+    expect(await signInBreakGlass(db, KEY, { address: '10.4.0.1' })).toMatchObject({ refused: expect.stringContaining('turned off') })
+    expect(principalOf(db.select().from(operators).get()!, 'session').actor).toBe('admin')
+  })
+})
