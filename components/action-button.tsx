@@ -4,13 +4,17 @@ import { useState, useTransition } from 'react'
 import type { ActionResult } from '@/lib/actions/safe-action'
 import { ErrorNote } from './error-note'
 import { Button, type ButtonVariant } from './ui'
+import { useCan } from './operator-context'
+import type { Permission } from '@/lib/auth/roles'
 
 /**
  * A button that runs one server action with a fixed input. Shows progress, asks first when the
  * change is drastic, and explains a failure (why + fix) right under itself.
  */
-export function ActionButton<I>({ action, input, label, name, pendingLabel, confirm, variant = 'secondary', onDone, doneLabel }: {
+export function ActionButton<I>({ action, permission, input, label, name, pendingLabel, confirm, variant = 'secondary', onDone, doneLabel }: {
   action: (input: I) => Promise<ActionResult<unknown>>
+  /** what the action needs (lib/auth/roles.ts): the button is not shown to a role without it (the action refuses it anyway) */
+  permission: Permission
   input: I
   label: string
   /** the accessible name where the label alone repeats down a list ("Revoke" → "Revoke nightly") */
@@ -25,6 +29,7 @@ export function ActionButton<I>({ action, input, label, name, pendingLabel, conf
   const [pending, start] = useTransition()
   const [failure, setFailure] = useState<{ error: string; fix: string } | null>(null)
   const [done, setDone] = useState(false)
+  if (!useCan(permission)) return null
   return (
     <span className="inline-flex flex-col gap-1">
       <Button variant={variant} disabled={pending} aria-label={name} onClick={() => {

@@ -108,7 +108,7 @@ export default async function OverviewPage() {
                   <span className="font-mono text-sm">{t.id}</span>
                   {t.annotations?.destructiveHint === true && <span className="text-xs text-red-700 dark:text-red-300">annotated destructive</span>}
                   <span className="ml-auto">
-                    <ActionButton action={changeToolsAction} input={{ verb: 'enable' as const, ids: [t.id], confirm: true }} label="Unblock" name={`Unblock ${t.id}`}
+                    <ActionButton action={changeToolsAction} permission="approve" input={{ verb: 'enable' as const, ids: [t.id], confirm: true }} label="Unblock" name={`Unblock ${t.id}`}
                       confirm={`Unblock ${t.id}? An operator blocked it on purpose; agents can call it again at once.`} />
                   </span>
                 </li>

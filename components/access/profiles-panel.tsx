@@ -19,7 +19,7 @@ export function ProfilesPanel({ data }: { data: AccessOverview }) {
             <input id="profile-name" value={name} onChange={(e) => setName(e.target.value)} placeholder="ops" className={`mt-1 ${inputClass}`} />
           </div>
           <ServerPicker legend="Servers" servers={data.servers} value={servers} onChange={setServers} />
-          <ActionButton action={createProfileAction} input={{ name, servers }} label="Create profile" variant="primary" onDone={() => { setName(''); setServers([]) }} />
+          <ActionButton action={createProfileAction} permission="admin" input={{ name, servers }} label="Create profile" variant="primary" onDone={() => { setName(''); setServers([]) }} />
         </div>
       </Card>
       <Card title="Profiles">
@@ -42,11 +42,11 @@ function ProfileRow({ profile: p, data }: { profile: AccessOverview['profiles'][
       <div className="flex flex-wrap items-center gap-3">
         <span className="font-mono font-medium">{p.name}</span>
         {p.pinnedBy.length > 0 && <span className="text-xs text-slate-600 dark:text-slate-300">pinned by {p.pinnedBy.join(', ')}</span>}
-        <span className="ml-auto"><ActionButton action={deleteProfileAction} input={{ name: p.name }} label="Delete" name={`Delete profile ${p.name}`} variant="danger" confirm={`Delete profile ${p.name}?${warning}`} /></span>
+        <span className="ml-auto"><ActionButton action={deleteProfileAction} permission="admin" input={{ name: p.name }} label="Delete" name={`Delete profile ${p.name}`} variant="danger" confirm={`Delete profile ${p.name}?${warning}`} /></span>
       </div>
       <ServerPicker legend={`Servers in ${p.name}`} servers={data.servers} value={servers} onChange={setServers} />
       <div className="flex flex-wrap items-start gap-3">
-        <ActionButton action={updateProfileAction} input={{ name: p.name, servers }} label="Save servers" name={`Save servers of profile ${p.name}`} doneLabel={unsaved ? undefined : `Saved: ${p.name} reaches ${p.servers.length ? p.servers.join(', ') : 'no server'}`} />
+        <ActionButton action={updateProfileAction} permission="admin" input={{ name: p.name, servers }} label="Save servers" name={`Save servers of profile ${p.name}`} doneLabel={unsaved ? undefined : `Saved: ${p.name} reaches ${p.servers.length ? p.servers.join(', ') : 'no server'}`} />
         {unsaved && <span className="pt-2 text-xs text-amber-700 dark:text-amber-400">Unsaved changes</span>}
       </div>
     </li>

@@ -1,5 +1,6 @@
 'use client'
 
+import { Allowed } from '@/components/operator-context'
 import Link from 'next/link'
 import { useState, useTransition } from 'react'
 import { createTokenAction, revokeTokenAction, updateTokenAction } from '@/lib/actions/access'
@@ -51,7 +52,7 @@ export function TokensPanel({ data }: { data: AccessOverview }) {
             <input id="token-name" value={name} onChange={(e) => setName(e.target.value)} placeholder="nightly-sync" className={`mt-1 ${inputClass}`} />
           </div>
           <ScopeFields scope={scope} onChange={setScope} data={data} />
-          <Button type="submit" variant="primary" disabled={pending}>{pending ? 'Creating…' : 'Create token'}</Button>
+          <Allowed permission="admin"><Button type="submit" variant="primary" disabled={pending}>{pending ? 'Creating…' : 'Create token'}</Button></Allowed>
           {failure && <ErrorNote error={failure.error} fix={failure.fix} />}
         </form>
         {created && (
@@ -84,14 +85,14 @@ export function TokenRow({ token: t, data }: { token: AccessOverview['tokens'][n
         {t.pinDangling && <Pill tone="bad" title="the pinned profile was deleted: this token is denied everything">pinned profile missing</Pill>}
         <span className="ml-auto flex flex-wrap gap-2">
           <Link className="text-sm text-sky-700 underline dark:text-sky-300" href={`/preflight?token=${encodeURIComponent(t.name)}`} aria-label={`Preflight as this token (${t.name})`}>Preflight as this token</Link>
-          <Button aria-expanded={editing} aria-label={`${editing ? 'Close' : 'Edit scope of'} token ${t.name}`} onClick={() => setEditing(!editing)}>{editing ? 'Close' : 'Edit scope'}</Button>
-          <ActionButton action={revokeTokenAction} input={{ name: t.name }} label="Revoke" name={`Revoke token ${t.name}`} variant="danger" confirm={`Revoke ${t.name}? Agents using it are refused at once.`} />
+          <Allowed permission="admin"><Button aria-expanded={editing} aria-label={`${editing ? 'Close' : 'Edit scope of'} token ${t.name}`} onClick={() => setEditing(!editing)}>{editing ? 'Close' : 'Edit scope'}</Button></Allowed>
+          <ActionButton action={revokeTokenAction} permission="admin" input={{ name: t.name }} label="Revoke" name={`Revoke token ${t.name}`} variant="danger" confirm={`Revoke ${t.name}? Agents using it are refused at once.`} />
         </span>
       </div>
       {editing && (
         <div className="mt-3 space-y-3 rounded border border-slate-200 p-3 dark:border-slate-800">
           <ScopeFields scope={scope} onChange={setScope} data={data} />
-          <ActionButton action={updateTokenAction} input={{ name: t.name, scope }} label="Save scope" name={`Save scope of token ${t.name}`} variant="primary" onDone={() => setEditing(false)} />
+          <ActionButton action={updateTokenAction} permission="admin" input={{ name: t.name, scope }} label="Save scope" name={`Save scope of token ${t.name}`} variant="primary" onDone={() => setEditing(false)} />
         </div>
       )}
     </li>

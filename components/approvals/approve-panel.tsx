@@ -11,7 +11,7 @@ export function ApprovePanel({ review, label = 'Approve this definition' }: { re
     <div className="space-y-3">
       <ToolReviewView review={review} />
       {/* over the overlap ceiling the operator has read why above; the button says what they accept */}
-      <ActionButton action={changeToolsAction}
+      <ActionButton action={changeToolsAction} permission="approve"
         input={{ verb: 'approve' as const, ids: [review.id], hashes: { [review.id]: review.pin ?? '' }, ...(review.surface.crossings.length ? { confirm: true } : {}) }}
         label={review.surface.crossings.length ? `${label} anyway (over the overlap ceiling)` : label} variant="primary" />
     </div>

@@ -30,7 +30,7 @@ export function DefinitionsCard({ reviews }: { reviews: DefinitionReview[] }) {
           {r.status !== 'approved' && (
             <div className="mt-2 space-y-2">
               <DefinitionReviewView review={r} />
-              <ActionButton action={approveDefinitionAction} input={{ group: r.group, id: r.id, hash: r.pin }}
+              <ActionButton action={approveDefinitionAction} permission="approve" input={{ group: r.group, id: r.id, hash: r.pin }}
                 label="Approve this definition" name={`Approve ${kindLabel[r.kind]} ${r.id}`} variant="primary" />
             </div>
           )}

@@ -8,6 +8,7 @@ import { ErrorNote } from '@/components/error-note'
 import { showInvisible } from '@/lib/approvals/findings'
 import { DefinitionDiff } from './tool-review'
 import { Button, Card, Empty, inputClass, Pill } from '@/components/ui'
+import { Allowed } from '@/components/operator-context'
 
 const POLL_MS = 1000
 
@@ -40,6 +41,7 @@ function Arguments({ call }: { call: InboxCall }) {
   const [pending, start] = useTransition()
   const shown = call.arguments !== null ? call.arguments : all
   const box = 'mt-1 max-h-72 overflow-auto rounded bg-slate-950 p-2 text-xs text-slate-100'
+  if (call.arguments_hidden) return <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">Hidden: reading call arguments needs the auditor, approver or admin role.</p>
   // invisible characters shown, as in every review: what runs is what is read
   if (shown !== undefined) return <pre tabIndex={0} aria-label={`Arguments of call ${call.id}`} className={box}>{showInvisible(JSON.stringify(shown, null, 2))}</pre>
   return (
@@ -105,7 +107,7 @@ export function ApprovalsInboxView({ initial }: { initial: ApprovalsInbox }) {
                 <h4 className="mt-2 text-xs font-medium">Arguments</h4>
                 <Arguments call={c} />
                 <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">Requested under the tool&apos;s pin <code className="break-all">{c.pin ?? 'none'}</code>.</p>
-                <Decide call={c} onDone={refresh} />
+                <Allowed permission="approve"><Decide call={c} onDone={refresh} /></Allowed>
               </Card>
             </li>
           ))}

@@ -5,6 +5,9 @@ import type { ToolResult, UnavailableResult } from '@/lib/preflight/evaluate'
 import type { RowDetail } from '@/lib/dashboard/row-details'
 import type { RowView } from '@/lib/dashboard/preflight'
 import type { Fix } from '@/lib/dashboard/schemas'
+import { fixPermission } from '@/lib/dashboard/fix-permission'
+import { can } from '@/lib/auth/roles'
+import { Allowed, usePerson } from '@/components/operator-context'
 import { Button, LinkButton, Pill } from '@/components/ui'
 import { LoginButton } from '@/components/servers/login-button'
 import { ToolReviewView } from '@/components/approvals/tool-review'
@@ -39,6 +42,8 @@ function Explanation({ r }: { r: UnavailableResult }) {
  * checking as a token, the operator-tier cause beside it — then the one fix that can work.
  */
 export function ResultRow({ result: r, view, detail, requestId, busy, onFix, onRecheck, onReplaceId }: Props) {
+  const me = usePerson()
+  const may = (kind: Fix['kind']) => me !== null && can(me.role, fixPermission[kind])
   const [reviewing, setReviewing] = useState(false)
   const { fix, cause } = view
   return (
@@ -80,7 +85,7 @@ export function ResultRow({ result: r, view, detail, requestId, busy, onFix, onR
             {(fix?.kind === 'approve' || fix?.kind === 'release' || (fix?.kind === 'run' && detail?.kind === 'confirm')) && (
               <Button aria-expanded={reviewing} aria-label={`${reviewing ? 'Hide' : fix.label}: ${r.id}`} onClick={() => setReviewing(!reviewing)}>{reviewing ? 'Hide' : fix.label}</Button>
             )}
-            {fix?.kind === 'run' && detail?.kind !== 'confirm' && <Button variant="primary" disabled={busy} aria-label={`${fix.label}: ${r.id}`} onClick={() => onFix(fix.fix)}>{fix.label}</Button>}
+            {fix?.kind === 'run' && detail?.kind !== 'confirm' && may(fix.fix.kind) && <Button variant="primary" disabled={busy} aria-label={`${fix.label}: ${r.id}`} onClick={() => onFix(fix.fix)}>{fix.label}</Button>}
             {fix?.kind === 'link' && <LinkButton href={fix.href} aria-label={`${fix.label} (for ${r.id})`}>{fix.label}</LinkButton>}
             {fix?.kind === 'login' && <LoginButton server={fix.server} requestId={requestId} label={fix.label} ariaLabel={`${fix.label}: ${fix.server} (for ${r.id})`} onAlreadyAuthorized={onRecheck} />}
             {fix?.kind === 'recheck' && <Button disabled={busy} aria-label={`${fix.label}: ${r.id}`} onClick={onRecheck}>{fix.label}</Button>}
@@ -95,7 +100,7 @@ export function ResultRow({ result: r, view, detail, requestId, busy, onFix, onR
               <>
                 <ToolReviewView review={detail.review} />
                 <div className="mt-3">
-                  <Button variant="primary" disabled={busy} onClick={() => onFix({ kind: 'approve_tool', id: fix.id, hash: detail.review.pin ?? '' })}>Approve this definition</Button>
+                  <Allowed permission="approve"><Button variant="primary" disabled={busy} onClick={() => onFix({ kind: 'approve_tool', id: fix.id, hash: detail.review.pin ?? '' })}>Approve this definition</Button></Allowed>
                 </div>
               </>
             )}
@@ -103,7 +108,7 @@ export function ResultRow({ result: r, view, detail, requestId, busy, onFix, onR
               <>
                 <Exposure detail={detail} />
                 <div className="mt-3">
-                  <Button variant="primary" disabled={busy} onClick={() => onFix({ kind: 'release_server', server: fix.server, shown: shownPins(detail) })}>{`Release server ${fix.server}`}</Button>
+                  <Allowed permission="approve"><Button variant="primary" disabled={busy} onClick={() => onFix({ kind: 'release_server', server: fix.server, shown: shownPins(detail) })}>{`Release server ${fix.server}`}</Button></Allowed>
                 </div>
               </>
             )}
@@ -111,7 +116,7 @@ export function ResultRow({ result: r, view, detail, requestId, busy, onFix, onR
               <div role="alertdialog" aria-label={`Confirm: ${fix.label}`}>
                 <p className="text-sm">{detail.message}</p>
                 <div className="mt-2 flex gap-2">
-                  <Button variant="danger" disabled={busy} onClick={() => onFix({ ...fix.fix, confirm: true } as Fix)}>{`Yes, ${fix.label.toLowerCase()}`}</Button>
+                  <Button variant="danger" disabled={busy || !may(fix.fix.kind)} onClick={() => onFix({ ...fix.fix, confirm: true } as Fix)}>{`Yes, ${fix.label.toLowerCase()}`}</Button>
                   <Button onClick={() => setReviewing(false)}>Cancel</Button>
                 </div>
               </div>

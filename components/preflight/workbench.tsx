@@ -1,5 +1,6 @@
 'use client'
 
+import { Allowed } from '@/components/operator-context'
 import { useQueryClient } from '@tanstack/react-query'
 import Link from 'next/link'
 import { useEffect, useRef, useState, useTransition } from 'react'
@@ -110,7 +111,7 @@ export function PreflightWorkbench({ initial, options, autorun }: { initial: Pre
               </div>
             </fieldset>
             <div className="flex items-center gap-3">
-              <Button type="submit" variant="primary" disabled={pending}>{pending ? 'Checking…' : 'Run preflight'}</Button>
+              <Allowed permission="operate"><Button type="submit" variant="primary" disabled={pending}>{pending ? 'Checking…' : 'Run preflight'}</Button></Allowed>
               <span className="text-xs text-slate-500 dark:text-slate-400">Recorded on the activity log (surface <code>dashboard</code>).</span>
             </div>
             {failure && <ErrorNote error={failure.error} fix={failure.fix} />}
@@ -127,7 +128,7 @@ export function PreflightWorkbench({ initial, options, autorun }: { initial: Pre
             </h2>
             {stale && (
               <p data-testid="result-stale" className="mb-3 rounded border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100">
-                The form changed since this check ran: these verdicts are for the previous ids and options. <Button className="ml-1" disabled={pending} onClick={() => run(form)}>Run again</Button>
+                The form changed since this check ran: these verdicts are for the previous ids and options. <Allowed permission="operate"><Button className="ml-1" disabled={pending} onClick={() => run(form)}>Run again</Button></Allowed>
               </p>
             )}
             <p className="mb-3 text-xs text-slate-600 dark:text-slate-300">

@@ -1,5 +1,6 @@
 'use client'
 
+import { useCan } from '@/components/operator-context'
 import { useState, useTransition } from 'react'
 import { startLoginAction } from '@/lib/actions/upstream'
 import { ErrorNote } from '@/components/error-note'
@@ -14,6 +15,7 @@ export function LoginButton({ server, requestId, label = 'Log in', ariaLabel, on
 }) {
   const [pending, start] = useTransition()
   const [failure, setFailure] = useState<{ error: string; fix: string } | null>(null)
+  if (!useCan('operate')) return null
   return (
     <span className="inline-flex flex-col gap-1">
       <Button variant="primary" disabled={pending} aria-label={ariaLabel} onClick={() => start(async () => {

@@ -1,5 +1,6 @@
 'use client'
 
+import { useCan } from '@/components/operator-context'
 import { useState } from 'react'
 import { setSecretAction } from '@/lib/actions/upstream'
 import { ActionButton } from '@/components/action-button'
@@ -9,6 +10,7 @@ import { inputClass } from '@/components/ui'
 export function SecretForm({ server, missing }: { server: string; missing: string[] }) {
   const [name, setName] = useState(missing[0] ?? '')
   const [value, setValue] = useState('')
+  if (!useCan('admin')) return missing.length > 0 ? <p className="text-sm">Missing: {missing.map((m) => <code key={m} className="mr-1">{m}</code>)} (an admin sets secrets)</p> : null
   return (
     <div className="space-y-2">
       {missing.length > 0 && <p className="text-sm">Missing: {missing.map((m) => <code key={m} className="mr-1">{m}</code>)}</p>}
@@ -19,7 +21,7 @@ export function SecretForm({ server, missing }: { server: string; missing: strin
         <label className="text-sm font-medium">Value
           <input type="password" autoComplete="off" value={value} onChange={(e) => setValue(e.target.value)} className={`mt-1 block ${inputClass}`} />
         </label>
-        <ActionButton action={setSecretAction} input={{ server, name, value }} label="Save secret" variant="primary" onDone={() => setValue('')} />
+        <ActionButton action={setSecretAction} permission="admin" input={{ server, name, value }} label="Save secret" variant="primary" onDone={() => setValue('')} />
       </div>
     </div>
   )

@@ -14,7 +14,7 @@ const detail = (name: string, anchor = '') => `/servers/${encodeURIComponent(nam
  */
 export function ServerAction({ s, facts }: { s: ServerRow; facts: ServerFacts }) {
   if (s.quarantined) return <LinkButton variant="primary" href={detail(s.name, '#release')} aria-label={`Review & release ${s.name}`}>Review &amp; release</LinkButton>
-  if (!s.enabled) return <ActionButton variant="primary" action={setServerState} input={{ server: s.name, change: 'enable' as const }} label="Enable" name={`Enable ${s.name}`} />
+  if (!s.enabled) return <ActionButton variant="primary" action={setServerState} permission="operate" input={{ server: s.name, change: 'enable' as const }} label="Enable" name={`Enable ${s.name}`} />
   if (s.health === 'login_needed' || (s.health === 'unhealthy' && s.connection?.action === 'login')) {
     return canLogin(facts) ? <LoginButton server={s.name} ariaLabel={`Log in to ${s.name}`} /> : <Advice text={connectionAdvice(s.name, facts)} />
   }
@@ -22,10 +22,10 @@ export function ServerAction({ s, facts }: { s: ServerRow; facts: ServerFacts })
     if (!canRestart(facts)) return <Advice text={connectionAdvice(s.name, facts)} />
     // not connected yet, or the runtime diagnosed a restart: ask it to reconnect; otherwise its log says why
     return s.connection?.action === 'restart' || s.health !== 'unhealthy'
-      ? <ActionButton variant="primary" action={restartAction} input={{ server: s.name }} label="Restart" name={`Restart ${s.name}`} />
+      ? <ActionButton variant="primary" action={restartAction} permission="operate" input={{ server: s.name }} label="Restart" name={`Restart ${s.name}`} />
       : <LinkButton variant="primary" href={detail(s.name, '#logs')} aria-label={`View logs of ${s.name}`}>View logs</LinkButton>
   }
-  return <ActionButton action={setServerState} input={{ server: s.name, change: 'disable' as const }} label="Disable" name={`Disable ${s.name}`} confirm={`Disable ${s.name}? Its tools stop being served at once.`} />
+  return <ActionButton action={setServerState} permission="operate" input={{ server: s.name, change: 'disable' as const }} label="Disable" name={`Disable ${s.name}`} confirm={`Disable ${s.name}? Its tools stop being served at once.`} />
 }
 
 function Advice({ text }: { text: string }) {

@@ -1,5 +1,6 @@
 'use client'
 
+import { Allowed } from '@/components/operator-context'
 import { useState, useTransition } from 'react'
 import { saveServerSettings } from '@/lib/actions/servers'
 import type { ServerSettings } from '@/lib/admin/schemas'
@@ -56,7 +57,7 @@ export function SettingsForm({ server, settings }: { server: string; settings: S
         <label htmlFor="roots" className="block text-sm font-medium">Roots <span className="font-normal text-slate-600 dark:text-slate-300">(file:// URIs the server may ask for, one per line; none by default)</span></label>
         <textarea id="roots" rows={2} value={roots} onChange={(e) => setRoots(e.target.value)} className={`mt-1 w-full font-mono ${inputClass}`} />
       </div>
-      <Button type="submit" variant="primary" disabled={pending}>{pending ? 'Saving…' : 'Save settings'}</Button>
+      <Allowed permission="approve"><Button type="submit" variant="primary" disabled={pending}>{pending ? 'Saving…' : 'Save settings'}</Button></Allowed>
       {result?.ok && <p role="status" className="text-sm text-emerald-700 dark:text-emerald-300">Saved and recorded.</p>}
       {result && !result.ok && <ErrorNote error={result.error} fix={result.fix} />}
     </form>

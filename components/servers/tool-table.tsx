@@ -1,5 +1,6 @@
 'use client'
 
+import { useCan } from '@/components/operator-context'
 import { Fragment, useOptimistic, useState, useTransition } from 'react'
 import { callApprovalAction, changeToolsAction } from '@/lib/actions/servers'
 import type { InventoryTool } from '@/lib/catalog/inventory'
@@ -21,6 +22,7 @@ type Panel = { kind: 'review'; id: string } | { kind: 'bulk-approve' } | { kind:
  * destructive asks first.
  */
 export function ToolTable({ tools, reviews, callApproval }: { tools: InventoryTool[]; reviews: Record<string, ToolReview>; callApproval: string[] }) {
+  const mayApprove = useCan('approve')
   const [selected, setSelected] = useState<Set<string>>(new Set())
   const [panel, setPanel] = useState<Panel>(null)
   const [failure, setFailure] = useState<{ error: string; fix: string } | null>(null)
@@ -46,12 +48,12 @@ export function ToolTable({ tools, reviews, callApproval }: { tools: InventoryTo
   const overCeiling = chosen.some((id) => (reviews[id]?.surface.crossings.length ?? 0) > 0)
   return (
     <div>
-      <div role="toolbar" aria-label="Bulk actions" className="mb-2 flex flex-wrap items-center gap-2">
+      {mayApprove && <div role="toolbar" aria-label="Bulk actions" className="mb-2 flex flex-wrap items-center gap-2">
         <span className="text-sm text-slate-600 dark:text-slate-400">{selected.size} selected</span>
         <Button disabled={pending || selected.size === 0} onClick={() => setPanel({ kind: 'bulk-approve' })}>Approve selected</Button>
         <Button variant="danger" disabled={pending || selected.size === 0} onClick={() => run('block', chosen)}>Block selected</Button>
         <Button disabled={pending || selected.size === 0} onClick={() => unblock(chosen)}>Unblock selected</Button>
-      </div>
+      </div>}
       {panel?.kind === 'bulk-approve' && (
         <div className="mb-3 rounded border border-slate-200 p-3 dark:border-slate-800" aria-label="Review before approving">
           <p className="mb-2 text-sm">Approve {chosen.length} definition{chosen.length === 1 ? '' : 's'}, exactly as shown:</p>
@@ -109,12 +111,12 @@ export function ToolTable({ tools, reviews, callApproval }: { tools: InventoryTo
                   </td>
                   <td className="py-2 pr-3 text-xs">
                     <label className="inline-flex items-center gap-1">
-                      <input type="checkbox" checked={held.includes(t.name)} disabled={pending} onChange={(e) => toggleHold(t, e.target.checked)} aria-label={`Hold every call of ${t.name} for approval`} />
+                      <input type="checkbox" checked={held.includes(t.name)} disabled={pending || !mayApprove} onChange={(e) => toggleHold(t, e.target.checked)} aria-label={`Hold every call of ${t.name} for approval`} />
                       hold for approval
                     </label>
                   </td>
                   <td className="py-2">
-                    {t.blocked ? <Button disabled={pending} onClick={() => unblock([t.id])} aria-label={`Unblock ${t.name}`}>Unblock</Button>
+                    {!mayApprove ? null : t.blocked ? <Button disabled={pending} onClick={() => unblock([t.id])} aria-label={`Unblock ${t.name}`}>Unblock</Button>
                       : t.approval === 'pending' || t.approval === 'changed'
                         ? <Button variant="primary" aria-expanded={panel?.kind === 'review' && panel.id === t.id} onClick={() => setPanel(panel?.kind === 'review' && panel.id === t.id ? null : { kind: 'review', id: t.id })}>Review &amp; approve</Button>
                         : <Button variant="danger" disabled={pending} onClick={() => run('block', [t.id])} aria-label={`Block ${t.name}`}>Block</Button>}

@@ -1,5 +1,6 @@
 'use client'
 
+import { Allowed } from '@/components/operator-context'
 import { useState, useTransition } from 'react'
 import { pruneNowAction, saveSettingsAction } from '@/lib/actions/settings'
 import type { PresentedSettings } from '@/lib/admin/settings'
@@ -84,13 +85,13 @@ export function ProxySettingsForm({ settings, profiles }: { settings: PresentedS
         </div>
         <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">Past either, the token&apos;s requests are refused (REST 429 with Retry-After, MCP -32000) until it is back under; the operator is never limited.</p>
       </fieldset>
-      <div className="flex flex-wrap gap-2">
+      <Allowed permission="admin"><div className="flex flex-wrap gap-2">
         <Button type="submit" variant="primary" disabled={pending}>{pending ? 'Saving…' : 'Save settings'}</Button>
         <Button disabled={pending || settings.activity_retention_days === null} onClick={() => start(async () => {
           const r = await pruneNowAction({})
           setResult(r.ok ? { ok: true, note: `Pruned ${r.data} records.` } : r)
         })}>Prune now</Button>
-      </div>
+      </div></Allowed>
       {result?.ok && <p role="status" className="text-sm text-emerald-700 dark:text-emerald-300">{result.note}</p>}
       {result && !result.ok && <ErrorNote error={result.error} fix={result.fix} />}
     </form>

@@ -1,7 +1,7 @@
 import 'server-only'
 import { and, asc, eq, gt, isNull, like, notInArray, or, sql } from 'drizzle-orm'
 import type { DbLike, Tx } from '@/db/client'
-import { operatorInvitations, operators, operatorSessions, pendingApprovals, personalTokens, settings, type Operator } from '@/db/schema'
+import { operatorInvitations, operators, operatorSessions, pendingApprovals, personalTokens, type Operator } from '@/db/schema'
 
 // Named operators' SQL (lib/auth, lib/admin/operators.ts): accounts, invitations, personal tokens,
 // sessions per person, and the two-person rule's first approvals.
@@ -113,13 +113,6 @@ export function deleteTokensNotIn(tx: Tx, operatorId: string, keep: readonly str
 
 export function notePersonalTokenUse(tx: Tx, id: string, now: number): void {
   tx.update(personalTokens).set({ uses: sql`${personalTokens.uses} + 1`, lastUsedAt: now }).where(eq(personalTokens.id, id)).run()
-}
-
-// ---- settings of named operators
-
-export function operatorSettings(db: DbLike): { breakGlassKey: boolean; twoPersonRule: string } {
-  return db.select({ breakGlassKey: settings.breakGlassKey, twoPersonRule: settings.twoPersonRule }).from(settings).where(eq(settings.id, 1)).get()
-    ?? { breakGlassKey: true, twoPersonRule: 'off' }
 }
 
 // ---- two-person rule

@@ -13,11 +13,15 @@ export interface ProxySettings {
   maxDescriptionOverlap: number | null
   agentRequestsPerSecond: number | null
   agentRecordedMibPerHour: number | null
+  /** false: the shared key no longer signs in (named operators only) */
+  breakGlassKey: boolean
+  /** which approvals need two different approvers */
+  twoPersonRule: 'off' | 'destructive' | 'all'
 }
 
 export const settingsDefaults: ProxySettings = {
   quarantineEnabled: true, mcpAnonymousProfile: null, activityRetentionDays: 90, callApprovalWaitMs: 60_000, maxDescriptionOverlap: null,
-  agentRequestsPerSecond: 5_000, agentRecordedMibPerHour: 64,
+  agentRequestsPerSecond: 5_000, agentRecordedMibPerHour: 64, breakGlassKey: true, twoPersonRule: 'off',
 }
 
 export function readSettings(db: DbLike): ProxySettings {
@@ -26,8 +30,9 @@ export function readSettings(db: DbLike): ProxySettings {
     activityRetentionDays: settings.activityRetentionDays, callApprovalWaitMs: settings.callApprovalWaitMs,
     maxDescriptionOverlap: settings.maxDescriptionOverlap,
     agentRequestsPerSecond: settings.agentRequestsPerSecond, agentRecordedMibPerHour: settings.agentRecordedMibPerHour,
+    breakGlassKey: settings.breakGlassKey, twoPersonRule: settings.twoPersonRule,
   }).from(settings).where(eq(settings.id, 1)).get()
-  return row ?? settingsDefaults
+  return row ? { ...row, twoPersonRule: row.twoPersonRule as ProxySettings['twoPersonRule'] } : settingsDefaults
 }
 
 const versionStatements = new WeakMap<DbLike['$client'], Statement>()

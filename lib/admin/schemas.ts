@@ -47,6 +47,8 @@ export const requestsPerSecondSchema = z.number().int('must be a whole number of
 export const recordedMibPerHourSchema = z.number().int('must be a whole number of MiB')
   .min(1, 'must be at least 1 MiB an hour (null: no limit)').max(1_048_576, 'must be at most 1048576 (1 TiB)')
 
+export const twoPersonRuleSchema = z.enum(['off', 'destructive', 'all'], { message: 'two_person_rule is off, destructive or all' })
+
 export const overlapCeilingSchema = z.number().gt(0, 'must be above 0 (null reports only)').max(1, 'must be at most 1 (a cosine)')
 
 /** Proxy-wide settings an operator may change (state-file names). */
@@ -58,5 +60,7 @@ export const settingsPatchSchema = z.strictObject({
   max_description_overlap: overlapCeilingSchema.nullable().optional(),
   agent_requests_per_second: requestsPerSecondSchema.nullable().optional(),
   agent_recorded_mib_per_hour: recordedMibPerHourSchema.nullable().optional(),
+  break_glass_key: z.boolean().optional(),
+  two_person_rule: twoPersonRuleSchema.optional(),
 })
 export type SettingsPatch = z.infer<typeof settingsPatchSchema>

@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { settings } from '@/db/schema'
 import { profileServers } from '@/db/queries/access'
+import { operatorList } from '@/db/queries/operators'
 import { readSettings, type ProxySettings } from '@/db/queries/settings'
 import { writeTransaction } from '@/db/write'
 import { badRequest } from '@/lib/core/errors'
@@ -19,6 +20,8 @@ export const presentSettings = (s: ProxySettings) => ({
   max_description_overlap: s.maxDescriptionOverlap,
   agent_requests_per_second: s.agentRequestsPerSecond,
   agent_recorded_mib_per_hour: s.agentRecordedMibPerHour,
+  break_glass_key: s.breakGlassKey,
+  two_person_rule: s.twoPersonRule,
 })
 export type PresentedSettings = ReturnType<typeof presentSettings>
 
@@ -30,9 +33,13 @@ export async function updateSettings(db: Db, patch: unknown, ctx: ActionContext)
   const parsed = settingsPatchSchema.safeParse(patch)
   if (!parsed.success) throw badRequest(formatIssues(parsed.error))
   const p = parsed.data
-  if (Object.keys(p).length === 0) throw badRequest('nothing to change: name a setting (quarantine_enabled, mcp_anonymous_profile, activity_retention_days, call_approval_wait_ms, max_description_overlap, agent_requests_per_second, agent_recorded_mib_per_hour)')
+  if (Object.keys(p).length === 0) throw badRequest('nothing to change: name a setting (quarantine_enabled, mcp_anonymous_profile, activity_retention_days, call_approval_wait_ms, max_description_overlap, agent_requests_per_second, agent_recorded_mib_per_hour, break_glass_key, two_person_rule)')
   return writeTransaction(db, (tx) => {
     const before = presentSettings(readSettings(tx))
+    // turning the shared key off must leave an admin who can sign in as themselves
+    if (p.break_glass_key === false && !operatorList(tx).some((o) => o.enabled && o.role === 'admin' && o.source !== 'bootstrap')) {
+      throw badRequest('break_glass_key: create an enabled admin account first (toolgate operators add, or invite one): with the key off, only accounts sign in')
+    }
     if (p.mcp_anonymous_profile && profileServers(tx, p.mcp_anonymous_profile) === undefined) {
       throw badRequest(`mcp_anonymous_profile: no profile "${p.mcp_anonymous_profile}" exists (create it first)`)
     }
@@ -44,6 +51,8 @@ export async function updateSettings(db: Db, patch: unknown, ctx: ActionContext)
       ...(p.max_description_overlap !== undefined ? { maxDescriptionOverlap: p.max_description_overlap } : {}),
       ...(p.agent_requests_per_second !== undefined ? { agentRequestsPerSecond: p.agent_requests_per_second } : {}),
       ...(p.agent_recorded_mib_per_hour !== undefined ? { agentRecordedMibPerHour: p.agent_recorded_mib_per_hour } : {}),
+      ...(p.break_glass_key !== undefined ? { breakGlassKey: p.break_glass_key } : {}),
+      ...(p.two_person_rule !== undefined ? { twoPersonRule: p.two_person_rule } : {}),
     }).where(eq(settings.id, 1)).run()
     const after = presentSettings(readSettings(tx))
     return { before, after, ...recordChange(tx, 'settings.changed', ctx, { target: 'settings', before, after }) }

@@ -7,7 +7,7 @@ import type { Caller } from '@/lib/preflight/evaluate'
 import { describeError, forbidden, unauthorized } from '@/lib/core/errors'
 import { logLine } from '@/lib/core/log'
 import { writeTransaction } from '@/db/write'
-import { notePersonalTokenUse, operatorSettings, personalTokenByHash } from '@/db/queries/operators'
+import { notePersonalTokenUse, personalTokenByHash } from '@/db/queries/operators'
 import { isOperatorKey } from './operator-key'
 import { principalOf } from './accounts'
 import { can, isRole, refusal, type Permission, type Principal } from './roles'
@@ -80,7 +80,7 @@ export function personalTokenPrincipal(db: Db, token: string, now = Date.now()):
 
 /** The break-glass key on REST: the bootstrap admin's powers, on the record as `break-glass`; refused once turned off. */
 function breakGlassPrincipal(db: Db): Principal {
-  if (!operatorSettings(db).breakGlassKey) throw unauthorized('the break-glass key is turned off (settings.break_glass_key: false): use a personal access token')
+  if (!readSettings(db).breakGlassKey) throw unauthorized('the break-glass key is turned off (settings.break_glass_key: false): use a personal access token')
   return { operatorId: '', username: 'break-glass', name: 'Break-glass key', role: 'admin', auth: 'break-glass', actor: 'break-glass' }
 }
 

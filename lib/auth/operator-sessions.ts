@@ -8,7 +8,8 @@ import { recordChange } from '@/lib/activity/record-change'
 import { describeError, forbidden, notFoundError } from '@/lib/core/errors'
 import { logLine } from '@/lib/core/log'
 import { sessionByHash } from '@/db/queries/auth'
-import { deleteSession, deleteSessionById, insertSession, operatorById, operatorByLogin, operatorSettings, sessionsWithOperators, touchSession } from '@/db/queries/operators'
+import { readSettings } from '@/db/queries/settings'
+import { deleteSession, deleteSessionById, insertSession, operatorById, operatorByLogin, sessionsWithOperators, touchSession } from '@/db/queries/operators'
 import { agentCaller } from './caller'
 import { contextOf, ensureBootstrapAdmin, principalOf } from './accounts'
 import { isOperatorKey } from './operator-key'
@@ -71,7 +72,7 @@ const KEY = /^tg_sk_[A-Za-z0-9_-]{32}$/
 function sessionPrincipal(db: Db, row: OperatorSession): Principal | undefined {
   const o = row.operatorId === null ? undefined : operatorById(db, row.operatorId)
   if (!o || !o.enabled) return undefined
-  if (row.auth === 'break-glass' && !operatorSettings(db).breakGlassKey) return undefined
+  if (row.auth === 'break-glass' && !readSettings(db).breakGlassKey) return undefined
   return principalOf(o, row.auth === 'break-glass' ? 'break-glass' : 'session')
 }
 
@@ -185,7 +186,7 @@ export function signInBreakGlass(db: Db, key: string, origin: SessionOrigin = {}
       const why = agent ? 'That is an agent token: agent tokens cannot open the dashboard. Use the break-glass key, or sign in with your account.' : 'That is not the break-glass key.'
       return { refused: until === null ? why : `${why} ${tooMany(`from ${address}`, until, now)}`, fix: KEY_FIX }
     }
-    if (!operatorSettings(db).breakGlassKey) {
+    if (!readSettings(db).breakGlassKey) {
       await refusedRecord(db, now, { address, reason: 'break_glass_off' })
       return { refused: 'The break-glass key is turned off (settings.break_glass_key: false).', fix: 'Sign in with your account. An admin can turn the key back on: toolgate settings set break_glass_key true.' }
     }

@@ -20,8 +20,10 @@ export interface InboxCall {
   title: string | null
   description: string | null
   annotations: ToolAnnotations | null
-  /** the arguments when they are small; null when only their start is here */
+  /** the arguments when they are small; null when only their start is here, or the role reads no arguments */
   arguments: unknown
+  /** the role reads no call arguments (viewer, operator): neither they nor their start are here */
+  arguments_hidden: boolean
   arguments_length: number
   /** the start of the canonical JSON of arguments too large to poll (null when `arguments` has them all) */
   arguments_preview: string | null
@@ -44,17 +46,18 @@ export interface InboxCall {
 const RECENT = 20
 const PENDING = 500
 
-function present(db: Db, c: CallSummary): InboxCall {
+function present(db: Db, c: CallSummary, showArguments: boolean): InboxCall {
   const tool = knownTool(db, c.serverName, c.toolName)
   // what the caller was served when it asked: the approved definition (changed or not since), else the tool as it stands
   const served = tool?.approved ? storedOf(tool.name, tool.approved) : tool
   const pending = c.status === 'pending'
   const refusal = pending ? callGate(db, c, { tier: 'agent', name: c.caller, ...(c.callerId ? { id: c.callerId } : {}), allowedServers: [], profilePin: null }, c.profile ?? undefined) : undefined
-  const whole = c.argumentsLength <= INBOX_ARGUMENTS_CHARS
+  const whole = showArguments && c.argumentsLength <= INBOX_ARGUMENTS_CHARS
   return {
     id: c.id, status: c.status, tool: `${c.serverName}:${c.toolName}`, title: served?.title ?? null, description: served?.description ?? null,
     annotations: served?.annotations ?? null,
-    arguments: whole ? JSON.parse(c.argumentsPrefix) : null, arguments_length: c.argumentsLength, arguments_preview: whole ? null : c.argumentsPrefix,
+    arguments: whole ? JSON.parse(c.argumentsPrefix) : null, arguments_hidden: !showArguments, arguments_length: c.argumentsLength,
+    arguments_preview: whole || !showArguments ? null : c.argumentsPrefix,
     caller: c.caller, request_id: c.requestId,
     created_at: new Date(c.createdAt).toISOString(), expires_at: new Date(c.expiresAt).toISOString(), decided_by: c.decidedBy, reason: c.reason,
     pin: c.pin, changed_since_requested: pending && changedSinceRequested(db, c),
@@ -63,12 +66,12 @@ function present(db: Db, c: CallSummary): InboxCall {
   }
 }
 
-/** The calls waiting for an operator (oldest first: first come, first decided) and the latest decisions. */
-export async function approvalsInbox(db: Db): Promise<{ pending: InboxCall[]; recent: InboxCall[] }> {
+/** The calls waiting for an operator (oldest first: first come, first decided) and the latest decisions; arguments only for a role that reads them. */
+export async function approvalsInbox(db: Db, showArguments: boolean): Promise<{ pending: InboxCall[]; recent: InboxCall[] }> {
   await expireCalls(db)
   return {
-    pending: listCallSummaries(db, 'pending', PENDING, INBOX_ARGUMENTS_CHARS).reverse().map((c) => present(db, c)),
-    recent: listCallSummaries(db, undefined, RECENT + 50, INBOX_ARGUMENTS_CHARS).filter((c) => c.status !== 'pending').slice(0, RECENT).map((c) => present(db, c)),
+    pending: listCallSummaries(db, 'pending', PENDING, INBOX_ARGUMENTS_CHARS).reverse().map((c) => present(db, c, showArguments)),
+    recent: listCallSummaries(db, undefined, RECENT + 50, INBOX_ARGUMENTS_CHARS).filter((c) => c.status !== 'pending').slice(0, RECENT).map((c) => present(db, c, showArguments)),
   }
 }
 export type ApprovalsInbox = Awaited<ReturnType<typeof approvalsInbox>>

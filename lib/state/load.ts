@@ -67,6 +67,8 @@ export async function loadState(db: Db, doc: unknown, actor: string, opts: { kee
       maxDescriptionOverlap: state.settings.max_description_overlap,
       agentRequestsPerSecond: state.settings.agent_requests_per_second,
       agentRecordedMibPerHour: state.settings.agent_recorded_mib_per_hour,
+      breakGlassKey: state.settings.break_glass_key,
+      twoPersonRule: state.settings.two_person_rule,
     }).where(eq(settings.id, 1)).run()
     for (const s of state.servers) {
       tx.insert(servers).values({

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { connectionActions, connectionStates } from '@/db/schema/servers'
 import { settingsDefaults } from '@/db/queries/settings'
-import { callApprovalWaitSchema, callTimeoutSchema, overlapCeilingSchema, profileNameSchema, recordedMibPerHourSchema, requestsPerSecondSchema, retentionDaysSchema, rootsSchema, serverNameSchema, tokenNameSchema } from '@/lib/admin/schemas'
+import { callApprovalWaitSchema, callTimeoutSchema, overlapCeilingSchema, profileNameSchema, recordedMibPerHourSchema, requestsPerSecondSchema, retentionDaysSchema, rootsSchema, serverNameSchema, tokenNameSchema, twoPersonRuleSchema } from '@/lib/admin/schemas'
 
 /** The state file, version 1 (see docs/state-file.md). Strict: unknown fields are errors. */
 const json = z.record(z.string(), z.unknown())
@@ -79,6 +79,8 @@ export const stateFileSchema = z.strictObject({
     max_description_overlap: overlapCeilingSchema.nullable().default(settingsDefaults.maxDescriptionOverlap),
     agent_requests_per_second: requestsPerSecondSchema.nullable().default(settingsDefaults.agentRequestsPerSecond),
     agent_recorded_mib_per_hour: recordedMibPerHourSchema.nullable().default(settingsDefaults.agentRecordedMibPerHour),
+    break_glass_key: z.boolean().default(settingsDefaults.breakGlassKey),
+    two_person_rule: twoPersonRuleSchema.default(settingsDefaults.twoPersonRule),
   }).prefault({}),
   servers: z.array(serverSchema).default([]),
   profiles: z.array(z.strictObject({ name: profileNameSchema, servers: z.array(serverNameSchema) })).default([]),

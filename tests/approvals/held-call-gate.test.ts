@@ -89,7 +89,7 @@ describe('a held call is gated again when its approval would run it', () => {
     fx.set({ tools: [REWORDED] })
     await waitFor('transfer flagged', () => approval()?.status === 'changed')
     expect((await calls()).find((c) => c.id === held.id)?.changed_since_requested).toBe(true)
-    const inbox = (await approvalsInbox(db)).pending.find((c) => c.id === held.id)!
+    const inbox = (await approvalsInbox(db, true)).pending.find((c) => c.id === held.id)!
     // what the agent was served when it asked, and the sign that it changed since
     expect(inbox).toMatchObject({ changed_since_requested: true, description: TRANSFER.description })
     expect(inbox.changes.map((c) => c.field)).toEqual(['description'])

@@ -159,7 +159,7 @@ describe('request handling', () => {
     const minted = mcp.headers.get('x-request-id')!
     expect(minted).toMatch(/^req_[0-9A-Z]{26}$/)
     expect((await mcp.json()).result._meta['app.mcpproxy/required-tools'].request_id).toBe(minted)
-    expect(records('ops-change-7').map((r) => r.actor)).toEqual(['operator'])
+    expect(records('ops-change-7').map((r) => r.actor)).toEqual(['break-glass'])
     // a caller's own id is its own: reusing it joins its own story
     const first = await post(ids('notes:read_note'), { ...asAgent, 'x-request-id': 'nightly-run-9' })
     const again = await post(ids('notes:export_notes'), { ...asAgent, 'x-request-id': 'nightly-run-9' })

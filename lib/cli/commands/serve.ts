@@ -134,7 +134,7 @@ const serveCommand = command({
     ].filter((l, i) => i === 0 || l !== '').join('\n'))
     // the one thing to copy comes last, apart from the log above it
     if (running.newKey) {
-      console.log(['', ...framed(['operator API key (shown this once; toolgate keeps only its hash):', '', `  ${running.newKey}`, '', 'Copy it now: it signs you in to the dashboard, and REST takes it as X-API-Key.', 'Lost it? toolgate operator-key rotate prints a new one.']), ''].join('\n'))
+      console.log(['', ...framed(['operator API key (shown this once; toolgate keeps only its hash):', '', `  ${running.newKey}`, '', 'Copy it now: it is the break-glass key — it signs in as the bootstrap admin (to create the first accounts), REST takes it as X-API-Key, and every use is recorded as break-glass.', 'Lost it? toolgate operator-key rotate prints a new one.']), ''].join('\n'))
     }
 
     return new Promise((resolve) => {
@@ -151,7 +151,7 @@ const serveCommand = command({
 
 const rotateCommand = command({
   name: 'operator-key rotate',
-  summary: 'print a new operator API key (shown once; only its hash is stored) and sign every dashboard session out',
+  summary: 'print a new operator API key — the break-glass key (shown once; only its hash is stored) — and sign out the sessions the old one opened',
   details: 'Refused while TOOLGATE_API_KEY is set: then the key is that variable\'s value. The rotation is not an activity record (the log has no type for it); sign-ins with the new key are.',
   args: [],
   flags: {},

@@ -27,7 +27,7 @@ export const settingsCommands: Command[] = [
   command({
     name: 'settings set',
     summary: 'change one setting',
-    details: 'Values: null (or none), true, false and numbers are typed, anything else is a string. Names: quarantine_enabled (true|false), mcp_anonymous_profile (<profile>|null), activity_retention_days (<days>|null), call_approval_wait_ms (<ms>), max_description_overlap (0..1|null: approving a tool that reads more like a served one than this asks first; see toolgate surface report), agent_requests_per_second (<n>|null) and agent_recorded_mib_per_hour (<MiB>|null): limits per agent token.',
+    details: 'Values: null (or none), true, false and numbers are typed, anything else is a string. Names: quarantine_enabled (true|false), mcp_anonymous_profile (<profile>|null), activity_retention_days (<days>|null), call_approval_wait_ms (<ms>), max_description_overlap (0..1|null: approving a tool that reads more like a served one than this asks first; see toolgate surface report), agent_requests_per_second (<n>|null) and agent_recorded_mib_per_hour (<MiB>|null): limits per agent token, break_glass_key (true|false: whether the shared key still signs in; turning it off needs an admin account), two_person_rule (off|destructive|all: which approvals need two different approvers).',
     args: [{ name: '<name>', what: 'setting name', complete: 'setting' }, { name: '<value>', what: 'value' }],
     flags: {},
     examples: [['toolgate settings set activity_retention_days 30', 'keep a month of activity'], ['toolgate settings set mcp_anonymous_profile null -o json', 'refuse anonymous MCP callers; before/after as JSON']],

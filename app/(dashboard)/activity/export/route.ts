@@ -1,5 +1,5 @@
 import { activityExport, activityFilterFromSearch } from '@/lib/dashboard/activity'
-import { unauthorizedUnlessSignedIn } from '@/lib/dashboard/operator'
+import { refusedUnless } from '@/lib/dashboard/operator'
 import { getDb } from '@/db/client'
 
 export const runtime = 'nodejs'
@@ -7,7 +7,7 @@ export const dynamic = 'force-dynamic'
 
 /** GET /activity/export?format=json|csv&<filters> — the filtered records as a file. Operator session only. */
 export async function GET(req: Request): Promise<Response> {
-  const denied = await unauthorizedUnlessSignedIn()
+  const { denied } = await refusedUnless('export_activity')
   if (denied) return denied
   const sp = Object.fromEntries(new URL(req.url).searchParams)
   const format = sp.format === 'csv' ? 'csv' : sp.format === 'json' ? 'json' : null

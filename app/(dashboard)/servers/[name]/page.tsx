@@ -60,9 +60,9 @@ export default async function ServerPage({ params }: { params: Promise<{ name: s
           <AdminState s={s} />
           <div className="mt-3 flex flex-wrap gap-2">
             {s.enabled
-              ? <ActionButton action={setServerState} input={change('disable')} label="Disable" variant="danger" confirm={`Disable ${name}? Its tools stop being served at once.`} />
-              : <ActionButton action={setServerState} input={change('enable')} label="Enable" variant="primary" />}
-            {!s.quarantined && <ActionButton action={setServerState} input={change('quarantine')} label="Quarantine" variant="danger" confirm={`Quarantine ${name}? All its tools are withheld until it is reviewed.`} />}
+              ? <ActionButton action={setServerState} permission="operate" input={change('disable')} label="Disable" variant="danger" confirm={`Disable ${name}? Its tools stop being served at once.`} />
+              : <ActionButton action={setServerState} permission="operate" input={change('enable')} label="Enable" variant="primary" />}
+            {!s.quarantined && <ActionButton action={setServerState} permission="operate" input={change('quarantine')} label="Quarantine" variant="danger" confirm={`Quarantine ${name}? All its tools are withheld until it is reviewed.`} />}
           </div>
         </Card>
         <Card title={<span id="connection">Connection health</span>}>
@@ -72,7 +72,7 @@ export default async function ServerPage({ params }: { params: Promise<{ name: s
           {s.connection?.action && <p className="mt-1 text-sm">The runtime suggests: <code>{s.connection.action}</code></p>}
           {canRestart(facts) && (
             <div className="mt-3 flex flex-wrap gap-2">
-              <ActionButton action={restartAction} input={{ server: name }} label="Restart" variant={s.connection?.action === 'restart' ? 'primary' : 'secondary'} />
+              <ActionButton action={restartAction} permission="operate" input={{ server: name }} label="Restart" variant={s.connection?.action === 'restart' ? 'primary' : 'secondary'} />
               {/* a login is offered where it can help: a server asking for one, or one logged in to before */}
               {canLogin(facts) && (s.health === 'login_needed' || hasLoggedIn(db, name)) && <LoginButton server={name} label={s.health === 'login_needed' ? 'Log in' : 'Log in again'} />}
             </div>
@@ -90,9 +90,9 @@ export default async function ServerPage({ params }: { params: Promise<{ name: s
             </p>
           )}
           <div className="mt-3 flex flex-wrap gap-2">
-            {s.transport && <ActionButton action={inspectAction} input={{ server: name }} label={exposure.inspectedAt === null ? 'Inspect (list its tools)' : 'Inspect again'}
+            {s.transport && <ActionButton action={inspectAction} permission="operate" input={{ server: name }} label={exposure.inspectedAt === null ? 'Inspect (list its tools)' : 'Inspect again'}
               confirm={s.transport.startsWith('http') ? undefined : `Inspect ${name}? This starts its process (${s.transport}) to list its tools; nothing is served or called.`} />}
-            <ActionButton action={releaseAction} input={{ server: name, shown: shownPins(exposure), shownDefinitions, ...(overCeiling.length ? { confirm: true } : {}) }}
+            <ActionButton action={releaseAction} permission="approve" input={{ server: name, shown: shownPins(exposure), shownDefinitions, ...(overCeiling.length ? { confirm: true } : {}) }}
               label={overCeiling.length ? `Release ${name} anyway (over the overlap ceiling)` : `Release ${name}`} variant="primary" />
           </div>
         </Card>

@@ -1,13 +1,14 @@
 import { getDb } from '@/db/client'
 import { approvalsInbox } from '@/lib/dashboard/approvals'
-import { unauthorizedUnlessSignedIn } from '@/lib/dashboard/operator'
+import { refusedUnless } from '@/lib/dashboard/operator'
+import { can } from '@/lib/auth/roles'
 
 export const runtime = 'nodejs'
 export const dynamic = 'force-dynamic'
 
-/** GET /api/dashboard/calls — the Approvals inbox, polled live. Operator session only. */
+/** GET /api/dashboard/calls — the Approvals inbox, polled live. Any role; call arguments only for one that reads them. */
 export async function GET(): Promise<Response> {
-  const denied = await unauthorizedUnlessSignedIn()
+  const { denied, principal } = await refusedUnless('view')
   if (denied) return denied
-  return Response.json(await approvalsInbox(getDb()), { headers: { 'cache-control': 'no-store' } })
+  return Response.json(await approvalsInbox(getDb(), can(principal.role, 'view_arguments')), { headers: { 'cache-control': 'no-store' } })
 }

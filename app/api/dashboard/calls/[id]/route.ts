@@ -1,13 +1,13 @@
 import { getDb } from '@/db/client'
 import { heldCallArguments } from '@/lib/dashboard/approvals'
-import { unauthorizedUnlessSignedIn } from '@/lib/dashboard/operator'
+import { refusedUnless } from '@/lib/dashboard/operator'
 
 export const runtime = 'nodejs'
 export const dynamic = 'force-dynamic'
 
-/** GET /api/dashboard/calls/<id> — one held call's whole arguments, which the inbox's poll carries only the start of. Operator session only. */
+/** GET /api/dashboard/calls/<id> — one held call's whole arguments, which the inbox's poll carries only the start of. A role that reads call arguments (auditor, approver, admin). */
 export async function GET(_req: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
-  const denied = await unauthorizedUnlessSignedIn()
+  const { denied } = await refusedUnless('view_arguments')
   if (denied) return denied
   const { id } = await params
   const args = heldCallArguments(getDb(), id)
