@@ -5,7 +5,7 @@ import { activityTypes, surfaces } from '@/lib/activity/vocabulary'
 import { verdicts } from '@/lib/preflight/taxonomy'
 import { buttonClass, inputClass } from '@/components/ui'
 
-type Values = Partial<Record<'request_id' | 'type' | 'surface' | 'verdict' | 'server' | 'token' | 'from' | 'to', string>>
+type Values = Partial<Record<'request_id' | 'type' | 'surface' | 'verdict' | 'server' | 'token' | 'person' | 'from' | 'to', string>>
 
 const groupLabels: Record<string, string> = {
   preflight: 'Checks', tool: 'Tools', server: 'Servers', call: 'Held calls', token: 'Agent tokens', profile: 'Profiles',
@@ -24,7 +24,7 @@ const typeGroups = activityTypes.reduce<{ label: string; types: string[] }[]>((g
  * The filters are the URL, so every view can be linked, bookmarked and reloaded. A plain GET form
  * (it works without script); with script, blank fields are left out so the URL names only what filters.
  */
-export function ActivityFilters({ values, servers, tokens, span }: { values: Values; servers: string[]; tokens: string[]; span?: string }) {
+export function ActivityFilters({ values, servers, tokens, people, span }: { values: Values; servers: string[]; tokens: string[]; people: string[]; span?: string }) {
   const router = useRouter()
   const select = (name: keyof Values, label: string, options: readonly string[]) => (
     <div>
@@ -47,7 +47,7 @@ export function ActivityFilters({ values, servers, tokens, span }: { values: Val
       e.preventDefault()
       const q = new URLSearchParams([...new FormData(e.currentTarget)].flatMap(([k, v]) => (typeof v === 'string' && v.trim() ? [[k, v.trim()]] : [])))
       router.push(q.size ? `/activity?${q}` : '/activity')
-    }} className="mb-4 grid grid-cols-2 gap-3 rounded-lg border border-slate-200 bg-white p-3 md:grid-cols-4 xl:grid-cols-9 dark:border-slate-800 dark:bg-slate-900">
+    }} className="mb-4 grid grid-cols-2 gap-3 rounded-lg border border-slate-200 bg-white p-3 md:grid-cols-4 xl:grid-cols-10 dark:border-slate-800 dark:bg-slate-900">
       <div className="col-span-2">{text('request_id', 'Request id')}</div>
       <div>
         <label htmlFor="f-type" className="block text-xs font-medium">Type</label>
@@ -60,10 +60,11 @@ export function ActivityFilters({ values, servers, tokens, span }: { values: Val
       {select('verdict', 'Verdict', verdicts)}
       {select('server', 'Server', servers)}
       {select('token', 'Agent token', tokens)}
+      {select('person', 'Person', people)}
       {text('from', 'From', 'datetime-local')}
       {text('to', 'To', 'datetime-local')}
       {span && <input type="hidden" name="span" value={span} />}
-      <div className="col-span-2 flex flex-wrap items-end gap-2 md:col-span-4 xl:col-span-9">
+      <div className="col-span-2 flex flex-wrap items-end gap-2 md:col-span-4 xl:col-span-10">
         <button type="submit" className={buttonClass('primary')}>Apply filters</button>
         <a href="/activity" className={buttonClass()}>Clear</a>
       </div>

@@ -9,6 +9,7 @@ import { showInvisible } from '@/lib/approvals/findings'
 import { DefinitionDiff } from './tool-review'
 import { Button, Card, Empty, inputClass, Pill } from '@/components/ui'
 import { Allowed } from '@/components/operator-context'
+import { DecidedBy } from '@/components/decided-by'
 
 const POLL_MS = 1000
 
@@ -120,7 +121,7 @@ export function ApprovalsInboxView({ initial }: { initial: ApprovalsInbox }) {
               <li key={c.id} className="flex flex-wrap items-center gap-2 py-1.5">
                 <Pill tone={c.status === 'denied' || c.status === 'expired' || c.status === 'refused' ? 'bad' : 'good'}>{c.status}</Pill>
                 <span className="font-mono text-xs">{c.tool}</span>
-                <span className="text-xs text-slate-600 dark:text-slate-300">{c.caller}{c.decided_by ? ` · decided by ${c.decided_by}` : ''}{c.reason ? ` · ${c.reason}` : ''}</span>
+                <span className="text-xs text-slate-600 dark:text-slate-300">{c.caller}{c.decided_by && <> · <DecidedBy verb={c.status} by={c.decided_by} at={c.decided_at} /></>}{c.reason ? ` · ${c.reason}` : ''}</span>
               </li>
             ))}
           </ul>

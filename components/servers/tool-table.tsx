@@ -1,6 +1,7 @@
 'use client'
 
 import { useCan } from '@/components/operator-context'
+import { DecidedBy } from '@/components/decided-by'
 import { Fragment, useOptimistic, useState, useTransition } from 'react'
 import { callApprovalAction, changeToolsAction } from '@/lib/actions/servers'
 import type { InventoryTool } from '@/lib/catalog/inventory'
@@ -103,6 +104,7 @@ export function ToolTable({ tools, reviews, callApproval }: { tools: InventoryTo
                     <span className="flex flex-col items-start gap-1">
                       <Pill tone={statusTone(t.status)}>{t.status === 'callable' ? 'served' : t.status}</Pill>
                       <span className="text-xs text-slate-600 dark:text-slate-300">approval: {t.approval}{t.blocked ? ', blocked' : ''}</span>
+                      {t.decided && <span className="text-xs text-slate-600 dark:text-slate-300"><DecidedBy verb={t.blocked ? 'blocked' : t.approval === 'approved' ? 'approved' : 'decided'} by={t.decided.by} at={t.decided.at} /></span>}
                     </span>
                   </td>
                   <td className="py-2 pr-3 text-xs">{t.annotations ? Object.entries(t.annotations).map(([k, v]) => <div key={k}><code>{k}</code>: {String(v)}</div>) : <span className="text-slate-600 dark:text-slate-300">none declared</span>}</td>

@@ -25,12 +25,16 @@ export interface KnownTool {
   /** the approved definition (what agents are served), null while pending or without a record */
   approved: ApprovedDefinition | null
   approvedHash: string | null
+  /** who made the approval record's last decision, and when (null: none yet) */
+  decidedBy: string | null
+  decidedAt: number | null
 }
 
 const columns = {
   server: tools.serverName, name: tools.name, title: tools.title, description: tools.description, inputSchema: tools.inputSchema,
   outputSchema: tools.outputSchema, annotations: tools.annotations, execution: tools.execution, icons: tools.icons, meta: tools.meta, hash: tools.hash,
   status: toolApprovals.status, disabled: toolApprovals.disabled, approved: toolApprovals.approved, approvedHash: toolApprovals.approvedHash,
+  decidedBy: toolApprovals.decidedBy, decidedAt: toolApprovals.decidedAt,
 }
 const approvalJoin = and(eq(toolApprovals.serverName, tools.serverName), eq(toolApprovals.toolName, tools.name))
 

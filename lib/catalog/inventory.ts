@@ -19,6 +19,8 @@ export interface InventoryTool {
   pin: string | null
   description: string | null
   annotations: KnownTool['annotations']
+  /** the last decision on its approval: who, when ("approved by alice, 5 min ago") */
+  decided: { by: string; at: string } | null
 }
 
 export function inventoryOf(tool: KnownTool, server: ServerState | undefined, quarantineEnabled: boolean): InventoryTool {
@@ -28,6 +30,7 @@ export function inventoryOf(tool: KnownTool, server: ServerState | undefined, qu
     approval: tool.approval?.status ?? 'none', blocked: tool.approval?.disabled ?? false,
     connection: server?.connection?.state ?? 'unpublished', pin: tool.hash,
     description: tool.description, annotations: tool.annotations,
+    decided: tool.decidedBy && tool.decidedAt ? { by: tool.decidedBy, at: new Date(tool.decidedAt).toISOString() } : null,
   }
 }
 

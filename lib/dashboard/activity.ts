@@ -26,12 +26,14 @@ export const activityFilterSchema = z.strictObject({
   verdict: optional(z.enum(verdicts)),
   server: optional(z.string().max(200)),
   token: optional(tokenNameSchema),
+  // a person: their username, or break-glass
+  person: optional(z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'a person is a username (or break-glass)')),
   from: optional(instant),
   to: optional(instant),
   before: optional(z.coerce.number().int().positive()),
 })
 export type ActivityFilter = z.output<typeof activityFilterSchema>
-export const filterKeys = ['request_id', 'type', 'surface', 'verdict', 'server', 'token', 'from', 'to'] as const
+export const filterKeys = ['request_id', 'type', 'surface', 'verdict', 'server', 'token', 'person', 'from', 'to'] as const
 
 /** Parse search params; a bad filter is reported (and ignored), never silently widened into "everything". */
 export function activityFilterFromSearch(sp: SearchParams): { filter: ActivityFilter; problems: string[] } {
@@ -44,9 +46,9 @@ export function activityFilterFromSearch(sp: SearchParams): { filter: ActivityFi
   return { filter: activityFilterSchema.parse(kept), problems }
 }
 
-/** The filter in the queries' terms: an agent token's records are those it acted as (`token:<name>`). */
+/** The filter in the queries' terms: an agent token's records are those it acted as (`token:<name>`), a person's those under their username. */
 export function recordFilter(f: ActivityFilter): RecordFilter {
-  return { requestId: f.request_id, type: f.type, surface: f.surface, verdict: f.verdict, server: f.server, actor: f.token && `token:${f.token}` }
+  return { requestId: f.request_id, type: f.type, surface: f.surface, verdict: f.verdict, server: f.server, actor: f.token ? `token:${f.token}` : f.person }
 }
 
 /** One page, newest first, plus the cursor of the next (older) page. */

@@ -32,6 +32,7 @@ export interface InboxCall {
   created_at: string
   expires_at: string
   decided_by: string | null
+  decided_at: string | null
   reason: string | null
   /** the tool's pin the call was requested under: an approval is for a call of that definition */
   pin: string | null
@@ -59,7 +60,7 @@ function present(db: Db, c: CallSummary, showArguments: boolean): InboxCall {
     arguments: whole ? JSON.parse(c.argumentsPrefix) : null, arguments_hidden: !showArguments, arguments_length: c.argumentsLength,
     arguments_preview: whole || !showArguments ? null : c.argumentsPrefix,
     caller: c.caller, request_id: c.requestId,
-    created_at: new Date(c.createdAt).toISOString(), expires_at: new Date(c.expiresAt).toISOString(), decided_by: c.decidedBy, reason: c.reason,
+    created_at: new Date(c.createdAt).toISOString(), expires_at: new Date(c.expiresAt).toISOString(), decided_by: c.decidedBy, decided_at: c.decidedAt === null ? null : new Date(c.decidedAt).toISOString(), reason: c.reason,
     pin: c.pin, changed_since_requested: pending && changedSinceRequested(db, c),
     changes: tool?.approved && tool.approvedHash !== tool.hash ? definitionDiff(tool.approved, approvedOf(tool)) : [],
     gate: refusal ? { reason: refusal.reason, detail: refusal.detail } : null,

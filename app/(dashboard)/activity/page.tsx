@@ -13,6 +13,7 @@ import { canViewPage } from '@/lib/dashboard/operator'
 import { searchValue, type SearchParams } from '@/lib/dashboard/search-params'
 import { latestActivityId } from '@/db/queries/activity'
 import { tokens } from '@/db/queries/access'
+import { operatorList } from '@/db/queries/operators'
 import { serverNames } from '@/db/queries/servers'
 import { getDb } from '@/db/client'
 
@@ -41,6 +42,7 @@ export default async function ActivityPage({ searchParams }: { searchParams: Pro
   // a server or token named by a link may be gone since (its records stay): keep it pickable
   const servers = [...new Set([...serverNames(db), ...(raw.server ? [raw.server] : [])])]
   const tokenNames = [...new Set([...tokens(db).map((t) => t.name), ...(raw.token ? [raw.token] : [])])]
+  const people = [...new Set([...operatorList(db).map((o) => o.username), 'break-glass', ...(raw.person ? [raw.person] : [])])]
   const spanLinks = (Object.keys(chartSpans) as ChartSpan[]).map((s) => ({ span: s, href: activityHref(s === DEFAULT_SPAN ? raw : { ...raw, span: s }) }))
   const formValues = {
     ...raw,
@@ -54,7 +56,7 @@ export default async function ActivityPage({ searchParams }: { searchParams: Pro
     <>
       <PageHeader title="Activity">Every check on every surface, every operator action, every call — grouped by request id, newest first.</PageHeader>
       {/* keyed: its fields are uncontrolled, and a link (a chart bar, a picker) changes them from outside */}
-      <ActivityFilters key={activityHref(withSpan)} values={formValues} servers={servers} tokens={tokenNames} span={span.success && spanParam ? spanParam : undefined} />
+      <ActivityFilters key={activityHref(withSpan)} values={formValues} servers={servers} tokens={tokenNames} people={people} span={span.success && spanParam ? spanParam : undefined} />
       <p className="-mt-2 mb-4 flex flex-wrap gap-2 text-sm">
         <span className="text-slate-600 dark:text-slate-300">Export the records these filters match (up to 10 000):</span>
         <ExportLinks query={query} />

@@ -1,13 +1,17 @@
 import { describe, expect, it } from 'vitest'
-import { eq } from 'drizzle-orm'
-import { freshDb } from '@/tests/helpers/db'
+import { readFileSync } from 'node:fs'
+import { and, eq } from 'drizzle-orm'
+import { demoStateFile, freshDb, load } from '@/tests/helpers/db'
 import { listActivity } from '@/db/queries/activity'
-import { operators, settings } from '@/db/schema'
+import { operators, settings, tools } from '@/db/schema'
 import { ensureOperatorKey } from '@/lib/admin/operator-key'
 import { addOperator, changeOperator, inviteOperator, acceptInvitation } from '@/lib/admin/operators'
 import { endSession, isValidSession, listSessions, signInBreakGlass, signInWithPassword } from '@/lib/auth/operator-sessions'
 import { MAX_FAILURES } from '@/lib/auth/sign-in-throttle'
-import { principalOf } from '@/lib/auth/accounts'
+import { contextOf, principalOf } from '@/lib/auth/accounts'
+import { approveTool } from '@/lib/admin/tools'
+import { toolInventory } from '@/lib/catalog/inventory'
+import { activityFilterFromSearch, activityPage } from '@/lib/dashboard/activity'
 import { hashPassword, verifyPassword } from '@/lib/auth/passwords'
 
 const KEY = 'tg_op_named_operators_unit_key_0123'
@@ -156,5 +160,23 @@ describe('sessions per person, and the break-glass key', () => {
     expect(isValidSession(db, r.session)).toBe(false)
     expect(await signInBreakGlass(db, KEY, { address: '10.4.0.1' })).toMatchObject({ refused: expect.stringContaining('turned off') })
     expect(principalOf(db.select().from(operators).get()!, 'session').actor).toBe('admin')
+  })
+})
+
+describe('every decision names its person', () => {
+  it('an approval records the account and how they signed in; the inventory says "approved by"; Activity filters by person', async () => {
+    const db = await setup()
+    await load(db, JSON.parse(readFileSync(demoStateFile(), 'utf8')))
+    await addOperator(db, { username: 'alice', name: 'Alice', role: 'approver', password: PASSWORD }, admin)
+    const alice = session(await signInWithPassword(db, 'alice', PASSWORD, { address: '10.3.0.1' })).principal
+    const pin = db.select().from(tools).where(and(eq(tools.serverName, 'notes'), eq(tools.name, 'export_notes'))).get()!.hash!
+    const r = await approveTool(db, 'notes:export_notes', contextOf(alice), { hash: pin })
+    const row = db.$client.prepare('select actor, operator_id, auth from activity where id = ?').get(r.activityId)
+    expect(row).toEqual({ actor: 'alice', operator_id: alice.operatorId, auth: 'session' })
+    expect(toolInventory(db, 'notes').find((t) => t.name === 'export_notes')?.decided).toEqual({ by: 'alice', at: expect.any(String) })
+    const mine = activityPage(db, activityFilterFromSearch({ person: 'alice' }).filter).items
+    expect(mine.length).toBeGreaterThan(0)
+    expect(new Set(mine.map((i) => i.actor))).toEqual(new Set(['alice']))
+    expect(activityFilterFromSearch({ person: 'Not A Name!' }).problems).toEqual([expect.stringMatching(/^person: /)])
   })
 })

@@ -23,6 +23,8 @@ import { serverDetail } from '@/lib/catalog/servers'
 import { canLogin, canRestart, connectionAdvice } from '@/lib/dashboard/fixes'
 import { hasLoggedIn, serverFacts } from '@/lib/dashboard/server-facts'
 import { getDb } from '@/db/client'
+import { listActivity } from '@/db/queries/activity'
+import { DecidedBy } from '@/components/decided-by'
 
 export const metadata: Metadata = { title: 'Server' }
 
@@ -52,12 +54,15 @@ export default async function ServerPage({ params }: { params: Promise<{ name: s
   const facts = serverFacts(db, name)!
   const logs = readLogs(db, name, 100)
   const change = (c: 'enable' | 'disable' | 'quarantine') => ({ server: name, change: c })
+  // its last release names its person
+  const released = listActivity(db, { server: name, type: 'server.unquarantined', limit: 1 })[0]
   return (
     <>
       <PageHeader title={name}><Link className="underline" href="/servers">Servers</Link> / <span className="font-mono">{name}</span></PageHeader>
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
         <Card title="Admin state">
           <AdminState s={s} />
+          {released && !s.quarantined && <p className="mt-1 text-xs text-slate-600 dark:text-slate-300"><DecidedBy verb="Released" by={released.actor} at={new Date(released.at).toISOString()} /></p>}
           <div className="mt-3 flex flex-wrap gap-2">
             {s.enabled
               ? <ActionButton action={setServerState} permission="operate" input={change('disable')} label="Disable" variant="danger" confirm={`Disable ${name}? Its tools stop being served at once.`} />
