@@ -5,7 +5,9 @@ import { demoStateFile, freshDb, load } from '@/tests/helpers/db'
 import { listActivity } from '@/db/queries/activity'
 import { operators, settings, tools } from '@/db/schema'
 import { ensureOperatorKey } from '@/lib/admin/operator-key'
-import { addOperator, changeOperator, inviteOperator, acceptInvitation } from '@/lib/admin/operators'
+import { addOperator, changeOperator, createPersonalToken, inviteOperator, acceptInvitation, revokePersonalToken } from '@/lib/admin/operators'
+import { updateSettings } from '@/lib/admin/settings'
+import { personalTokenPrincipal, restCredentials } from '@/lib/auth/caller'
 import { endSession, isValidSession, listSessions, signInBreakGlass, signInWithPassword } from '@/lib/auth/operator-sessions'
 import { MAX_FAILURES } from '@/lib/auth/sign-in-throttle'
 import { contextOf, principalOf } from '@/lib/auth/accounts'
@@ -178,5 +180,47 @@ describe('every decision names its person', () => {
     expect(mine.length).toBeGreaterThan(0)
     expect(new Set(mine.map((i) => i.actor))).toEqual(new Set(['alice']))
     expect(activityFilterFromSearch({ person: 'Not A Name!' }).problems).toEqual([expect.stringMatching(/^person: /)])
+  })
+})
+
+describe('personal access tokens', () => {
+  const headers = (h: Record<string, string>) => ({ get: (n: string) => h[n] ?? null })
+  it('carry at most their person\'s role, are shown once and stored hashed, expire, are revoked at once, and count each use', async () => {
+    const db = await setup()
+    await addOperator(db, { username: 'lee', name: 'Lee', role: 'operator', password: PASSWORD }, admin)
+    const lee = session(await signInWithPassword(db, 'lee', PASSWORD, { address: '10.2.0.1' })).principal
+    await expect(createPersonalToken(db, lee, { name: 'too much', role: 'approver' })).rejects.toThrow(/at most your own role \(operator\)/)
+    const now = Date.now()
+    const t = await createPersonalToken(db, lee, { name: 'ci', role: 'viewer', days: 1 }, now)
+    expect(t.token).toMatch(/^tg_pt_/)
+    expect(JSON.stringify(db.$client.prepare('select * from personal_tokens').all())).not.toContain(t.token)
+    // a viewer token of an operator: a read, not a check
+    expect(restCredentials(db, headers({ authorization: `Bearer ${t.token}` }), 'view').caller).toEqual({ tier: 'operator', name: 'lee' })
+    expect(() => restCredentials(db, headers({ 'x-api-key': t.token }), 'operate')).toThrow(/you need the operator or approver or admin role \(you are viewer\)/)
+    // counted in the background: the request never waits for it
+    await expect.poll(() => db.$client.prepare('select uses from personal_tokens').pluck().get(), { timeout: 10_000 }).toBe(2)
+    expect(() => personalTokenPrincipal(db, t.token, now + 24 * 60 * 60 * 1000)).toThrow(/expired/)
+    const other = await createPersonalToken(db, lee, { name: 'laptop' })
+    await revokePersonalToken(db, lee, t.id)
+    expect(() => restCredentials(db, headers({ 'x-api-key': t.token }), 'view')).toThrow(/revoked/)
+    expect(listActivity(db, { type: 'personal_token.revoked' })[0]).toMatchObject({ actor: 'lee' })
+    // disabling the person ends the rest at once
+    await addOperator(db, { username: 'max', name: 'Max', role: 'admin', password: PASSWORD }, admin)
+    await changeOperator(db, 'lee', { enabled: false }, admin)
+    expect(() => restCredentials(db, headers({ 'x-api-key': other.token }), 'view')).toThrow(/invalid, expired or revoked/)
+  })
+
+  it('the break-glass key on REST is recorded as break-glass, and refused once turned off', async () => {
+    const db = await setup()
+    expect(restCredentials(db, headers({ 'x-api-key': KEY }), 'admin').caller).toEqual({ tier: 'operator', name: 'break-glass' })
+    db.update(settings).set({ breakGlassKey: false }).run()
+    expect(() => restCredentials(db, headers({ 'x-api-key': KEY }), 'view')).toThrow(/turned off/)
+  })
+
+  it('the key can only be turned off once an admin account exists', async () => {
+    const db = await setup()
+    await expect(updateSettings(db, { break_glass_key: false }, admin)).rejects.toThrow(/create an enabled admin account first/)
+    await addOperator(db, { username: 'nia', name: 'Nia', role: 'admin', password: PASSWORD }, admin)
+    expect((await updateSettings(db, { break_glass_key: false }, admin)).after.break_glass_key).toBe(false)
   })
 })
