@@ -108,6 +108,7 @@ export function ApprovalsInboxView({ initial }: { initial: ApprovalsInbox }) {
                 <h4 className="mt-2 text-xs font-medium">Arguments</h4>
                 <Arguments call={c} />
                 <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">Requested under the tool&apos;s pin <code className="break-all">{c.pin ?? 'none'}</code>.</p>
+                {c.first_of_two && <p role="status" className="mt-2 text-sm">1 of 2: <DecidedBy verb="approved" by={c.first_of_two.by} at={c.first_of_two.at} />; another approver must approve it too (two-person rule).</p>}
                 <Allowed permission="approve"><Decide call={c} onDone={refresh} /></Allowed>
               </Card>
             </li>

@@ -22,7 +22,7 @@ type Panel = { kind: 'review'; id: string } | { kind: 'bulk-approve' } | { kind:
  * always shows the full definition first (and sends the pins shown); unblocking a tool annotated
  * destructive asks first.
  */
-export function ToolTable({ tools, reviews, callApproval }: { tools: InventoryTool[]; reviews: Record<string, ToolReview>; callApproval: string[] }) {
+export function ToolTable({ tools, reviews, callApproval, firstOfTwo = {} }: { tools: InventoryTool[]; reviews: Record<string, ToolReview>; callApproval: string[]; firstOfTwo?: Record<string, { by: string; at: string }> }) {
   const mayApprove = useCan('approve')
   const [selected, setSelected] = useState<Set<string>>(new Set())
   const [panel, setPanel] = useState<Panel>(null)
@@ -104,6 +104,7 @@ export function ToolTable({ tools, reviews, callApproval }: { tools: InventoryTo
                     <span className="flex flex-col items-start gap-1">
                       <Pill tone={statusTone(t.status)}>{t.status === 'callable' ? 'served' : t.status}</Pill>
                       <span className="text-xs text-slate-600 dark:text-slate-300">approval: {t.approval}{t.blocked ? ', blocked' : ''}</span>
+                      {firstOfTwo[t.id] && <span className="text-xs font-medium">1 of 2: <DecidedBy verb="approved" by={firstOfTwo[t.id].by} at={firstOfTwo[t.id].at} /></span>}
                       {t.decided && <span className="text-xs text-slate-600 dark:text-slate-300"><DecidedBy verb={t.blocked ? 'blocked' : t.approval === 'approved' ? 'approved' : 'decided'} by={t.decided.by} at={t.decided.at} /></span>}
                     </span>
                   </td>

@@ -2,7 +2,8 @@
 
 import 'server-only'
 import { z } from 'zod'
-import { decideCall } from '@/lib/approvals/calls'
+import { callById, decideCall } from '@/lib/approvals/calls'
+import { isDestructive, twoPersonGate } from '@/lib/approvals/two-person'
 import { operatorAction } from './safe-action'
 
 const callId = z.string().regex(/^call_[A-Za-z0-9_-]{1,40}$/, 'a call id looks like call_…')
@@ -14,7 +15,11 @@ const callId = z.string().regex(/^call_[A-Za-z0-9_-]{1,40}$/, 'a call id looks l
 export const approveCallAction = operatorAction('approve',
   // null: a call requested before pins were kept with it, which cannot be approved as shown
   z.strictObject({ id: callId, pin: z.string().max(200, 'a pin is at most 200 characters').nullable() }),
-  async ({ id, pin }, { db, by }) => (await decideCall(db, id, 'approve', by, { shownPin: pin ?? undefined })).status,
+  async ({ id, pin }, { db, by }) => {
+    const held = callById(db, id)
+    const gate = held && await twoPersonGate(db, { kind: 'call', target: id, subject: pin ?? '', destructive: isDestructive(db, `${held.serverName}:${held.toolName}`) }, by)
+    return !gate || gate.proceed ? (await decideCall(db, id, 'approve', by, { shownPin: pin ?? undefined })).status : gate
+  },
 )
 
 /** Deny one held call, optionally saying why (the caller is told). */

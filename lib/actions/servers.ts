@@ -8,6 +8,8 @@ import { configureServer, setCallApproval } from '@/lib/admin/server-settings'
 import { approveDefinition } from '@/lib/admin/definitions'
 import { disableServer, enableServer, quarantineServer, requestInspection, unquarantineServer } from '@/lib/admin/servers'
 import { operatorAction } from './safe-action'
+import { isDestructive, releaseRequester, twoPersonGate } from '@/lib/approvals/two-person'
+import { releaseSubject } from '@/lib/approvals/two-person-subjects'
 
 const stateChanges = { enable: enableServer, disable: disableServer, quarantine: quarantineServer }
 
@@ -38,7 +40,16 @@ export const changeToolsAction = operatorAction('approve',
     hashes: z.record(z.string(), z.string().max(200)).optional(),
     confirm: z.boolean().optional(),
   }).refine((i) => i.verb !== 'approve' || i.ids.every((id) => i.hashes?.[id] !== undefined), { message: 'approve names the pin of each definition you were shown (review first)', path: ['hashes'] }),
-  async ({ verb, ids, hashes, confirm }, { db, by }) => (await changeTools(db, verb, ids, by, { hashes, confirm })).length,
+  async ({ verb, ids, hashes, confirm }, { db, by }) => {
+    let run = ids
+    if (verb === 'approve') {
+      // the two-person rule: a first approval is kept ("1 of 2"); only second approvals run now
+      run = []
+      for (const id of ids) if ((await twoPersonGate(db, { kind: 'tool', target: id, subject: hashes![id], destructive: isDestructive(db, id) }, by)).proceed) run.push(id)
+      if (run.length === 0) return 0
+    }
+    return (await changeTools(db, verb, run, by, { hashes, confirm })).length
+  },
   { refresh: true },
 )
 
@@ -61,13 +72,22 @@ const pins = z.record(z.string().max(2048), z.string().max(200))
 /** Release a quarantined server, approving exactly the definitions shown (tool → pin; instructions, prompts and resources: id → pin). */
 export const releaseAction = operatorAction('approve',
   z.strictObject({ server: serverNameSchema, shown: pins, shownDefinitions: pins.optional(), confirm: z.boolean().optional() }),
-  async ({ server, shown, shownDefinitions, confirm }, { db, by }) => (await unquarantineServer(db, server, by, shown, { confirm, shownDefinitions })).after,
+  async ({ server, shown, shownDefinitions, confirm }, { db, by }) => {
+    const gate = await twoPersonGate(db, {
+      kind: 'release', target: server, subject: releaseSubject(shown, shownDefinitions),
+      destructive: Object.keys(shown).some((tool) => isDestructive(db, `${server}:${tool}`)), requester: releaseRequester(db, server),
+    }, by)
+    return gate.proceed ? (await unquarantineServer(db, server, by, shown, { confirm, shownDefinitions })).after : gate
+  },
   { refresh: true },
 )
 
 /** Approve a server's instructions, a prompt, a resource or a template exactly as reviewed: the action carries the pin shown. */
 export const approveDefinitionAction = operatorAction('approve',
   z.strictObject({ group: z.enum(['instructions', 'prompts', 'resources']), id: z.string().trim().min(1, 'name what to approve').max(2048), hash: z.string().max(200) }),
-  async ({ group, id, hash }, { db, by }) => (await approveDefinition(db, group, id, by, { hash })).after.status,
+  async ({ group, id, hash }, { db, by }) => {
+    const gate = await twoPersonGate(db, { kind: 'definition', target: id, subject: hash, destructive: false }, by)
+    return gate.proceed ? (await approveDefinition(db, group, id, by, { hash })).after.status : gate
+  },
   { refresh: true },
 )

@@ -129,7 +129,7 @@ export interface ActivityDataByType {
   'personal_token.created': ChangeData<{ name: string; role: string; expires_at: string }>
   'personal_token.revoked': ChangeData<{ name: string; role: string; expires_at: string }>
   // the two-person rule: a first approval, waiting for a second approver
-  'approval.first_of_two': { kind: 'tool' | 'definition' | 'release' | 'call'; target: string; subject: string }
+  'approval.first_of_two': ChangeData<{ kind: 'tool' | 'definition' | 'release' | 'call'; subject: string }>
   'server.configured': ChangeData<{ disabledTools: string[]; enabledTools: string[] | null; trust: string; callTimeoutMs?: number; roots?: { uri: string; name?: string }[] }>
   'token.created': ChangeData<{ allowedServers: string[]; profilePin: string | null }>
   'token.updated': ChangeData<{ allowedServers: string[]; profilePin: string | null }>

@@ -1,4 +1,5 @@
 import 'server-only'
+import { firstApprovals } from '@/lib/approvals/two-person'
 import type { Db } from '@/db/client'
 import { knownTool } from '@/db/queries/tools'
 import type { CallApproval, ToolAnnotations } from '@/db/schema'
@@ -33,6 +34,8 @@ export interface InboxCall {
   expires_at: string
   decided_by: string | null
   decided_at: string | null
+  /** the two-person rule's first approval, waiting for a second approver ("1 of 2") */
+  first_of_two: { by: string; at: string } | null
   reason: string | null
   /** the tool's pin the call was requested under: an approval is for a call of that definition */
   pin: string | null
@@ -47,7 +50,7 @@ export interface InboxCall {
 const RECENT = 20
 const PENDING = 500
 
-function present(db: Db, c: CallSummary, showArguments: boolean): InboxCall {
+function present(db: Db, c: CallSummary, showArguments: boolean, firsts: Record<string, { by: string; at: string }> = {}): InboxCall {
   const tool = knownTool(db, c.serverName, c.toolName)
   // what the caller was served when it asked: the approved definition (changed or not since), else the tool as it stands
   const served = tool?.approved ? storedOf(tool.name, tool.approved) : tool
@@ -60,7 +63,7 @@ function present(db: Db, c: CallSummary, showArguments: boolean): InboxCall {
     arguments: whole ? JSON.parse(c.argumentsPrefix) : null, arguments_hidden: !showArguments, arguments_length: c.argumentsLength,
     arguments_preview: whole || !showArguments ? null : c.argumentsPrefix,
     caller: c.caller, request_id: c.requestId,
-    created_at: new Date(c.createdAt).toISOString(), expires_at: new Date(c.expiresAt).toISOString(), decided_by: c.decidedBy, decided_at: c.decidedAt === null ? null : new Date(c.decidedAt).toISOString(), reason: c.reason,
+    created_at: new Date(c.createdAt).toISOString(), expires_at: new Date(c.expiresAt).toISOString(), decided_by: c.decidedBy, decided_at: c.decidedAt === null ? null : new Date(c.decidedAt).toISOString(), first_of_two: firsts[c.id] ?? null, reason: c.reason,
     pin: c.pin, changed_since_requested: pending && changedSinceRequested(db, c),
     changes: tool?.approved && tool.approvedHash !== tool.hash ? definitionDiff(tool.approved, approvedOf(tool)) : [],
     gate: refusal ? { reason: refusal.reason, detail: refusal.detail } : null,
@@ -70,8 +73,9 @@ function present(db: Db, c: CallSummary, showArguments: boolean): InboxCall {
 /** The calls waiting for an operator (oldest first: first come, first decided) and the latest decisions; arguments only for a role that reads them. */
 export async function approvalsInbox(db: Db, showArguments: boolean): Promise<{ pending: InboxCall[]; recent: InboxCall[] }> {
   await expireCalls(db)
+  const firsts = firstApprovals(db, 'call')
   return {
-    pending: listCallSummaries(db, 'pending', PENDING, INBOX_ARGUMENTS_CHARS).reverse().map((c) => present(db, c, showArguments)),
+    pending: listCallSummaries(db, 'pending', PENDING, INBOX_ARGUMENTS_CHARS).reverse().map((c) => present(db, c, showArguments, firsts)),
     recent: listCallSummaries(db, undefined, RECENT + 50, INBOX_ARGUMENTS_CHARS).filter((c) => c.status !== 'pending').slice(0, RECENT).map((c) => present(db, c, showArguments)),
   }
 }

@@ -24,6 +24,7 @@ import { canLogin, canRestart, connectionAdvice } from '@/lib/dashboard/fixes'
 import { hasLoggedIn, serverFacts } from '@/lib/dashboard/server-facts'
 import { getDb } from '@/db/client'
 import { listActivity } from '@/db/queries/activity'
+import { firstApprovals } from '@/lib/approvals/two-person'
 import { DecidedBy } from '@/components/decided-by'
 
 export const metadata: Metadata = { title: 'Server' }
@@ -56,6 +57,7 @@ export default async function ServerPage({ params }: { params: Promise<{ name: s
   const change = (c: 'enable' | 'disable' | 'quarantine') => ({ server: name, change: c })
   // its last release names its person
   const released = listActivity(db, { server: name, type: 'server.unquarantined', limit: 1 })[0]
+  const releaseFirst = firstApprovals(db, 'release')[name]
   return (
     <>
       <PageHeader title={name}><Link className="underline" href="/servers">Servers</Link> / <span className="font-mono">{name}</span></PageHeader>
@@ -87,6 +89,7 @@ export default async function ServerPage({ params }: { params: Promise<{ name: s
       </div>
       {exposure && (
         <Card className="mt-4" title={<span id="release">Quarantined: review before releasing</span>}>
+          {releaseFirst && <p role="status" className="mb-2 text-sm">1 of 2: <DecidedBy verb="release approved" by={releaseFirst.by} at={releaseFirst.at} />; another approver must release it too (two-person rule).</p>}
           <Exposure detail={exposure} />
           {definitions.length > 0 && <p className="mt-2 text-sm">It also approves, as shown under <a className="underline" href="#definitions">Instructions, prompts and resources</a>, the {definitions.filter((d) => d.status === 'undecided').length} of them listed by the inspection; one approved before and changed since stays changed.</p>}
           {overCeiling.length > 0 && (
@@ -102,7 +105,7 @@ export default async function ServerPage({ params }: { params: Promise<{ name: s
           </div>
         </Card>
       )}
-      <Card className="mt-4" title={<span id="tools">Tools ({s.tools.total})</span>}><ToolTable tools={s.toolList} reviews={reviews} callApproval={s.callApprovalTools} /></Card>
+      <Card className="mt-4" title={<span id="tools">Tools ({s.tools.total})</span>}><ToolTable tools={s.toolList} reviews={reviews} callApproval={s.callApprovalTools} firstOfTwo={firstApprovals(db, 'tool')} /></Card>
       <Card className="mt-4" title={<span id="definitions">Instructions, prompts and resources ({definitions.length})</span>}><DefinitionsCard reviews={definitions} /></Card>
       <Card className="mt-4" title={<span id="settings">Settings</span>}><SettingsForm server={name} settings={s.settings} /></Card>
       <div className="mt-4 grid grid-cols-1 gap-4 lg:grid-cols-2">
