@@ -32,6 +32,8 @@ const ACTIONS: [string, Permission][] = [
   ['saveSettingsAction', 'admin'], ['pruneNowAction', 'admin'],
   ['startLoginAction', 'operate'], ['restartAction', 'operate'], ['setSecretAction', 'admin'],
   ['signOut', 'view'],
+  ['inviteOperatorAction', 'admin'], ['changeOperatorAction', 'admin'],
+  ['endSessionAction', 'view'], ['createPersonalTokenAction', 'view'], ['revokePersonalTokenAction', 'view'],
 ]
 
 const refusalOf = (role: Role, p: Permission) => `you need the ${rolesFor(p).join(' or ')} role (you are ${role})`

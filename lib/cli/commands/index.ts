@@ -6,6 +6,7 @@ import { activityCommands } from './activity'
 import { callsCommands } from './calls'
 import { definitionGroupsHelp, definitionsCommands } from './definitions'
 import { doctorCommand } from './doctor'
+import { operatorsCommands } from './operators'
 import { serveCommands } from './serve'
 import { settingsCommands } from './settings'
 import { stateCommands } from './state'
@@ -24,7 +25,8 @@ export const groups: Group[] = [
   { name: 'settings', summary: 'proxy-wide settings' },
   { name: 'surface', summary: 'what each scope\'s tool list costs in tokens, and which tools read alike' },
   { name: 'state', summary: 'state files: the whole configuration in one JSON file' },
-  { name: 'operator-key', summary: 'the operator API key' },
+  { name: 'operators', summary: 'people: accounts, roles, invitations' },
+  { name: 'operator-key', summary: 'the operator API key (the break-glass key)' },
 ]
 
 /** `help <command>`: the same text as `<command> --help`. */
@@ -106,6 +108,7 @@ export const commands: Command[] = [
   ...settingsCommands,
   ...surfaceCommands,
   ...stateCommands,
+  ...operatorsCommands,
   ...serveCommands,
   doctorCommand,
   versionCommand,
