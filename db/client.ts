@@ -5,8 +5,7 @@ import Database from 'better-sqlite3'
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
 import * as schema from './schema'
-import { defaultDbFile, projectRoot } from '@/lib/core/paths'
-import { keyFileOf } from './secrets'
+import { defaultDbFile, keyFileOf, projectRoot } from '@/lib/core/paths'
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database }
 type DrizzleTx = Parameters<Parameters<Db['transaction']>[0]>[0]
