@@ -1,4 +1,4 @@
-import type { DefinitionChange } from '@/lib/approvals/server-definitions'
+import type { DefinitionChange } from '@/lib/core/definition'
 import type { DefinitionReview, ToolReview } from '@/lib/approvals/review'
 import { showInvisible } from '@/lib/approvals/findings'
 import { Pill } from '@/components/ui'

@@ -2,7 +2,7 @@ import 'server-only'
 import { and, asc, count, desc, eq, gt, gte, inArray, lt, lte, max, min, ne, sql, type SQL } from 'drizzle-orm'
 import type { Db, DbLike, Tx } from '@/db/client'
 import { activity, activityCheckMinutes, activityServers } from '@/db/schema'
-import type { ActivityRecord } from '@/lib/activity/vocabulary'
+import type { ActivityRecord } from '@/lib/core/activity'
 import { indexedThrough, MINUTE, uncountChecks, unindexedFor } from './activity-index'
 
 export interface ActivityFilter {

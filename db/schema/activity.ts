@@ -7,7 +7,7 @@ export const activity = sqliteTable(
     id: integer('id').primaryKey({ autoIncrement: true }),
     requestId: text('request_id').notNull(),
     at: integer('at').notNull(), // epoch ms
-    type: text('type').notNull(), // closed vocabulary: lib/activity/vocabulary.ts
+    type: text('type').notNull(), // closed vocabulary: lib/core/activity.ts
     surface: text('surface'),
     actor: text('actor').notNull(), // "operator", "token:<name>", "cli:<user>", "runtime"
     tier: text('tier'),

@@ -2,7 +2,7 @@ import 'server-only'
 import type { Tx } from '@/db/client'
 import { insertActivity, type ActivityInput } from './record'
 import { mintRequestId } from './request-id'
-import type { ActivityDataByType, ChangeType } from './vocabulary'
+import type { ActivityDataByType, ChangeType } from '@/lib/core/activity'
 
 /** Who makes a change, and the request it belongs to (minted when none is given). */
 export interface ActionContext { actor: string; requestId?: string }

@@ -4,9 +4,9 @@ import type { ActivityRow } from '@/db/schema'
 import { writeTransaction } from '@/db/write'
 import { meterRecorded } from '@/lib/limits/budgets'
 import { commitClock, noteActivityCommit } from '@/lib/telemetry/notes'
-import type { ActivityDataByType, ActivityType, Surface } from './vocabulary'
+import type { ActivityDataByType, ActivityType, Surface } from '@/lib/core/activity'
 
-/** One record to write; its data must have its type's shape (lib/activity/vocabulary.ts). */
+/** One record to write; its data must have its type's shape (lib/core/activity.ts). */
 export type ActivityInput = {
   [T in ActivityType]: {
     requestId: string

@@ -4,7 +4,7 @@ import { serverDefinitions, toolApprovals, tools, type ApprovedDefinition } from
 import { insertActivity } from '@/lib/activity/record'
 import { mintRequestId } from '@/lib/activity/request-id'
 import { HASH_SCHEMA_VERSION, toolPin } from '@/lib/preflight/hash'
-import { approvedOf, definitionOf } from './definition'
+import { approvedOf, definitionOf } from '@/lib/core/definition'
 import { definitionPin } from './server-definitions'
 
 /**

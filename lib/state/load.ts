@@ -14,8 +14,8 @@ import { newTokenId } from '@/lib/admin/tokens'
 import { badRequest } from '@/lib/core/errors'
 import { formatIssue } from '@/lib/schemas/issues'
 import { toolPin } from '@/lib/preflight/hash'
-import { approvedOf, definitionOf } from '@/lib/approvals/definition'
-import type { MovedSecrets } from '@/lib/activity/vocabulary'
+import { approvedOf, definitionOf } from '@/lib/core/definition'
+import type { MovedSecrets } from '@/lib/core/activity'
 import { crossEntryIssues, stateFileSchema, type StateFile } from './schema'
 
 /** Validate a parsed state file; throws bad_request listing every problem by JSON path. */

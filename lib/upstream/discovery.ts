@@ -8,8 +8,9 @@ import { definitionChanges, definitionId, definitionPin, type DiscoveredDefiniti
 import { writeTransaction } from '@/db/write'
 import { insertActivity, type ActivityInput } from '@/lib/activity/record'
 import { mintRequestId } from '@/lib/activity/request-id'
-import type { ActivityDataByType } from '@/lib/activity/vocabulary'
-import { approvedOf, definitionDiff, definitionOf } from '@/lib/approvals/definition'
+import type { ActivityDataByType } from '@/lib/core/activity'
+import { approvedOf, definitionOf } from '@/lib/core/definition'
+import { definitionDiff } from '@/lib/approvals/definition'
 import { reviewFindings, type ReviewContext } from '@/lib/approvals/findings'
 import { toolPin } from '@/lib/preflight/hash'
 

@@ -3,11 +3,8 @@
  * are checked against it (`ActivityInput<T>`), and readers narrow on `type` instead of casting.
  */
 
-import type { Policy } from '@/lib/preflight/evaluate'
-import type { FieldChange } from '@/lib/approvals/definition'
-import type { Finding } from '@/lib/approvals/findings'
-import type { DefinitionChange } from '@/lib/approvals/server-definitions'
-import type { DefinitionKind } from '@/db/schema/definitions'
+import type { DefinitionChange, DefinitionKind, FieldChange, Finding } from './definition'
+import type { Policy } from './state'
 
 /** Surfaces a check can arrive on. */
 export const surfaces = ['rest', 'cli', 'dashboard', 'mcp-check', 'mcp-shape-a', 'mcp-shape-b'] as const
