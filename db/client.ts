@@ -44,6 +44,11 @@ export function openStore(file: string, upgrade?: (db: Db) => void): Db {
   return db
 }
 
+/** A database file opened read-only and left as it is (not migrated, no upgrades): for looking only. */
+export function openReadOnlyStore(file: string): Db {
+  return drizzle(new Database(file, { readonly: true, fileMustExist: true }), { schema }) as Db
+}
+
 const PRIVATE_DIR = 0o700
 const PRIVATE_FILE = 0o600
 
