@@ -15,6 +15,10 @@ export const activity = sqliteTable(
     server: text('server'),
     // type-specific body: per-tool verdicts, before/after, ...
     data: text('data', { mode: 'json' }).$type<object>().notNull(),
+    // the tamper-evident chain (lib/core/activity-chain.ts): the record before's hash, and this one's
+    // over it and every column above; null on records written before the chain began
+    prevHash: text('prev_hash'),
+    hash: text('hash'),
   },
   (t) => [
     index('activity_request_id').on(t.requestId, t.id),
