@@ -15,6 +15,8 @@ export function recordChange<T extends ChangeType>(tx: Tx, type: T, ctx: ActionC
   const now = opts.now ?? Date.now()
   // the union member for this T (TypeScript cannot pick it for a generic T by itself)
   const input = { requestId: ctx.requestId ?? mintRequestId(now), type, actor: ctx.actor, server: opts.server, at: now, data } as ActivityInput
-  const record = insertActivity(tx, input)
-  return { activityId: record.id, requestId: record.requestId }
+  return recordedAs(insertActivity(tx, input))
 }
+
+/** What every admin mutation returns of the record it committed with (recordChange's result). */
+export const recordedAs = (record: { id: number; requestId: string }) => ({ activityId: record.id, requestId: record.requestId })

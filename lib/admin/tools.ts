@@ -1,7 +1,7 @@
 import 'server-only'
 import type { Db, Tx } from '@/db/client'
-import { toolApprovals, type ToolApproval } from '@/db/schema'
-import { knownTool, type KnownTool } from '@/db/queries/tools'
+import type { ToolApproval } from '@/db/schema'
+import { knownTool, saveApproval, type KnownTool } from '@/db/queries/tools'
 import { writeTransaction } from '@/db/write'
 import type { ActivityType } from '@/lib/core/activity'
 import { badRequest, notFoundError } from '@/lib/core/errors'
@@ -51,11 +51,7 @@ export function changeToolIn(tx: Tx, id: string, type: ToolVerb, ctx: ActionCont
   const approving = type === 'tool.approved' || !row
   const approved = approving ? approvedOf(known) : known.approved
   const approvedHash = approving ? known.hash : known.approvedHash
-  const values = { ...after, approved, approvedHash, decidedBy: ctx.actor, decidedAt: now }
-  tx.insert(toolApprovals)
-    .values({ serverName: server, toolName: tool, ...values })
-    .onConflictDoUpdate({ target: [toolApprovals.serverName, toolApprovals.toolName], set: values })
-    .run()
+  saveApproval(tx, server, tool, { ...after, approved, approvedHash, decidedBy: ctx.actor, decidedAt: now })
   const note = type === 'tool.approved' ? `approved pin ${known.hash}` : undefined
   return { id: parsed.id, before, after, pin: known.hash, ...recordChange(tx, type, ctx, { target: parsed.id, before, after, ...(note ? { note } : {}) }, { server, now }) }
 }
