@@ -10,8 +10,11 @@ import type { ApprovedDefinition } from '@/db/schema'
  * - sensitive_path: ~/.ssh, id_rsa, .env, credentials files, cloud metadata addresses
  * - cross_server_reference: names another server, or another server's tool
  * - long_description: a description over LONG_DESCRIPTION characters
+ * - widened_reach: a change since approval that widens where the tool's effect can go — a new
+ *   recipient, URL or path parameter, "anyone with the link", open-world or destructive turned on
+ *   (semantic-diff.ts; only a changed definition has it)
  */
-export const findingCodes = ['hidden_characters', 'instruction_like', 'sensitive_path', 'cross_server_reference', 'long_description'] as const
+export const findingCodes = ['hidden_characters', 'instruction_like', 'sensitive_path', 'cross_server_reference', 'long_description', 'widened_reach'] as const
 export type FindingCode = (typeof findingCodes)[number]
 
 export interface Finding {

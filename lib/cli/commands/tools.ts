@@ -18,8 +18,12 @@ function reviewText(r: ToolReview): string {
     `definition (as agents are served it, named ${forTerminal(r.id)}):`,
     shownJson(r.definition, 2).split('\n').map((l) => `  ${l}`).join('\n'),
   ]
+  if (r.changes.length) {
+    lines.push('', 'what changed, riskiest first:')
+    for (const c of r.changes) lines.push(forTerminal(`  [${c.risk}] ${c.summary}  (${c.path})`))
+  }
   if (r.diff.length) {
-    lines.push('', 'changed since approved:')
+    lines.push('', 'changed since approved, field by field:')
     for (const d of r.diff) lines.push(`  ${forTerminal(d.field)}:`, `    − ${shownJson(d.before)}`, `    + ${shownJson(d.after)}`)
   }
   lines.push('', r.findings.length ? 'review findings:' : 'review findings: none')
