@@ -74,3 +74,8 @@ export function managedServers(db: DbLike) {
 export function serverNames(db: DbLike): string[] {
   return db.select({ n: servers.name }).from(servers).orderBy(asc(servers.name)).all().map((r) => r.n)
 }
+
+/** Whether a server has an approved baseline (a state file's tools, its first discovery): only then is a tool without an approval record implicitly approved. */
+export function serverBaselined(db: DbLike, name: string): boolean {
+  return db.select({ at: servers.baselineAt }).from(servers).where(eq(servers.name, name)).get()?.at != null
+}

@@ -51,6 +51,19 @@ export function updateAgentToken(db: Db, name: string, scope: TokenScope, ctx: A
   })
 }
 
+/**
+ * Rotate a token: a new secret for the same token, so its id (what tasks and held calls belong
+ * to), name and scope stay. The old secret stops working at once; the new one is returned once.
+ */
+export function rotateAgentToken(db: Db, name: string, ctx: ActionContext) {
+  return writeTransaction(db, (tx: Tx) => {
+    scopeOf(tokenByName(tx, name), name)
+    const token = newSecret('tg_at_')
+    tx.update(agentTokens).set({ tokenHash: hashSecret(token) }).where(eq(agentTokens.name, name)).run()
+    return { name, token, ...recordChange(tx, 'token.rotated', ctx, { target: name, before: null, after: null }) }
+  })
+}
+
 /** Revoke (delete) a token: its secret stops working at once on every surface. */
 export function revokeAgentToken(db: Db, name: string, ctx: ActionContext) {
   return writeTransaction(db, (tx: Tx) => {
