@@ -13,6 +13,12 @@ import { Button, Empty, Pill, WideTable } from '@/components/ui'
 const statusTone = (s: string) => (s === 'callable' ? 'good' : s === 'tool_pending_approval' || s === 'tool_changed' ? 'warn' : 'bad')
 const destructive = (t: InventoryTool) => t.annotations?.destructiveHint === true
 
+/** The approval in words: no record means approved implicitly (a baseline), or, on a quarantined server, not reviewed yet. */
+const approvalWords = (t: InventoryTool, quarantined: boolean) => ({
+  approved: 'approved', pending: 'awaiting approval', changed: 'changed since approved',
+  none: quarantined ? 'not reviewed yet (releasing approves it as shown)' : 'approved implicitly (no record: it was there at the baseline)',
+})[t.approval]
+
 type Panel = { kind: 'review'; id: string } | { kind: 'bulk-approve' } | { kind: 'confirm-unblock'; ids: string[] } | null
 
 /**
@@ -20,7 +26,7 @@ type Panel = { kind: 'review'; id: string } | { kind: 'bulk-approve' } | { kind:
  * always shows the full definition first (and sends the pins shown); unblocking a tool annotated
  * destructive asks first.
  */
-export function ToolTable({ tools, reviews, callApproval }: { tools: InventoryTool[]; reviews: Record<string, ToolReview>; callApproval: string[] }) {
+export function ToolTable({ tools, reviews, callApproval, quarantined }: { tools: InventoryTool[]; reviews: Record<string, ToolReview>; callApproval: string[]; quarantined: boolean }) {
   const [selected, setSelected] = useState<Set<string>>(new Set())
   const [panel, setPanel] = useState<Panel>(null)
   const [failure, setFailure] = useState<{ error: string; fix: string } | null>(null)
@@ -100,7 +106,7 @@ export function ToolTable({ tools, reviews, callApproval }: { tools: InventoryTo
                   <td className="py-2 pr-3">
                     <span className="flex flex-col items-start gap-1">
                       <Pill tone={statusTone(t.status)}>{t.status === 'callable' ? 'served' : t.status}</Pill>
-                      <span className="text-xs text-slate-600 dark:text-slate-300">approval: {t.approval}{t.blocked ? ', blocked' : ''}</span>
+                      <span className="text-xs text-slate-600 dark:text-slate-300">{approvalWords(t, quarantined)}{t.blocked ? ' · blocked by an operator' : ''}</span>
                     </span>
                   </td>
                   <td className="py-2 pr-3 text-xs">{t.annotations ? Object.entries(t.annotations).map(([k, v]) => <div key={k}><code>{k}</code>: {String(v)}</div>) : <span className="text-slate-600 dark:text-slate-300">none declared</span>}</td>

@@ -59,6 +59,11 @@ export function setTokenScope(tx: Tx, name: string, scope: { allowedServers: rea
   tx.update(agentTokens).set({ allowedServers: [...scope.allowedServers], profilePin: scope.profilePin }).where(eq(agentTokens.name, name)).run()
 }
 
+/** Give a token a new secret (stored hashed): the old one stops working with this commit. */
+export function setTokenHash(tx: Tx, name: string, tokenHash: string): void {
+  tx.update(agentTokens).set({ tokenHash }).where(eq(agentTokens.name, name)).run()
+}
+
 export function removeToken(tx: Tx, name: string): void {
   tx.delete(agentTokens).where(eq(agentTokens.name, name)).run()
 }

@@ -105,3 +105,8 @@ export function dropCredentials(tx: Tx, serverName: string): void {
   tx.delete(serverOauth).where(eq(serverOauth.serverName, serverName)).run()
   tx.delete(serverSecrets).where(eq(serverSecrets.serverName, serverName)).run()
 }
+
+/** Whether a server has an approved baseline (a state file's tools, its first discovery): only then is a tool without an approval record implicitly approved. */
+export function serverBaselined(db: DbLike, name: string): boolean {
+  return db.select({ at: servers.baselineAt }).from(servers).where(eq(servers.name, name)).get()?.at != null
+}

@@ -4,7 +4,7 @@ import 'server-only'
 import { z } from 'zod'
 import { createProfile, deleteProfile, updateProfile } from '@/lib/admin/profiles'
 import { profileNameSchema, serverNameSchema, tokenNameSchema, tokenScopeSchema } from '@/lib/admin/schemas'
-import { createAgentToken, revokeAgentToken, updateAgentToken } from '@/lib/admin/tokens'
+import { createAgentToken, revokeAgentToken, rotateAgentToken, updateAgentToken } from '@/lib/admin/tokens'
 import { operatorAction } from './safe-action'
 
 const tokenInput = z.strictObject({ name: tokenNameSchema, scope: tokenScopeSchema })
@@ -17,6 +17,12 @@ export const createTokenAction = operatorAction(tokenInput, async ({ name, scope
 }, { refresh: true })
 
 export const updateTokenAction = operatorAction(tokenInput, async ({ name, scope }, { db, actor }) => (await updateAgentToken(db, name, scope, { actor })).after, { refresh: true })
+
+/** A new secret for a token (same id and scope); like a new token's, it is in this one answer only. */
+export const rotateTokenAction = operatorAction(z.strictObject({ name: tokenNameSchema }), async ({ name }, { db, actor }) => {
+  const r = await rotateAgentToken(db, name, { actor })
+  return { name: r.name, token: r.token }
+}, { refresh: true })
 
 export const revokeTokenAction = operatorAction(z.strictObject({ name: tokenNameSchema }), async ({ name }, { db, actor }) => (await revokeAgentToken(db, name, { actor })).name, { refresh: true })
 

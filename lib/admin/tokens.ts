@@ -2,7 +2,7 @@ import 'server-only'
 import { randomBytes } from 'node:crypto'
 import type { Db, Tx } from '@/db/client'
 import { writeTransaction } from '@/db/write'
-import { insertToken, profileServers, removeToken, setTokenScope, tokenByName, type TokenRow } from '@/db/queries/access'
+import { insertToken, profileServers, removeToken, setTokenHash, setTokenScope, tokenByName, type TokenRow } from '@/db/queries/access'
 import { hashSecret, newSecret } from '@/lib/auth/secrets'
 import { badRequest, notFoundError } from '@/lib/core/errors'
 import { recordChange, type ActionContext } from '@/lib/activity/record-change'
@@ -46,6 +46,19 @@ export function updateAgentToken(db: Db, name: string, scope: TokenScope, ctx: A
     const now = Date.now()
     setTokenScope(tx, name, scope)
     return { name, before, after: scope, ...recordChange(tx, 'token.updated', ctx, { target: name, before, after: scope }, { now }) }
+  })
+}
+
+/**
+ * Rotate a token: a new secret for the same token, so its id (what tasks and held calls belong
+ * to), name and scope stay. The old secret stops working at once; the new one is returned once.
+ */
+export function rotateAgentToken(db: Db, name: string, ctx: ActionContext) {
+  return writeTransaction(db, (tx: Tx) => {
+    scopeOf(tokenByName(tx, name), name)
+    const token = newSecret('tg_at_')
+    setTokenHash(tx, name, hashSecret(token))
+    return { name, token, ...recordChange(tx, 'token.rotated', ctx, { target: name, before: null, after: null }) }
   })
 }
 

@@ -10,6 +10,9 @@ import type { ApprovedDefinition, Finding } from '@/lib/core/definition'
  * - sensitive_path: ~/.ssh, id_rsa, .env, credentials files, cloud metadata addresses
  * - cross_server_reference: names another server, or another server's tool
  * - long_description: a description over LONG_DESCRIPTION characters
+ * - widened_reach: a change since approval that widens where the tool's effect can go — a new
+ *   recipient, URL or path parameter, "anyone with the link", open-world or destructive turned on
+ *   (semantic-diff.ts; only a changed definition has it)
  */
 
 export const LONG_DESCRIPTION = 1_000

@@ -115,6 +115,8 @@ export interface ActivityDataByType {
   'token.created': ChangeData<{ allowedServers: string[]; profilePin: string | null }>
   'token.updated': ChangeData<{ allowedServers: string[]; profilePin: string | null }>
   'token.revoked': ChangeData<{ allowedServers: string[]; profilePin: string | null }>
+  // a new secret for the same token (id, name and scope kept): the old secret stops working at once
+  'token.rotated': ChangeData<Record<string, never>>
   'profile.created': ChangeData<{ servers: string[] }>
   'profile.updated': ChangeData<{ servers: string[] }>
   'profile.deleted': ChangeData<{ servers: string[] }>
@@ -144,7 +146,7 @@ export const activityTypes = [
   'definition.discovered', 'definition.changed', 'definition.auto_approved', 'definition.approved', 'definition.gone', 'prompt.get', 'resource.read',
   'tool.call_approval', 'call.approval_requested', 'call.approved', 'call.denied', 'call.expired', 'call.refused',
   'operator.signed_in', 'operator.signed_out', 'operator.sign_in_refused', 'server.configured',
-  'token.created', 'token.updated', 'token.revoked',
+  'token.created', 'token.updated', 'token.revoked', 'token.rotated',
   'profile.created', 'profile.updated', 'profile.deleted',
   'operator_key.rotated', 'settings.changed', 'activity.pruned', 'pins.upgraded', 'secrets.encrypted', 'surface.over_ceiling',
 ] as const satisfies readonly ActivityType[]

@@ -73,7 +73,7 @@ export const definitionKinds = ['instructions', 'prompt', 'resource', 'resource_
 export type DefinitionKind = (typeof definitionKinds)[number]
 
 /** The review findings' codes (lib/approvals/findings.ts says what each means). */
-export const findingCodes = ['hidden_characters', 'instruction_like', 'sensitive_path', 'cross_server_reference', 'long_description'] as const
+export const findingCodes = ['hidden_characters', 'instruction_like', 'sensitive_path', 'cross_server_reference', 'long_description', 'widened_reach'] as const
 export type FindingCode = (typeof findingCodes)[number]
 
 export interface Finding {

@@ -7,9 +7,11 @@
 export const dashboardPages = [
   { href: '/', label: 'Overview' },
   { href: '/preflight', label: 'Preflight' },
-  { href: '/approvals', label: 'Approvals' },
+  { href: '/approvals', label: 'Held calls' },
   { href: '/activity', label: 'Activity' },
   { href: '/servers', label: 'Servers' },
+  { href: '/setup', label: 'Set up' },
+  { href: '/connect', label: 'Clients' },
   { href: '/tokens', label: 'Tokens & profiles' },
   { href: '/surface', label: 'Surface' },
   { href: '/settings', label: 'Settings' },

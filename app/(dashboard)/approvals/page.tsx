@@ -5,13 +5,13 @@ import { PageHeader } from '@/components/ui'
 import { approvalsInbox } from '@/lib/dashboard/approvals'
 import { canViewPage } from '@/lib/dashboard/operator'
 
-export const metadata: Metadata = { title: 'Approvals' }
+export const metadata: Metadata = { title: 'Held calls' }
 
 export default async function ApprovalsPage() {
   if (!(await canViewPage('/approvals'))) return null
   return (
     <>
-      <PageHeader title="Approvals">Calls of tools under call approval wait here for an operator: approve or deny each exact call.</PageHeader>
+      <PageHeader title="Held calls">Calls of tools under call approval wait here for an operator: approve or deny each exact call. Tools waiting for their definition to be approved are on the Overview and their server&apos;s page.</PageHeader>
       <ApprovalsInboxView initial={await approvalsInbox(getDb())} />
     </>
   )
