@@ -1,9 +1,7 @@
 import { NextResponse, type NextRequest } from 'next/server'
 import { PATH_HEADER, SESSION_COOKIE } from './lib/dashboard/session-cookie'
+import { isDashboardPath } from './lib/dashboard/routes'
 import { pageCsp } from './lib/http/security-headers'
-
-/** The dashboard's pages (the sign-in page and everything else Next.js serves are not). */
-const DASHBOARD = /^\/(?:preflight|activity|servers|tokens|settings|approvals|surface|operators)?(?:\/|$)/
 
 /**
  * Every page Next.js renders gets a Content-Security-Policy with a fresh nonce (Next.js reads it
@@ -14,7 +12,7 @@ const DASHBOARD = /^\/(?:preflight|activity|servers|tokens|settings|approvals|su
  */
 export function proxy(request: NextRequest) {
   const path = request.nextUrl.pathname + request.nextUrl.search
-  const dashboard = DASHBOARD.test(request.nextUrl.pathname)
+  const dashboard = isDashboardPath(request.nextUrl.pathname)
   if (dashboard && !request.cookies.has(SESSION_COOKIE)) {
     const login = new URL('/login', request.url)
     login.searchParams.set('next', path)

@@ -15,7 +15,6 @@ import { mcpClientOp } from '@/lib/telemetry/mcp-client'
 import { currentMcpOp } from '@/lib/telemetry/context'
 import { mcpServerOp } from '@/lib/telemetry/mcp-server'
 import { commitClock, noteActivityCommit, noteCallGate, noteCheck } from '@/lib/telemetry/notes'
-import type { CallOutcome } from '@/lib/upstream/dispatch'
 import { fmt, printTable, printTarget, timeInterleavedAsync } from './stats'
 
 const KEY = 'tg_op_bench_key_0000000000000000'
@@ -37,13 +36,12 @@ function offPathNs(): number {
   const session = { requestId: 'req_x', caller: { name: 'token:x', tier: 'agent' }, profile: undefined }
   const upstream = { peer: () => { throw new Error('asked for its peer while telemetry is off') } }
   const params = { _meta: {} }
-  const outcome: CallOutcome = { kind: 'answered', result: { content: [] } }
   const result = { isError: false }
   const run = (n: number) => {
     for (let i = 0; i < n; i++) {
       mcpServerOp(req, body, session)?.end(200)
       noteCheck('mcp-call', 'ready', [], 'req_x')
-      noteCallGate(outcome, 'req_x')
+      noteCallGate('req_x', undefined, undefined)
       mcpClientOp(upstream, 'tools/call', 'b', params)?.end(undefined)
       currentMcpOp()?.result(result)
       currentMcpOp()?.failed(0, '')

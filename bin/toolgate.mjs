@@ -35,6 +35,16 @@ const cacheDir = path.join(root, 'node_modules', '.cache', 'toolgate')
 const bundle = path.join(cacheDir, `cli-${fingerprint()}`)
 const entry = path.join(bundle, 'main.js')
 
+// zod re-exports its ~50 message locales (360 KB of the bundle's 1.3 MB) as a namespace nobody
+// here reads; the CLI compiles only English, which zod uses by default
+const englishZod = {
+  name: 'english-zod',
+  setup(b) {
+    b.onResolve({ filter: /\/locales\/index\.js$/ }, (args) => (args.importer.includes(`${path.sep}zod${path.sep}`) ? { path: path.join(args.resolveDir, path.dirname(args.path), 'en.js'), namespace: 'zod-en' } : undefined))
+    b.onLoad({ filter: /.*/, namespace: 'zod-en' }, (args) => ({ contents: `export { default as en } from ${JSON.stringify(args.path)}`, resolveDir: path.dirname(args.path) }))
+  },
+}
+
 async function build() {
   const { build } = await import('esbuild')
   mkdirSync(cacheDir, { recursive: true })
@@ -48,6 +58,7 @@ async function build() {
     // it), which only a server with telemetry on loads; the small API is bundled
     external: ['better-sqlite3', 'next', 'next/*', 'esbuild', '@modelcontextprotocol/*', '@opentelemetry/sdk-*', '@opentelemetry/exporter-*', '@opentelemetry/context-*'],
     chunkNames: 'chunk-[hash]',
+    plugins: [englishZod],
     // the CLI is a server: modules marked server-only belong in it (the marker guards client bundles)
     alias: { 'server-only': path.join(root, 'node_modules', 'server-only', 'empty.js') },
   })

@@ -5,8 +5,7 @@ import Database from 'better-sqlite3'
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
 import * as schema from './schema'
-import { defaultDbFile, projectRoot } from '@/lib/core/paths'
-import { keyFileOf } from './secrets'
+import { defaultDbFile, keyFileOf, projectRoot } from '@/lib/core/paths'
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database }
 type DrizzleTx = Parameters<Parameters<Db['transaction']>[0]>[0]
@@ -43,6 +42,11 @@ export function openStore(file: string, upgrade?: (db: Db) => void): Db {
   upgrade?.(db) // the opener's data upgrades, still under the open busy timeout
   sqlite.pragma('busy_timeout = 0')
   return db
+}
+
+/** A database file opened read-only and left as it is (not migrated, no upgrades): for looking only. */
+export function openReadOnlyStore(file: string): Db {
+  return drizzle(new Database(file, { readonly: true, fileMustExist: true }), { schema }) as Db
 }
 
 const PRIVATE_DIR = 0o700

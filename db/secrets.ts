@@ -4,6 +4,7 @@ import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:f
 import type Database from 'better-sqlite3'
 import type { DbLike } from './client'
 import type { serverOauth } from './schema'
+import { keyFileOf } from '@/lib/core/paths'
 
 /**
  * Secrets at rest: every value toolgate must read back (an upstream's header and env values, its
@@ -49,9 +50,6 @@ function storedKeyIds(client: Database.Database): Set<string> {
   }
   return ids
 }
-
-/** Where a database's key file is: beside it. */
-export const keyFileOf = (dbFile: string) => `${dbFile}.key`
 
 /**
  * The connection's key: TOOLGATE_SECRET_KEY, else the key file beside the database, else (no

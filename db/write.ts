@@ -22,6 +22,22 @@ export function storageFault(e: unknown): string | null {
   if (e.code.startsWith('SQLITE_IOERR') || e.code.startsWith('SQLITE_CANTOPEN')) return `the state database could not be written (${e.code})`
   return null
 }
+/**
+ * Prove a write would go through, keeping none: take the write lock (waiting up to `waitMs` for
+ * another process's, as a write would) and roll back. Throws what stopped it.
+ */
+export function proveWritable(db: Db, waitMs: number): void {
+  db.$client.pragma(`busy_timeout = ${waitMs}`)
+  try {
+    db.$client.exec('begin immediate; update settings set id = id where id = 1; rollback')
+  } catch (e) {
+    if (db.$client.inTransaction) db.$client.exec('rollback')
+    throw e
+  } finally {
+    db.$client.pragma('busy_timeout = 0')
+  }
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /**

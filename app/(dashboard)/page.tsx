@@ -9,6 +9,8 @@ import { changeToolsAction } from '@/lib/actions/servers'
 import { tokenPage } from '@/lib/dashboard/fixes'
 import { pagePrincipal } from '@/lib/dashboard/operator'
 import { overview, type BlockedAgent, type Overview } from '@/lib/dashboard/overview'
+import { firstRun } from '@/lib/dashboard/first-run'
+import { FirstRun } from '@/components/onboarding/first-run'
 import { getDb } from '@/db/client'
 
 export const metadata: Metadata = { title: 'Overview' }
@@ -61,6 +63,7 @@ export default async function OverviewPage() {
   const me = await pagePrincipal('/')
   if (!me) return null
   const o = overview(getDb(), me.actor)
+  const setup = firstRun(getDb())
   const servers = [
     { title: 'Quarantined servers', rows: o.quarantined },
     { title: 'Disabled servers', rows: o.disabled },
@@ -72,8 +75,10 @@ export default async function OverviewPage() {
   return (
     <>
       <PageHeader title="What needs an operator now">
-        {allClear ? 'Nothing is waiting on you: no agent is blocked, every known tool is approved and every server is connected.' : 'Read from the current state: an item disappears once it is fixed. Each has the button that fixes it.'}
+        {setup ? 'This toolgate is not set up yet: follow the checklist.'
+          : allClear ? 'Nothing is waiting on you: no agent is blocked, every known tool is approved and every server is connected.' : 'Read from the current state: an item disappears once it is fixed. Each has the button that fixes it.'}
       </PageHeader>
+      {setup && <FirstRun steps={setup} />}
       {o.agents.length > 0 && (
         <Card className="mb-4" title={`Agents blocked now (${o.agents.length})`}>
           <p className="mb-1 text-xs text-slate-600 dark:text-slate-300">Recent checks by agent tokens that were refused, judged again now (your own dashboard checks are left out).</p>

@@ -11,6 +11,7 @@ import { ActionButton } from '@/components/action-button'
 import { CopyButton } from '@/components/copy-button'
 import { ErrorNote } from '@/components/error-note'
 import { Button, Card, Empty, inputClass, Pill } from '@/components/ui'
+import { RotateToken } from './rotate-token'
 import { ServerPicker } from './server-picker'
 
 type Failure = { error: string; fix: string }
@@ -31,7 +32,7 @@ function ScopeFields({ scope, onChange, data }: { scope: TokenScope; onChange: (
   )
 }
 
-export function TokensPanel({ data }: { data: AccessOverview }) {
+export function TokensPanel({ data, anonymousProfile }: { data: AccessOverview; anonymousProfile: string | null }) {
   const [name, setName] = useState('')
   const [scope, setScope] = useState<TokenScope>({ allowedServers: [], profilePin: null })
   const [created, setCreated] = useState<{ name: string; token: string } | null>(null)
@@ -63,7 +64,7 @@ export function TokensPanel({ data }: { data: AccessOverview }) {
         )}
       </Card>
       <Card title="Agent tokens">
-        {data.tokens.length === 0 ? <Empty>No agent tokens yet. Agents without a token reach /mcp anonymously at the agent tier.</Empty> : (
+        {data.tokens.length === 0 ? <Empty>No agent tokens yet: an agent without one is refused (401){anonymousProfile ? `, except on this machine (loopback), where it gets the anonymous profile ${anonymousProfile}` : ''}. Create one above, or on <Link className="underline" href="/connect">Connect a client</Link>.</Empty> : (
           <ul className="divide-y divide-slate-200 dark:divide-slate-800">
             {data.tokens.map((t) => <TokenRow key={t.name} token={t} data={data} />)}
           </ul>
@@ -86,6 +87,7 @@ export function TokenRow({ token: t, data }: { token: AccessOverview['tokens'][n
         <span className="ml-auto flex flex-wrap gap-2">
           <Link className="text-sm text-sky-700 underline dark:text-sky-300" href={`/preflight?token=${encodeURIComponent(t.name)}`} aria-label={`Preflight as this token (${t.name})`}>Preflight as this token</Link>
           <Allowed permission="admin"><Button aria-expanded={editing} aria-label={`${editing ? 'Close' : 'Edit scope of'} token ${t.name}`} onClick={() => setEditing(!editing)}>{editing ? 'Close' : 'Edit scope'}</Button></Allowed>
+          <Allowed permission="admin"><RotateToken name={t.name} /></Allowed>
           <ActionButton action={revokeTokenAction} permission="admin" input={{ name: t.name }} label="Revoke" name={`Revoke token ${t.name}`} variant="danger" confirm={`Revoke ${t.name}? Agents using it are refused at once.`} />
         </span>
       </div>

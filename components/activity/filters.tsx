@@ -1,7 +1,7 @@
 'use client'
 
 import { useRouter } from 'next/navigation'
-import { activityTypes, surfaces } from '@/lib/activity/vocabulary'
+import { activityTypes, surfaces } from '@/lib/core/activity'
 import { verdicts } from '@/lib/preflight/taxonomy'
 import { buttonClass, inputClass } from '@/components/ui'
 

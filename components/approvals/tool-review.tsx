@@ -1,6 +1,8 @@
-import type { DefinitionChange } from '@/lib/approvals/server-definitions'
+import type { DefinitionChange } from '@/lib/core/definition'
 import type { DefinitionReview, ToolReview } from '@/lib/approvals/review'
 import { showInvisible } from '@/lib/approvals/findings'
+import type { Finding } from '@/lib/core/definition'
+import type { Risk, SemanticChange } from '@/lib/approvals/semantic-diff'
 import { Pill } from '@/components/ui'
 
 const json = (v: unknown) => showInvisible(JSON.stringify(v, null, 2))
@@ -22,21 +24,56 @@ export function DefinitionDiff({ diff, label }: { diff: readonly FieldChange[]; 
   )
 }
 
+const riskTone: Record<Risk, 'bad' | 'warn' | 'muted'> = { high: 'bad', medium: 'warn', low: 'muted' }
+
+/** A tool's change by meaning, riskiest first: each with its risk, what it means, and where. */
+export function SemanticChanges({ changes, label }: { changes: readonly SemanticChange[]; label: string }) {
+  return (
+    <ul aria-label={label} className="mt-1 space-y-1">
+      {changes.map((c, i) => (
+        <li key={i} data-risk={c.risk} className="text-xs">
+          <Pill tone={riskTone[c.risk]}>{c.risk} risk</Pill> {showInvisible(c.summary)} <code className="text-slate-600 dark:text-slate-400">{c.path}</code>
+        </li>
+      ))}
+    </ul>
+  )
+}
+
+/** Findings in full, inline: the code, where it was found and what it means (never only a tooltip). */
+export function FindingList({ findings, label }: { findings: readonly Finding[]; label: string }) {
+  return (
+    <ul aria-label={label} className="mt-1 space-y-1">
+      {findings.map((f, i) => (
+        <li key={i} className="text-xs"><Pill tone={f.code === 'widened_reach' ? 'bad' : 'warn'}>{f.code}</Pill> <code>{f.field}</code>: {f.message}</li>
+      ))}
+    </ul>
+  )
+}
+
 /**
  * The review every definition gets before it is approved — a tool's, or a server's instructions,
  * prompt, resource or template: its pin, what changed field by field (− approved, + offered now),
  * the review findings, and the full definition (invisible characters shown). `children`: what a
  * kind adds before the definition (a tool's place on the surface).
  */
-function ReviewBody({ id, pin, diff, findings, definition, children }: {
-  id: string; pin: string | null; diff: readonly FieldChange[]; findings: ToolReview['findings']; definition: unknown; children?: React.ReactNode
+function ReviewBody({ id, pin, diff, changes, findings, definition, children }: {
+  id: string; pin: string | null; diff: readonly FieldChange[]; changes?: readonly SemanticChange[]; findings: ToolReview['findings']; definition: unknown; children?: React.ReactNode
 }) {
   return (
     <div className="space-y-3 text-sm" data-testid={`review-${id}`}>
       <p className="text-xs text-slate-600 dark:text-slate-400">
         Pin <code className="break-all">{pin ?? 'none'}</code> — approving accepts exactly this definition; any later change to it is a change to approve again.
       </p>
-      {diff.length > 0 && (
+      {changes && changes.length > 0 ? (
+        <div>
+          <h4 className="font-medium">Changed since it was approved, riskiest first</h4>
+          <SemanticChanges changes={changes} label={`What changed in ${id}`} />
+          <details className="mt-1">
+            <summary className="cursor-pointer text-xs">Field by field: − approved, + offered now</summary>
+            <DefinitionDiff diff={diff} label={`Fields changed in ${id}`} />
+          </details>
+        </div>
+      ) : diff.length > 0 && (
         <div>
           <h4 className="font-medium">Changed since it was approved</h4>
           <DefinitionDiff diff={diff} label={`What changed in ${id}`} />
@@ -44,13 +81,9 @@ function ReviewBody({ id, pin, diff, findings, definition, children }: {
       )}
       <div>
         <h4 className="font-medium">Review findings</h4>
-        {findings.length === 0 ? <p className="text-xs text-slate-600 dark:text-slate-400">None: no hidden characters, instructions to the model, sensitive paths, references to other servers or overlong text.</p> : (
-          <ul aria-label={`Review findings for ${id}`} className="mt-1 space-y-1">
-            {findings.map((f, i) => (
-              <li key={i} className="text-xs"><Pill tone="warn">{f.code}</Pill> <code>{f.field}</code>: {f.message}</li>
-            ))}
-          </ul>
-        )}
+        {findings.length === 0
+          ? <p className="text-xs text-slate-600 dark:text-slate-400">None: no hidden characters, instructions to the model, sensitive paths, references to other servers, overlong text{diff.length > 0 ? ' or widened reach' : ''}.</p>
+          : <FindingList findings={findings} label={`Review findings for ${id}`} />}
       </div>
       {children}
       <details open={diff.length === 0}>
@@ -64,7 +97,7 @@ function ReviewBody({ id, pin, diff, findings, definition, children }: {
 /** What an operator approves of a tool: the review, and what serving it costs on the tool surface. */
 export function ToolReviewView({ review: r }: { review: ToolReview }) {
   return (
-    <ReviewBody id={r.id} pin={r.pin} diff={r.diff} findings={r.findings} definition={{ ...r.definition, name: r.id }}>
+    <ReviewBody id={r.id} pin={r.pin} diff={r.diff} changes={r.changes} findings={r.findings} definition={{ ...r.definition, name: r.id }}>
       <div>
         <h4 className="font-medium">On the tool surface</h4>
         <p className="text-xs text-slate-600 dark:text-slate-400">

@@ -15,6 +15,12 @@ import { Button, Empty, Pill, WideTable } from '@/components/ui'
 const statusTone = (s: string) => (s === 'callable' ? 'good' : s === 'tool_pending_approval' || s === 'tool_changed' ? 'warn' : 'bad')
 const destructive = (t: InventoryTool) => t.annotations?.destructiveHint === true
 
+/** The approval in words: no record means approved implicitly (a baseline), or, on a quarantined server, not reviewed yet. */
+const approvalWords = (t: InventoryTool, quarantined: boolean) => ({
+  approved: 'approved', pending: 'awaiting approval', changed: 'changed since approved',
+  none: quarantined ? 'not reviewed yet (releasing approves it as shown)' : 'approved implicitly (no record: it was there at the baseline)',
+})[t.approval]
+
 type Panel = { kind: 'review'; id: string } | { kind: 'bulk-approve' } | { kind: 'confirm-unblock'; ids: string[] } | null
 
 /**
@@ -22,7 +28,7 @@ type Panel = { kind: 'review'; id: string } | { kind: 'bulk-approve' } | { kind:
  * always shows the full definition first (and sends the pins shown); unblocking a tool annotated
  * destructive asks first.
  */
-export function ToolTable({ tools, reviews, callApproval, firstOfTwo = {} }: { tools: InventoryTool[]; reviews: Record<string, ToolReview>; callApproval: string[]; firstOfTwo?: Record<string, { by: string; at: string }> }) {
+export function ToolTable({ tools, reviews, callApproval, quarantined, firstOfTwo = {} }: { tools: InventoryTool[]; reviews: Record<string, ToolReview>; callApproval: string[]; quarantined: boolean; firstOfTwo?: Record<string, { by: string; at: string }> }) {
   const mayApprove = useCan('approve')
   const [selected, setSelected] = useState<Set<string>>(new Set())
   const [panel, setPanel] = useState<Panel>(null)
@@ -103,7 +109,7 @@ export function ToolTable({ tools, reviews, callApproval, firstOfTwo = {} }: { t
                   <td className="py-2 pr-3">
                     <span className="flex flex-col items-start gap-1">
                       <Pill tone={statusTone(t.status)}>{t.status === 'callable' ? 'served' : t.status}</Pill>
-                      <span className="text-xs text-slate-600 dark:text-slate-300">approval: {t.approval}{t.blocked ? ', blocked' : ''}</span>
+                      <span className="text-xs text-slate-600 dark:text-slate-300">{approvalWords(t, quarantined)}{t.blocked ? ' · blocked by an operator' : ''}</span>
                       {firstOfTwo[t.id] && <span className="text-xs font-medium">1 of 2: <DecidedBy verb="approved" by={firstOfTwo[t.id].by} at={firstOfTwo[t.id].at} /></span>}
                       {t.decided && <span className="text-xs text-slate-600 dark:text-slate-300"><DecidedBy verb={t.blocked ? 'blocked' : t.approval === 'approved' ? 'approved' : 'decided'} by={t.decided.by} at={t.decided.at} /></span>}
                     </span>

@@ -1,6 +1,6 @@
 import 'server-only'
 import { asc, eq } from 'drizzle-orm'
-import type { DbLike } from '@/db/client'
+import type { DbLike, Tx } from '@/db/client'
 import { agentTokens, profiles } from '@/db/schema'
 
 /** Agent tokens as operators see them: never the secret or its hash. */
@@ -32,4 +32,38 @@ export function profileServers(db: DbLike, name: string): string[] | undefined {
 /** Tokens with their stored hashes: only `state dump` needs these (a dump must load back). */
 export function tokensWithHashes(db: DbLike) {
   return db.select().from(agentTokens).orderBy(asc(agentTokens.name)).all()
+}
+
+// Writes, each inside the caller's write transaction (with the change's record).
+
+export function insertProfile(tx: Tx, name: string, servers: string[]): void {
+  tx.insert(profiles).values({ name, servers }).run()
+}
+
+export function setProfileServers(tx: Tx, name: string, servers: string[]): void {
+  tx.update(profiles).set({ servers }).where(eq(profiles.name, name)).run()
+}
+
+export function removeProfile(tx: Tx, name: string): void {
+  tx.delete(profiles).where(eq(profiles.name, name)).run()
+}
+
+/** An agent token's stored fields: its secret only as a hash. */
+export interface NewToken { name: string; id: string; tokenHash: string; allowedServers: readonly string[]; profilePin: string | null; createdAt: number }
+
+export function insertToken(tx: Tx, t: NewToken): void {
+  tx.insert(agentTokens).values({ ...t, allowedServers: [...t.allowedServers] }).run()
+}
+
+export function setTokenScope(tx: Tx, name: string, scope: { allowedServers: readonly string[]; profilePin: string | null }): void {
+  tx.update(agentTokens).set({ allowedServers: [...scope.allowedServers], profilePin: scope.profilePin }).where(eq(agentTokens.name, name)).run()
+}
+
+/** Give a token a new secret (stored hashed): the old one stops working with this commit. */
+export function setTokenHash(tx: Tx, name: string, tokenHash: string): void {
+  tx.update(agentTokens).set({ tokenHash }).where(eq(agentTokens.name, name)).run()
+}
+
+export function removeToken(tx: Tx, name: string): void {
+  tx.delete(agentTokens).where(eq(agentTokens.name, name)).run()
 }

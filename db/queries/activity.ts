@@ -2,7 +2,8 @@ import 'server-only'
 import { and, asc, count, desc, eq, gt, gte, inArray, lt, lte, max, min, ne, sql, type SQL } from 'drizzle-orm'
 import type { Db, DbLike, Tx } from '@/db/client'
 import { activity, activityCheckMinutes, activityServers } from '@/db/schema'
-import type { ActivityRecord } from '@/lib/activity/vocabulary'
+import type { StoredLink } from '@/lib/core/activity-chain'
+import type { ActivityRecord } from '@/lib/core/activity'
 import { indexedThrough, MINUTE, uncountChecks, unindexedFor } from './activity-index'
 
 export interface ActivityFilter {
@@ -168,22 +169,49 @@ export function countRecords(db: Db, f: ActivityFilter, start: number, end: numb
 }
 
 /**
- * Delete up to `limit` of the oldest records from before `before` (in the caller's transaction),
- * with their share of the derived data. Returns how many went.
+ * Delete up to `limit` of the oldest records from before `before`: only ever a prefix of the log
+ * in commit order, so the first record kept anchors the tamper-evident chain (lib/core/activity-chain.ts)
+ * and every later link stays whole. A call goes with its outcome (contract §12), even an outcome
+ * newer than the cutoff; a call whose outcome lies past the prefix stays, with what follows it,
+ * until both can go.
  */
 export function deleteOldest(tx: Tx, before: number, limit: number): number {
-  const rows = tx.select({ id: activity.id, at: activity.at, type: activity.type, requestId: activity.requestId })
-    .from(activity).where(lt(activity.at, before)).orderBy(asc(activity.at)).limit(limit).all()
-  if (!rows.length) return 0
-  const ids = rows.map((r) => r.id)
-  uncountChecks(tx, ids, { from: rows[0].at, to: rows[rows.length - 1].at })
-  // a call's outcome goes with its call, even one that landed after the cutoff (contract §12)
-  const outcomes = [...callOutcomes(tx, rows.filter((r) => r.type === 'tool.call')).values()].map((o) => o.id)
-  return tx.delete(activity).where(inArray(activity.id, [...new Set([...ids, ...outcomes])])).run().changes
+  const head = tx.select({ id: activity.id, at: activity.at, type: activity.type, requestId: activity.requestId,
+    call: sql<number | null>`case when ${activity.type} = 'tool.call_outcome' then json_extract(${activity.data}, '$.call') end` })
+    .from(activity).orderBy(asc(activity.id)).limit(limit).all()
+  // the prefix: records from before the cutoff, and the outcomes of calls in it
+  const calls = new Set<number>()
+  let rows: typeof head = []
+  for (const r of head) {
+    if (r.at >= before && (r.call === null || !calls.has(r.call))) break
+    if (r.type === 'tool.call') calls.add(r.id)
+    rows.push(r)
+  }
+  for (;;) {
+    if (!rows.length) return 0
+    const last = rows[rows.length - 1].id
+    const outcomes = callOutcomes(tx, rows.filter((r) => r.type === 'tool.call'))
+    const cut = rows.findIndex((r) => r.type === 'tool.call' && (outcomes.get(r.id)?.id ?? 0) > last)
+    if (cut < 0) break
+    rows = rows.slice(0, cut)
+  }
+  uncountChecks(tx, rows.map((r) => r.id), { from: Math.min(...rows.map((r) => r.at)), to: Math.max(...rows.map((r) => r.at)) })
+  return tx.delete(activity).where(lte(activity.id, rows[rows.length - 1].id)).run().changes
 }
 
 /** The oldest record kept and how many there are. */
 export function activityExtent(db: Db): { oldestAt: number | null; records: number } {
   const row = db.select({ oldestAt: min(activity.at), records: count() }).from(activity).get()
   return { oldestAt: row?.oldestAt ?? null, records: row?.records ?? 0 }
+}
+
+/** Every record's chained columns in commit order, streamed (a million records are never all in memory). */
+export function* chainLinks(db: Db): Generator<StoredLink> {
+  yield* db.$client.prepare(`select id, request_id as requestId, at, type, surface, actor, tier, verdict, server, operator_id as operatorId, auth,
+    data as dataText, prev_hash as prevHash, hash from activity order by id`).iterate() as IterableIterator<StoredLink>
+}
+
+/** The newest record's id and hash: what a copy of the log kept elsewhere is compared against. */
+export function chainHead(db: Db): { id: number; hash: string | null } | null {
+  return db.select({ id: activity.id, hash: activity.hash }).from(activity).orderBy(desc(activity.id)).limit(1).get() ?? null
 }

@@ -1,6 +1,6 @@
 import 'server-only'
 import { and, asc, eq, inArray, isNull } from 'drizzle-orm'
-import type { DbLike } from '@/db/client'
+import type { DbLike, Tx } from '@/db/client'
 import { serverDefinitions, servers, settings, type DefinitionKind, type JsonObject, type ServerDefinition } from '@/db/schema'
 
 /**
@@ -49,4 +49,13 @@ export function knownDefinition(db: DbLike, server: string, kinds: readonly Defi
   return db.select().from(serverDefinitions).where(and(
     eq(serverDefinitions.serverName, server), inArray(serverDefinitions.kind, [...kinds]), eq(serverDefinitions.key, key), isNull(serverDefinitions.goneAt),
   )).orderBy(asc(serverDefinitions.kind)).get()
+}
+
+/** A decision on a server's definition: approved (with the definition approved and its pin) or pending. */
+export interface DefinitionDecision { status: 'approved' | 'pending'; approved: JsonObject | null; approvedHash: string | null }
+
+/** Record a decision on one of a server's definitions, inside the caller's write transaction. */
+export function decideDefinition(tx: Tx, d: Pick<ServerDefinition, 'serverName' | 'kind' | 'key'>, decision: DefinitionDecision, by: string, at: number): void {
+  tx.update(serverDefinitions).set({ ...decision, decidedBy: by, decidedAt: at })
+    .where(and(eq(serverDefinitions.serverName, d.serverName), eq(serverDefinitions.kind, d.kind), eq(serverDefinitions.key, d.key))).run()
 }

@@ -2,7 +2,7 @@ import 'server-only'
 import { and, asc, eq, getTableName, sql, type SQL, isNull } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { servers, settings, toolApprovals, tools, type JsonObject, type ToolAnnotations } from '@/db/schema'
-import { storedOf } from '@/lib/approvals/definition'
+import { storedOf } from '@/lib/core/definition'
 import type { ApprovalView, ServerView } from '@/lib/core/state'
 
 /**

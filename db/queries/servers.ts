@@ -1,10 +1,10 @@
 import 'server-only'
 import { asc, eq, isNotNull, sql } from 'drizzle-orm'
-import type { DbLike } from '@/db/client'
-import { serverConnections, serverSecrets, servers, type Root, type Transport } from '@/db/schema'
+import type { DbLike, Tx } from '@/db/client'
+import { serverConnections, serverOauth, serverSecrets, servers, type Root, type Transport } from '@/db/schema'
 import type { ConnectionView, ServerView } from '@/lib/core/state'
 import { believedConnection, readLease } from './connections'
-import { openSecret } from '@/db/secrets'
+import { openSecret, sealSecret } from '@/db/secrets'
 
 /**
  * One server as every surface shows it: what the operator configured, and the connection
@@ -73,4 +73,40 @@ export function managedServers(db: DbLike) {
 /** The server names, for pickers. */
 export function serverNames(db: DbLike): string[] {
   return db.select({ n: servers.name }).from(servers).orderBy(asc(servers.name)).all().map((r) => r.n)
+}
+
+/** A server's columns a change may set (its name is who it is). */
+export type ServerChange = Partial<Omit<typeof servers.$inferInsert, 'name'>>
+
+/** Change a server's row, inside the caller's write transaction (with the change's record). */
+export function updateServer(tx: Tx, name: string, change: ServerChange): void {
+  tx.update(servers).set(change).where(eq(servers.name, name)).run()
+}
+
+/** Add a server's row (the rest of its columns take their defaults). */
+export function insertServerRow(tx: Tx, row: typeof servers.$inferInsert): void {
+  tx.insert(servers).values(row).run()
+}
+
+/** Remove a server: its connection, tools, approvals, secrets, OAuth state and definitions go with it. */
+export function deleteServer(tx: Tx, name: string): void {
+  tx.delete(servers).where(eq(servers.name, name)).run()
+}
+
+/** Store (or replace) one of a server's secret values, sealed (db/secrets.ts). */
+export function saveSecret(tx: Tx, serverName: string, name: string, value: string, now: number): void {
+  const sealed = sealSecret(tx, value)
+  tx.insert(serverSecrets).values({ serverName, name, value: sealed, updatedAt: now })
+    .onConflictDoUpdate({ target: [serverSecrets.serverName, serverSecrets.name], set: { value: sealed, updatedAt: now } }).run()
+}
+
+/** Drop what a server stored for its target: its secret values, OAuth client and tokens. */
+export function dropCredentials(tx: Tx, serverName: string): void {
+  tx.delete(serverOauth).where(eq(serverOauth.serverName, serverName)).run()
+  tx.delete(serverSecrets).where(eq(serverSecrets.serverName, serverName)).run()
+}
+
+/** Whether a server has an approved baseline (a state file's tools, its first discovery): only then is a tool without an approval record implicitly approved. */
+export function serverBaselined(db: DbLike, name: string): boolean {
+  return db.select({ at: servers.baselineAt }).from(servers).where(eq(servers.name, name)).get()?.at != null
 }

@@ -1,7 +1,7 @@
 import 'server-only'
 import type { Statement } from 'better-sqlite3'
 import { eq } from 'drizzle-orm'
-import type { DbLike } from '@/db/client'
+import type { DbLike, Tx } from '@/db/client'
 import { settings } from '@/db/schema'
 
 /** The proxy-wide settings with their defaults: the one place they are read (state-file spec). */
@@ -33,6 +33,11 @@ export function readSettings(db: DbLike): ProxySettings {
     breakGlassKey: settings.breakGlassKey, twoPersonRule: settings.twoPersonRule,
   }).from(settings).where(eq(settings.id, 1)).get()
   return row ? { ...row, twoPersonRule: row.twoPersonRule as ProxySettings['twoPersonRule'] } : settingsDefaults
+}
+
+/** Change the settings `patch` names (inside the caller's write transaction); the others stay. */
+export function writeSettings(tx: Tx, patch: Partial<ProxySettings>): void {
+  if (Object.keys(patch).length) tx.update(settings).set(patch).where(eq(settings.id, 1)).run()
 }
 
 const versionStatements = new WeakMap<DbLike['$client'], Statement>()

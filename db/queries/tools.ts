@@ -1,6 +1,6 @@
 import 'server-only'
 import { and, asc, eq, gte, isNull, lt, ne, type SQL } from 'drizzle-orm'
-import type { DbLike } from '@/db/client'
+import type { DbLike, Tx } from '@/db/client'
 import { servers, toolApprovals, tools, type ApprovedDefinition, type JsonObject, type ToolAnnotations } from '@/db/schema'
 import type { ApprovalView } from '@/lib/core/state'
 
@@ -92,4 +92,20 @@ export function reviewContext(db: DbLike, server: string) {
   const otherServers = db.select({ n: servers.name }).from(servers).where(ne(servers.name, server)).all().map((r) => r.n)
   const otherToolIds = db.select({ s: tools.serverName, t: tools.name }).from(tools).where(and(ne(tools.serverName, server), isNull(tools.goneAt))).all().map((r) => `${r.s}:${r.t}`)
   return { server, otherServers, otherToolIds }
+}
+
+/** An operator's decision on a tool, as its approval record keeps it. */
+export interface ApprovalDecision {
+  status: 'approved' | 'pending' | 'changed'
+  disabled: boolean
+  approved: ApprovedDefinition | null
+  approvedHash: string | null
+  decidedBy: string
+  decidedAt: number
+}
+
+/** Write a tool's approval record (made, or replaced), inside the caller's write transaction. */
+export function saveApproval(tx: Tx, serverName: string, toolName: string, d: ApprovalDecision): void {
+  tx.insert(toolApprovals).values({ serverName, toolName, ...d })
+    .onConflictDoUpdate({ target: [toolApprovals.serverName, toolApprovals.toolName], set: d }).run()
 }

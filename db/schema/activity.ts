@@ -7,7 +7,7 @@ export const activity = sqliteTable(
     id: integer('id').primaryKey({ autoIncrement: true }),
     requestId: text('request_id').notNull(),
     at: integer('at').notNull(), // epoch ms
-    type: text('type').notNull(), // closed vocabulary: lib/activity/vocabulary.ts
+    type: text('type').notNull(), // closed vocabulary: lib/core/activity.ts
     surface: text('surface'),
     actor: text('actor').notNull(), // "operator", "token:<name>", "cli:<user>", "runtime"
     tier: text('tier'),
@@ -19,6 +19,10 @@ export const activity = sqliteTable(
     auth: text('auth'),
     // type-specific body: per-tool verdicts, before/after, ...
     data: text('data', { mode: 'json' }).$type<object>().notNull(),
+    // the tamper-evident chain (lib/core/activity-chain.ts): the record before's hash, and this one's
+    // over it and every column above; null on records written before the chain began
+    prevHash: text('prev_hash'),
+    hash: text('hash'),
   },
   (t) => [
     index('activity_request_id').on(t.requestId, t.id),

@@ -1,14 +1,8 @@
 import { sqliteTable, integer, text, primaryKey } from 'drizzle-orm/sqlite-core'
 import { servers } from './servers'
 import type { JsonObject } from './tools'
-
-/**
- * What a server gives agents besides its tools, each under the same review, pin and approval
- * as a tool: its instructions (initialize), its prompts (prompts/list), its resources
- * (resources/list) and resource templates (resources/templates/list).
- */
-export const definitionKinds = ['instructions', 'prompt', 'resource', 'resource_template'] as const
-export type DefinitionKind = (typeof definitionKinds)[number]
+import { definitionKinds, type DefinitionKind } from '../../lib/core/definition'
+export { definitionKinds, type DefinitionKind }
 
 /**
  * One of a server's definitions: the one it offers now (`definition`, its pin `hash`) and, kept

@@ -1,9 +1,9 @@
 import { sqliteTable, integer, text, primaryKey, foreignKey, index } from 'drizzle-orm/sqlite-core'
 import { servers } from './servers'
 
-export type JsonObject = Record<string, unknown>
 import type { ToolAnnotations } from '../../lib/core/state'
-export type { ToolAnnotations }
+import type { ApprovedDefinition, JsonObject } from '../../lib/core/definition'
+export type { ApprovedDefinition, JsonObject, ToolAnnotations }
 
 /** Every tool the proxy knows, served or withheld. A row here is what "exists" means. */
 export const tools = sqliteTable(
@@ -30,18 +30,6 @@ export const tools = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.serverName, t.name] })],
 )
-
-/** A definition as approvals keep it (the state file's names): any served field may appear. */
-export interface ApprovedDefinition {
-  title?: string | null
-  description?: string | null
-  input_schema?: JsonObject
-  output_schema?: JsonObject | null
-  annotations?: ToolAnnotations | null
-  execution?: JsonObject | null
-  icons?: unknown[] | null
-  _meta?: JsonObject | null
-}
 
 /** Approval record. No row = implicitly approved: the tools row is then the approved definition (only a state file, and an inspection of a server never released, leave a tool without one). */
 export const toolApprovals = sqliteTable(

@@ -4,7 +4,7 @@ import 'server-only'
 import { z } from 'zod'
 import { createProfile, deleteProfile, updateProfile } from '@/lib/admin/profiles'
 import { profileNameSchema, serverNameSchema, tokenNameSchema, tokenScopeSchema } from '@/lib/admin/schemas'
-import { createAgentToken, revokeAgentToken, updateAgentToken } from '@/lib/admin/tokens'
+import { createAgentToken, revokeAgentToken, rotateAgentToken, updateAgentToken } from '@/lib/admin/tokens'
 import { operatorAction } from './safe-action'
 
 const tokenInput = z.strictObject({ name: tokenNameSchema, scope: tokenScopeSchema })
@@ -17,6 +17,12 @@ export const createTokenAction = operatorAction('admin', tokenInput, async ({ na
 }, { refresh: true })
 
 export const updateTokenAction = operatorAction('admin', tokenInput, async ({ name, scope }, { db, by }) => (await updateAgentToken(db, name, scope, by)).after, { refresh: true })
+
+/** A new secret for a token (same id and scope); like a new token's, it is in this one answer only. */
+export const rotateTokenAction = operatorAction('admin', z.strictObject({ name: tokenNameSchema }), async ({ name }, { db, by }) => {
+  const r = await rotateAgentToken(db, name, by)
+  return { name: r.name, token: r.token }
+}, { refresh: true })
 
 export const revokeTokenAction = operatorAction('admin', z.strictObject({ name: tokenNameSchema }), async ({ name }, { db, by }) => (await revokeAgentToken(db, name, by)).name, { refresh: true })
 

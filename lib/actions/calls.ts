@@ -2,7 +2,8 @@
 
 import 'server-only'
 import { z } from 'zod'
-import { callById, decideCall } from '@/lib/approvals/calls'
+import { callById } from '@/db/queries/calls'
+import { decideCall } from '@/lib/approvals/calls'
 import { isDestructive, twoPersonGate } from '@/lib/approvals/two-person'
 import { operatorAction } from './safe-action'
 

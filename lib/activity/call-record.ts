@@ -4,7 +4,7 @@ import { describeError, unavailableError } from '@/lib/core/errors'
 import { logLine } from '@/lib/core/log'
 import { argumentsHash, canonicalJson } from '@/lib/preflight/hash'
 import { appendActivity, type ActivityInput } from './record'
-import type { CallData, CallEnd } from './vocabulary'
+import type { CallData, CallEnd } from '@/lib/core/activity'
 
 /** An error a call ended with is kept to this many characters in its record (an upstream chooses its words). */
 export const MAX_RECORDED_ERROR = 500

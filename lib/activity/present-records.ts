@@ -3,7 +3,7 @@ import type { DbLike } from '@/db/client'
 import { callOutcomes } from '@/db/queries/activity'
 import { leaseHeldBy, readLease } from '@/db/queries/connections'
 import { endOf, presentActivity, type ActivityItem, type CallState } from './present'
-import type { ActivityRecord } from './vocabulary'
+import type { ActivityRecord } from '@/lib/core/activity'
 
 /**
  * Records for people and JSON, each call with where it stands: ended when its outcome is on the

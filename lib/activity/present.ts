@@ -1,4 +1,4 @@
-import type { ActivityRecord, CallEnd } from './vocabulary'
+import type { ActivityRecord, CallEnd } from '@/lib/core/activity'
 
 /**
  * Where a tools/call stands (contract §12): ended, running (its runtime still works on it), or

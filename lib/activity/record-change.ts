@@ -2,7 +2,7 @@ import 'server-only'
 import type { Tx } from '@/db/client'
 import { insertActivity, type ActivityInput } from './record'
 import { mintRequestId } from './request-id'
-import type { ActivityDataByType, ChangeType } from './vocabulary'
+import type { ActivityDataByType, ChangeType } from '@/lib/core/activity'
 
 /**
  * Who makes a change, and the request it belongs to (minted when none is given). A person's
@@ -18,6 +18,8 @@ export function recordChange<T extends ChangeType>(tx: Tx, type: T, ctx: ActionC
   const now = opts.now ?? Date.now()
   // the union member for this T (TypeScript cannot pick it for a generic T by itself)
   const input = { requestId: ctx.requestId ?? mintRequestId(now), type, actor: ctx.actor, server: opts.server, operatorId: ctx.operatorId, auth: ctx.auth, at: now, data } as ActivityInput
-  const record = insertActivity(tx, input)
-  return { activityId: record.id, requestId: record.requestId }
+  return recordedAs(insertActivity(tx, input))
 }
+
+/** What every admin mutation returns of the record it committed with (recordChange's result). */
+export const recordedAs = (record: { id: number; requestId: string }) => ({ activityId: record.id, requestId: record.requestId })

@@ -4,9 +4,10 @@ import type { ActivityRow } from '@/db/schema'
 import { writeTransaction } from '@/db/write'
 import { meterRecorded } from '@/lib/limits/budgets'
 import { commitClock, noteActivityCommit } from '@/lib/telemetry/notes'
-import type { ActivityDataByType, ActivityType, Surface } from './vocabulary'
+import { CHAIN_GENESIS, chainHash } from '@/lib/core/activity-chain'
+import type { ActivityDataByType, ActivityType, Surface } from '@/lib/core/activity'
 
-/** One record to write; its data must have its type's shape (lib/activity/vocabulary.ts). */
+/** One record to write; its data must have its type's shape (lib/core/activity.ts). */
 export type ActivityInput = {
   [T in ActivityType]: {
     requestId: string
@@ -32,15 +33,18 @@ const statements = new WeakMap<Connection, ReturnType<typeof prepare>>()
 // The hot path writes one record per check and call: plain statements prepared once per connection.
 function prepare(client: Connection) {
   return {
-    record: client.prepare(`insert into activity (request_id, at, type, surface, actor, tier, verdict, server, operator_id, auth, data)
-      values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning id`).pluck(),
+    record: client.prepare(`insert into activity (request_id, at, type, surface, actor, tier, verdict, server, operator_id, auth, data, prev_hash, hash)
+      values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning id`).pluck(),
+    // the newest record's hash: inside the caller's write transaction, so no other writer can append in between
+    head: client.prepare('select hash from activity order by id desc limit 1').pluck(),
   }
 }
 
 /**
  * Insert one record inside the caller's write transaction, so a change and its record commit
- * together (or neither does). The server filter's index follows in batches (db/queries/activity-index.ts).
- * An agent's records count against its volume limit (lib/limits).
+ * together (or neither does), chained to the record before it (lib/core/activity-chain.ts). The server
+ * filter's index follows in batches (db/queries/activity-index.ts). An agent's records count
+ * against its volume limit (lib/limits).
  */
 export function insertActivity(db: DbLike, input: ActivityInput): ActivityRow {
   let st = statements.get(db.$client)
@@ -48,10 +52,12 @@ export function insertActivity(db: DbLike, input: ActivityInput): ActivityRow {
   const row: ActivityRow = {
     id: 0, requestId: input.requestId, at: input.at ?? Date.now(), type: input.type, surface: input.surface ?? null,
     actor: input.actor, tier: input.tier ?? null, verdict: input.verdict ?? null, server: input.server ?? null,
-    operatorId: input.operatorId ?? null, auth: input.auth ?? null, data: input.data,
+    operatorId: input.operatorId ?? null, auth: input.auth ?? null, data: input.data, prevHash: null, hash: null,
   }
   const data = JSON.stringify(row.data)
-  row.id = st.record.get(row.requestId, row.at, row.type, row.surface, row.actor, row.tier, row.verdict, row.server, row.operatorId, row.auth, data) as number
+  row.prevHash = (st.head.get() as string | null | undefined) ?? CHAIN_GENESIS
+  row.hash = chainHash(row.prevHash, { ...row, dataText: data })
+  row.id = st.record.get(row.requestId, row.at, row.type, row.surface, row.actor, row.tier, row.verdict, row.server, row.operatorId, row.auth, data, row.prevHash, row.hash) as number
   meterRecorded(row.actor, data.length + ROW_OVERHEAD)
   return row
 }

@@ -1,15 +1,14 @@
 import 'server-only'
-import { and, eq } from 'drizzle-orm'
-import type { Db } from '@/db/client'
-import { knownDefinition } from '@/db/queries/definitions'
-import { serverDefinitions, type ServerDefinition } from '@/db/schema'
+import type { Db, DbLike } from '@/db/client'
+import { decideDefinition, knownDefinition } from '@/db/queries/definitions'
+import type { ServerDefinition } from '@/db/schema'
 import { writeTransaction } from '@/db/write'
 import { badRequest, notFoundError } from '@/lib/core/errors'
 import { definitionGroups, parseDefinitionId, type DefinitionGroup } from '@/lib/approvals/server-definitions'
 import { recordChange, type ActionContext } from '@/lib/activity/record-change'
 
 /** The definition an operator names (a prompt `server:name`, a resource's toolgate URI, a server for its instructions), or the not-found error. */
-export function requireDefinition(db: Db, group: DefinitionGroup, id: string): ServerDefinition {
+export function requireDefinition(db: DbLike, group: DefinitionGroup, id: string): ServerDefinition {
   const g = definitionGroups[group]
   const parsed = parseDefinitionId(group, id)
   if (!parsed) throw badRequest(`"${id}" is not a ${g.noun} id: expected ${g.id}`)
@@ -24,13 +23,12 @@ export function requireDefinition(db: Db, group: DefinitionGroup, id: string): S
  */
 export function approveDefinition(db: Db, group: DefinitionGroup, id: string, ctx: ActionContext, opts: { hash?: string } = {}) {
   return writeTransaction(db, (tx) => {
-    const d = requireDefinition(db, group, id)
+    const d = requireDefinition(tx, group, id)
     if (opts.hash !== undefined && opts.hash !== d.hash) {
       throw badRequest(`${id} changed since it was shown (shown ${opts.hash}, now ${d.hash}): review it again, then approve`)
     }
     const now = Date.now()
-    tx.update(serverDefinitions).set({ status: 'approved', approved: d.definition, approvedHash: d.hash, decidedBy: ctx.actor, decidedAt: now })
-      .where(and(eq(serverDefinitions.serverName, d.serverName), eq(serverDefinitions.kind, d.kind), eq(serverDefinitions.key, d.key))).run()
+    decideDefinition(tx, d, { status: 'approved', approved: d.definition, approvedHash: d.hash }, ctx.actor, now)
     const before = { status: d.status ?? 'undecided', pin: d.approvedHash }
     const after = { status: 'approved', pin: d.hash }
     return { id, kind: d.kind, before, after, ...recordChange(tx, 'definition.approved', ctx, { target: id, kind: d.kind, before, after, note: `approved pin ${d.hash}` }, { server: d.serverName, now }) }

@@ -10,7 +10,7 @@ import {
 import { recordChange, type ActionContext } from '@/lib/activity/record-change'
 import { badRequest, forbidden, notFoundError } from '@/lib/core/errors'
 import { formatIssues } from '@/lib/schemas/issues'
-import type { OperatorState } from '@/lib/activity/vocabulary'
+import type { OperatorState } from '@/lib/core/activity'
 import { displayNameSchema, emailSchema, newOperatorId, roleSchema, usernameSchema } from '@/lib/auth/accounts'
 import { hashPassword, MIN_PASSWORD_LENGTH } from '@/lib/auth/passwords'
 import { atMost, can, ROLES, type Principal, type Role } from '@/lib/auth/roles'

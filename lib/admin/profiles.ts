@@ -1,9 +1,7 @@
 import 'server-only'
-import { eq } from 'drizzle-orm'
 import type { Db, Tx } from '@/db/client'
 import { writeTransaction } from '@/db/write'
-import { profiles } from '@/db/schema'
-import { profileServers } from '@/db/queries/access'
+import { insertProfile, profileServers, removeProfile, setProfileServers } from '@/db/queries/access'
 import { badRequest, notFoundError } from '@/lib/core/errors'
 import { recordChange, type ActionContext } from '@/lib/activity/record-change'
 
@@ -16,7 +14,7 @@ export function createProfile(db: Db, name: string, servers: readonly string[], 
       throw badRequest(`a profile named "${name}" already exists: edit it instead`)
     }
     const after = { servers: dedupe(servers) }
-    tx.insert(profiles).values({ name, ...after }).run()
+    insertProfile(tx, name, after.servers)
     return { name, ...recordChange(tx, 'profile.created', ctx, { target: name, before: null, after }) }
   })
 }
@@ -28,7 +26,7 @@ export function updateProfile(db: Db, name: string, servers: readonly string[], 
     if (!current) throw notFoundError(`no profile named "${name}"`)
     const before = { servers: current }
     const after = { servers: dedupe(servers) }
-    tx.update(profiles).set(after).where(eq(profiles.name, name)).run()
+    setProfileServers(tx, name, after.servers)
     return { name, ...recordChange(tx, 'profile.updated', ctx, { target: name, before, after }) }
   })
 }
@@ -39,7 +37,7 @@ export function deleteProfile(db: Db, name: string, ctx: ActionContext) {
     const current = profileServers(tx, name)
     if (!current) throw notFoundError(`no profile named "${name}"`)
     const before = { servers: current }
-    tx.delete(profiles).where(eq(profiles.name, name)).run()
+    removeProfile(tx, name)
     return { name, ...recordChange(tx, 'profile.deleted', ctx, { target: name, before, after: null }) }
   })
 }

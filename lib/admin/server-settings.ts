@@ -1,8 +1,7 @@
 import 'server-only'
-import { eq } from 'drizzle-orm'
 import type { Db, Tx } from '@/db/client'
 import { writeTransaction } from '@/db/write'
-import { servers } from '@/db/schema'
+import { updateServer } from '@/db/queries/servers'
 import { badRequest, notFoundError } from '@/lib/core/errors'
 import { knownTool } from '@/db/queries/tools'
 import { requireServer } from './require'
@@ -25,7 +24,7 @@ function changeSettings(db: Db, name: string, update: (before: ServerSettings) =
       enabledTools: next.enabledTools === null ? null : dedupe(next.enabledTools),
     }
     const now = Date.now()
-    tx.update(servers).set({ ...after, updatedAt: now }).where(eq(servers.name, name)).run()
+    updateServer(tx, name, { ...after, updatedAt: now })
     return { name, before, after, ...recordChange(tx, 'server.configured', ctx, { target: name, before, after }, { server: name, now }) }
   })
 }
@@ -63,7 +62,7 @@ export function setCallApproval(db: Db, id: string, on: boolean, ctx: ActionCont
     const before = { call_approval: list.includes(parsed.tool) }
     const next = on ? [...new Set([...list, parsed.tool])] : list.filter((t) => t !== parsed.tool)
     const now = Date.now()
-    tx.update(servers).set({ callApprovalTools: next, updatedAt: now }).where(eq(servers.name, parsed.server)).run()
+    updateServer(tx, parsed.server, { callApprovalTools: next, updatedAt: now })
     const after = { call_approval: on }
     return { id: parsed.id, before, after, ...recordChange(tx, 'tool.call_approval', ctx, { target: parsed.id, before, after }, { server: parsed.server, now }) }
   })

@@ -1,14 +1,13 @@
 import 'server-only'
-import { and, eq } from 'drizzle-orm'
 import type { Db, Tx } from '@/db/client'
-import { knownTools, reviewContext } from '@/db/queries/tools'
-import { serverDefinitions, servers, toolApprovals } from '@/db/schema'
-import { knownDefinitions } from '@/db/queries/definitions'
+import { knownTools, reviewContext, saveApproval } from '@/db/queries/tools'
+import { decideDefinition, knownDefinitions } from '@/db/queries/definitions'
+import { updateServer } from '@/db/queries/servers'
 import { definitionId } from '@/lib/approvals/server-definitions'
 import { writeTransaction } from '@/db/write'
 import { badRequest } from '@/lib/core/errors'
 import { mintRequestId } from '@/lib/activity/request-id'
-import { approvedOf, definitionOf } from '@/lib/approvals/definition'
+import { approvedOf, definitionOf } from '@/lib/core/definition'
 import { holdDefinition, holdToApproval } from '@/lib/upstream/discovery'
 import { recordChange, type ActionContext } from '@/lib/activity/record-change'
 import { requireServer } from './require'
@@ -29,7 +28,7 @@ function changeServer(db: Db, name: string, type: keyof typeof changes, ctx: Act
     // what the change causes (a release's approvals and findings) is on the record under the same request
     const requestId = ctx.requestId ?? mintRequestId(now)
     const after = { ...row, ...changes[type] }
-    tx.update(servers).set({ ...changes[type], updatedAt: now }).where(eq(servers.name, name)).run()
+    updateServer(tx, name, { ...changes[type], updatedAt: now })
     const note = during?.(tx, now, row, requestId)
     return { name, before: row, after, note, ...recordChange(tx, type, { ...ctx, requestId }, { target: name, before: row, after, ...(note ? { note } : {}) }, { server: name, now }) }
   })
@@ -77,10 +76,9 @@ export function unquarantineServer(db: Db, name: string, ctx: ActionContext, sho
       }
       const seen = shown === undefined ? t.hash : shown[t.name]
       const ok = seen !== undefined && seen === t.hash
-      tx.insert(toolApprovals).values({
-        serverName: name, toolName: t.name, status: ok ? 'approved' : 'pending', disabled: false,
-        approvedHash: ok ? t.hash : null, approved: ok ? approvedOf(t) : null, decidedBy: ctx.actor, decidedAt: now,
-      }).run()
+      saveApproval(tx, name, t.name, {
+        status: ok ? 'approved' : 'pending', disabled: false, approvedHash: ok ? t.hash : null, approved: ok ? approvedOf(t) : null, decidedBy: ctx.actor, decidedAt: now,
+      })
       ;(ok ? approved : pending).push(t.name)
     }
     // its instructions, prompts, resources and templates, the same way (shown: id → pin)
@@ -95,11 +93,10 @@ export function unquarantineServer(db: Db, name: string, ctx: ActionContext, sho
       }
       const seen = opts.shownDefinitions === undefined ? d.hash : opts.shownDefinitions[id]
       const ok = seen === d.hash
-      tx.update(serverDefinitions).set({ status: ok ? 'approved' : 'pending', approved: ok ? d.definition : null, approvedHash: ok ? d.hash : null, decidedBy: ctx.actor, decidedAt: now })
-        .where(and(eq(serverDefinitions.serverName, name), eq(serverDefinitions.kind, d.kind), eq(serverDefinitions.key, d.key))).run()
+      decideDefinition(tx, d, { status: ok ? 'approved' : 'pending', approved: ok ? d.definition : null, approvedHash: ok ? d.hash : null }, ctx.actor, now)
       ;(ok ? approved : pending).push(id)
     }
-    tx.update(servers).set({ baselineAt: now }).where(eq(servers.name, name)).run()
+    updateServer(tx, name, { baselineAt: now })
     return `approved as shown: ${approved.join(', ') || 'none'}${pending.length ? `; pending (changed since shown, or not shown): ${pending.join(', ')}` : ''}${changed.length ? `; changed since approved (review and approve each): ${changed.join(', ')}` : ''}`
   })
 }
@@ -111,7 +108,7 @@ export function requestInspection(db: Db, name: string, ctx: ActionContext) {
     if (!server.quarantined) throw badRequest(`server "${name}" is not quarantined: its tools are already listed (toolgate tools list --server ${name})`)
     if (!server.transport) throw badRequest(`server "${name}" has no transport: its tools come from a state file and are listed already`)
     const now = Date.now()
-    tx.update(servers).set({ inspectRequestedAt: now }).where(eq(servers.name, name)).run()
+    updateServer(tx, name, { inspectRequestedAt: now })
     return recordChange(tx, 'server.inspect_requested', ctx, { target: name, before: null, after: null }, { server: name, now })
   })
 }

@@ -1,10 +1,8 @@
 import 'server-only'
-import { eq } from 'drizzle-orm'
 import type { Db } from '@/db/client'
-import { settings } from '@/db/schema'
 import { profileServers } from '@/db/queries/access'
 import { operatorList } from '@/db/queries/operators'
-import { readSettings, type ProxySettings } from '@/db/queries/settings'
+import { readSettings, writeSettings, type ProxySettings } from '@/db/queries/settings'
 import { writeTransaction } from '@/db/write'
 import { badRequest } from '@/lib/core/errors'
 import { formatIssues } from '@/lib/schemas/issues'
@@ -43,7 +41,7 @@ export async function updateSettings(db: Db, patch: unknown, ctx: ActionContext)
     if (p.mcp_anonymous_profile && profileServers(tx, p.mcp_anonymous_profile) === undefined) {
       throw badRequest(`mcp_anonymous_profile: no profile "${p.mcp_anonymous_profile}" exists (create it first)`)
     }
-    tx.update(settings).set({
+    writeSettings(tx, {
       ...(p.quarantine_enabled !== undefined ? { quarantineEnabled: p.quarantine_enabled } : {}),
       ...(p.mcp_anonymous_profile !== undefined ? { mcpAnonymousProfile: p.mcp_anonymous_profile } : {}),
       ...(p.activity_retention_days !== undefined ? { activityRetentionDays: p.activity_retention_days } : {}),
@@ -53,7 +51,7 @@ export async function updateSettings(db: Db, patch: unknown, ctx: ActionContext)
       ...(p.agent_recorded_mib_per_hour !== undefined ? { agentRecordedMibPerHour: p.agent_recorded_mib_per_hour } : {}),
       ...(p.break_glass_key !== undefined ? { breakGlassKey: p.break_glass_key } : {}),
       ...(p.two_person_rule !== undefined ? { twoPersonRule: p.two_person_rule } : {}),
-    }).where(eq(settings.id, 1)).run()
+    })
     const after = presentSettings(readSettings(tx))
     return { before, after, ...recordChange(tx, 'settings.changed', ctx, { target: 'settings', before, after }) }
   })

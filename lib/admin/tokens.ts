@@ -1,10 +1,8 @@
 import 'server-only'
 import { randomBytes } from 'node:crypto'
-import { eq } from 'drizzle-orm'
 import type { Db, Tx } from '@/db/client'
 import { writeTransaction } from '@/db/write'
-import { agentTokens } from '@/db/schema'
-import { profileServers, tokenByName, type TokenRow } from '@/db/queries/access'
+import { insertToken, profileServers, removeToken, setTokenHash, setTokenScope, tokenByName, type TokenRow } from '@/db/queries/access'
 import { hashSecret, newSecret } from '@/lib/auth/secrets'
 import { badRequest, notFoundError } from '@/lib/core/errors'
 import { recordChange, type ActionContext } from '@/lib/activity/record-change'
@@ -35,7 +33,7 @@ export function createAgentToken(db: Db, name: string, scope: TokenScope, ctx: A
     assertProfile(tx, scope.profilePin)
     const token = newSecret('tg_at_')
     const now = Date.now()
-    tx.insert(agentTokens).values({ name, id: newTokenId(), tokenHash: hashSecret(token), ...scope, createdAt: now }).run()
+    insertToken(tx, { name, id: newTokenId(), tokenHash: hashSecret(token), ...scope, createdAt: now })
     return { name, token, ...recordChange(tx, 'token.created', ctx, { target: name, before: null, after: scope }, { now }) }
   })
 }
@@ -46,8 +44,21 @@ export function updateAgentToken(db: Db, name: string, scope: TokenScope, ctx: A
     const before = scopeOf(tokenByName(tx, name), name)
     assertProfile(tx, scope.profilePin)
     const now = Date.now()
-    tx.update(agentTokens).set(scope).where(eq(agentTokens.name, name)).run()
+    setTokenScope(tx, name, scope)
     return { name, before, after: scope, ...recordChange(tx, 'token.updated', ctx, { target: name, before, after: scope }, { now }) }
+  })
+}
+
+/**
+ * Rotate a token: a new secret for the same token, so its id (what tasks and held calls belong
+ * to), name and scope stay. The old secret stops working at once; the new one is returned once.
+ */
+export function rotateAgentToken(db: Db, name: string, ctx: ActionContext) {
+  return writeTransaction(db, (tx: Tx) => {
+    scopeOf(tokenByName(tx, name), name)
+    const token = newSecret('tg_at_')
+    setTokenHash(tx, name, hashSecret(token))
+    return { name, token, ...recordChange(tx, 'token.rotated', ctx, { target: name, before: null, after: null }) }
   })
 }
 
@@ -55,7 +66,7 @@ export function updateAgentToken(db: Db, name: string, scope: TokenScope, ctx: A
 export function revokeAgentToken(db: Db, name: string, ctx: ActionContext) {
   return writeTransaction(db, (tx: Tx) => {
     const before = scopeOf(tokenByName(tx, name), name)
-    tx.delete(agentTokens).where(eq(agentTokens.name, name)).run()
+    removeToken(tx, name)
     return { name, ...recordChange(tx, 'token.revoked', ctx, { target: name, before, after: null }) }
   })
 }

@@ -1,22 +1,26 @@
 import 'server-only'
 import type { Db, Tx } from '@/db/client'
-import { toolApprovals, type ToolApproval } from '@/db/schema'
-import { knownTool, type KnownTool } from '@/db/queries/tools'
+import type { ToolApproval } from '@/db/schema'
+import { knownTool, saveApproval, type KnownTool } from '@/db/queries/tools'
+import { serverBaselined } from '@/db/queries/servers'
 import { writeTransaction } from '@/db/write'
-import type { ActivityType } from '@/lib/activity/vocabulary'
+import type { ActivityType } from '@/lib/core/activity'
 import { badRequest, notFoundError } from '@/lib/core/errors'
 import { parseToolId } from '@/lib/preflight/ids'
-import { approvedOf } from '@/lib/approvals/definition'
+import { approvedOf } from '@/lib/core/definition'
 import { recordChange, type ActionContext } from '@/lib/activity/record-change'
 import { crossings, recordCrossings, requireConfirmation } from '@/lib/surface/ceiling'
 
 type ApprovalState = { status: ToolApproval['status'] | 'none'; disabled: boolean }
 
+// no record: implicitly approved where the server has a baseline (a state file's tools, its first
+// discovery); a tool only ever inspected was never approved, and a block or unblock leaves it pending
+const undecided = (a: ApprovalState, baselined: boolean) => (a.status !== 'none' ? a.status : baselined ? 'approved' as const : 'pending' as const)
 const actionsByType = {
   'tool.approved': (a: ApprovalState) => ({ status: 'approved' as const, disabled: a.disabled }),
-  'tool.blocked': (a: ApprovalState) => ({ status: a.status === 'none' ? ('approved' as const) : a.status, disabled: true }),
-  'tool.enabled': (a: ApprovalState) => ({ status: a.status === 'none' ? ('approved' as const) : a.status, disabled: false }),
-} satisfies Partial<Record<ActivityType, (a: ApprovalState) => { status: ToolApproval['status']; disabled: boolean }>>
+  'tool.blocked': (a: ApprovalState, baselined: boolean) => ({ status: undecided(a, baselined), disabled: true }),
+  'tool.enabled': (a: ApprovalState, baselined: boolean) => ({ status: undecided(a, baselined), disabled: false }),
+} satisfies Partial<Record<ActivityType, (a: ApprovalState, baselined: boolean) => { status: ToolApproval['status']; disabled: boolean }>>
 
 export type ToolVerb = keyof typeof actionsByType
 
@@ -43,19 +47,16 @@ export function changeToolIn(tx: Tx, id: string, type: ToolVerb, ctx: ActionCont
     throw badRequest(`${parsed.id} is annotated destructive and was blocked by an operator: confirm to unblock it (--yes)`)
   }
   const before: ApprovalState = row ? { status: row.status, disabled: row.disabled } : { status: 'none', disabled: false }
-  const after = actionsByType[type](before)
+  const baselined = row !== null || serverBaselined(tx, server)
+  const after = actionsByType[type](before, baselined)
   const now = Date.now()
   // approving accepts the definition the server offers now (the one shown): it becomes the
   // approved one, and is what agents are served; a block or unblock keeps what was approved
-  // (without a record, the tool as it stands was implicitly approved)
-  const approving = type === 'tool.approved' || !row
+  // (without a record, the tool as it stands was implicitly approved — if its server has a baseline)
+  const approving = type === 'tool.approved' || (!row && baselined)
   const approved = approving ? approvedOf(known) : known.approved
   const approvedHash = approving ? known.hash : known.approvedHash
-  const values = { ...after, approved, approvedHash, decidedBy: ctx.actor, decidedAt: now }
-  tx.insert(toolApprovals)
-    .values({ serverName: server, toolName: tool, ...values })
-    .onConflictDoUpdate({ target: [toolApprovals.serverName, toolApprovals.toolName], set: values })
-    .run()
+  saveApproval(tx, server, tool, { ...after, approved, approvedHash, decidedBy: ctx.actor, decidedAt: now })
   const note = type === 'tool.approved' ? `approved pin ${known.hash}` : undefined
   return { id: parsed.id, before, after, pin: known.hash, ...recordChange(tx, type, ctx, { target: parsed.id, before, after, ...(note ? { note } : {}) }, { server, now }) }
 }

@@ -1,15 +1,13 @@
 import 'server-only'
 import path from 'node:path'
-import { eq } from 'drizzle-orm'
 import { z } from 'zod'
 import type { Db, Tx } from '@/db/client'
-import { serverSecrets, servers, type Transport } from '@/db/schema'
+import type { Transport } from '@/db/schema'
 import { insertActivity } from '@/lib/activity/record'
-import { recordChange, type ActionContext } from '@/lib/activity/record-change'
+import { recordChange, recordedAs, type ActionContext } from '@/lib/activity/record-change'
 import { requireServer } from '@/lib/admin/require'
-import { serverConfig } from '@/db/queries/servers'
+import { deleteServer, insertServerRow, saveSecret, serverConfig, updateServer } from '@/db/queries/servers'
 import { writeTransaction } from '@/db/write'
-import { sealSecret } from '@/db/secrets'
 import { mintRequestId } from '@/lib/activity/request-id'
 import { badRequest } from '@/lib/core/errors'
 import { formatIssue, formatIssues } from '@/lib/schemas/issues'
@@ -58,12 +56,12 @@ function insertServer(tx: Tx, s: z.infer<typeof addServerSchema>, ctx: ActionCon
     throw badRequest(`server "${s.name}" already exists (remove it first, or pick another name)`)
   }
   const { transport, values } = separateSecrets(s.transport as Transport)
-  tx.insert(servers).values({
+  insertServerRow(tx, {
     name: s.name, enabled: true, quarantined: !s.trusted, trust: s.trust, disabledTools: [], enabledTools: null,
     transport, createdAt: now, updatedAt: now,
-  }).run()
-  for (const [name, value] of Object.entries(values)) tx.insert(serverSecrets).values({ serverName: s.name, name, value: sealSecret(tx, value), updatedAt: now }).run()
-  recordChange(tx, 'server.added', ctx, {
+  })
+  for (const [name, value] of Object.entries(values)) saveSecret(tx, s.name, name, value, now)
+  return recordChange(tx, 'server.added', ctx, {
     target: s.name, before: null, after: { quarantined: !s.trusted, trust: s.trust, transport: describeTransport(transport), secrets: transport.secrets ?? [] },
   }, { server: s.name, now })
 }
@@ -122,37 +120,35 @@ export async function importServers(db: Db, doc: unknown, opts: { trusted?: bool
 }
 
 
-export function removeServer(db: Db, name: string, ctx: ActionContext): Promise<void> {
+export function removeServer(db: Db, name: string, ctx: ActionContext): Promise<{ activityId: number; requestId: string }> {
   return writeTransaction(db, (tx) => {
     const row = requireServer(tx, name)
-    tx.delete(servers).where(eq(servers.name, name)).run()
-    recordChange(tx, 'server.removed', ctx, {
+    deleteServer(tx, name)
+    return recordChange(tx, 'server.removed', ctx, {
       target: name, before: { enabled: row.enabled, quarantined: row.quarantined, transport: row.transport ? describeTransport(row.transport) : null }, after: null,
     }, { server: name })
   })
 }
 
 /** Store a secret value. The activity record names the secret, never its value. */
-export async function setSecret(db: Db, server: string, name: string, value: string, ctx: ActionContext): Promise<void> {
+export async function setSecret(db: Db, server: string, name: string, value: string, ctx: ActionContext): Promise<{ activityId: number; requestId: string }> {
   if (!name) throw badRequest('secret name must not be empty')
   if (!value) throw badRequest(`secret ${name}: the value is empty`)
-  await writeTransaction(db, (tx) => {
+  return writeTransaction(db, (tx) => {
     requireServer(tx, server)
     const now = Date.now()
-    const sealed = sealSecret(tx, value)
-    tx.insert(serverSecrets).values({ serverName: server, name, value: sealed, updatedAt: now })
-      .onConflictDoUpdate({ target: [serverSecrets.serverName, serverSecrets.name], set: { value: sealed, updatedAt: now } }).run()
-    insertActivity(tx, { requestId: ctx.requestId ?? mintRequestId(now), type: 'server.secret_set', actor: ctx.actor, server, at: now, data: { target: server, secret: name } })
+    saveSecret(tx, server, name, value, now)
+    return recordedAs(insertActivity(tx, { requestId: ctx.requestId ?? mintRequestId(now), type: 'server.secret_set', actor: ctx.actor, server, at: now, data: { target: server, secret: name } }))
   })
 }
 
 /** Ask the runtime to reconnect a server (it watches restart_requested_at). */
-export function requestRestart(db: Db, server: string, ctx: ActionContext): Promise<void> {
+export function requestRestart(db: Db, server: string, ctx: ActionContext): Promise<{ activityId: number; requestId: string }> {
   return writeTransaction(db, (tx) => {
     requireServer(tx, server)
     const now = Date.now()
-    tx.update(servers).set({ restartRequestedAt: now }).where(eq(servers.name, server)).run()
-    insertActivity(tx, { requestId: ctx.requestId ?? mintRequestId(now), type: 'server.restart_requested', actor: ctx.actor, server, at: now, data: { target: server } })
+    updateServer(tx, server, { restartRequestedAt: now })
+    return recordedAs(insertActivity(tx, { requestId: ctx.requestId ?? mintRequestId(now), type: 'server.restart_requested', actor: ctx.actor, server, at: now, data: { target: server } }))
   })
 }
 

@@ -1,8 +1,8 @@
 import 'server-only'
 import { randomBytes } from 'node:crypto'
-import { and, desc, eq, getTableColumns, gt, inArray, lt, sql } from 'drizzle-orm'
-import type { Db, DbLike, Tx } from '@/db/client'
-import { callApprovals, type CallApproval } from '@/db/schema'
+import type { Db, Tx } from '@/db/client'
+import type { CallApproval } from '@/db/schema'
+import { callById, deleteCallsOver, insertCall, openCall, pendingExpired, updateCall, type CallStatus } from '@/db/queries/calls'
 import { writeTransaction } from '@/db/write'
 import { insertActivity } from '@/lib/activity/record'
 import { meterRecorded } from '@/lib/limits/budgets'
@@ -28,7 +28,6 @@ import { evaluateNow } from '@/lib/gate/check'
  *           ─no decision in an hour→ expired
  */
 export const CALL_APPROVAL_TTL_MS = 60 * 60 * 1000
-export type CallStatus = CallApproval['status']
 
 /** caller: who asked, as records name it; callerId: its token id (absent: anonymous, whose calls nothing joins) */
 export interface HeldCall { server: string; tool: string; args: Record<string, unknown>; caller: string; callerId?: string; requestId: string; profile?: string }
@@ -40,8 +39,8 @@ const heldData = (c: CallApproval, extra: { reason?: string; pin?: string | null
 
 /** Expire pending calls past their hour, each on the record under the request that made it. */
 function expireIn(tx: Tx, now: number): void {
-  for (const c of tx.select().from(callApprovals).where(and(eq(callApprovals.status, 'pending'), lt(callApprovals.expiresAt, now))).all()) {
-    tx.update(callApprovals).set({ status: 'expired', decidedAt: now }).where(eq(callApprovals.id, c.id)).run()
+  for (const c of pendingExpired(tx, now)) {
+    updateCall(tx, c.id, { status: 'expired', decidedAt: now })
     insertActivity(tx, { requestId: c.requestId, type: 'call.expired', actor: 'toolgate', server: c.serverName, at: now, data: heldData(c) })
   }
 }
@@ -55,10 +54,7 @@ export function requestCall(db: Db, call: HeldCall, now = Date.now()): Promise<{
   return writeTransaction(db, (tx) => {
     expireIn(tx, now)
     // the same token's identical call: by its id, so a token re-created under a revoked one's name joins nothing of the old one's
-    const open = call.callerId === undefined ? undefined : tx.select().from(callApprovals).where(and(
-      eq(callApprovals.callerId, call.callerId), eq(callApprovals.serverName, call.server), eq(callApprovals.toolName, call.tool),
-      eq(callApprovals.argumentsHash, hash), inArray(callApprovals.status, ['pending', 'approved', 'running']), gt(callApprovals.expiresAt, now),
-    )).orderBy(desc(callApprovals.createdAt)).get()
+    const open = call.callerId === undefined ? undefined : openCall(tx, { callerId: call.callerId, server: call.server, tool: call.tool, argumentsHash: hash, now })
     if (open) return { call: open, joined: true }
     const row: CallApproval = {
       id: `call_${randomBytes(9).toString('base64url')}`, serverName: call.server, toolName: call.tool, arguments: canonical,
@@ -67,7 +63,7 @@ export function requestCall(db: Db, call: HeldCall, now = Date.now()): Promise<{
       // read in this transaction: the definition the caller was served as it asked
       pin: servedPin(db, call.server, call.tool), approvedPin: null, profile: call.profile ?? null,
     }
-    tx.insert(callApprovals).values(row).run()
+    insertCall(tx, row)
     meterRecorded(call.caller, canonical.length) // the held arguments count against the caller's volume limit
     insertActivity(tx, { requestId: call.requestId, type: 'call.approval_requested', actor: call.caller, server: call.server, at: now, data: heldData(row, { pin: row.pin }) })
     return { call: row, joined: false }
@@ -97,29 +93,6 @@ export function callGate(db: Db, c: Omit<CallApproval, 'arguments' | 'result'>, 
   return unavailable(id, 'tool_changed', 'the tool\'s definition changed after this call was requested and approved: the approval was for the definition shown then', { server: c.serverName, tool: c.toolName })
 }
 
-export function callById(db: DbLike, id: string): CallApproval | undefined {
-  return db.select().from(callApprovals).where(eq(callApprovals.id, id)).get()
-}
-
-/** A held call without its arguments and result: their size, and a prefix of the arguments. */
-export type CallSummary = Omit<CallApproval, 'arguments' | 'result'> & { argumentsPrefix: string; argumentsLength: number }
-
-/**
- * Held calls as a list shows them, newest first: the arguments cut to `prefix` characters in the
- * database, so a list of large calls reads (and sends) little.
- */
-export function listCallSummaries(db: DbLike, status: CallStatus | undefined, limit: number, prefix: number): CallSummary[] {
-  const { arguments: _a, result: _r, ...columns } = getTableColumns(callApprovals)
-  const q = db.select({ ...columns, argumentsPrefix: sql<string>`substr(${callApprovals.arguments}, 1, ${prefix})`, argumentsLength: sql<number>`length(${callApprovals.arguments})` }).from(callApprovals)
-  return (status ? q.where(eq(callApprovals.status, status)) : q).orderBy(desc(callApprovals.createdAt)).limit(limit).all()
-}
-
-/** Held calls, newest first (pending ones first when no status is asked for). */
-export function listCalls(db: DbLike, status?: CallStatus, limit = 100): CallApproval[] {
-  const q = db.select().from(callApprovals)
-  return (status ? q.where(eq(callApprovals.status, status)) : q).orderBy(desc(callApprovals.createdAt)).limit(limit).all()
-}
-
 /**
  * An operator's decision on one pending call, on the record under the request that made it.
  * An approval is bound to the definition the operator was shown (`shownPin`; without it, the
@@ -143,7 +116,7 @@ export function decideCall(db: Db, id: string, decision: 'approve' | 'deny', ctx
     }
     const status: CallStatus = approving ? 'approved' : 'denied'
     const approvedPin = approving ? opts.shownPin ?? c.pin : null
-    tx.update(callApprovals).set({ status, reason: reason ?? null, decidedBy: ctx.actor, decidedAt: now, approvedPin }).where(eq(callApprovals.id, id)).run()
+    updateCall(tx, id, { status, reason: reason ?? null, decidedBy: ctx.actor, decidedAt: now, approvedPin })
     insertActivity(tx, { requestId: c.requestId, type: approving ? 'call.approved' : 'call.denied', actor: ctx.actor, server: c.serverName, at: now, data: heldData(c, { reason, ...(approving ? { pin: approvedPin } : {}) }) })
     return { ...c, status, reason: reason ?? null, decidedBy: ctx.actor, decidedAt: now, approvedPin } satisfies CallApproval
   })
@@ -154,24 +127,18 @@ export function decideCall(db: Db, id: string, decision: 'approve' | 'deny', ctx
  * past their hour — in the caller's transaction: retention prunes them with the activity log.
  * A pending call is left to expire on the record first.
  */
-export function deleteOldCalls(tx: Tx, before: number, limit: number): number {
-  const over = tx.select({ id: callApprovals.id }).from(callApprovals)
-    .where(and(inArray(callApprovals.status, ['approved', 'denied', 'expired', 'running', 'done']), lt(callApprovals.createdAt, before - CALL_APPROVAL_TTL_MS)))
-    .limit(limit).all()
-  return over.length ? tx.delete(callApprovals).where(inArray(callApprovals.id, over.map((r) => r.id))).run().changes : 0
-}
+export const deleteOldCalls = (tx: Tx, before: number, limit: number): number => deleteCallsOver(tx, before - CALL_APPROVAL_TTL_MS, limit)
 
 /** The one waiter that turns an approved call into a running one runs it; every other waiter reads its result. */
 export function claimCall(db: Db, id: string): Promise<boolean> {
-  return writeTransaction(db, (tx) =>
-    tx.update(callApprovals).set({ status: 'running' }).where(and(eq(callApprovals.id, id), eq(callApprovals.status, 'approved'))).run().changes === 1)
+  return writeTransaction(db, (tx) => updateCall(tx, id, { status: 'running' }, 'approved'))
 }
 
 /** The gate refused the approved call when it was to run: its verdict, for everyone waiting on it, on the record. */
 export function refuseCall(db: Db, id: string, verdict: UnavailableResult): Promise<void> {
   return writeTransaction(db, (tx) => {
     const c = callById(tx, id)!
-    tx.update(callApprovals).set({ status: 'refused', result: { ...verdict } }).where(eq(callApprovals.id, id)).run()
+    updateCall(tx, id, { status: 'refused', result: { ...verdict } })
     insertActivity(tx, { requestId: c.requestId, type: 'call.refused', actor: 'toolgate', server: c.serverName, data: heldData(c, { reason: verdict.reason }) })
   })
 }
@@ -179,6 +146,6 @@ export function refuseCall(db: Db, id: string, verdict: UnavailableResult): Prom
 /** The call ran once: keep its answer for everyone waiting on it. */
 export function finishCall(db: Db, id: string, result: Record<string, unknown>): Promise<void> {
   return writeTransaction(db, (tx) => {
-    tx.update(callApprovals).set({ status: 'done', result }).where(eq(callApprovals.id, id)).run()
+    updateCall(tx, id, { status: 'done', result })
   })
 }

@@ -1,7 +1,7 @@
-import type { ApprovedDefinition } from '@/db/schema'
+import type { ApprovedDefinition, Finding } from '@/lib/core/definition'
 
-/**
- * Review findings: deterministic checks on a definition under review, shown wherever it is
+/*
+ * Review findings (their codes: lib/core/definition.ts): deterministic checks on a definition under review, shown wherever it is
  * reviewed (dashboard, `tools show`, activity). They inform the operator; they never block.
  *
  * - hidden_characters: zero-width, bidi controls, tag characters and other invisible code points
@@ -10,16 +10,10 @@ import type { ApprovedDefinition } from '@/db/schema'
  * - sensitive_path: ~/.ssh, id_rsa, .env, credentials files, cloud metadata addresses
  * - cross_server_reference: names another server, or another server's tool
  * - long_description: a description over LONG_DESCRIPTION characters
+ * - widened_reach: a change since approval that widens where the tool's effect can go — a new
+ *   recipient, URL or path parameter, "anyone with the link", open-world or destructive turned on
+ *   (semantic-diff.ts; only a changed definition has it)
  */
-export const findingCodes = ['hidden_characters', 'instruction_like', 'sensitive_path', 'cross_server_reference', 'long_description'] as const
-export type FindingCode = (typeof findingCodes)[number]
-
-export interface Finding {
-  code: FindingCode
-  /** where in the definition: description, title, input_schema.properties.x.description, … */
-  field: string
-  message: string
-}
 
 export const LONG_DESCRIPTION = 1_000
 

@@ -1,10 +1,10 @@
-import { eq, not, like, and } from 'drizzle-orm'
 import { transactionOn, type Db } from '@/db/client'
-import { serverDefinitions, toolApprovals, tools, type ApprovedDefinition } from '@/db/schema'
+import type { ApprovedDefinition } from '@/db/schema'
+import { setDefinitionPins, setToolPin, stalePins, toolApprovalOf, updateApproval } from '@/db/queries/pins'
 import { insertActivity } from '@/lib/activity/record'
 import { mintRequestId } from '@/lib/activity/request-id'
 import { HASH_SCHEMA_VERSION, toolPin } from '@/lib/preflight/hash'
-import { approvedOf, definitionOf } from './definition'
+import { approvedOf, definitionOf } from '@/lib/core/definition'
 import { definitionPin } from './server-definitions'
 
 /**
@@ -20,32 +20,27 @@ import { definitionPin } from './server-definitions'
  * is no longer known. It goes back to pending, named in the `pins.upgraded` record.
  */
 export function upgradePins(db: Db): number {
-  const current = `sha256/v${HASH_SCHEMA_VERSION}:%`
-  const stale = db.select().from(tools).where(not(like(tools.hash, current))).all()
   // a server's instructions, prompts and resources: the same schema, re-pinned as they stand (approved ones stay approved)
-  const definitions = db.select().from(serverDefinitions).where(not(like(serverDefinitions.hash, current))).all()
+  const { tools: stale, definitions } = stalePins(db, `sha256/v${HASH_SCHEMA_VERSION}:`)
   if (stale.length === 0 && definitions.length === 0) return 0
   transactionOn(db, (tx) => {
     for (const d of definitions) {
-      tx.update(serverDefinitions).set({ hash: definitionPin(d.kind, d.definition), approvedHash: d.approved && definitionPin(d.kind, d.approved) })
-        .where(and(eq(serverDefinitions.serverName, d.serverName), eq(serverDefinitions.kind, d.kind), eq(serverDefinitions.key, d.key))).run()
+      setDefinitionPins(tx, d, definitionPin(d.kind, d.definition), d.approved && definitionPin(d.kind, d.approved))
     }
     const reset: string[] = []
     for (const t of stale) {
-      const key = and(eq(toolApprovals.serverName, t.serverName), eq(toolApprovals.toolName, t.name))
-      const hash = toolPin(definitionOf(t))
-      tx.update(tools).set({ hash }).where(and(eq(tools.serverName, t.serverName), eq(tools.name, t.name))).run()
-      const approval = tx.select().from(toolApprovals).where(key).get()
+      setToolPin(tx, t.serverName, t.name, toolPin(definitionOf(t)))
+      const approval = toolApprovalOf(tx, t.serverName, t.name)
       if (!approval || approval.status === 'pending') continue
       let approved: ApprovedDefinition | null
       if (approval.status === 'changed') approved = approval.approved && { ...approvedOf(t), ...approval.approved }
       else if (approval.approvedHash === t.hash) approved = approvedOf(t)
       else {
         reset.push(`${t.serverName}:${t.name}`)
-        tx.update(toolApprovals).set({ status: 'pending', approved: null, approvedHash: null }).where(key).run()
+        updateApproval(tx, t.serverName, t.name, { status: 'pending', approved: null, approvedHash: null })
         continue
       }
-      tx.update(toolApprovals).set({ approved, approvedHash: approved && toolPin({ name: t.name, ...approved }) }).where(key).run()
+      updateApproval(tx, t.serverName, t.name, { approved, approvedHash: approved && toolPin({ name: t.name, ...approved }) })
     }
     insertActivity(tx, {
       requestId: mintRequestId(), type: 'pins.upgraded', actor: 'toolgate',

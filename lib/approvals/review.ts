@@ -6,15 +6,17 @@ import { serverState, serverStates, type ServerState } from '@/db/queries/server
 import { knownDefinitions, servedDefinition } from '@/db/queries/definitions'
 import type { DefinitionKind, JsonObject, ServerDefinition } from '@/db/schema'
 import { requireDefinition } from '@/lib/admin/definitions'
-import { definitionChanges, definitionGroups, definitionId, groupOf, type DefinitionChange, type DefinitionGroup } from './server-definitions'
+import { definitionChanges, definitionGroups, definitionId, groupOf, type DefinitionGroup } from './server-definitions'
 import { knownTool, reviewContext } from '@/db/queries/tools'
 import { presentRecords } from '@/lib/activity/present-records'
 import type { ActivityItem } from '@/lib/activity/present'
 import { badRequest, notFoundError } from '@/lib/core/errors'
 import { classify, classifyServer, type Classification } from '@/lib/preflight/classifier'
 import { parseToolId } from '@/lib/preflight/ids'
-import { approvedOf, definitionDiff, definitionOf, type FieldChange } from './definition'
-import { reviewFindings, type Finding } from './findings'
+import { definitionDiff } from './definition'
+import { approvedOf, definitionOf, type DefinitionChange, type FieldChange, type Finding } from '@/lib/core/definition'
+import { reviewFindings } from './findings'
+import { reachFindings, semanticDiff, type SemanticChange } from './semantic-diff'
 import { crossings, describeCrossing } from '@/lib/surface/ceiling'
 import { toolSurface } from '@/lib/surface/report'
 import type { OverlapPair } from '@/lib/surface/overlap'
@@ -36,6 +38,9 @@ export interface ToolReview {
   call_approval: boolean
   /** when the server offers something other than what was approved: the approved definition against the one now offered */
   diff: FieldChange[]
+  /** the same change by meaning — parameters, required, enums, annotations, sentences — riskiest first */
+  changes: SemanticChange[]
+  /** the definition's own findings, and for a changed one what the change widens (widened_reach) */
   findings: Finding[]
   /** what serving it costs: its tokens on every tools/list, the served tools it reads most like,
    * and the scopes approving it would bring over the overlap ceiling (approval then asks first) */
@@ -51,6 +56,7 @@ export function toolReview(db: Db, id: string): ToolReview {
   const server = serverState(db, parsed.server)
   const definition = definitionOf(tool)
   const moved = tool.approved && tool.approvedHash !== tool.hash
+  const changes = moved ? semanticDiff(tool.approved!, approvedOf(tool)) : []
   return {
     id: parsed.id,
     status: classify(server, tool.name, tool, readSettings(db).quarantineEnabled),
@@ -59,7 +65,8 @@ export function toolReview(db: Db, id: string): ToolReview {
     approval: { status: tool.approval?.status ?? 'none', blocked: tool.approval?.disabled ?? false, approved_pin: tool.approval ? tool.approvedHash : tool.hash },
     call_approval: server?.callApprovalTools.includes(tool.name) ?? false,
     diff: moved ? definitionDiff(tool.approved!, approvedOf(tool)) : [],
-    findings: reviewFindings(definition, reviewContext(db, parsed.server)),
+    changes,
+    findings: [...reviewFindings(definition, reviewContext(db, parsed.server)), ...reachFindings(changes)],
     surface: {
       ...toolSurface(db, tool),
       crossings: tool.approval?.status === 'approved' ? [] : crossings(db, [tool]).map(describeCrossing),

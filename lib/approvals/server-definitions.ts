@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { DefinitionKind, JsonObject } from '@/db/schema'
+import type { DefinitionChange, DefinitionKind, JsonObject } from '@/lib/core/definition'
 import { canonicalJson, HASH_SCHEMA_VERSION } from '@/lib/preflight/hash'
 
 /**
@@ -60,9 +60,6 @@ export function parseDefinitionId(group: DefinitionGroup, id: string): { server:
   const parsed = fromToolgateUri(id)
   return parsed && { server: parsed.server, key: parsed.uri }
 }
-
-/** One field that differs between the approved definition and the one offered now. */
-export interface DefinitionChange { field: string; before: unknown; after: unknown }
 
 /** What changed, field by field (top-level fields, in the order they appear). */
 export function definitionChanges(approved: JsonObject, offered: JsonObject): DefinitionChange[] {

@@ -4,7 +4,7 @@ import { readSettings } from '@/db/queries/settings'
 import { suggestToolIds } from '@/db/queries/tools'
 import type { Db } from '@/db/client'
 import { presentSettings } from '@/lib/admin/settings'
-import { listCalls } from '@/lib/approvals/calls'
+import { listCalls } from '@/db/queries/calls'
 import { openReadOnly } from './db'
 
 export type NameKind = 'server' | 'tool' | 'call' | 'setting' | 'profile' | 'token'

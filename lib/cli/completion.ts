@@ -1,5 +1,5 @@
 import path from 'node:path'
-import { activityTypes } from '@/lib/activity/vocabulary'
+import { activityTypes } from '@/lib/core/activity'
 import { allFlags, type Command, type Completion, type Group } from './spec'
 
 export const shells = ['bash', 'zsh', 'fish'] as const

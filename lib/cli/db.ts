@@ -1,9 +1,6 @@
 import { existsSync } from 'node:fs'
-import Database from 'better-sqlite3'
-import { drizzle } from 'drizzle-orm/better-sqlite3'
-import type { Db } from '@/db/client'
+import { openReadOnlyStore, type Db } from '@/db/client'
 import { openDb } from '@/lib/server/database'
-import * as schema from '@/db/schema'
 import { cliDbFile } from './args'
 
 /** The database a command works on (--db, else $TOOLGATE_DB, else ./data/toolgate.db), opened and migrated. */
@@ -18,5 +15,5 @@ export function openCliDb(file: string | undefined): Db {
 export function openReadOnly(file: string | undefined): Db | null {
   const f = cliDbFile(file)
   if (!existsSync(f)) return null
-  return drizzle(new Database(f, { readonly: true, fileMustExist: true }), { schema }) as Db
+  return openReadOnlyStore(f)
 }

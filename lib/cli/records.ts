@@ -1,6 +1,6 @@
 import type { Db } from '@/db/client'
 import { listActivity } from '@/db/queries/activity'
-import type { ActivityRecord, ActivityType } from '@/lib/activity/vocabulary'
+import type { ActivityRecord, ActivityType } from '@/lib/core/activity'
 
 /**
  * The record a mutation wrote under this run's request id (every CLI mutation passes one), so

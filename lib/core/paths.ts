@@ -10,3 +10,6 @@ export function defaultDbFile(): string {
   const fromEnv = process.env.TOOLGATE_DB
   return fromEnv ? path.resolve(fromEnv) : path.join(projectRoot(), 'data', 'toolgate.db')
 }
+
+/** Where a database's secret key file is: beside it (db/secrets.ts reads it; db/client.ts keeps it private). */
+export const keyFileOf = (dbFile: string) => `${dbFile}.key`

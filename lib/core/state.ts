@@ -62,3 +62,10 @@ export interface PreflightState {
   /** known tool ids (on `servers` only, when given) whose full id is a prefix of `id`, has `id` as prefix, or differs in length by ≤ 2 */
   nearbyToolIds(id: string, servers?: readonly string[]): readonly { server: string; tool: string }[]
 }
+
+/** The exclusions a check may ask for: read by the evaluator, kept in the check's record. */
+export interface Policy {
+  read_only_only?: boolean
+  exclude_destructive?: boolean
+  exclude_open_world?: boolean
+}

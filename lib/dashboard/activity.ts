@@ -1,10 +1,10 @@
 import 'server-only'
 import { z } from 'zod'
 import type { Db } from '@/db/client'
-import { activityAfter, activityIdWindow, listActivity, verdictCounts, type ActivityFilter as RecordFilter } from '@/db/queries/activity'
+import { activityAfter, chainHead, activityIdWindow, listActivity, verdictCounts, type ActivityFilter as RecordFilter } from '@/db/queries/activity'
 import { presentRecords } from '@/lib/activity/present-records'
 import type { ActivityItem } from '@/lib/activity/present'
-import { activityTypes, surfaces } from '@/lib/activity/vocabulary'
+import { activityTypes, surfaces } from '@/lib/core/activity'
 import { verdicts, type Verdict } from '@/lib/preflight/taxonomy'
 import { tokenNameSchema } from '@/lib/schemas/names'
 import { parseToolId } from '@/lib/preflight/ids'
@@ -104,7 +104,8 @@ const csvCell = (v: unknown) => {
 export function activityExport(db: Db, f: ActivityFilter, format: 'json' | 'csv'): { body: string; type: string; filename: string } {
   const { items } = activityPage(db, f, EXPORT_LIMIT)
   const filename = `toolgate-activity-${new Date().toISOString().replace(/[:.]/g, '-')}.${format}`
-  if (format === 'json') return { body: JSON.stringify({ records: items }, null, 2), type: 'application/json', filename }
+  // the chain head as of the export: a copy kept elsewhere proves later what the log said then
+  if (format === 'json') return { body: JSON.stringify({ chain_head: chainHead(db), records: items }, null, 2), type: 'application/json', filename }
   const lines = [CSV_COLUMNS.join(','), ...items.map((it) => CSV_COLUMNS.map((c) => csvCell(it[c])).join(','))]
   return { body: `${lines.join('\r\n')}\r\n`, type: 'text/csv; charset=utf-8', filename }
 }

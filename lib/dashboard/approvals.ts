@@ -3,8 +3,10 @@ import { firstApprovals } from '@/lib/approvals/two-person'
 import type { Db } from '@/db/client'
 import { knownTool } from '@/db/queries/tools'
 import type { CallApproval, ToolAnnotations } from '@/db/schema'
-import { callById, callGate, changedSinceRequested, expireCalls, listCallSummaries, type CallSummary } from '@/lib/approvals/calls'
-import { approvedOf, definitionDiff, storedOf, type FieldChange } from '@/lib/approvals/definition'
+import { callById, listCallSummaries, type CallSummary } from '@/db/queries/calls'
+import { callGate, changedSinceRequested, expireCalls } from '@/lib/approvals/calls'
+import { approvedOf, storedOf, type FieldChange } from '@/lib/core/definition'
+import { definitionDiff } from '@/lib/approvals/definition'
 
 /**
  * Arguments up to this many characters travel with the inbox's live poll; of larger ones the

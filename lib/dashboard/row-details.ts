@@ -1,11 +1,13 @@
 import 'server-only'
 import type { Db } from '@/db/client'
-import type { ToolAnnotations } from '@/db/schema'
+import type { ApprovedDefinition, ToolAnnotations } from '@/db/schema'
 import { knownTool, knownTools, reviewContext } from '@/db/queries/tools'
 import { serverState } from '@/db/queries/servers'
 import { readSettings } from '@/db/queries/settings'
-import { definitionOf } from '@/lib/approvals/definition'
-import { reviewFindings, type Finding } from '@/lib/approvals/findings'
+import { approvedOf, definitionOf } from '@/lib/core/definition'
+import type { Finding } from '@/lib/core/definition'
+import { reviewFindings } from '@/lib/approvals/findings'
+import { reachFindings, semanticDiff } from '@/lib/approvals/semantic-diff'
 import { toolReview, type ToolReview } from '@/lib/approvals/review'
 import { classifyTool } from '@/lib/preflight/classifier'
 import type { ToolResult } from '@/lib/preflight/evaluate'
@@ -15,8 +17,11 @@ export interface ExposedTool {
   name: string
   description: string | null
   annotations: ToolAnnotations | null
+  /** the full definition a release approves (input schema and all), shown in the review, not behind a click */
+  definition: ApprovedDefinition & { name: string }
   /** the pin of the definition shown: releasing approves exactly this one */
   pin: string | null
+  /** the definition's findings, and for one approved before and changed since what the change widens */
   findings: Finding[]
   /** what the shared classifier says once the quarantine is lifted: callable, or the gate that still holds it */
   after_release: string
@@ -40,8 +45,8 @@ export function releaseExposure(db: Db, server: string): Extract<RowDetail, { ki
   return {
     kind: 'exposure', server, inspectedAt: sv.inspectedAt,
     tools: knownTools(db, server).map((t) => ({
-      name: t.name, description: t.description, annotations: t.annotations, pin: t.hash,
-      findings: reviewFindings(definitionOf(t), context),
+      name: t.name, description: t.description, annotations: t.annotations, definition: definitionOf(t), pin: t.hash,
+      findings: [...reviewFindings(definitionOf(t), context), ...(t.approved && t.approvedHash !== t.hash ? reachFindings(semanticDiff(t.approved, approvedOf(t))) : [])],
       after_release: classifyTool(sv, t.name, t, quarantineEnabled),
     })),
   }

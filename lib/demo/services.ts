@@ -1,11 +1,10 @@
 import 'server-only'
 import { readFileSync } from 'node:fs'
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
-import { eq } from 'drizzle-orm'
 import { z } from 'zod'
 import type { Db } from '@/db/client'
-import { serverConfig, serverState } from '@/db/queries/servers'
-import { serverOauth, serverSecrets, servers, type Transport } from '@/db/schema'
+import { dropCredentials, serverConfig, serverState, updateServer } from '@/db/queries/servers'
+import type { Transport } from '@/db/schema'
 import { writeTransaction } from '@/db/write'
 import { mintRequestId } from '@/lib/activity/request-id'
 import { recordChange } from '@/lib/activity/record-change'
@@ -189,12 +188,9 @@ async function pointDemoServersAt(db: Db, urls: Partial<Record<DemoServer, strin
       const before = serverConfig(tx, name)?.transport
       if (!before) continue
       const after = DEMO_SERVERS[name].withUrl(before, urls[name]!)
-      tx.update(servers).set({ transport: after, updatedAt: now }).where(eq(servers.name, name)).run()
+      updateServer(tx, name, { transport: after, updatedAt: now })
       const moved = secretTarget(before) !== secretTarget(after)
-      if (moved) {
-        tx.delete(serverOauth).where(eq(serverOauth.serverName, name)).run()
-        tx.delete(serverSecrets).where(eq(serverSecrets.serverName, name)).run()
-      }
+      if (moved) dropCredentials(tx, name)
       recordChange(tx, 'server.transport_changed', ctx, {
         target: name, before: { transport: describeTransport(before) }, after: { transport: describeTransport(after) },
         note: `demo mode: the demo's services listen on free ports, new each start${moved ? '; stored secrets and OAuth credentials of earlier runs were dropped' : ''}`,

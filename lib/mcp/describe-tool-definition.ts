@@ -1,6 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/server'
 import { z } from 'zod'
-import type { Policy } from '@/lib/preflight/evaluate'
+import type { Policy } from '@/lib/core/state'
 import { MAX_RIDER_TOOLS } from './extension-schema'
 import { policySchema } from '@/lib/preflight/schemas'
 import { issuePath } from '@/lib/schemas/issues'

@@ -1,17 +1,11 @@
 import { checkPin, HASH_SCHEMA_VERSION } from './hash'
 import { classifyServer, classifyTool } from './classifier'
 import { parseToolId, type ParsedId } from './ids'
-import type { ConnectionView, PreflightState, ServerView, ToolView } from '@/lib/core/state'
+import type { ConnectionView, Policy, PreflightState, ServerView, ToolView } from '@/lib/core/state'
 import { reasonSpec, taxonomy, worstVerdict, type Action, type Reason, type Verdict } from './taxonomy'
 import { didYouMean } from './suggest'
 
 export type Tier = 'operator' | 'agent'
-
-export interface Policy {
-  read_only_only?: boolean
-  exclude_destructive?: boolean
-  exclude_open_world?: boolean
-}
 
 /** An agent token's scope: its allowed servers ("*" = all) and its profile pin. */
 export interface TokenScope { allowedServers: readonly string[]; profilePin: string | null }

@@ -23,11 +23,15 @@ import { startTelemetry } from '@/lib/telemetry/start'
 import { ownUrl } from './address'
 import { watchBuild } from './build'
 import { upgradeStoredData } from './database'
+import { answerHealth, HEALTH_PATHS, type Phase } from './health'
 
 // CommonJS modules of Next.js, required as Next.js itself requires them (one module instance, one config cache)
 const require = createRequire(import.meta.url)
 const { default: loadConfig } = require('next/dist/server/config') as typeof import('next/dist/server/config')
 const { PHASE_DEVELOPMENT_SERVER, PHASE_PRODUCTION_SERVER } = require('next/constants') as typeof import('next/constants')
+
+/** How long a stopping toolgate lets in-flight requests finish before it cuts them. */
+const DRAIN_MS = 3_000
 
 export interface ServeOptions {
   host: string
@@ -81,7 +85,12 @@ export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate
   let started!: () => void
   const starting = new Promise<void>((r) => (started = r))
   let serve: RequestListener = (req, res) => void starting.then(() => serve(req, res))
-  const server = createListener((req, res) => serve(req, res))
+  let phase: Phase = 'starting'
+  const server = createListener((req, res) => {
+    const path = (req.url ?? '/').split('?', 1)[0]
+    if (HEALTH_PATHS.has(path)) return answerHealth(req, res, path, phase, getDb)
+    serve(req, res)
+  })
 
   let supervisor: Supervisor | undefined
   let retention: ReturnType<typeof startRetention> | undefined
@@ -90,16 +99,17 @@ export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate
   let expiry: NodeJS.Timeout | undefined
   let closing: Promise<void> | undefined
   const close = () => (closing ??= (async () => {
+    phase = 'draining'
     build?.stop()
     retention?.stop()
     serverIndex?.stop()
     clearInterval(expiry)
     server.closeIdleConnections()
     const closed = new Promise<void>((r) => server.close(() => r()))
-    await supervisor?.stop().catch((e: unknown) => console.error(logLine(`toolgate: runtime stop: ${describeError(e)}`)))
-    // in-flight requests get a moment to finish; then the rest are cut
-    await Promise.race([closed, new Promise((r) => setTimeout(r, 3_000).unref())])
+    // in-flight requests get a moment to finish, their upstreams still connected; then the rest are cut
+    await Promise.race([closed, new Promise((r) => setTimeout(r, DRAIN_MS).unref())])
     server.closeAllConnections()
+    await supervisor?.stop().catch((e: unknown) => console.error(logLine(`toolgate: runtime stop: ${describeError(e)}`)))
     await app.close().catch(() => undefined)
     await commitPending(db) // the last calls' outcomes
     // what is buffered is exported; the gauges read the database one last time
@@ -136,6 +146,7 @@ export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate
   expiry = setInterval(() => void expireCalls(db).catch((e: unknown) => console.error(logLine(`toolgate: expiring held calls: ${describeError(e)}`))), 60_000)
   expiry.unref()
   serve = door
+  phase = 'serving'
   started()
   return { url, server, newKey, close }
 }

@@ -5,7 +5,7 @@ import { serverStates } from '@/db/queries/servers'
 import { readSettings } from '@/db/queries/settings'
 import { knownTools, type KnownTool } from '@/db/queries/tools'
 import { presentSettings } from '@/lib/admin/settings'
-import { definitionOf } from '@/lib/approvals/definition'
+import { definitionOf } from '@/lib/core/definition'
 import type { StateFileInput } from './schema'
 
 /**

@@ -1,21 +1,23 @@
 import 'server-only'
 import type { Db, Tx } from '@/db/client'
-import { agentTokens, profiles, serverConnections, serverDefinitions, serverOauth, serverSecrets, servers, settings, toolApprovals, tools, type ApprovedDefinition, type Transport } from '@/db/schema'
-import { knownTools, reviewContext } from '@/db/queries/tools'
+import type { ApprovedDefinition, Transport } from '@/db/schema'
+import { knownTools, reviewContext, saveApproval } from '@/db/queries/tools'
+import { carriedOver, clearState, insertConnection, insertTool, restoreDefinition, restoreOauth, restoreSecret } from '@/db/queries/state'
+import { insertProfile, insertToken } from '@/db/queries/access'
+import { writeSettings } from '@/db/queries/settings'
 import { mintRequestId } from '@/lib/activity/request-id'
 import { holdToApproval } from '@/lib/upstream/discovery'
-import { eq } from 'drizzle-orm'
 import { recordChange } from '@/lib/activity/record-change'
 import { describeTransport, secretTarget } from '@/lib/admin/upstreams'
-import { serverNames } from '@/db/queries/servers'
+import { insertServerRow, serverNames } from '@/db/queries/servers'
 import { writeTransaction } from '@/db/write'
 import { hashSecret } from '@/lib/auth/secrets'
 import { newTokenId } from '@/lib/admin/tokens'
 import { badRequest } from '@/lib/core/errors'
 import { formatIssue } from '@/lib/schemas/issues'
 import { toolPin } from '@/lib/preflight/hash'
-import { approvedOf, definitionOf } from '@/lib/approvals/definition'
-import type { MovedSecrets } from '@/lib/activity/vocabulary'
+import { approvedOf, definitionOf } from '@/lib/core/definition'
+import type { MovedSecrets } from '@/lib/core/activity'
 import { crossEntryIssues, stateFileSchema, type StateFile } from './schema'
 
 /** Validate a parsed state file; throws bad_request listing every problem by JSON path. */
@@ -48,18 +50,13 @@ export async function loadState(db: Db, doc: unknown, actor: string, opts: { kee
   const secretsDropped: MovedSecrets[] = []
   const secretsKept: MovedSecrets[] = []
   const record = await writeTransaction(db, (tx) => {
-    const previous = new Map(tx.select({ name: servers.name, transport: servers.transport }).from(servers).all().map((r) => [r.name, r.transport]))
-    const storedSecrets = tx.select().from(serverSecrets).all()
-    const storedOauth = tx.select().from(serverOauth).all()
-    // a token the file keeps (the same secret) stays the same caller: its tasks and held calls stay its own
-    const tokenIds = new Map(tx.select({ hash: agentTokens.tokenHash, id: agentTokens.id }).from(agentTokens).all().map((t) => [t.hash, t.id]))
+    // a token the file keeps (the same secret) stays the same caller: its tasks and held calls stay
+    // its own; server definitions are not in a file: a server the file keeps keeps them, with
+    // their approvals (the runtime re-lists them)
+    const { transports: previous, secrets: storedSecrets, oauth: storedOauth, tokenIds, definitions: storedDefinitions } = carriedOver(tx)
     const approvedBefore = approvedDefinitions(tx)
-    // not in a file: a server the file keeps keeps them, with their approvals (the runtime re-lists them)
-    const storedDefinitions = tx.select().from(serverDefinitions).all()
-    tx.delete(servers).run() // cascades to connections, tools, approvals, secrets, OAuth state and definitions
-    tx.delete(profiles).run()
-    tx.delete(agentTokens).run()
-    tx.update(settings).set({
+    clearState(tx)
+    writeSettings(tx, {
       quarantineEnabled: state.settings.quarantine_enabled,
       mcpAnonymousProfile: state.settings.mcp_anonymous_profile,
       activityRetentionDays: state.settings.activity_retention_days,
@@ -69,14 +66,14 @@ export async function loadState(db: Db, doc: unknown, actor: string, opts: { kee
       agentRecordedMibPerHour: state.settings.agent_recorded_mib_per_hour,
       breakGlassKey: state.settings.break_glass_key,
       twoPersonRule: state.settings.two_person_rule,
-    }).where(eq(settings.id, 1)).run()
+    })
     for (const s of state.servers) {
-      tx.insert(servers).values({
+      insertServerRow(tx, {
         name: s.name, enabled: s.enabled, quarantined: s.quarantined, trust: s.trust,
         disabledTools: s.disabled_tools, enabledTools: s.enabled_tools, callApprovalTools: s.call_approval_tools, callTimeoutMs: s.call_timeout_ms, roots: s.roots, transport: s.transport ?? null,
         baselineAt: s.tools.length ? now : null, // a file's tools are the approved baseline
         createdAt: now, updatedAt: now,
-      }).run()
+      })
       const named = new Set(s.transport?.secrets ?? [])
       const secrets = storedSecrets.filter((x) => x.serverName === s.name && named.has(x.name))
       const oauth = s.transport && 'url' in s.transport ? storedOauth.find((x) => x.serverName === s.name) : undefined
@@ -84,15 +81,15 @@ export async function loadState(db: Db, doc: unknown, actor: string, opts: { kee
       const moved = before !== undefined && secretTarget(before) !== secretTarget(s.transport) && (secrets.length > 0 || oauth !== undefined)
       if (moved) (opts.keepSecrets ? secretsKept : secretsDropped).push({ server: s.name, from: shown(before), to: shown(s.transport), secrets: secrets.map((x) => x.name), oauth: oauth !== undefined })
       if (!moved || opts.keepSecrets) {
-        for (const secret of secrets) tx.insert(serverSecrets).values(secret).run()
-        if (oauth) tx.insert(serverOauth).values(oauth).run()
+        for (const secret of secrets) restoreSecret(tx, secret)
+        if (oauth) restoreOauth(tx, oauth)
       }
-      for (const d of storedDefinitions) if (d.serverName === s.name) tx.insert(serverDefinitions).values(d).run()
+      for (const d of storedDefinitions) if (d.serverName === s.name) restoreDefinition(tx, d)
       if (s.connection) {
-        tx.insert(serverConnections).values({
+        insertConnection(tx, {
           serverName: s.name, state: s.connection.state, detail: s.connection.detail ?? null,
           action: s.connection.action ?? null, updatedAt: now,
-        }).run()
+        })
       }
       for (const t of s.tools) {
         toolCount++
@@ -102,14 +99,14 @@ export async function loadState(db: Db, doc: unknown, actor: string, opts: { kee
         }
         const definition = definitionOf({ name: t.name, ...columns })
         const hash = toolPin(definition)
-        tx.insert(tools).values({ serverName: s.name, name: t.name, ...columns, hash, firstSeen: now, lastSeen: now }).run()
+        insertTool(tx, { serverName: s.name, name: t.name, ...columns, hash, firstSeen: now, lastSeen: now })
         if (t.approval) {
           const { name: _name, ...offered } = definition
           const approved = t.approval.status === 'approved' ? offered : t.approval.status === 'changed' ? t.approval.previous ?? null : null
-          tx.insert(toolApprovals).values({
-            serverName: s.name, toolName: t.name, status: t.approval.status, disabled: t.approval.disabled,
+          saveApproval(tx, s.name, t.name, {
+            status: t.approval.status, disabled: t.approval.disabled,
             approved, approvedHash: approved && toolPin({ name: t.name, ...approved }), decidedBy: actor, decidedAt: now,
-          }).run()
+          })
         }
         // approved in the file, but approved here as something else: a file cannot approve a definition
         if (t.approval?.status !== 'pending' && t.approval?.status !== 'changed') {
@@ -125,13 +122,13 @@ export async function loadState(db: Db, doc: unknown, actor: string, opts: { kee
         actor, requestId, now, context: reviewContext(tx, h.server.name), note: 'found by state load: the file offers another definition than the one approved here',
       })
     }
-    for (const p of state.profiles) tx.insert(profiles).values({ name: p.name, servers: p.servers }).run()
+    for (const p of state.profiles) insertProfile(tx, p.name, p.servers)
     for (const t of state.agent_tokens) {
       const tokenHash = t.token !== undefined ? hashSecret(t.token) : t.token_hash!.slice('sha256:'.length)
-      tx.insert(agentTokens).values({
+      insertToken(tx, {
         name: t.name, id: tokenIds.get(tokenHash) ?? newTokenId(), tokenHash,
         allowedServers: t.allowed_servers, profilePin: t.profile_pin, createdAt: now,
-      }).run()
+      })
     }
     return recordChange(tx, 'state.loaded', { actor, requestId }, {
       target: 'state', before: null,

@@ -1,4 +1,4 @@
-import type { CallOutcome } from '@/lib/upstream/dispatch'
+import type { UnavailableResult } from '@/lib/preflight/evaluate'
 import { taxonomy } from '@/lib/preflight/taxonomy'
 import { TOOLGATE } from './names'
 import { requestSpan } from './context'
@@ -35,14 +35,12 @@ export function noteHeldCall(d: HeldDecision): void {
 
 /**
  * The gate of one tools/call: counted as a check (surface "mcp-call") with the verdict its one
- * tool gets, and a held call's decision as an event.
+ * tool gets (`refused`: its refusal; none: it passed), and a held call's decision as an event.
  */
-export function noteCallGate(outcome: CallOutcome, requestId: string): void {
+export function noteCallGate(requestId: string, refused: UnavailableResult | undefined, held: HeldDecision | undefined): void {
   if (!telemetry()) return
-  const refused = outcome.kind === 'refused' ? outcome.verdict : undefined
   noteCheck('mcp-call', refused ? taxonomy[refused.reason].verdict : 'ready', refused ? [refused] : [], requestId)
-  if ('call' in outcome) noteHeldCall({ callId: outcome.call.id, decision: outcome.kind === 'held' ? 'pending' : outcome.kind, at: outcome.call.decidedAt ?? undefined, by: outcome.call.decidedBy })
-  else if (outcome.kind === 'answered' && outcome.callId) noteHeldCall({ callId: outcome.callId, decision: 'approved' })
+  if (held) noteHeldCall(held)
 }
 
 /** A commit's start, for noteActivityCommit (0 while metrics are off: no clock read). */

@@ -504,7 +504,9 @@ export class UpstreamConnection {
         this.log('event', detail)
         return // the supervisor restarts this connection when a secret is set
       }
-      this.publish('connecting')
+      // a retry after a failed start keeps showing that failure: a server that never starts is
+      // unhealthy with its reason, never "connecting" between attempts
+      if (attempt === 0) this.publish('connecting')
       this.log('event', `connecting (attempt ${attempt + 1})`)
       const closed = new Promise<string>((resolve) => {
         void this.connectAndServe(resolve).catch((e: unknown) => resolve(`failed: ${describeError(e)}`))

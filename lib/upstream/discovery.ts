@@ -8,9 +8,11 @@ import { definitionChanges, definitionId, definitionPin, type DiscoveredDefiniti
 import { writeTransaction } from '@/db/write'
 import { insertActivity, type ActivityInput } from '@/lib/activity/record'
 import { mintRequestId } from '@/lib/activity/request-id'
-import type { ActivityDataByType } from '@/lib/activity/vocabulary'
-import { approvedOf, definitionDiff, definitionOf } from '@/lib/approvals/definition'
+import type { ActivityDataByType } from '@/lib/core/activity'
+import { approvedOf, definitionOf } from '@/lib/core/definition'
+import { definitionDiff } from '@/lib/approvals/definition'
 import { reviewFindings, type ReviewContext } from '@/lib/approvals/findings'
+import { reachFindings, semanticDiff } from '@/lib/approvals/semantic-diff'
 import { toolPin } from '@/lib/preflight/hash'
 
 /** A tool as an upstream's tools/list describes it: every field, kept as given. */
@@ -153,7 +155,7 @@ export function holdToApproval(tx: Tx, c: {
   const { name, ...offered } = c.definition
   const target = `${c.server.name}:${name}`
   const diff = c.approval.approved ? definitionDiff(c.approval.approved, offered) : []
-  const findings = reviewFindings(c.definition, c.context)
+  const findings = [...reviewFindings(c.definition, c.context), ...(c.approval.approved ? reachFindings(semanticDiff(c.approval.approved, offered)) : [])]
   const at = { requestId: c.requestId, actor: c.actor, server: c.server.name, at: c.now }
   const note = c.note ? { note: c.note } : {}
   if (c.server.trust === 'auto') {

@@ -12,9 +12,10 @@ import { following } from '@/lib/signals'
 import { serverConfig } from '@/db/queries/servers'
 import { readSettings } from '@/db/queries/settings'
 import type { CallApproval } from '@/db/schema'
-import { callById, callGate, claimCall, finishCall, refuseCall, requestCall } from '@/lib/approvals/calls'
+import { callGate, claimCall, finishCall, refuseCall, requestCall } from '@/lib/approvals/calls'
+import { callById } from '@/db/queries/calls'
 import { callerKey } from '@/lib/auth/caller'
-import { noteCallGate } from '@/lib/telemetry/notes'
+import { noteCallGate, type HeldDecision } from '@/lib/telemetry/notes'
 
 export interface CallContext {
   db: Db
@@ -44,6 +45,11 @@ export type CallOutcome =
   | { kind: 'cancelled' }
 
 const outcomeName = (o: CallOutcome) => (o.kind === 'answered' ? (o.result.isError ? 'tool_error' : 'ok') : o.kind)
+
+/** A held call's decision in an outcome, for its telemetry (none: the call was not held). */
+const heldDecision = (o: CallOutcome): HeldDecision | undefined => ('call' in o
+  ? { callId: o.call.id, decision: o.kind === 'held' ? 'pending' : o.kind, at: o.call.decidedAt ?? undefined, by: o.call.decidedBy }
+  : o.kind === 'answered' && o.callId ? { callId: o.callId, decision: 'approved' } : undefined)
 
 /**
  * One call on the live connection, within the server's call timeout (progress restarts it),
@@ -147,7 +153,7 @@ export async function dispatchToolCall(ctx: CallContext, id: string, args: Recor
         : await callUpstream(ctx, server, tool, args, supervisor, timeoutMs, record)
     }
   }
-  noteCallGate(outcome, ctx.requestId)
+  noteCallGate(ctx.requestId, outcome.kind === 'refused' ? outcome.verdict : undefined, heldDecision(outcome))
   await record.end({
     outcome: outcomeName(outcome),
     ...(outcome.kind === 'refused' ? { reason: outcome.verdict.reason } : outcome.kind === 'failed' ? { error: outcome.error } : {}),

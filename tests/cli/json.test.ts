@@ -5,8 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openDb } from '@/lib/server/database'
 import { getActivity } from '@/db/queries/activity'
 import { requestCall } from '@/lib/approvals/calls'
-import { insertActivity } from '@/lib/activity/record'
-import { transactionOn } from '@/db/client'
 import { runCli } from '@/tests/helpers/cli'
 import { startOAuthFixture, type OAuthFixture } from '@/tests/fixtures/oauth-upstream'
 import { demoDbFile, json } from './helpers'
@@ -121,12 +119,15 @@ describe('-o json on every mutation: what changed, before/after, the record and 
     expect(loaded.out).toMatchObject({ file: '-', before: counts, after: counts })
     expect(loaded.out.after).toEqual(loaded.out.before) // a dump loaded back is the same state
 
+    // pruning takes the oldest records in commit order (a prefix: the chain stays whole), here those of the first millisecond
     const db = openDb(file)
-    transactionOn(db, (tx) => insertActivity(tx, { requestId: 'req_old', type: 'preflight', actor: 't', at: Date.parse('2020-01-01'), data: { ids_raw: 0, ids_unique: 0, tools: [] as never[], duration_ms: 0 } }))
+    const times = db.$client.prepare('select at from activity order by id').pluck().all() as number[]
     db.$client.close()
-    const pruned = await mutate(file, ['activity', 'prune', '--before', '2021-01-01'], 'activity.pruned')
-    expect(pruned.out).toMatchObject({ before: '2021-01-01T00:00:00.000Z', deleted: 1, records: expect.any(Number), db_bytes: expect.any(Number), wal_bytes: expect.any(Number) })
-    const nothing = json(await runCli(['activity', 'prune', '--before', '2021-01-01', '-o', 'json', '--db', file]))
+    const before = new Date(times[0] + 1).toISOString()
+    const oldest = times.findIndex((at) => at > times[0])
+    const pruned = await mutate(file, ['activity', 'prune', '--before', before], 'activity.pruned')
+    expect(pruned.out).toMatchObject({ before, deleted: oldest, records: expect.any(Number), db_bytes: expect.any(Number), wal_bytes: expect.any(Number) })
+    const nothing = json(await runCli(['activity', 'prune', '--before', before, '-o', 'json', '--db', file]))
     expect(nothing).toMatchObject({ deleted: 0, activity_id: null, request_id: null })
 
     const rotated = await mutate(file, ['operator-key', 'rotate'], 'operator_key.rotated', undefined, { TOOLGATE_API_KEY: '' })

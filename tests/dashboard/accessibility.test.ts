@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { seriousViolations, signedIn, visit, startDashboard, type Dashboard } from './harness'
 
-const pages = ['/', '/preflight?id=billing:get_invoice&token=nightly', '/approvals', '/activity', '/activity?token=nightly&span=7d', '/servers', '/servers/notes', '/tokens', '/tokens/nightly', '/settings', '/surface']
+const pages = ['/', '/preflight?id=billing:get_invoice&token=nightly', '/approvals', '/activity', '/activity?token=nightly&span=7d', '/servers', '/servers/notes', '/tokens', '/tokens/nightly', '/settings', '/surface', '/setup', '/connect']
 
 let d: Dashboard
 beforeAll(async () => { d = await startDashboard() })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { listActivity } from '@/db/queries/activity'
+import { chainHead, listActivity } from '@/db/queries/activity'
 import { appendActivity, insertActivity } from '@/lib/activity/record'
 import { transactionOn } from '@/db/client'
 import { overview } from '@/lib/dashboard/overview'
@@ -128,6 +128,15 @@ describe('what the dashboard hands to other programs', () => {
     const csv = activityExport(db, {}, 'csv').body
     const summaries = parseCsv(csv).slice(1).map((row) => row[9])
     expect(summaries.sort()).toEqual(hostile.map((h) => `'${h}: ok in 1 ms`).sort())
+  })
+
+  it('the JSON export carries the chain head as it was: what a copy kept elsewhere is compared against', async () => {
+    const { db } = freshDb()
+    for (let i = 0; i < 3; i++) await appendActivity(db, { requestId: mintRequestId(), type: 'preflight', actor: 'token:nightly', data: { ids_raw: 0, ids_unique: 0, tools: [], duration_ms: 0 } })
+    const exported = JSON.parse(activityExport(db, {}, 'json').body)
+    expect(exported.records).toHaveLength(3)
+    expect(exported.chain_head).toEqual({ id: exported.records[0].id, hash: expect.stringMatching(/^[0-9a-f]{64}$/) })
+    expect(exported.chain_head).toEqual(chainHead(db))
   })
 
   it('"Copy as CLI" puts the ids after --, quoted: an id that looks like a flag stays an id', async () => {

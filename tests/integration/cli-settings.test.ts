@@ -53,3 +53,21 @@ describe('toolgate activity prune', () => {
     expect(bad.stderr).toContain('--before must be a date')
   })
 })
+
+describe('toolgate activity verify', () => {
+  it('says ok with the chain head, and names the record someone edited in the database file', async () => {
+    const { db, file } = freshDb()
+    transactionOn(db, (tx) => {
+      for (let i = 0; i < 5; i++) insertActivity(tx, { requestId: `req_${i}`, type: 'preflight', actor: 't', data: { ids_raw: 0, ids_unique: 0, tools: [], duration_ms: 0 } })
+    })
+    const ok = await runCli(['activity', 'verify', '--db', file])
+    expect(ok.code, ok.stderr).toBe(0)
+    expect(ok.stdout).toMatch(/^ok: 5 records, chained from record 1; head 5 [0-9a-f]{64}\n$/)
+    const asJson = await runCli(['activity', 'verify', '-o', 'json', '--db', file])
+    expect(JSON.parse(asJson.stdout)).toMatchObject({ ok: true, records: 5, head: { id: 5, hash: expect.stringMatching(/^[0-9a-f]{64}$/) } })
+    db.$client.prepare(`update activity set actor = 'somebody else' where id = 3`).run()
+    const broken = await runCli(['activity', 'verify', '--db', file])
+    expect(broken.code).toBe(3)
+    expect(broken.stdout).toBe('broken at record 3: record 3 does not match its hash: its contents were changed after it was written\n')
+  })
+})

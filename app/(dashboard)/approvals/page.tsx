@@ -6,14 +6,14 @@ import { approvalsInbox } from '@/lib/dashboard/approvals'
 import { pagePrincipal } from '@/lib/dashboard/operator'
 import { can } from '@/lib/auth/roles'
 
-export const metadata: Metadata = { title: 'Approvals' }
+export const metadata: Metadata = { title: 'Held calls' }
 
 export default async function ApprovalsPage() {
   const me = await pagePrincipal('/approvals')
   if (!me) return null
   return (
     <>
-      <PageHeader title="Approvals">Calls of tools under call approval wait here for an operator: approve or deny each exact call.</PageHeader>
+      <PageHeader title="Held calls">Calls of tools under call approval wait here for an operator: approve or deny each exact call. Tools waiting for their definition to be approved are on the Overview and their server&apos;s page.</PageHeader>
       <ApprovalsInboxView initial={await approvalsInbox(getDb(), can(me.role, 'view_arguments'))} />
     </>
   )

@@ -4,18 +4,20 @@ import { TokensPanel } from '@/components/access/tokens-panel'
 import { PageHeader } from '@/components/ui'
 import { accessOverview } from '@/lib/dashboard/access'
 import { canViewPage } from '@/lib/dashboard/operator'
+import { readSettings } from '@/db/queries/settings'
 import { getDb } from '@/db/client'
 
 export const metadata: Metadata = { title: 'Tokens & profiles' }
 
 export default async function TokensPage() {
   if (!(await canViewPage('/tokens'))) return null
-  const data = accessOverview(getDb())
+  const db = getDb()
+  const data = accessOverview(db)
   return (
     <>
       <PageHeader title="Tokens & profiles">An agent token&apos;s scope is its allowed servers ∩ its profile pin ∩ the profile it asks for.</PageHeader>
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
-        <TokensPanel data={data} />
+        <TokensPanel data={data} anonymousProfile={readSettings(db).mcpAnonymousProfile} />
         <ProfilesPanel data={data} />
       </div>
     </>

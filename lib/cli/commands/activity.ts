@@ -84,4 +84,31 @@ export const activityCommands: Command[] = [
       return 0
     },
   }),
+  command({
+    name: 'activity verify',
+    summary: 'check the tamper-evident chain: ok, or the first record that does not fit',
+    args: [],
+    flags: {},
+    examples: [
+      ['toolgate activity verify', 'ok, how many records, and the chain head'],
+      ['toolgate activity verify -o json | jq .head', 'the head to keep elsewhere and compare later'],
+    ],
+    exits: { 0: 'the chain is whole', 1: EXIT_ERROR, 3: 'a record does not fit the chain (named on stdout)' },
+    run: async ({ json, db }) => {
+      const [{ chainLinks }, { verifyChain }] = await Promise.all([import('@/db/queries/activity'), import('@/lib/core/activity-chain')])
+      const report = verifyChain(chainLinks(db()))
+      if (json) {
+        console.log(toJson(report.ok
+          ? { ok: true, records: report.records, before_chain: report.beforeChain, anchor: report.anchor && { id: report.anchor.id, prev_hash: report.anchor.prevHash }, head: report.head }
+          : report))
+      }
+      else if (!report.ok) console.log(`broken at record ${report.id}: ${report.problem}`)
+      else {
+        const anchored = report.anchor ? `from record ${report.anchor.id}${report.anchor.prevHash ? ' (records before it were pruned)' : ''}` : 'no chained records yet'
+        const before = report.beforeChain ? `; ${report.beforeChain} earlier record${report.beforeChain === 1 ? '' : 's'} predate the chain` : ''
+        console.log(`ok: ${report.records} records, chained ${anchored}${before}; head ${report.head ? `${report.head.id} ${report.head.hash}` : '(none)'}`)
+      }
+      return report.ok ? 0 : 3
+    },
+  }),
 ]

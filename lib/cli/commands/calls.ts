@@ -1,7 +1,8 @@
 import { UsageError } from '@/lib/cli/args'
 import { forTerminal, statusColour, table, terminal, toJson } from '@/lib/cli/output'
 import { command, EXIT_ERROR, type Command } from '@/lib/cli/spec'
-import type { CallStatus, changedSinceRequested } from '@/lib/approvals/calls'
+import type { CallStatus } from '@/db/queries/calls'
+import type { changedSinceRequested } from '@/lib/approvals/calls'
 import type { Db } from '@/db/client'
 import type { CallApproval } from '@/db/schema'
 
@@ -42,7 +43,7 @@ export const callsCommands: Command[] = [
     exits: { 0: 'listed', 1: EXIT_ERROR },
     run: async ({ values, json, db }) => {
       if (values.status !== undefined && !statuses.includes(values.status as CallStatus)) throw new UsageError(`--status must be one of ${statuses.join(', ')}, not "${values.status}"`)
-      const { expireCalls, listCalls, changedSinceRequested } = await import('@/lib/approvals/calls')
+      const [{ expireCalls, changedSinceRequested }, { listCalls }] = await Promise.all([import('@/lib/approvals/calls'), import('@/db/queries/calls')])
       await expireCalls(db())
       const rows = listCalls(db(), values.status as CallStatus | undefined).map((c) => present(db(), c, changedSinceRequested))
       if (json) console.log(toJson(rows))

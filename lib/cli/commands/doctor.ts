@@ -10,19 +10,20 @@ import type { Transport } from '@/db/schema'
 import { databaseOf, serverUrlOf, toolgateAnswersAt, urlHost, type DbSource, type UrlSource } from '@/lib/server/address'
 import { buildIdFile } from '@/lib/server/build'
 import { addressFlags, listenAddress } from './serve'
-import { schemaVersion } from './version'
+import { engineVersion } from '@/db/engine'
+import { schemaVersion } from '@/db/queries/schema-version'
 
 // The checks' heavy parts (the database driver and its queries), loaded when doctor runs: a
 // driver that does not load must become a failed check, and help must not load it at all.
-let Database: typeof import('better-sqlite3')
 let managedServers: typeof import('@/db/queries/servers').managedServers
 let operatorKeyHash: typeof import('@/db/queries/auth').operatorKeyHash
 let runtimeHolder: typeof import('@/db/queries/connections').runtimeHolder
 let activityStorage: typeof import('@/lib/activity/retention').activityStorage
 let openCliDb: typeof import('@/lib/cli/db').openCliDb
+let proveWritable: typeof import('@/db/write').proveWritable
 async function loadChecks(): Promise<void> {
-  ;[{ managedServers }, { operatorKeyHash }, { runtimeHolder }, { activityStorage }, { openCliDb }] = await Promise.all([
-    import('@/db/queries/servers'), import('@/db/queries/auth'), import('@/db/queries/connections'), import('@/lib/activity/retention'), import('@/lib/cli/db'),
+  ;[{ managedServers }, { operatorKeyHash }, { runtimeHolder }, { activityStorage }, { openCliDb }, { proveWritable }] = await Promise.all([
+    import('@/db/queries/servers'), import('@/db/queries/auth'), import('@/db/queries/connections'), import('@/lib/activity/retention'), import('@/lib/cli/db'), import('@/db/write'),
   ])
 }
 
@@ -52,10 +53,7 @@ function nodeCheck(): Check {
 
 async function driverCheck(): Promise<Check> {
   try {
-    Database ??= (await import('better-sqlite3')).default
-    const mem = new Database(':memory:')
-    const v = mem.prepare('select sqlite_version()').pluck().get() as string
-    mem.close()
+    const v = await engineVersion()
     return { name: 'better-sqlite3', status: 'ok', detail: `loads; SQLite ${v}` }
   } catch (e) {
     return { name: 'better-sqlite3', status: 'fail', detail: `does not load: ${(e as Error).message.replace(/\s+/g, ' ')}`, fix: driverFix(e as Error) }
@@ -88,14 +86,10 @@ function databaseCheck(file: string, from: DbSource): { check: Check; db?: Db } 
     return { check: { name: 'database', status: 'fail', detail: `${file} does not open and migrate: ${(e as Error).message}`, fix: fixAccess } }
   }
   // a running toolgate holds the write lock for a moment at a time: wait for it, as a write would
-  db.$client.pragma(`busy_timeout = ${PROBE_BUSY_MS}`)
   try {
-    db.$client.exec('begin immediate; update settings set id = id where id = 1; rollback')
+    proveWritable(db, PROBE_BUSY_MS)
   } catch (e) {
-    if (db.$client.inTransaction) db.$client.exec('rollback')
     return { check: { name: 'database', status: 'fail', detail: `${file} is not writable: ${(e as Error).message}`, fix: fixAccess } }
-  } finally {
-    db.$client.pragma('busy_timeout = 0')
   }
   const s = activityStorage(db)
   const oldest = s.oldestAt === null ? 'no activity records' : `${s.records} activity record${s.records === 1 ? '' : 's'} since ${new Date(s.oldestAt).toISOString()}`

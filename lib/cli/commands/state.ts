@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { UsageError } from '@/lib/cli/args'
 import { command, EXIT_ERROR, type Command } from '@/lib/cli/spec'
 import { forTerminal, toJson } from '@/lib/cli/output'
-import type { MovedSecrets } from '@/lib/activity/vocabulary'
+import type { MovedSecrets } from '@/lib/core/activity'
 import type { StateFileInput } from '@/lib/state/schema'
 
 /** What a state holds, counted the way the state.loaded record counts it. */

@@ -12,14 +12,18 @@ function reviewText(r: ToolReview): string {
   const lines = [
     `${forTerminal(r.id)}  ${paint(terminal(), statusColour(r.status), r.status)}`,
     `pin:       ${r.pin ?? '(none)'}`,
-    `approval:  ${r.approval.status}${r.approval.blocked ? ', blocked by an operator' : ''}${r.approval.approved_pin && r.approval.approved_pin !== r.pin ? ` (approved pin ${r.approval.approved_pin})` : ''}`,
+    `approval:  ${r.approval.status !== 'none' ? r.approval.status : r.status === 'server_quarantined' ? 'none yet (releasing the server approves it as shown)' : 'none recorded (implicitly approved)'}${r.approval.blocked ? ', blocked by an operator' : ''}${r.approval.approved_pin && r.approval.approved_pin !== r.pin ? ` (approved pin ${r.approval.approved_pin})` : ''}`,
     `call approval: ${r.call_approval ? 'on (every call waits for an operator)' : 'off'}`,
     '',
     `definition (as agents are served it, named ${forTerminal(r.id)}):`,
     shownJson(r.definition, 2).split('\n').map((l) => `  ${l}`).join('\n'),
   ]
+  if (r.changes.length) {
+    lines.push('', 'what changed, riskiest first:')
+    for (const c of r.changes) lines.push(forTerminal(`  [${c.risk}] ${c.summary}  (${c.path})`))
+  }
   if (r.diff.length) {
-    lines.push('', 'changed since approved:')
+    lines.push('', 'changed since approved, field by field:')
     for (const d of r.diff) lines.push(`  ${forTerminal(d.field)}:`, `    − ${shownJson(d.before)}`, `    + ${shownJson(d.after)}`)
   }
   lines.push('', r.findings.length ? 'review findings:' : 'review findings: none')
@@ -42,7 +46,7 @@ const approvalChange = (verb: 'approve' | 'block' | 'enable', summary: string, f
     const r = verb === 'approve' ? await approveTool(db(), id, ctx, { hash: values.hash as string | undefined, confirm: values.yes as boolean | undefined })
       : verb === 'enable' ? await enableTool(db(), id, ctx, { confirm: values.yes as boolean | undefined })
         : await blockTool(db(), id, ctx)
-    const fmt = (s: typeof r.before) => `${s.status}${s.disabled ? ', blocked' : ''}`
+    const fmt = (s: typeof r.before) => `${s.status === 'none' ? 'no record (implicitly approved)' : s.status}${s.disabled ? ', blocked' : ''}`
     if (json) console.log(toJson({ id: r.id, before: r.before, after: r.after, pin: r.pin, activity_id: r.activityId, request_id: r.requestId }))
     else console.log(`${r.id}: ${fmt(r.before)} → ${fmt(r.after)}${verb === 'approve' ? `  pin ${r.pin}` : ''}  (activity ${r.activityId}, request_id ${r.requestId})`)
     return 0

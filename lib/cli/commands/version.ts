@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import pkg from '@/package.json'
-import type { Db } from '@/db/client'
+import { engineVersion } from '@/db/engine'
+import { schemaVersion } from '@/db/queries/schema-version'
 import { table, toJson } from '@/lib/cli/output'
 import { command, EXIT_ERROR, type Command } from '@/lib/cli/spec'
 import { projectRoot } from '@/lib/core/paths'
@@ -13,33 +14,6 @@ function installedVersion(name: string): string | null {
   } catch {
     return null
   }
-}
-
-async function sqliteVersion(): Promise<string> {
-  const { default: Database } = await import('better-sqlite3')
-  const mem = new Database(':memory:')
-  try {
-    return mem.prepare('select sqlite_version()').pluck().get() as string
-  } finally {
-    mem.close()
-  }
-}
-
-interface Journal { entries: { tag: string; when: number }[] }
-const journal = (): Journal => JSON.parse(readFileSync(path.join(projectRoot(), 'db', 'migrations', 'meta', '_journal.json'), 'utf8'))
-
-/**
- * The database's schema version: the newest migration applied to it (drizzle records each by
- * the journal's timestamp), beside the newest this toolgate ships. Null when nothing is applied.
- */
-export function schemaVersion(db: Db | null): { applied: string | null; latest: string } {
-  const entries = journal().entries
-  const latest = entries[entries.length - 1].tag
-  if (!db) return { applied: null, latest }
-  const one = <T>(q: string) => db.$client.prepare(q).pluck().get() as T
-  const hasTable = one<number>(`select count(*) from sqlite_master where name = '__drizzle_migrations'`) > 0
-  const when = hasTable ? one<number | null>('select max(created_at) from __drizzle_migrations') : null
-  return { applied: entries.find((e) => e.when === when)?.tag ?? (when === null ? null : `unknown (${when})`), latest }
 }
 
 export const versionCommand: Command = command({
@@ -56,7 +30,7 @@ export const versionCommand: Command = command({
     const schema = schemaVersion(db)
     db?.$client.close()
     const v = {
-      toolgate: pkg.version, node: process.versions.node, sqlite: await sqliteVersion(), better_sqlite3: installedVersion('better-sqlite3'), next: installedVersion('next'),
+      toolgate: pkg.version, node: process.versions.node, sqlite: await engineVersion(), better_sqlite3: installedVersion('better-sqlite3'), next: installedVersion('next'),
       mcp_sdk: { sdk: installedVersion('@modelcontextprotocol/sdk'), client: installedVersion('@modelcontextprotocol/client'), server: installedVersion('@modelcontextprotocol/server') },
       schema_version: schema.applied, schema_latest: schema.latest,
     }

@@ -6,7 +6,7 @@ import { indexActivityServers } from '@/db/queries/activity-index'
 import { activityCheckMinutes } from '@/db/schema'
 import { insertActivity } from '@/lib/activity/record'
 import { pruneActivity } from '@/lib/activity/retention'
-import { surfaces } from '@/lib/activity/vocabulary'
+import { surfaces } from '@/lib/core/activity'
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE

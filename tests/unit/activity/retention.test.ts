@@ -6,7 +6,8 @@ import { activity, activityServers } from '@/db/schema'
 import { insertActivity } from '@/lib/activity/record'
 import { activityStorage, PRUNE_BATCH, pruneActivity, retentionCutoff } from '@/lib/activity/retention'
 import { updateSettings } from '@/lib/admin/settings'
-import { expireCalls, listCalls, requestCall } from '@/lib/approvals/calls'
+import { expireCalls, requestCall } from '@/lib/approvals/calls'
+import { listCalls } from '@/db/queries/calls'
 
 const DAY = 24 * 60 * 60 * 1000
 const NOW = Date.parse('2026-11-30T12:00:00Z') // a fixed clock

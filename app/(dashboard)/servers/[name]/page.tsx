@@ -88,24 +88,43 @@ export default async function ServerPage({ params }: { params: Promise<{ name: s
         </Card>
       </div>
       {exposure && (
-        <Card className="mt-4" title={<span id="release">Quarantined: review before releasing</span>}>
+        <Card className="mt-4" title={<span id="release">Quarantined: inspect, review, then release</span>}>
+          {/* the order an operator takes: list what it offers, read every definition, and only then serve it */}
           {releaseFirst && <p role="status" className="mb-2 text-sm">1 of 2: <DecidedBy verb="release approved" by={releaseFirst.by} at={releaseFirst.at} />; another approver must release it too (two-person rule).</p>}
-          <Exposure detail={exposure} />
-          {definitions.length > 0 && <p className="mt-2 text-sm">It also approves, as shown under <a className="underline" href="#definitions">Instructions, prompts and resources</a>, the {definitions.filter((d) => d.status === 'undecided').length} of them listed by the inspection; one approved before and changed since stays changed.</p>}
-          {overCeiling.length > 0 && (
-            <p role="alert" className="mt-2 rounded border border-red-300 bg-red-50 px-2 py-1 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
-              Over the description-overlap ceiling: {overCeiling.join('; ')}. Releasing asks you to confirm.
-            </p>
-          )}
-          <div className="mt-3 flex flex-wrap gap-2">
-            {s.transport && <ActionButton action={inspectAction} permission="operate" input={{ server: name }} label={exposure.inspectedAt === null ? 'Inspect (list its tools)' : 'Inspect again'}
-              confirm={s.transport.startsWith('http') ? undefined : `Inspect ${name}? This starts its process (${s.transport}) to list its tools; nothing is served or called.`} />}
-            <ActionButton action={releaseAction} permission="approve" input={{ server: name, shown: shownPins(exposure), shownDefinitions, ...(overCeiling.length ? { confirm: true } : {}) }}
-              label={overCeiling.length ? `Release ${name} anyway (over the overlap ceiling)` : `Release ${name}`} variant="primary" />
-          </div>
+          <ol className="space-y-4">
+            <li>
+              <h3 className="text-sm font-medium">1. Inspect</h3>
+              {s.transport ? (
+                <>
+                  <p className="text-xs text-slate-600 dark:text-slate-400">{exposure.inspectedAt === null ? 'Lists its tools and stores their definitions for review; nothing is served or called.' : 'Lists its tools again, in case they changed since.'}</p>
+                  <div className="mt-2">
+                    <ActionButton action={inspectAction} permission="operate" input={{ server: name }} label={exposure.inspectedAt === null ? 'Inspect (list its tools)' : 'Inspect again'} variant={exposure.inspectedAt === null ? 'primary' : 'secondary'}
+                      confirm={s.transport.startsWith('http') ? undefined : `Inspect ${name}? This starts its process (${s.transport}) to list its tools; nothing is served or called.`} />
+                  </div>
+                </>
+              ) : <p className="text-xs text-slate-600 dark:text-slate-400">Nothing to inspect: it has no transport, its tools come from a state file.</p>}
+            </li>
+            <li>
+              <h3 className="text-sm font-medium">2. Review every definition</h3>
+              <Exposure detail={exposure} />
+              {definitions.length > 0 && <p className="mt-2 text-sm">It also approves, as shown under <a className="underline" href="#definitions">Instructions, prompts and resources</a>, the {definitions.filter((d) => d.status === 'undecided').length} of them listed by the inspection; one approved before and changed since stays changed.</p>}
+            </li>
+            <li>
+              <h3 className="text-sm font-medium">3. Release</h3>
+              {overCeiling.length > 0 && (
+                <p role="alert" className="mt-2 rounded border border-red-300 bg-red-50 px-2 py-1 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
+                  Over the description-overlap ceiling: {overCeiling.join('; ')}. Releasing asks you to confirm.
+                </p>
+              )}
+              <div className="mt-2">
+                <ActionButton action={releaseAction} permission="approve" input={{ server: name, shown: shownPins(exposure), shownDefinitions, ...(overCeiling.length ? { confirm: true } : {}) }}
+                  label={overCeiling.length ? `Release ${name} anyway (over the overlap ceiling)` : `Release ${name}`} variant={exposure.inspectedAt === null && s.transport ? 'secondary' : 'primary'} />
+              </div>
+            </li>
+          </ol>
         </Card>
       )}
-      <Card className="mt-4" title={<span id="tools">Tools ({s.tools.total})</span>}><ToolTable tools={s.toolList} reviews={reviews} callApproval={s.callApprovalTools} firstOfTwo={firstApprovals(db, 'tool')} /></Card>
+      <Card className="mt-4" title={<span id="tools">Tools ({s.tools.total})</span>}><ToolTable tools={s.toolList} reviews={reviews} callApproval={s.callApprovalTools} quarantined={s.quarantined} firstOfTwo={firstApprovals(db, 'tool')} /></Card>
       <Card className="mt-4" title={<span id="definitions">Instructions, prompts and resources ({definitions.length})</span>}><DefinitionsCard reviews={definitions} /></Card>
       <Card className="mt-4" title={<span id="settings">Settings</span>}><SettingsForm server={name} settings={s.settings} /></Card>
       <div className="mt-4 grid grid-cols-1 gap-4 lg:grid-cols-2">

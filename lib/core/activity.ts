@@ -3,11 +3,8 @@
  * are checked against it (`ActivityInput<T>`), and readers narrow on `type` instead of casting.
  */
 
-import type { Policy } from '@/lib/preflight/evaluate'
-import type { FieldChange } from '@/lib/approvals/definition'
-import type { Finding } from '@/lib/approvals/findings'
-import type { DefinitionChange } from '@/lib/approvals/server-definitions'
-import type { DefinitionKind } from '@/db/schema/definitions'
+import type { DefinitionChange, DefinitionKind, FieldChange, Finding } from './definition'
+import type { Policy } from './state'
 
 /** Surfaces a check can arrive on. */
 export const surfaces = ['rest', 'cli', 'dashboard', 'mcp-check', 'mcp-shape-a', 'mcp-shape-b'] as const
@@ -134,6 +131,8 @@ export interface ActivityDataByType {
   'token.created': ChangeData<{ allowedServers: string[]; profilePin: string | null }>
   'token.updated': ChangeData<{ allowedServers: string[]; profilePin: string | null }>
   'token.revoked': ChangeData<{ allowedServers: string[]; profilePin: string | null }>
+  // a new secret for the same token (id, name and scope kept): the old secret stops working at once
+  'token.rotated': ChangeData<Record<string, never>>
   'profile.created': ChangeData<{ servers: string[] }>
   'profile.updated': ChangeData<{ servers: string[] }>
   'profile.deleted': ChangeData<{ servers: string[] }>
@@ -165,7 +164,7 @@ export const activityTypes = [
   'operator.signed_in', 'operator.signed_out', 'operator.sign_in_refused', 'server.configured',
   'operator.created', 'operator.invited', 'operator.invitation_accepted', 'operator.changed', 'operator.session_ended',
   'personal_token.created', 'personal_token.revoked', 'approval.first_of_two',
-  'token.created', 'token.updated', 'token.revoked',
+  'token.created', 'token.updated', 'token.revoked', 'token.rotated',
   'profile.created', 'profile.updated', 'profile.deleted',
   'operator_key.rotated', 'settings.changed', 'activity.pruned', 'pins.upgraded', 'secrets.encrypted', 'surface.over_ceiling',
 ] as const satisfies readonly ActivityType[]

@@ -1,0 +1,62 @@
+import 'server-only'
+import { and, desc, eq, getTableColumns, gt, inArray, lt, sql } from 'drizzle-orm'
+import type { DbLike, Tx } from '@/db/client'
+import { callApprovals, type CallApproval } from '@/db/schema'
+
+/** Held calls under call approval (lib/approvals/calls.ts says how one moves from status to status). */
+export type CallStatus = CallApproval['status']
+
+export function callById(db: DbLike, id: string): CallApproval | undefined {
+  return db.select().from(callApprovals).where(eq(callApprovals.id, id)).get()
+}
+
+/** Pending calls whose hour ran out before `now`. */
+export function pendingExpired(db: DbLike, now: number): CallApproval[] {
+  return db.select().from(callApprovals).where(and(eq(callApprovals.status, 'pending'), lt(callApprovals.expiresAt, now))).all()
+}
+
+/** The newest open (pending, approved or running) call of this caller with these arguments, not expired at `now`. */
+export function openCall(db: DbLike, c: { callerId: string; server: string; tool: string; argumentsHash: string; now: number }): CallApproval | undefined {
+  return db.select().from(callApprovals).where(and(
+    eq(callApprovals.callerId, c.callerId), eq(callApprovals.serverName, c.server), eq(callApprovals.toolName, c.tool),
+    eq(callApprovals.argumentsHash, c.argumentsHash), inArray(callApprovals.status, ['pending', 'approved', 'running']), gt(callApprovals.expiresAt, c.now),
+  )).orderBy(desc(callApprovals.createdAt)).get()
+}
+
+/** A held call without its arguments and result: their size, and a prefix of the arguments. */
+export type CallSummary = Omit<CallApproval, 'arguments' | 'result'> & { argumentsPrefix: string; argumentsLength: number }
+
+/**
+ * Held calls as a list shows them, newest first: the arguments cut to `prefix` characters in the
+ * database, so a list of large calls reads (and sends) little.
+ */
+export function listCallSummaries(db: DbLike, status: CallStatus | undefined, limit: number, prefix: number): CallSummary[] {
+  const { arguments: _a, result: _r, ...columns } = getTableColumns(callApprovals)
+  const q = db.select({ ...columns, argumentsPrefix: sql<string>`substr(${callApprovals.arguments}, 1, ${prefix})`, argumentsLength: sql<number>`length(${callApprovals.arguments})` }).from(callApprovals)
+  return (status ? q.where(eq(callApprovals.status, status)) : q).orderBy(desc(callApprovals.createdAt)).limit(limit).all()
+}
+
+/** Held calls, newest first. */
+export function listCalls(db: DbLike, status?: CallStatus, limit = 100): CallApproval[] {
+  const q = db.select().from(callApprovals)
+  return (status ? q.where(eq(callApprovals.status, status)) : q).orderBy(desc(callApprovals.createdAt)).limit(limit).all()
+}
+
+// Writes, each inside the caller's write transaction.
+
+export function insertCall(tx: Tx, row: CallApproval): void {
+  tx.insert(callApprovals).values(row).run()
+}
+
+/** Change a held call; with `from`, only while it has that status (false: it had another). */
+export function updateCall(tx: Tx, id: string, change: Partial<Omit<CallApproval, 'id'>>, from?: CallStatus): boolean {
+  return tx.update(callApprovals).set(change).where(and(eq(callApprovals.id, id), from === undefined ? undefined : eq(callApprovals.status, from))).run().changes === 1
+}
+
+/** Delete up to `limit` calls over (anything but pending or refused) that were made before `createdBefore`; how many went. */
+export function deleteCallsOver(tx: Tx, createdBefore: number, limit: number): number {
+  const over = tx.select({ id: callApprovals.id }).from(callApprovals)
+    .where(and(inArray(callApprovals.status, ['approved', 'denied', 'expired', 'running', 'done']), lt(callApprovals.createdAt, createdBefore)))
+    .limit(limit).all()
+  return over.length ? tx.delete(callApprovals).where(inArray(callApprovals.id, over.map((r) => r.id))).run().changes : 0
+}
