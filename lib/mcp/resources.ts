@@ -14,6 +14,7 @@ import { classifyServer } from '@/lib/preflight/classifier'
 import { scopeOf } from '@/lib/preflight/evaluate'
 import { parseToolId } from '@/lib/preflight/ids'
 import { runningSupervisor } from '@/lib/upstream/supervisor'
+import { callerKey } from '@/lib/auth/caller'
 import type { UpstreamConnection } from '@/lib/upstream/connection'
 import type { McpContext } from './context'
 import { invalidParams } from './errors'
@@ -63,7 +64,8 @@ function gate(session: McpContext, server: string): { conn: UpstreamConnection }
   // out of scope and unconfigured read alike, as everywhere at the agent tier
   if (!state.inScope || state.gate === 'server_not_configured') return { reason: 'not_found' }
   if (state.gate !== 'ok') return { reason: state.gate }
-  const conn = runningSupervisor()?.connection(server)
+  // the caller's own session, where the server's isolation gives each token one
+  const conn = runningSupervisor()?.connectionFor(server, callerKey(session.caller), serverConfig(session.db, server)?.isolation ?? 'auto')
   return conn ? { conn } : { reason: 'server_unhealthy' }
 }
 

@@ -12,6 +12,7 @@ import { following } from '@/lib/signals'
 import { serverConfig } from '@/db/queries/servers'
 import { readSettings } from '@/db/queries/settings'
 import type { CallApproval } from '@/db/schema'
+import type { Isolation } from '@/lib/core/state'
 import { callById, callGate, claimCall, finishCall, refuseCall, requestCall } from '@/lib/approvals/calls'
 import { callerKey } from '@/lib/auth/caller'
 import { noteCallGate } from '@/lib/telemetry/notes'
@@ -43,6 +44,9 @@ export type CallOutcome =
   /** the client cancelled the call (or went away): nothing is answered */
   | { kind: 'cancelled' }
 
+/** What a call of a server needs of its configuration: its call timeout, and who shares a session. */
+interface UpstreamConfig { timeoutMs: number; isolation: Isolation }
+
 const outcomeName = (o: CallOutcome) => (o.kind === 'answered' ? (o.result.isError ? 'tool_error' : 'ok') : o.kind)
 
 /**
@@ -50,8 +54,10 @@ const outcomeName = (o: CallOutcome) => (o.kind === 'answered' ? (o.result.isErr
  * forwarded at once while `record` commits the call (its answer waits for that commit).
  * A timeout, a cancellation and a broken connection each say what happened.
  */
-async function callUpstream(ctx: CallContext, server: string, tool: string, args: Record<string, unknown> | undefined, supervisor: Supervisor | undefined, timeoutMs: number, record: CallRecorder, callId?: string): Promise<CallOutcome> {
-  const conn = supervisor?.connection(server)
+async function callUpstream(ctx: CallContext, server: string, tool: string, args: Record<string, unknown> | undefined, supervisor: Supervisor | undefined, config: UpstreamConfig, record: CallRecorder, callId?: string): Promise<CallOutcome> {
+  const timeoutMs = config.timeoutMs
+  // the caller's own session, where the server's isolation gives each token one
+  const conn = supervisor?.connectionFor(server, callerKey(ctx.caller), config.isolation)
   if (!supervisor || !conn) return { kind: 'failed', error: `no live upstream connection for server "${server}" in this toolgate process` }
   return record.forward({ runtime: supervisor.instance, callId }, async (withheld): Promise<CallOutcome> => {
     const stop = following(ctx.signal, withheld)
@@ -83,7 +89,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
  * a tool changed, blocked or disabled meanwhile, or a caller revoked or narrowed, refuses it,
  * and every waiter gets that refusal.
  */
-async function heldCall(ctx: CallContext, server: string, tool: string, args: Record<string, unknown>, supervisor: Supervisor | undefined, timeoutMs: number, record: CallRecorder): Promise<CallOutcome> {
+async function heldCall(ctx: CallContext, server: string, tool: string, args: Record<string, unknown>, supervisor: Supervisor | undefined, config: UpstreamConfig, record: CallRecorder): Promise<CallOutcome> {
   const { call } = await requestCall(ctx.db, { server, tool, args, caller: ctx.caller.name, callerId: callerKey(ctx.caller), requestId: ctx.requestId, profile: ctx.profile })
   const started = Date.now()
   const deadline = started + readSettings(ctx.db).callApprovalWaitMs
@@ -99,7 +105,7 @@ async function heldCall(ctx: CallContext, server: string, tool: string, args: Re
         await refuseCall(ctx.db, c.id, refusal)
         return { kind: 'refused', verdict: refusal }
       }
-      const outcome = await callUpstream(ctx, server, tool, args, supervisor, timeoutMs, record, c.id)
+      const outcome = await callUpstream(ctx, server, tool, args, supervisor, config, record, c.id)
       const result: CallToolResult = outcome.kind === 'answered' ? outcome.result
         : { isError: true, content: [{ type: 'text', text: outcome.kind === 'failed' ? outcome.error : 'the caller cancelled the call while it ran' }] }
       await finishCall(ctx.db, c.id, result)
@@ -141,10 +147,10 @@ export async function dispatchToolCall(ctx: CallContext, id: string, args: Recor
       outcome = { kind: 'refused', verdict: unavailable(verdict.id, 'server_unhealthy', `no live upstream connection for server "${server ?? ''}" in this toolgate process`, { server: server ?? '', tool }) }
     } else {
       const config = serverConfig(ctx.db, server)
-      const timeoutMs = config?.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS
+      const upstream: UpstreamConfig = { timeoutMs: config?.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, isolation: config?.isolation ?? 'auto' }
       outcome = config?.callApprovalTools.includes(tool)
-        ? await heldCall(ctx, server, tool, args ?? {}, supervisor, timeoutMs, record)
-        : await callUpstream(ctx, server, tool, args, supervisor, timeoutMs, record)
+        ? await heldCall(ctx, server, tool, args ?? {}, supervisor, upstream, record)
+        : await callUpstream(ctx, server, tool, args, supervisor, upstream, record)
     }
   }
   noteCallGate(outcome, ctx.requestId)
