@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/server'
+import { ProtocolError, type CallToolResult } from '@modelcontextprotocol/server'
 import type { ToolResult, UnavailableResult } from '@/lib/preflight/evaluate'
 import type { CallOutcome } from '@/lib/upstream/dispatch'
 import { quote } from '@/lib/core/log'
@@ -84,6 +84,9 @@ function wordedResult(name: string, outcome: CallOutcome): CallToolResult {
       return refusal(outcome.verdict)
     case 'failed':
       return { isError: true, content: [{ type: 'text', text: outcome.error }] }
+    case 'rejected':
+      // the upstream's JSON-RPC error, as it answered it
+      throw new ProtocolError(outcome.code, outcome.message, outcome.data)
     case 'cancelled':
       // the client cancelled: per the spec nothing is sent back, and the SDK sends nothing
       return { isError: true, content: [{ type: 'text', text: 'the call was cancelled' }] }

@@ -41,6 +41,8 @@ export interface CallOptions {
   /** log messages the server sends during the call */
   onLog?: (params: LoggingMessageNotification['params']) => void
   signal?: AbortSignal
+  /** the client's request _meta, passed on (the progress token is toolgate's own) */
+  meta?: Record<string, unknown>
 }
 
 export interface RuntimeOptions {
@@ -411,7 +413,7 @@ export class UpstreamConnection {
     this.progress.set(token, progressed)
     this.inflight.add(call)
     const signal = stop.controller.signal
-    const params = { name: tool, arguments: args ?? {}, _meta: { progressToken: token } as Record<string, unknown> }
+    const params = { name: tool, arguments: args ?? {}, _meta: { ...opts.meta, progressToken: token } as Record<string, unknown> }
     // its CLIENT span and duration; the span's context rides in params._meta (undefined while telemetry is off)
     const op = mcpClientOp(this, 'tools/call', tool, params)
     try {

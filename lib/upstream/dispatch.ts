@@ -8,6 +8,7 @@ import { evaluateNow } from '@/lib/gate/check'
 import { unavailable, type Caller, type UnavailableResult } from '@/lib/preflight/evaluate'
 import { runningSupervisor, type Supervisor } from './supervisor'
 import { describeConnectionError } from './connection'
+import { upstreamError, type UpstreamError } from './answered'
 import { following } from '@/lib/signals'
 import { serverConfig } from '@/db/queries/servers'
 import { readSettings } from '@/db/queries/settings'
@@ -32,6 +33,8 @@ export interface CallContext {
   signal?: AbortSignal
   /** the task this call runs as (a task-augmented call), for its record */
   taskId?: string
+  /** the client's request _meta for the upstream (toolgate's own keys already taken out) */
+  meta?: Record<string, unknown>
 }
 
 /** What became of one tools/call; the MCP surface words it (lib/mcp). */
@@ -39,6 +42,8 @@ export type CallOutcome =
   | { kind: 'refused'; verdict: UnavailableResult }
   | { kind: 'answered'; result: CallToolResult; callId?: string }
   | { kind: 'failed'; error: string }
+  /** the upstream answered a JSON-RPC error: the caller gets it as given */
+  | ({ kind: 'rejected' } & UpstreamError)
   /** under call approval: no decision yet (the request stays open), denied, or expired */
   | { kind: 'held' | 'denied' | 'expired'; call: CallApproval }
   /** the client cancelled the call (or went away): nothing is answered */
@@ -47,7 +52,9 @@ export type CallOutcome =
 /** What a call of a server needs of its configuration: its call timeout, and who shares a session. */
 interface UpstreamConfig { timeoutMs: number; isolation: Isolation }
 
-const outcomeName = (o: CallOutcome) => (o.kind === 'answered' ? (o.result.isError ? 'tool_error' : 'ok') : o.kind)
+const outcomeName = (o: CallOutcome) => (o.kind === 'answered' ? (o.result.isError ? 'tool_error' : 'ok') : o.kind === 'rejected' ? 'failed' : o.kind)
+/** What the record says of a call that failed. */
+const failure = (o: CallOutcome) => (o.kind === 'failed' ? o.error : o.kind === 'rejected' ? `the upstream answered error ${o.code}: ${o.message}` : undefined)
 
 /**
  * One call on the live connection, within the server's call timeout (progress restarts it),
@@ -63,9 +70,11 @@ async function callUpstream(ctx: CallContext, server: string, tool: string, args
     const stop = following(ctx.signal, withheld)
     const signal = stop.controller.signal
     try {
-      return { kind: 'answered', result: await conn.callTool(tool, args, { timeoutMs, onProgress: ctx.progress, onElicit: ctx.elicit, onLog: ctx.log, signal }) }
+      return { kind: 'answered', result: await conn.callTool(tool, args, { timeoutMs, onProgress: ctx.progress, onElicit: ctx.elicit, onLog: ctx.log, signal, meta: ctx.meta }) }
     } catch (e) {
       if (signal.aborted) return { kind: 'cancelled' }
+      const answered = upstreamError(e)
+      if (answered) return { kind: 'rejected', ...answered }
       if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
         return { kind: 'failed', error: `the call timed out after ${timeoutMs / 1000} s without a result or progress: that is server "${server}"'s call timeout. Raise it with: toolgate upstream set ${server} --call-timeout 30m (or on the server's dashboard page)` }
       }
@@ -107,7 +116,7 @@ async function heldCall(ctx: CallContext, server: string, tool: string, args: Re
       }
       const outcome = await callUpstream(ctx, server, tool, args, supervisor, config, record, c.id)
       const result: CallToolResult = outcome.kind === 'answered' ? outcome.result
-        : { isError: true, content: [{ type: 'text', text: outcome.kind === 'failed' ? outcome.error : 'the caller cancelled the call while it ran' }] }
+        : { isError: true, content: [{ type: 'text', text: failure(outcome) ?? 'the caller cancelled the call while it ran' }] }
       await finishCall(ctx.db, c.id, result)
       return outcome.kind === 'cancelled' ? outcome : { kind: 'answered', result, callId: c.id }
     }
@@ -156,7 +165,7 @@ export async function dispatchToolCall(ctx: CallContext, id: string, args: Recor
   noteCallGate(outcome, ctx.requestId)
   await record.end({
     outcome: outcomeName(outcome),
-    ...(outcome.kind === 'refused' ? { reason: outcome.verdict.reason } : outcome.kind === 'failed' ? { error: outcome.error } : {}),
+    ...(outcome.kind === 'refused' ? { reason: outcome.verdict.reason } : failure(outcome) !== undefined ? { error: failure(outcome) } : {}),
   }, 'call' in outcome ? outcome.call.id : outcome.kind === 'answered' ? outcome.callId : undefined)
   return outcome
 }
