@@ -92,7 +92,8 @@ describe('upstream sessions per agent', () => {
   })
 
   it('shared isolation keeps one process for every agent (a stateless server\'s choice), and the server says which mode runs', async () => {
-    expect((await runCli(['upstream', 'set', 'everything', '--isolation', 'shared', '--db', dbFile])).code).toBe(0)
+    // trust auto: the session resource the server then lists (list_changed) is served without an approval, whenever the re-listing lands
+    expect((await runCli(['upstream', 'set', 'everything', '--isolation', 'shared', '--trust', 'auto', '--db', dbFile])).code).toBe(0)
     expect((await isolationOf('everything'))).toMatchObject({ setting: 'shared', runs: 'shared' })
     const a = await client(agentA)
     const b = await client(agentB)
@@ -104,7 +105,7 @@ describe('upstream sessions per agent', () => {
     } finally {
       await a.close()
       await b.close()
-      await runCli(['upstream', 'set', 'everything', '--isolation', 'auto', '--db', dbFile])
+      await runCli(['upstream', 'set', 'everything', '--isolation', 'auto', '--trust', 'manual', '--db', dbFile])
     }
   })
 
