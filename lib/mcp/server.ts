@@ -196,7 +196,7 @@ export function registerToolHandlers(server: Server, sessionOf: SessionOf, era: 
         call.finish(dispatchToolCall({
           ...session, meta, signal: call.cancel.signal, elicit: call.elicit,
           progress: (p) => call.sinks.progress?.(p), log: (l) => call.sinks.log?.(l),
-        }, name, args).then((outcome) => callResult(name, outcome)))
+        }, name, args).then((outcome) => callResult(name, outcome, key)))
       }
       const answer = await (typeof state === 'string' ? call.resume(ctx.mcpReq.inputResponses, left) : call.leg(left))
       await Promise.all(sent)
@@ -205,7 +205,7 @@ export function registerToolHandlers(server: Server, sessionOf: SessionOf, era: 
     // otherwise elicitations go out on the call's own SSE stream (2025-11-25), or are declined
     const outcome = await dispatchToolCall({ ...session, ...sinks, meta, elicit: session.ask, signal: left }, name, args)
     await Promise.all(sent)
-    return callResult(name, outcome)
+    return callResult(name, outcome, key)
   }).finally(leaving.release)
   })
 }

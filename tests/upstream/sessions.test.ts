@@ -100,7 +100,8 @@ describe('upstream sessions per agent', () => {
     try {
       const made = await a.callTool({ name: 'everything:gzip-file-as-resource', arguments: { name: 'shared.gz', data: DATA } }) as CallToolResult
       const link = made.content.find((x) => x.type === 'resource_link') as { uri: string }
-      // one process: B reads what A made, exactly as two clients of that one process would
+      // one process: B lists and reads what A made, exactly as two clients of that one process would
+      await waitFor('B lists A\'s resource', async () => (await b.listResources()).resources.some((r) => r.uri === link.uri))
       expect((await b.readResource({ uri: link.uri })).contents).toHaveLength(1)
     } finally {
       await a.close()
