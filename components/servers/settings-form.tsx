@@ -9,7 +9,7 @@ import { Button, inputClass } from '@/components/ui'
 
 const lines = (s: string) => s.split(/[\n,]+/).map((x) => x.trim()).filter(Boolean)
 
-/** disabled_tools, the enabled_tools allowlist, trust, the call timeout and roots: the `configure` remediation. */
+/** disabled_tools, the enabled_tools allowlist, trust, the call timeout, roots and isolation: the `configure` remediation. */
 export function SettingsForm({ server, settings }: { server: string; settings: ServerSettings }) {
   const [disabled, setDisabled] = useState(settings.disabledTools.join('\n'))
   const [useAllowlist, setUseAllowlist] = useState(settings.enabledTools !== null)
@@ -17,6 +17,7 @@ export function SettingsForm({ server, settings }: { server: string; settings: S
   const [trust, setTrust] = useState(settings.trust)
   const [timeoutSeconds, setTimeoutSeconds] = useState(String(settings.callTimeoutMs / 1000))
   const [roots, setRoots] = useState(settings.roots.map((r) => r.uri).join('\n'))
+  const [isolation, setIsolation] = useState(settings.isolation)
   const [result, setResult] = useState<{ ok: true } | { ok: false; error: string; fix: string } | null>(null)
   const [pending, start] = useTransition()
   return (
@@ -25,7 +26,7 @@ export function SettingsForm({ server, settings }: { server: string; settings: S
       start(async () => {
         const r = await saveServerSettings({ server, settings: {
           disabledTools: lines(disabled), enabledTools: useAllowlist ? lines(allowed) : null, trust,
-          callTimeoutMs: Math.round(Number(timeoutSeconds) * 1000), roots: lines(roots).map((uri) => ({ uri })),
+          callTimeoutMs: Math.round(Number(timeoutSeconds) * 1000), roots: lines(roots).map((uri) => ({ uri })), isolation,
         } })
         setResult(r.ok ? { ok: true } : r)
       })
@@ -56,6 +57,14 @@ export function SettingsForm({ server, settings }: { server: string; settings: S
       <div>
         <label htmlFor="roots" className="block text-sm font-medium">Roots <span className="font-normal text-slate-600 dark:text-slate-300">(file:// URIs the server may ask for, one per line; none by default)</span></label>
         <textarea id="roots" rows={2} value={roots} onChange={(e) => setRoots(e.target.value)} className={`mt-1 w-full font-mono ${inputClass}`} />
+      </div>
+      <div>
+        <label htmlFor="isolation" className="block text-sm font-medium">Upstream sessions</label>
+        <select id="isolation" value={isolation} onChange={(e) => setIsolation(e.target.value as ServerSettings['isolation'])} className={`mt-1 ${inputClass}`}>
+          <option value="auto">auto — one per agent on HTTP, and for servers that keep session state</option>
+          <option value="per_token">per agent — each agent token its own session (on stdio its own process, stopped when idle)</option>
+          <option value="shared">shared — one session for every agent (for stateless servers)</option>
+        </select>
       </div>
       <Allowed permission="approve"><Button type="submit" variant="primary" disabled={pending}>{pending ? 'Saving…' : 'Save settings'}</Button></Allowed>
       {result?.ok && <p role="status" className="text-sm text-emerald-700 dark:text-emerald-300">Saved and recorded.</p>}

@@ -1,9 +1,10 @@
 import 'server-only'
 import { hostname } from 'node:os'
-import { eq } from 'drizzle-orm'
-import type { DbLike } from '@/db/client'
-import { runtimeLease, type ServerConnection } from '@/db/schema'
-import type { ConnectionView } from '@/lib/core/state'
+import { and, eq } from 'drizzle-orm'
+import type { Db, DbLike } from '@/db/client'
+import { writeTransaction } from '@/db/write'
+import { runtimeLease, servers, upstreamSessions, type ServerConnection } from '@/db/schema'
+import type { ConnectionState, ConnectionAction, ConnectionView } from '@/lib/core/state'
 
 export interface Lease { instance: string; pid: number; host: string | null; url: string | null; heartbeatAt: number; expiresAt: number }
 
@@ -75,4 +76,30 @@ export function believedConnection(
   }
   const last = own ? ` (${own.expiresAt > now ? `its process ${own.pid} is gone; ` : ''}its last heartbeat was at ${new Date(own.heartbeatAt).toISOString()})` : ''
   return { state: 'disconnected', detail: `toolgate's upstream runtime is not running${last}: start toolgate (npm start / toolgate serve)`, action: null }
+}
+
+/**
+ * Publish one agent token's own session state: a session that is down is on record (preflight
+ * tells that token so), one that is up or stopped is not (a stopped one starts again on first use).
+ */
+export function publishSessionState(db: Db, serverName: string, tokenId: string, p: { state: ConnectionState; detail?: string | null; action?: ConnectionAction | null } | null, instance: string): Promise<void> {
+  return writeTransaction(db, (tx) => {
+    const at = and(eq(upstreamSessions.serverName, serverName), eq(upstreamSessions.tokenId, tokenId))
+    if (!p) return void tx.delete(upstreamSessions).where(at).run()
+    const values = { state: p.state, detail: p.detail ?? null, action: p.action ?? null, runtimeInstance: instance, updatedAt: Date.now() }
+    tx.insert(upstreamSessions).values({ serverName, tokenId, ...values })
+      .onConflictDoUpdate({ target: [upstreamSessions.serverName, upstreamSessions.tokenId], set: values }).run()
+  })
+}
+
+/** Whether the server declared session state when last connected (it decides `auto` isolation, and the server page says so). */
+export function recordSessionState(db: Db, serverName: string, declared: boolean): Promise<void> {
+  return writeTransaction(db, (tx) => {
+    tx.update(servers).set({ sessionState: declared }).where(eq(servers.name, serverName)).run()
+  })
+}
+
+/** Forget every agent session's state: a runtime starting has no sessions yet. */
+export function clearSessionStates(db: DbLike): void {
+  db.delete(upstreamSessions).run()
 }

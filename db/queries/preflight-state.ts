@@ -1,7 +1,7 @@
 import 'server-only'
-import { eq, sql } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import type { Db } from '@/db/client'
-import { agentTokens, profiles, runtimeLease, settings, tools, type ServerConnection } from '@/db/schema'
+import { agentTokens, profiles, runtimeLease, settings, tools, upstreamSessions, type ServerConnection } from '@/db/schema'
 import { believedConnection, leaseColumns, type Lease } from './connections'
 import type { ApprovalView, ConnectionView, PreflightState, ServerView, ToolView } from '@/lib/core/state'
 
@@ -47,6 +47,8 @@ function prepare(db: Db) {
     nearbyIn: db.select({ server: tools.serverName, tool: tools.name }).from(tools)
       .where(sql`${tools.serverName} in (select value from json_each(${p('servers')})) and ${tools.goneAt} is null and ${NEARBY}`).prepare(),
     tokenByHash: db.select().from(agentTokens).where(eq(agentTokens.tokenHash, p('hash'))).prepare(),
+    session: db.select({ state: upstreamSessions.state, detail: upstreamSessions.detail, action: upstreamSessions.action, runtimeInstance: upstreamSessions.runtimeInstance })
+      .from(upstreamSessions).where(and(eq(upstreamSessions.serverName, p('server')), eq(upstreamSessions.tokenId, p('token')))).prepare(),
   }
 }
 
@@ -104,12 +106,15 @@ export function createStateReader(db: Db): PreflightState {
       readServers([name])
       return serverCache.get(name)?.server
     },
-    connection(name): ConnectionView | undefined {
+    connection(name, tokenId): ConnectionView | undefined {
       readServers([name])
       const row = serverCache.get(name)?.connection
       if (!row) return undefined
       lease ??= { value: st.lease.get() }
-      return believedConnection(row, lease.value, now)
+      const server = believedConnection(row, lease.value, now)
+      // a ready server whose session for this token is down (only a down session has a row)
+      const own = server.state === 'ready' && tokenId !== undefined ? st.session.get({ server: name, token: tokenId }) : undefined
+      return own ? believedConnection(own, lease.value, now) : server
     },
     tool(server, name) {
       readTools([{ server, tool: name }])

@@ -2,7 +2,7 @@ import 'server-only'
 import { asc, eq, isNotNull, sql } from 'drizzle-orm'
 import type { DbLike, Tx } from '@/db/client'
 import { serverConnections, serverOauth, serverSecrets, servers, type Root, type Transport } from '@/db/schema'
-import type { ConnectionView, ServerView } from '@/lib/core/state'
+import type { ConnectionView, Isolation, ServerView } from '@/lib/core/state'
 import { believedConnection, readLease } from './connections'
 import { openSecret, sealSecret } from '@/db/secrets'
 
@@ -17,6 +17,9 @@ export interface ServerState extends ServerView {
   callTimeoutMs: number
   roots: Root[]
   inspectedAt: number | null
+  isolation: Isolation
+  /** whether the server declared session state when the runtime last connected (null: not yet) */
+  sessionState: boolean | null
   /** secret names the transport needs that have no value yet */
   missingSecrets: string[]
   /** null = nothing published yet */
@@ -37,6 +40,7 @@ export function serverStates(db: DbLike, name?: string): ServerState[] {
     name: s.name, enabled: s.enabled, quarantined: s.quarantined, trust: s.trust,
     disabledTools: s.disabledTools, enabledTools: s.enabledTools, transport: s.transport, hasTransport: s.transport !== null, restartRequestedAt: s.restartRequestedAt,
     callApprovalTools: s.callApprovalTools, callTimeoutMs: s.callTimeoutMs, roots: s.roots, inspectedAt: s.inspectedAt,
+    isolation: s.isolation, sessionState: s.sessionState,
     missingSecrets: (s.transport?.secrets ?? []).filter((n) => !set.get(s.name)?.has(n)),
     connection: c ? believedConnection(c, lease, now) : null,
   }))
@@ -49,14 +53,14 @@ const prepareConfig = (db: DbLike) => db.select({
   name: servers.name, enabled: servers.enabled, quarantined: servers.quarantined, trust: servers.trust,
   disabledTools: servers.disabledTools, enabledTools: servers.enabledTools, transport: servers.transport,
   hasTransport: sql<boolean>`${servers.transport} is not null`.mapWith(Boolean),
-  callApprovalTools: servers.callApprovalTools, callTimeoutMs: servers.callTimeoutMs, roots: servers.roots,
+  callApprovalTools: servers.callApprovalTools, callTimeoutMs: servers.callTimeoutMs, roots: servers.roots, isolation: servers.isolation,
 }).from(servers).where(eq(servers.name, sql.placeholder('name'))).prepare()
 
 /**
  * A server's configuration alone (no connection): what mutations read before they change it,
  * and what every tools/call reads (prepared once per connection: it is on the hot path).
  */
-export function serverConfig(db: DbLike, name: string): (ServerView & Pick<ServerState, 'transport' | 'callApprovalTools' | 'callTimeoutMs' | 'roots'>) | undefined {
+export function serverConfig(db: DbLike, name: string): (ServerView & Pick<ServerState, 'transport' | 'callApprovalTools' | 'callTimeoutMs' | 'roots' | 'isolation'>) | undefined {
   let st = configStatements.get(db)
   if (!st) configStatements.set(db, (st = prepareConfig(db)))
   return st.get({ name })

@@ -35,11 +35,17 @@ export const servers = sqliteTable('servers', {
   // a quarantined server is inspected (connected, listed, never served) when asked; stdio only then
   inspectRequestedAt: integer('inspect_requested_at'),
   inspectedAt: integer('inspected_at'),
+  // who shares one upstream session: every agent (shared), or each agent token its own (per_token);
+  // auto: per_token on HTTP, and on stdio when the server declares session state
+  isolation: text('isolation', { enum: isolations }).notNull().default('auto'),
+  // whether the server declared session state (resource subscriptions, a changing resource list) when
+  // the runtime last connected; null until it has
+  sessionState: integer('session_state', { mode: 'boolean' }),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
 })
 
-import { connectionActions, connectionStates } from '../../lib/core/state'
+import { connectionActions, connectionStates, isolations } from '../../lib/core/state'
 export { connectionActions, connectionStates, type ConnectionAction, type ConnectionState } from '../../lib/core/state'
 
 /** Connection state published by the runtime (or a state file). No row = nothing published yet. */
@@ -52,6 +58,20 @@ export const serverConnections = sqliteTable('server_connections', {
   runtimeInstance: text('runtime_instance'),
   updatedAt: integer('updated_at').notNull(),
 })
+
+/**
+ * An agent token's own upstream session that is down (no row: up, or not started yet — it starts on
+ * first use). Preflight reads it so a token whose session failed is not told `ready`.
+ */
+export const upstreamSessions = sqliteTable('upstream_sessions', {
+  serverName: text('server_name').notNull().references(() => servers.name, { onDelete: 'cascade' }),
+  tokenId: text('token_id').notNull(),
+  state: text('state', { enum: connectionStates }).notNull(),
+  detail: text('detail'),
+  action: text('action', { enum: connectionActions }),
+  runtimeInstance: text('runtime_instance').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+}, (t) => [primaryKey({ columns: [t.serverName, t.tokenId] })])
 
 export type Server = typeof servers.$inferSelect
 export type ServerConnection = typeof serverConnections.$inferSelect

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { profileNameSchema, serverNameSchema } from '@/lib/schemas/names'
+import { isolations } from '@/lib/core/state'
 
 export { profileNameSchema, serverNameSchema, tokenNameSchema } from '@/lib/schemas/names'
 
@@ -33,6 +34,8 @@ export const serverSettingsSchema = z.strictObject({
   trust: z.enum(['manual', 'auto']),
   callTimeoutMs: callTimeoutSchema,
   roots: rootsSchema,
+  // who shares one upstream session (lib/core/state.ts isolationRuns)
+  isolation: z.enum(isolations),
 })
 export type ServerSettings = z.infer<typeof serverSettingsSchema>
 

@@ -2,6 +2,7 @@ import 'server-only'
 import type { DbLike } from '@/db/client'
 import { serverStates, type ServerState } from '@/db/queries/servers'
 import { describeTransport } from '@/lib/admin/upstreams'
+import { isolationRuns, type Isolation } from '@/lib/core/state'
 import { toolInventory, type InventoryTool } from './inventory'
 
 /** Connection health, kept apart from admin state: one is what the operator set, the other what the runtime sees. */
@@ -23,6 +24,8 @@ export interface ServerRow {
   connection: ServerState['connection']
   health: Health
   tools: { total: number; callable: number; pending: number; changed: number; blocked: number }
+  /** who shares one upstream session: the setting, and what runs (null for a state-file server) */
+  isolation: { setting: Isolation; runs: 'shared' | 'per_token' | null; sessionState: boolean | null }
 }
 
 function countTools(list: readonly InventoryTool[]) {
@@ -41,6 +44,10 @@ function rowOf(s: ServerState, tools: readonly InventoryTool[]): ServerRow {
     transport: s.transport ? describeTransport(s.transport) : null, missingSecrets: s.missingSecrets,
     connection: s.connection, health: s.connection ? healthOf[s.connection.state] : 'unpublished',
     tools: countTools(tools),
+    isolation: {
+      setting: s.isolation, sessionState: s.sessionState,
+      runs: s.transport ? isolationRuns(s.isolation, 'url' in s.transport, s.sessionState) : null,
+    },
   }
 }
 
@@ -58,7 +65,7 @@ export function serverDetail(db: DbLike, name: string) {
   const toolList = toolInventory(db, name)
   return {
     ...rowOf(state, toolList),
-    settings: { disabledTools: [...state.disabledTools], enabledTools: state.enabledTools && [...state.enabledTools], trust: state.trust, callTimeoutMs: state.callTimeoutMs, roots: state.roots },
+    settings: { disabledTools: [...state.disabledTools], enabledTools: state.enabledTools && [...state.enabledTools], trust: state.trust, callTimeoutMs: state.callTimeoutMs, roots: state.roots, isolation: state.isolation },
     callApprovalTools: state.callApprovalTools,
     toolList,
   }

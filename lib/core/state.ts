@@ -7,6 +7,20 @@ export type ConnectionState = (typeof connectionStates)[number]
 export const connectionActions = ['restart', 'login', 'view_logs', 'set_secret'] as const
 export type ConnectionAction = (typeof connectionActions)[number]
 
+/** Who shares one upstream session: every agent, or each agent token its own; auto decides by the server. */
+export const isolations = ['auto', 'shared', 'per_token'] as const
+export type Isolation = (typeof isolations)[number]
+
+/**
+ * The isolation that runs: as set, or for auto — per_token on HTTP (a session per token costs a
+ * connection, not a process), and on stdio when the server declares session state (one process
+ * per token is worth it only where a session holds something).
+ */
+export function isolationRuns(setting: Isolation, http: boolean, declaresSessionState: boolean | null): 'shared' | 'per_token' {
+  if (setting !== 'auto') return setting
+  return http || declaresSessionState ? 'per_token' : 'shared'
+}
+
 export interface ToolAnnotations {
   readOnlyHint?: boolean
   destructiveHint?: boolean
@@ -55,7 +69,8 @@ export interface PreflightState {
   /** read these ids' servers, connections and tools at once (lookups of them then cost nothing) */
   prefetch(ids: readonly { server: string; tool: string }[]): void
   server(name: string): ServerView | undefined
-  connection(server: string): ConnectionView | undefined
+  /** the server's connection as `tokenId` has it: its own upstream session, where that is down, else the server's */
+  connection(server: string, tokenId?: string): ConnectionView | undefined
   tool(server: string, name: string): ToolView | undefined
   /** servers of a profile; undefined when no such profile exists */
   profileServers(name: string): readonly string[] | undefined

@@ -1,5 +1,5 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
+import { upstreamError } from '@/lib/upstream/answered'
 import { describeError, ToolgateError } from '@/lib/core/errors'
 import { currentMcpOp } from '@/lib/telemetry/context'
 
@@ -19,7 +19,8 @@ export function toProtocolError(e: unknown): ProtocolError {
 function protocolErrorOf(e: unknown): ProtocolError {
   if (e instanceof ProtocolError) return e
   // an error an upstream answered (resources/read of a missing resource, …) passes through as given
-  if (e instanceof McpError && e.code !== ErrorCode.ConnectionClosed && e.code !== ErrorCode.RequestTimeout) return new ProtocolError(e.code, e.message.replace(/^MCP error -?\d+: /, ''), e.data)
+  const answered = upstreamError(e)
+  if (answered) return new ProtocolError(answered.code, answered.message, answered.data)
   if (e instanceof ToolgateError && (e.kind === 'bad_request' || e.kind === 'not_found')) return invalidParams(e.message)
   if (e instanceof ToolgateError && e.kind === 'rate_limited') return new ProtocolError(-32000, e.message)
   const message = e instanceof ToolgateError ? e.message : `toolgate could not answer honestly: ${describeError(e)}`

@@ -254,7 +254,9 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
     return
   }
   if (msg?.method === 'notifications/cancelled') {
-    if (caller !== undefined) inflight.get(inflightKey(caller, msg.params?.requestId))?.abort()
+    // its reason goes on to the upstream as the client gave it
+    const reason = (msg.params as { reason?: unknown } | undefined)?.reason
+    if (caller !== undefined) inflight.get(inflightKey(caller, msg.params?.requestId))?.abort(typeof reason === 'string' ? reason : undefined)
     res.writeHead(202, { 'x-request-id': requestId }).end()
     return
   }

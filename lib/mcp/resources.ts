@@ -15,15 +15,20 @@ import { classifyServer } from '@/lib/preflight/classifier'
 import { scopeOf } from '@/lib/preflight/evaluate'
 import { parseToolId } from '@/lib/preflight/ids'
 import { runningSupervisor } from '@/lib/upstream/supervisor'
+import { callerKey } from '@/lib/auth/caller'
 import type { UpstreamConnection } from '@/lib/upstream/connection'
 import type { McpContext } from './context'
 import { invalidParams } from './errors'
+import { upstreamError } from '@/lib/upstream/answered'
 
 /**
- * The upstreams' instructions, prompts and resources, served under toolgate's names: a prompt
- * as `server:prompt`, a resource as `toolgate://<server>/<its own URI>`. Every URI toolgate hands
- * out — in listings, reads, prompts and tool results — is mapped this way, so a resource_link a
- * tool returns can be read back through toolgate.
+ * The upstreams' instructions, prompts and resources: a prompt as `server:prompt`, a resource
+ * under the URI its server gave it — in listings, reads, prompts and tool results alike (content,
+ * structuredContent and a tool's _meta, such as an MCP App's ui:// resource, all name the same
+ * URI). A read is routed by which server owns the URI (routeUri): one that handed it to this
+ * caller, else the one server that lists it or a template of it, else the one server that offers
+ * resources. Only where two servers list the same URI is it namespaced, as
+ * `toolgate://<server>/<its URI>` (that form is always accepted).
  *
  * What is listed (instructions, prompts, resources, templates) is each one's APPROVED
  * definition, read from the database (db/queries/definitions.ts): a new or changed one is
@@ -38,14 +43,50 @@ const WITHHELD = -32000
 type Json = Record<string, unknown>
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
 
-/** A content block with its resource URIs mapped (resource_link, embedded resource). */
-export function mapContent(server: string, block: unknown): unknown {
-  if (!isObject(block)) return block
-  if (block.type === 'resource_link' && typeof block.uri === 'string') return { ...block, uri: toToolgateUri(server, block.uri) }
-  if (block.type === 'resource' && isObject(block.resource) && typeof block.resource.uri === 'string') {
-    return { ...block, resource: { ...block.resource, uri: toToolgateUri(server, block.resource.uri) } }
+/** URIs a server's tools and prompts handed each caller, so a read of one goes back to that server (the oldest forgotten first). */
+const handedOut = new Map<string, string>()
+const HANDED_OUT_KEPT = 10_000
+const handedKey = (caller: string | undefined, uri: string) => `${caller ?? ''}\u0000${uri}`
+
+/** Note the resource URIs in content blocks (resource_link, embedded resource) as `server`'s, for this caller. */
+export function noteContentUris(caller: string | undefined, server: string, content: unknown): void {
+  for (const block of Array.isArray(content) ? content : [content]) {
+    if (!isObject(block)) continue
+    const uri = block.type === 'resource_link' ? block.uri : block.type === 'resource' && isObject(block.resource) ? block.resource.uri : undefined
+    if (typeof uri !== 'string') continue
+    const key = handedKey(caller, uri)
+    handedOut.delete(key)
+    handedOut.set(key, server)
+    if (handedOut.size > HANDED_OUT_KEPT) handedOut.delete(handedOut.keys().next().value!)
   }
-  return block
+}
+
+/** The literal start of a URI template (up to its first expression), when it has one. */
+const templatePrefix = (t: string) => (t.indexOf('{') > 0 ? t.slice(0, t.indexOf('{')) : undefined)
+
+/** How many reachable servers list each URI (or template): more than one is a collision, namespaced. */
+function listedBy(rows: { definition: Json }[], field: string): Map<string, number> {
+  const n = new Map<string, number>()
+  for (const { definition } of rows) n.set(String(definition[field]), (n.get(String(definition[field])) ?? 0) + 1)
+  return n
+}
+
+/** The server a URI this session reads belongs to, and the URI that server knows it by. */
+function routeUri(session: McpContext, uri: string): { server: string; uri: string } | undefined {
+  const explicit = fromToolgateUri(uri)
+  if (explicit) return explicit
+  const handed = handedOut.get(handedKey(callerKey(session.caller), uri))
+  if (handed) return { server: handed, uri }
+  const only = (servers: string[]) => (new Set(servers).size === 1 ? { server: servers[0], uri } : undefined)
+  const listing = served(session, 'resource').filter((r) => r.definition.uri === uri).map((r) => r.server)
+  if (listing.length) return only(listing)
+  const templated = served(session, 'resource_template').filter((t) => {
+    const prefix = templatePrefix(String(t.definition.uriTemplate))
+    return prefix !== undefined && uri.startsWith(prefix)
+  }).map((t) => t.server)
+  if (templated.length) return only(templated)
+  const supervisor = runningSupervisor()
+  return only(reachable(session).filter((s) => supervisor?.connection(s)?.offers.resources))
 }
 
 /** The servers this session may reach for instructions, prompts and resources: in scope, released, enabled, connected. */
@@ -64,7 +105,8 @@ function gate(session: McpContext, server: string): { conn: UpstreamConnection }
   // out of scope and unconfigured read alike, as everywhere at the agent tier
   if (!state.inScope || state.gate === 'server_not_configured') return { reason: 'not_found' }
   if (state.gate !== 'ok') return { reason: state.gate }
-  const conn = runningSupervisor()?.connection(server)
+  // the caller's own session, where the server's isolation gives each token one
+  const conn = runningSupervisor()?.connectionFor(server, callerKey(session.caller), serverConfig(session.db, server)?.isolation ?? 'auto')
   return conn ? { conn } : { reason: 'server_unhealthy' }
 }
 
@@ -83,11 +125,17 @@ function served(session: McpContext, kind: DefinitionKind) {
 
 // What the listings return is each approved definition as its server gave it (only names and
 // URIs mapped): the casts below state what MCP servers send, which toolgate does not reshape.
-export const listResources = async (session: McpContext) =>
-  ({ resources: served(session, 'resource').map(({ server, definition: r }) => ({ ...r, uri: toToolgateUri(server, String(r.uri)) })) }) as ListResourcesResult
+export const listResources = async (session: McpContext) => {
+  const rows = served(session, 'resource')
+  const n = listedBy(rows, 'uri')
+  return { resources: rows.map(({ server, definition: r }) => (n.get(String(r.uri))! > 1 ? { ...r, uri: toToolgateUri(server, String(r.uri)) } : r)) } as ListResourcesResult
+}
 
-export const listResourceTemplates = async (session: McpContext) =>
-  ({ resourceTemplates: served(session, 'resource_template').map(({ server, definition: t }) => ({ ...t, uriTemplate: toToolgateUri(server, String(t.uriTemplate)) })) }) as ListResourceTemplatesResult
+export const listResourceTemplates = async (session: McpContext) => {
+  const rows = served(session, 'resource_template')
+  const n = listedBy(rows, 'uriTemplate')
+  return { resourceTemplates: rows.map(({ server, definition: t }) => (n.get(String(t.uriTemplate))! > 1 ? { ...t, uriTemplate: toToolgateUri(server, String(t.uriTemplate)) } : t)) } as ListResourceTemplatesResult
+}
 
 export const listPrompts = async (session: McpContext) =>
   ({ prompts: served(session, 'prompt').map(({ server, definition: p }) => ({ ...p, name: `${server}:${String(p.name)}` })) }) as ListPromptsResult
@@ -118,7 +166,7 @@ async function record(session: McpContext, type: 'prompt.get' | 'resource.read',
  */
 export async function readResource(session: McpContext, uri: string): Promise<ReadResourceResult> {
   const started = Date.now()
-  const target = fromToolgateUri(uri)
+  const target = routeUri(session, uri)
   const refuse = async (reason: string) => {
     await record(session, 'resource.read', target?.server, uri, started, { outcome: 'refused', reason })
     return new ResourceNotFoundError(uri)
@@ -133,10 +181,15 @@ export async function readResource(session: McpContext, uri: string): Promise<Re
     r = await g.conn.request('resources/read', { uri: target.uri }, REQUEST_TIMEOUT_MS)
   } catch (e) {
     await record(session, 'resource.read', target.server, uri, started, { outcome: 'failed', error: describeError(e).slice(0, 500) })
+    // the upstream's own error, naming the URI as the caller asked for it (data.uri, as MCP's not-found carries)
+    const answered = upstreamError(e)
+    if (answered) throw new ProtocolError(answered.code, answered.message.replaceAll(target.uri, uri), answered.data ?? { uri })
     throw e
   }
-  const contents = Array.isArray(r.contents) ? r.contents.map((c) => (isObject(c) && typeof c.uri === 'string' ? { ...c, uri: toToolgateUri(target.server, c.uri) } : c)) : []
   await record(session, 'resource.read', target.server, uri, started, { outcome: 'ok' })
+  // as given; a namespaced read answers under the namespaced URI it asked for
+  if (uri === target.uri) return r as ReadResourceResult
+  const contents = Array.isArray(r.contents) ? r.contents.map((c) => (isObject(c) && typeof c.uri === 'string' ? { ...c, uri: toToolgateUri(target.server, c.uri) } : c)) : []
   return { ...r, contents } as ReadResourceResult
 }
 
@@ -171,7 +224,8 @@ export async function getPrompt(session: McpContext, name: string, args: Record<
     await record(session, 'prompt.get', parsed.server, name, started, { outcome: 'failed', error: describeError(e).slice(0, 500) })
     throw e
   }
-  const messages = Array.isArray(r.messages) ? r.messages.map((m) => (isObject(m) ? { ...m, content: mapContent(parsed.server, m.content) } : m)) : []
+  const messages = Array.isArray(r.messages) ? r.messages : []
+  for (const m of messages) if (isObject(m)) noteContentUris(callerKey(session.caller), parsed.server, m.content)
   const findings = reviewFindings({ ...(typeof r.description === 'string' ? { description: r.description } : {}), messages } as JsonObject, reviewContext(session.db, parsed.server))
   const gated = (serverConfig(session.db, parsed.server)?.trust ?? 'manual') === 'manual' && readSettings(session.db).quarantineEnabled
   const blocking = gated ? findings.filter((f) => WITHHELD_CODES.has(f.code)) : []

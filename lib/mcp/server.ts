@@ -1,5 +1,5 @@
 import 'server-only'
-import { CLIENT_CAPABILITIES_META_KEY, ProtocolErrorCode, Server, type CallToolResult, type Progress, type ServerCapabilities, type ServerContext } from '@modelcontextprotocol/server'
+import { CLIENT_CAPABILITIES_META_KEY, ProtocolErrorCode, Server, type CallToolResult, type JSONRPCRequest, type Progress, type Result, type ServerCapabilities, type ServerContext } from '@modelcontextprotocol/server'
 import { z } from 'zod'
 import pkg from '@/package.json'
 import { runCheck } from '@/lib/gate/check'
@@ -39,6 +39,41 @@ function capabilities(era: Era): ServerCapabilities {
     ? { ...served, extensions: { [EXTENSION_ID]: serverSettings } }
     // tasks: any tools/call may run as one (lib/mcp/tasks.ts); 2026-07-28 moved tasks to an extension toolgate does not offer yet
     : { ...served, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } }, experimental: { [EXTENSION_ID]: legacySettings } }
+}
+
+/**
+ * The SDK's Server, answering a tools/call result as given. Its own wrapper validates the result
+ * and answers the parsed copy, which drops every field its schemas do not know (an upstream's
+ * extra content-block fields): the validation still runs, and a malformed result is still refused,
+ * but what goes out is the result itself over the parsed copy's defaults.
+ */
+class PassThroughServer extends Server {
+  protected override _wrapHandler(method: string, handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>) {
+    if (method !== 'tools/call') return super._wrapHandler(method, handler)
+    const given = new WeakMap<ServerContext, Result>()
+    const validated = super._wrapHandler(method, async (request, ctx) => {
+      const result = await handler(request, ctx)
+      given.set(ctx, result)
+      return result
+    })
+    return async (request: JSONRPCRequest, ctx: ServerContext) => {
+      const checked = await validated(request, ctx)
+      const raw = given.get(ctx)
+      return raw ? { ...checked, ...raw } : checked
+    }
+  }
+}
+
+/**
+ * The client's request _meta as the upstream gets it: all of it but toolgate's own keys — the
+ * extension's rider, the progress token (the upstream gets toolgate's), and the protocol's own
+ * io.modelcontextprotocol/ keys (the per-request envelope, a related task: toolgate's session's).
+ */
+function upstreamMeta(meta: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!meta) return undefined
+  const out: Record<string, unknown> = {}
+  for (const key in meta) if (key !== EXTENSION_ID && key !== 'progressToken' && !key.startsWith('io.modelcontextprotocol/')) out[key] = meta[key]
+  return out
 }
 
 const envelopeSchema = z.object({
@@ -135,6 +170,7 @@ export function registerToolHandlers(server: Server, sessionOf: SessionOf, era: 
     const { name, arguments: args } = request.params
     if (name === DESCRIBE_TOOL) return describeTool(session, args)
     const token = request.params._meta?.progressToken
+    const meta = upstreamMeta(request.params._meta)
     // every notification goes out before the result it precedes
     const sent: Promise<unknown>[] = []
     // an exchange that answers one JSON body carries nothing before its result
@@ -158,18 +194,18 @@ export function registerToolHandlers(server: Server, sessionOf: SessionOf, era: 
       call.sinks = sinks
       if (typeof state !== 'string') {
         call.finish(dispatchToolCall({
-          ...session, signal: call.cancel.signal, elicit: call.elicit,
+          ...session, meta, signal: call.cancel.signal, elicit: call.elicit,
           progress: (p) => call.sinks.progress?.(p), log: (l) => call.sinks.log?.(l),
-        }, name, args).then((outcome) => callResult(name, outcome)))
+        }, name, args).then((outcome) => callResult(name, outcome, key)))
       }
       const answer = await (typeof state === 'string' ? call.resume(ctx.mcpReq.inputResponses, left) : call.leg(left))
       await Promise.all(sent)
       return answer as CallToolResult
     }
     // otherwise elicitations go out on the call's own SSE stream (2025-11-25), or are declined
-    const outcome = await dispatchToolCall({ ...session, ...sinks, elicit: session.ask, signal: left }, name, args)
+    const outcome = await dispatchToolCall({ ...session, ...sinks, meta, elicit: session.ask, signal: left }, name, args)
     await Promise.all(sent)
-    return callResult(name, outcome)
+    return callResult(name, outcome, key)
   }).finally(leaving.release)
   })
 }
@@ -179,7 +215,7 @@ export function registerToolHandlers(server: Server, sessionOf: SessionOf, era: 
  * era and shared by every exchange, each handler finding its exchange's session by request.
  */
 export function buildToolServer(era: Era, sessionOf: SessionOf): Server {
-  const server = new Server({ name: 'toolgate', version: pkg.version }, { capabilities: capabilities(era), instructions: INSTRUCTIONS })
+  const server = new PassThroughServer({ name: 'toolgate', version: pkg.version }, { capabilities: capabilities(era), instructions: INSTRUCTIONS })
   registerToolHandlers(server, sessionOf, era)
   return server
 }
@@ -193,7 +229,7 @@ export function buildMcpServer(session: McpContext, era: Era, handshake = false)
   // the upstreams' instructions matter only where a client reads them (initialize, server/discover)
   const upstream = handshake ? upstreamInstructions(session) : ''
   const instructions = upstream ? `${INSTRUCTIONS}\n\nInstructions of the servers behind toolgate:\n\n${upstream}` : INSTRUCTIONS
-  const server = new Server({ name: 'toolgate', version: pkg.version }, { capabilities: capabilities(era), instructions })
+  const server = new PassThroughServer({ name: 'toolgate', version: pkg.version }, { capabilities: capabilities(era), instructions })
   registerToolHandlers(server, () => session, era)
 
   server.setRequestHandler('resources/list', () => guard(session, () => listResources(session)))

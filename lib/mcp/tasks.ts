@@ -104,7 +104,7 @@ async function createTask(session: McpContext, params: unknown): Promise<unknown
   const ctx = { db: session.db, caller: session.caller, profile: session.profile, requestId: session.requestId }
   // refused (or unknown) at creation: answered as the plain call, with the same verdict and record
   if (evaluateNow(session.db, session.caller, { ids: [name], profile: session.profile }).tools[0].status !== 'ready') {
-    return callResult(name, await dispatchToolCall(ctx, name, args))
+    return callResult(name, await dispatchToolCall(ctx, name, args), owner)
   }
   makeRoom(owner)
   const at = now()
@@ -129,7 +129,7 @@ async function createTask(session: McpContext, params: unknown): Promise<unknown
     // what the upstream reports as progress is the task's status message
     progress: (pr) => update(task, 'working', pr.message ?? `progress ${pr.progress}${pr.total ? ` of ${pr.total}` : ''}`),
   }, name, args).then((outcome) => {
-    const result = outcome.kind === 'cancelled' ? undefined : callResult(name, outcome)
+    const result = outcome.kind === 'cancelled' ? undefined : callResult(name, outcome, owner)
     if (result) task.result = result
     update(task, result?.isError ? 'failed' : 'completed')
   }).catch((e: unknown) => {

@@ -1,10 +1,10 @@
-import type { CallToolResult } from '@modelcontextprotocol/server'
+import { ProtocolError, type CallToolResult } from '@modelcontextprotocol/server'
 import type { ToolResult, UnavailableResult } from '@/lib/preflight/evaluate'
 import type { CallOutcome } from '@/lib/upstream/dispatch'
 import { quote } from '@/lib/core/log'
 import { currentMcpOp } from '@/lib/telemetry/context'
 import { invalidParams } from './errors'
-import { mapContent } from './resources'
+import { noteContentUris } from './resources'
 import type { PreflightData } from '@/lib/gate/check'
 import type { Facet, FacetTool, ResolveFacet } from './extension-schema'
 import { EXTENSION_ID, wireReasons } from './extension-schema'
@@ -71,27 +71,29 @@ function heldResult(callId: string, text: string): CallToolResult {
  */
 const serverOf = (id: string) => id.slice(0, id.indexOf(':'))
 
-export function callResult(name: string, outcome: CallOutcome): CallToolResult {
-  const result = wordedResult(name, outcome)
+export function callResult(name: string, outcome: CallOutcome, caller: string | undefined): CallToolResult {
+  const result = wordedResult(name, outcome, caller)
   currentMcpOp()?.result(result) // isError: the request's error.type is tool_error
   return result
 }
 
-function wordedResult(name: string, outcome: CallOutcome): CallToolResult {
+function wordedResult(name: string, outcome: CallOutcome, caller: string | undefined): CallToolResult {
   switch (outcome.kind) {
     case 'refused':
       if (outcome.verdict.reason === 'not_found') throw invalidParams(`Unknown tool: ${quote(name)}`)
       return refusal(outcome.verdict)
     case 'failed':
       return { isError: true, content: [{ type: 'text', text: outcome.error }] }
+    case 'rejected':
+      // the upstream's JSON-RPC error, as it answered it
+      throw new ProtocolError(outcome.code, outcome.message, outcome.data)
     case 'cancelled':
       // the client cancelled: per the spec nothing is sent back, and the SDK sends nothing
       return { isError: true, content: [{ type: 'text', text: 'the call was cancelled' }] }
     case 'answered':
-      // resource links the upstream returns are readable back through toolgate, under its names
-      return Array.isArray(outcome.result.content)
-        ? { ...outcome.result, content: outcome.result.content.map((c) => mapContent(serverOf(name), c) as typeof c) }
-        : outcome.result
+      // as given; the resource URIs it hands out read back from its server (lib/mcp/resources.ts)
+      noteContentUris(caller, serverOf(name), outcome.result.content)
+      return outcome.result
     case 'held':
       return heldResult(outcome.call.id, `awaits an operator's approval of this exact call (call id ${outcome.call.id}). An operator decides in the dashboard's Approvals inbox or with: toolgate calls approve ${outcome.call.id}. Retry the same call (same arguments) to keep waiting: it joins this request.`)
     case 'denied':

@@ -211,7 +211,7 @@ export function evaluate(state: PreflightState, caller: Caller, input: Evaluatio
       results.push(unavailable(parsed.id, 'not_found', MALFORMED_ID_DETAIL, { server: '', tool: '' }))
       continue
     }
-    const r = hidden(parsed.server) ? notFound(parsed.id) : judge(state, parsed, agent, narrowing, quarantineEnabled, input)
+    const r = hidden(parsed.server) ? notFound(parsed.id) : judge(state, parsed, agent, narrowing, quarantineEnabled, input, agent ? caller.id : undefined)
     if (r.status === 'unavailable' && r.reason === 'not_found') {
       const suggestions = didYouMean(state, parsed.id, inScope, quarantineEnabled, reach)
       if (suggestions.length) r.did_you_mean = suggestions
@@ -223,7 +223,7 @@ export function evaluate(state: PreflightState, caller: Caller, input: Evaluatio
 
 function judge(
   state: PreflightState, { id, server: serverName, tool: toolName }: { id: string; server: string; tool: string },
-  agent: boolean, narrowing: (s: string) => Narrowing | null, quarantineEnabled: boolean, input: EvaluationInput,
+  agent: boolean, narrowing: (s: string) => Narrowing | null, quarantineEnabled: boolean, input: EvaluationInput, tokenId: string | undefined,
 ): ToolResult {
   const ctx = { server: serverName, tool: toolName }
   const server: ServerView | undefined = state.server(serverName)
@@ -238,7 +238,7 @@ function judge(
   }
   if (serverGate === 'server_disabled') return unavailable(id, serverGate, 'server disabled', ctx)
 
-  const conn = state.connection(serverName)
+  const conn = state.connection(serverName, tokenId)
   const tool = state.tool(serverName, toolName)
   if (!tool) {
     // Existence is only knowable on a Ready server; otherwise report the connection verdict.

@@ -41,6 +41,8 @@ export interface CallOptions {
   /** log messages the server sends during the call */
   onLog?: (params: LoggingMessageNotification['params']) => void
   signal?: AbortSignal
+  /** the client's request _meta, passed on (the progress token is toolgate's own) */
+  meta?: Record<string, unknown>
 }
 
 export interface RuntimeOptions {
@@ -260,10 +262,17 @@ const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve) =
   signal.addEventListener('abort', wake, { once: true })
 })
 
+/** Connection states a session waiting to be used reads as its failure (it stops waiting). */
+const FAILED: ReadonlySet<ConnectionState> = new Set(['error', 'disconnected', 'pending_auth'])
+
 /**
  * One upstream: connect, discover, stay connected, reconnect with capped exponential backoff.
  * It waits (and publishes why) rather than retrying when only an operator can help: missing
  * secrets (set_secret) or a needed login (pending_auth).
+ *
+ * A server's own connection discovers what it offers and publishes its state. An agent token's
+ * session (`of` its server's connection) only serves that token's calls and reads: it discovers
+ * nothing (the server's connection does), and its tools' task rules are the server's.
  */
 export class UpstreamConnection {
   private stopController = new AbortController()
@@ -281,15 +290,71 @@ export class UpstreamConnection {
   /** the requests in flight (and, for a while, ones abandoned): where a server's elicitations and log messages go */
   private inflight = new Set<InflightCall>()
   /** the tools this server runs only as tasks (execution.taskSupport "required"), as last discovered */
-  private taskRequired = new Set<string>()
+  private ownTaskRequired = new Set<string>()
+  /** callers waiting for a session to come up: told each state it publishes */
+  private waiters = new Set<(state: ConnectionState, detail: string | null) => void>()
+  /** requests of this connection in flight now, and when the last one ended (a session idles out) */
+  private busy = 0
+  private usedAt = Date.now()
 
   constructor(
     private db: Db, readonly spec: ConnectionSpec, private opts: RuntimeOptions,
-    private publish: Publish, private log: Log,
+    private publishState: Publish, private log: Log, readonly of?: UpstreamConnection,
   ) {}
 
   get isReady(): boolean {
     return this.ready
+  }
+
+  /** How long this connection has had nothing in flight (0 while something is). */
+  idleFor(now = Date.now()): number {
+    return this.busy ? 0 : now - this.usedAt
+  }
+
+  /** Whether the server declared state that lives in a session: resource subscriptions. */
+  get declaresSessionState(): boolean {
+    const caps = this.ready ? this.client?.getServerCapabilities() : undefined
+    return !!caps?.resources?.subscribe
+  }
+
+  private get taskRequired(): ReadonlySet<string> {
+    return this.of ? this.of.ownTaskRequired : this.ownTaskRequired
+  }
+
+  private publish: Publish = (state, detail = null, action = null) => {
+    this.publishState(state, detail, action)
+    for (const w of this.waiters) w(state, detail)
+  }
+
+  /**
+   * The client to send on: at once when connected; a session not yet up (started on first use,
+   * or reconnecting) is waited for up to the connect timeout, and its failure is the error.
+   */
+  private async live(): Promise<Client> {
+    if (this.client && this.ready) return this.client
+    if (!this.of || this.stopped) throw new Error(`server "${this.spec.name}" is not connected`)
+    await new Promise<void>((resolve, reject) => {
+      const done = (e?: Error) => { clearTimeout(timer); this.waiters.delete(waiter); if (e) reject(e); else resolve() }
+      const waiter = (state: ConnectionState, detail: string | null) => {
+        if (state === 'ready') done()
+        else if (FAILED.has(state)) done(new Error(`this agent's session with server "${this.spec.name}" could not start: ${detail ?? state}`))
+      }
+      const timer = setTimeout(() => done(new Error(`this agent's session with server "${this.spec.name}" did not start within ${this.opts.connectTimeoutMs} ms`)), this.opts.connectTimeoutMs)
+      this.waiters.add(waiter)
+    })
+    if (!this.client || !this.ready) throw new Error(`server "${this.spec.name}" is not connected`)
+    return this.client
+  }
+
+  /** Count a request in flight for as long as it runs (a session with one in flight never idles out). */
+  private async using<T>(fn: () => Promise<T>): Promise<T> {
+    this.busy++
+    try {
+      return await fn()
+    } finally {
+      this.busy--
+      this.usedAt = Date.now()
+    }
   }
 
   start(): void {
@@ -308,9 +373,11 @@ export class UpstreamConnection {
    * answered) ends the connection at once, so the server reads unhealthy and is reconnected.
    * A tool the server runs only as a task is run as one, so every client can call it.
    */
-  async callTool(tool: string, args: Record<string, unknown> | undefined, opts: CallOptions): Promise<CallToolResult> {
-    const client = this.client
-    if (!client || !this.ready) throw new Error(`server "${this.spec.name}" is not connected`)
+  callTool(tool: string, args: Record<string, unknown> | undefined, opts: CallOptions): Promise<CallToolResult> {
+    return this.using(async () => this.callOn(await this.live(), tool, args, opts))
+  }
+
+  private async callOn(client: Client, tool: string, args: Record<string, unknown> | undefined, opts: CallOptions): Promise<CallToolResult> {
     // toolgate keeps the timeout itself (restarted by progress) and its own progress tokens: the
     // SDK drops a progress notification that arrives in the same read as the result, and an
     // agent should see every step
@@ -346,7 +413,7 @@ export class UpstreamConnection {
     this.progress.set(token, progressed)
     this.inflight.add(call)
     const signal = stop.controller.signal
-    const params = { name: tool, arguments: args ?? {}, _meta: { progressToken: token } as Record<string, unknown> }
+    const params = { name: tool, arguments: args ?? {}, _meta: { ...opts.meta, progressToken: token } as Record<string, unknown> }
     // its CLIENT span and duration; the span's context rides in params._meta (undefined while telemetry is off)
     const op = mcpClientOp(this, 'tools/call', tool, params)
     try {
@@ -442,9 +509,11 @@ export class UpstreamConnection {
   }
 
   /** One resources/* or prompts/* request, passed through; a broken connection is noticed as for calls. */
-  async request(method: 'resources/list' | 'resources/templates/list' | 'resources/read' | 'prompts/list' | 'prompts/get', params: Record<string, unknown>, timeoutMs: number): Promise<Record<string, unknown>> {
-    const client = this.client
-    if (!client || !this.ready) throw new Error(`server "${this.spec.name}" is not connected`)
+  request(method: 'resources/list' | 'resources/templates/list' | 'resources/read' | 'prompts/list' | 'prompts/get', params: Record<string, unknown>, timeoutMs: number): Promise<Record<string, unknown>> {
+    return this.using(async () => this.requestOn(await this.live(), method, params, timeoutMs))
+  }
+
+  private async requestOn(client: Client, method: string, params: Record<string, unknown>, timeoutMs: number): Promise<Record<string, unknown>> {
     // counted as in flight: what the server sends meanwhile belongs to no single call
     const entry: InflightCall = {}
     this.inflight.add(entry)
@@ -567,10 +636,13 @@ export class UpstreamConnection {
     try {
       await client.connect(this.makeTransport(), { timeout: this.opts.connectTimeoutMs })
       if (this.stopped) return finish('stopped')
-      this.publish('discovering')
-      await this.discover()
-      for (const changed of [ToolListChangedNotificationSchema, PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema]) {
-        client.setNotificationHandler(changed, () => this.rediscover())
+      // a session serves its agent; what the server offers is its server connection's to discover
+      if (!this.of) {
+        this.publish('discovering')
+        await this.discover()
+        for (const changed of [ToolListChangedNotificationSchema, PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema]) {
+          client.setNotificationHandler(changed, () => this.rediscover())
+        }
       }
       this.ready = true
       this.publish('ready')
@@ -581,11 +653,12 @@ export class UpstreamConnection {
     // Liveness: a ping notices dropped connections and expired logins between calls; a periodic
     // re-list notices definitions changed without list_changed (stateless HTTP servers never send it).
     let listedAt = Date.now()
-    const pingEvery = 'url' in this.spec.transport ? this.opts.httpPingIntervalMs : this.opts.pingIntervalMs
+    // (an agent's session is pinged at the slower pace: there may be one per token)
+    const pingEvery = 'url' in this.spec.transport && !this.of ? this.opts.httpPingIntervalMs : this.opts.pingIntervalMs
     while (!finished && !this.stopped) {
-      await sleep(Math.min(pingEvery, this.opts.relistIntervalMs), this.stopController.signal)
+      await sleep(this.of ? pingEvery : Math.min(pingEvery, this.opts.relistIntervalMs), this.stopController.signal)
       if (finished || this.stopped) break
-      if (Date.now() - listedAt >= this.opts.relistIntervalMs) {
+      if (!this.of && Date.now() - listedAt >= this.opts.relistIntervalMs) {
         listedAt = Date.now()
         this.rediscover()
       }
@@ -609,7 +682,7 @@ export class UpstreamConnection {
 
   private async store({ tools: all, definitions }: Offered): Promise<void> {
     const out = await applyDiscovery(this.db, this.spec.name, all, { definitions })
-    this.taskRequired = new Set(all.filter((t) => t.execution?.taskSupport === 'required').map((t) => t.name))
+    this.ownTaskRequired = new Set(all.filter((t) => t.execution?.taskSupport === 'required').map((t) => t.name))
     this.log('event', `discovered ${all.length} tools${out.baseline ? ' (approved as the baseline)' : ''}` +
       `${out.added.length && !out.baseline ? `; new: ${out.added.join(', ')}` : ''}${out.changed.length ? `; changed: ${out.changed.join(', ')}` : ''}${out.gone.length ? `; gone: ${out.gone.join(', ')}` : ''}`)
   }

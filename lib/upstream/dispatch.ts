@@ -8,10 +8,12 @@ import { evaluateNow } from '@/lib/gate/check'
 import { unavailable, type Caller, type UnavailableResult } from '@/lib/preflight/evaluate'
 import { runningSupervisor, type Supervisor } from './supervisor'
 import { describeConnectionError } from './connection'
+import { upstreamError, type UpstreamError } from './answered'
 import { following } from '@/lib/signals'
 import { serverConfig } from '@/db/queries/servers'
 import { readSettings } from '@/db/queries/settings'
 import type { CallApproval } from '@/db/schema'
+import type { Isolation } from '@/lib/core/state'
 import { callGate, claimCall, finishCall, refuseCall, requestCall } from '@/lib/approvals/calls'
 import { callById } from '@/db/queries/calls'
 import { callerKey } from '@/lib/auth/caller'
@@ -32,6 +34,8 @@ export interface CallContext {
   signal?: AbortSignal
   /** the task this call runs as (a task-augmented call), for its record */
   taskId?: string
+  /** the client's request _meta for the upstream (toolgate's own keys already taken out) */
+  meta?: Record<string, unknown>
 }
 
 /** What became of one tools/call; the MCP surface words it (lib/mcp). */
@@ -39,12 +43,19 @@ export type CallOutcome =
   | { kind: 'refused'; verdict: UnavailableResult }
   | { kind: 'answered'; result: CallToolResult; callId?: string }
   | { kind: 'failed'; error: string }
+  /** the upstream answered a JSON-RPC error: the caller gets it as given */
+  | ({ kind: 'rejected' } & UpstreamError)
   /** under call approval: no decision yet (the request stays open), denied, or expired */
   | { kind: 'held' | 'denied' | 'expired'; call: CallApproval }
   /** the client cancelled the call (or went away): nothing is answered */
   | { kind: 'cancelled' }
 
-const outcomeName = (o: CallOutcome) => (o.kind === 'answered' ? (o.result.isError ? 'tool_error' : 'ok') : o.kind)
+/** What a call of a server needs of its configuration: its call timeout, and who shares a session. */
+interface UpstreamConfig { timeoutMs: number; isolation: Isolation }
+
+const outcomeName = (o: CallOutcome) => (o.kind === 'answered' ? (o.result.isError ? 'tool_error' : 'ok') : o.kind === 'rejected' ? 'failed' : o.kind)
+/** What the record says of a call that failed. */
+const failure = (o: CallOutcome) => (o.kind === 'failed' ? o.error : o.kind === 'rejected' ? `the upstream answered error ${o.code}: ${o.message}` : undefined)
 
 /** A held call's decision in an outcome, for its telemetry (none: the call was not held). */
 const heldDecision = (o: CallOutcome): HeldDecision | undefined => ('call' in o
@@ -56,16 +67,20 @@ const heldDecision = (o: CallOutcome): HeldDecision | undefined => ('call' in o
  * forwarded at once while `record` commits the call (its answer waits for that commit).
  * A timeout, a cancellation and a broken connection each say what happened.
  */
-async function callUpstream(ctx: CallContext, server: string, tool: string, args: Record<string, unknown> | undefined, supervisor: Supervisor | undefined, timeoutMs: number, record: CallRecorder, callId?: string): Promise<CallOutcome> {
-  const conn = supervisor?.connection(server)
+async function callUpstream(ctx: CallContext, server: string, tool: string, args: Record<string, unknown> | undefined, supervisor: Supervisor | undefined, config: UpstreamConfig, record: CallRecorder, callId?: string): Promise<CallOutcome> {
+  const timeoutMs = config.timeoutMs
+  // the caller's own session, where the server's isolation gives each token one
+  const conn = supervisor?.connectionFor(server, callerKey(ctx.caller), config.isolation)
   if (!supervisor || !conn) return { kind: 'failed', error: `no live upstream connection for server "${server}" in this toolgate process` }
   return record.forward({ runtime: supervisor.instance, callId }, async (withheld): Promise<CallOutcome> => {
     const stop = following(ctx.signal, withheld)
     const signal = stop.controller.signal
     try {
-      return { kind: 'answered', result: await conn.callTool(tool, args, { timeoutMs, onProgress: ctx.progress, onElicit: ctx.elicit, onLog: ctx.log, signal }) }
+      return { kind: 'answered', result: await conn.callTool(tool, args, { timeoutMs, onProgress: ctx.progress, onElicit: ctx.elicit, onLog: ctx.log, signal, meta: ctx.meta }) }
     } catch (e) {
       if (signal.aborted) return { kind: 'cancelled' }
+      const answered = upstreamError(e)
+      if (answered) return { kind: 'rejected', ...answered }
       if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
         return { kind: 'failed', error: `the call timed out after ${timeoutMs / 1000} s without a result or progress: that is server "${server}"'s call timeout. Raise it with: toolgate upstream set ${server} --call-timeout 30m (or on the server's dashboard page)` }
       }
@@ -89,7 +104,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
  * a tool changed, blocked or disabled meanwhile, or a caller revoked or narrowed, refuses it,
  * and every waiter gets that refusal.
  */
-async function heldCall(ctx: CallContext, server: string, tool: string, args: Record<string, unknown>, supervisor: Supervisor | undefined, timeoutMs: number, record: CallRecorder): Promise<CallOutcome> {
+async function heldCall(ctx: CallContext, server: string, tool: string, args: Record<string, unknown>, supervisor: Supervisor | undefined, config: UpstreamConfig, record: CallRecorder): Promise<CallOutcome> {
   const { call } = await requestCall(ctx.db, { server, tool, args, caller: ctx.caller.name, callerId: callerKey(ctx.caller), requestId: ctx.requestId, profile: ctx.profile })
   const started = Date.now()
   const deadline = started + readSettings(ctx.db).callApprovalWaitMs
@@ -105,9 +120,9 @@ async function heldCall(ctx: CallContext, server: string, tool: string, args: Re
         await refuseCall(ctx.db, c.id, refusal)
         return { kind: 'refused', verdict: refusal }
       }
-      const outcome = await callUpstream(ctx, server, tool, args, supervisor, timeoutMs, record, c.id)
+      const outcome = await callUpstream(ctx, server, tool, args, supervisor, config, record, c.id)
       const result: CallToolResult = outcome.kind === 'answered' ? outcome.result
-        : { isError: true, content: [{ type: 'text', text: outcome.kind === 'failed' ? outcome.error : 'the caller cancelled the call while it ran' }] }
+        : { isError: true, content: [{ type: 'text', text: failure(outcome) ?? 'the caller cancelled the call while it ran' }] }
       await finishCall(ctx.db, c.id, result)
       return outcome.kind === 'cancelled' ? outcome : { kind: 'answered', result, callId: c.id }
     }
@@ -147,16 +162,16 @@ export async function dispatchToolCall(ctx: CallContext, id: string, args: Recor
       outcome = { kind: 'refused', verdict: unavailable(verdict.id, 'server_unhealthy', `no live upstream connection for server "${server ?? ''}" in this toolgate process`, { server: server ?? '', tool }) }
     } else {
       const config = serverConfig(ctx.db, server)
-      const timeoutMs = config?.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS
+      const upstream: UpstreamConfig = { timeoutMs: config?.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, isolation: config?.isolation ?? 'auto' }
       outcome = config?.callApprovalTools.includes(tool)
-        ? await heldCall(ctx, server, tool, args ?? {}, supervisor, timeoutMs, record)
-        : await callUpstream(ctx, server, tool, args, supervisor, timeoutMs, record)
+        ? await heldCall(ctx, server, tool, args ?? {}, supervisor, upstream, record)
+        : await callUpstream(ctx, server, tool, args, supervisor, upstream, record)
     }
   }
   noteCallGate(ctx.requestId, outcome.kind === 'refused' ? outcome.verdict : undefined, heldDecision(outcome))
   await record.end({
     outcome: outcomeName(outcome),
-    ...(outcome.kind === 'refused' ? { reason: outcome.verdict.reason } : outcome.kind === 'failed' ? { error: outcome.error } : {}),
+    ...(outcome.kind === 'refused' ? { reason: outcome.verdict.reason } : failure(outcome) !== undefined ? { error: failure(outcome) } : {}),
   }, 'call' in outcome ? outcome.call.id : outcome.kind === 'answered' ? outcome.callId : undefined)
   return outcome
 }

@@ -1,13 +1,14 @@
 import 'server-only'
 import { createHash, randomBytes } from 'node:crypto'
 import { and, eq, inArray } from 'drizzle-orm'
-import { runtimeHolder, THIS_HOST, type RuntimeHolder } from '@/db/queries/connections'
+import { clearSessionStates, publishSessionState, recordSessionState, runtimeHolder, THIS_HOST, type RuntimeHolder } from '@/db/queries/connections'
 import { managedServers } from '@/db/queries/servers'
 import type { Db } from '@/db/client'
 import { runtimeLease, serverConnections } from '@/db/schema'
 import { writeTransaction } from '@/db/write'
 import { describeError } from '@/lib/core/errors'
 import { logLine } from '@/lib/core/log'
+import { isolationRuns, type ConnectionState, type Isolation } from '@/lib/core/state'
 import { inspectServer, UpstreamConnection, type RuntimeOptions } from './connection'
 import { appendLogs, publishState, type Published } from './publish'
 
@@ -19,7 +20,14 @@ const RETRY_MAX_MS = 10_000
 export interface SupervisorOptions extends RuntimeOptions {
   /** how long a heartbeat vouches for this runtime; it is renewed every third of that */
   leaseMs: number
+  /** an agent's own upstream session (a process, on stdio) stops after this long with nothing in flight */
+  sessionIdleMs: number
 }
+
+/** The session of the callers without a token (each anonymous request is a new caller: they share one). */
+const ANONYMOUS = '\u0000anonymous'
+/** The states of an agent's session that preflight tells that agent (a session up again clears them). */
+const DOWN: ReadonlySet<ConnectionState> = new Set(['error', 'disconnected', 'pending_auth'])
 
 /**
  * Writes one server's connection state, retrying with backoff when the write fails (another
@@ -72,6 +80,12 @@ class StatePublisher {
 export class Supervisor {
   readonly instance = `rt_${randomBytes(8).toString('hex')}`
   private connections = new Map<string, UpstreamConnection>()
+  /** each server's agent sessions (per_token isolation), by token id */
+  private sessions = new Map<string, Map<string, UpstreamConnection>>()
+  /** session states are written in the order they happen */
+  private sessionWrites: Promise<void> = Promise.resolve()
+  /** servers whose declared session state is being recorded */
+  private recording = new Set<string>()
   private publishers = new Map<string, StatePublisher>()
   private timer?: NodeJS.Timeout
   private heartbeat?: NodeJS.Timeout
@@ -97,6 +111,7 @@ export class Supervisor {
       if (held) throw new Error(runtimeTakenMessage(held))
       tx.insert(runtimeLease).values({ id: 1, ...this.leaseValues(now) })
         .onConflictDoUpdate({ target: runtimeLease.id, set: this.leaseValues(now) }).run()
+      clearSessionStates(tx)
       for (const s of managedServers(tx)) {
         const active = s.enabled && !s.quarantined
         const values = {
@@ -144,8 +159,10 @@ export class Supervisor {
     clearInterval(this.timer)
     clearInterval(this.heartbeat)
     const names = [...this.connections.keys()]
-    await Promise.all([...this.connections.values()].map((c) => c.stop()))
+    await Promise.all([...this.connections.values(), ...[...this.sessions.values()].flatMap((m) => [...m.values()])].map((c) => c.stop()))
     this.connections.clear()
+    this.sessions.clear()
+    await this.sessionWrites
     this.flushLogs()
     try {
       await writeTransaction(this.db, (tx) => {
@@ -165,6 +182,62 @@ export class Supervisor {
   connection(server: string): UpstreamConnection | undefined {
     const c = this.connections.get(server)
     return c?.isReady ? c : undefined
+  }
+
+  /**
+   * The connection one caller's calls and reads go to: the server's own when its isolation is
+   * shared, else the caller's own session — started on first use (the caller waits for it to come
+   * up), stopped when idle. Undefined while the server itself is not connected and discovered.
+   * `isolation` is the server's setting as the caller read it (a change holds from the next call).
+   */
+  connectionFor(server: string, tokenId: string | undefined, isolation: Isolation): UpstreamConnection | undefined {
+    const main = this.connection(server)
+    if (!main || this.isolationOf(isolation, main) === 'shared') return main
+    let mine = this.sessions.get(server)
+    if (!mine) this.sessions.set(server, (mine = new Map()))
+    const key = tokenId ?? ANONYMOUS
+    const existing = mine.get(key)
+    if (existing) return existing
+    const who = tokenId === undefined ? 'the anonymous callers\' session' : `token ${tokenId}'s session`
+    let down = false
+    const session: UpstreamConnection = new UpstreamConnection(this.db, main.spec, this.opts,
+      (state, detail = null, action = null) => {
+        // anonymous callers have no token to tell; a stopped session's states are no one's
+        if (tokenId === undefined || this.sessions.get(server)?.get(key) !== session) return
+        if (DOWN.has(state)) down = true
+        else if (state === 'ready' && down) down = false
+        else return
+        this.writeSessionState(server, tokenId, state === 'ready' ? null : { state, detail, action })
+      },
+      (stream, line) => this.log(server, stream, `[${who}] ${line}`), main)
+    mine.set(key, session)
+    session.start()
+    return session
+  }
+
+  private isolationOf(isolation: Isolation, main: UpstreamConnection): 'shared' | 'per_token' {
+    return isolationRuns(isolation, 'url' in main.spec.transport, main.declaresSessionState)
+  }
+
+  private writeSessionState(server: string, tokenId: string, p: Parameters<typeof publishSessionState>[3]): void {
+    this.sessionWrites = this.sessionWrites.then(() => publishSessionState(this.db, server, tokenId, p, this.instance)).catch((e: unknown) => {
+      console.error(logLine(`toolgate: could not publish the state of ${server}'s session for token ${tokenId}: ${describeError(e)}`))
+    })
+  }
+
+  /** Stop a server's agent sessions (all, or those idle past the limit): each starts again on its agent's next use. */
+  private stopSessions(server: string, idleOnly: boolean): void {
+    const mine = this.sessions.get(server)
+    if (!mine) return
+    const now = Date.now()
+    for (const [key, session] of mine) {
+      if (idleOnly && session.idleFor(now) < this.opts.sessionIdleMs) continue
+      mine.delete(key)
+      void session.stop()
+      if (key !== ANONYMOUS) this.writeSessionState(server, key, null)
+      if (idleOnly) this.log(server, 'event', `[${key === ANONYMOUS ? 'the anonymous callers\' session' : `token ${key}'s session`}] stopped: idle for ${Math.round(this.opts.sessionIdleMs / 1000)} s`)
+    }
+    if (!mine.size) this.sessions.delete(server)
   }
 
   /** Every server connected and discovered right now. */
@@ -222,6 +295,7 @@ export class Supervisor {
       const current = this.connections.get(row.name)
       if (row.quarantined) this.inspectIfAsked(row)
       if (!row.enabled || row.quarantined) {
+        this.stopSessions(row.name, false)
         if (current) {
           void current.stop()
           this.connections.delete(row.name)
@@ -238,7 +312,13 @@ export class Supervisor {
       const fingerprint = createHash('sha256')
         .update(JSON.stringify([row.transport, serverSecretValues, row.restartRequestedAt, row.createdAt, row.roots]))
         .digest('hex')
-      if (current?.spec.fingerprint === fingerprint) continue
+      if (current?.spec.fingerprint === fingerprint) {
+        // sessions follow their server: none under shared isolation, none idle past the limit
+        this.stopSessions(row.name, !current.isReady || this.isolationOf(row.isolation, current) === 'per_token')
+        if (current.isReady) this.noteSessionState(row.name, row.sessionState, current.declaresSessionState)
+        continue
+      }
+      this.stopSessions(row.name, false)
       if (current) {
         void current.stop()
         this.log(row.name, 'event', 'configuration changed or restart requested: reconnecting')
@@ -256,10 +336,20 @@ export class Supervisor {
     }
     for (const [name, conn] of this.connections) {
       if (!wanted.has(name)) {
+        this.stopSessions(name, false)
         void conn.stop()
         this.connections.delete(name)
       }
     }
+  }
+
+  /** Record what the server declared about session state once it differs from the record (auto isolation and the server page read it). */
+  private noteSessionState(server: string, recorded: boolean | null, declared: boolean): void {
+    if (recorded === declared || this.recording.has(server)) return
+    this.recording.add(server)
+    recordSessionState(this.db, server, declared)
+      .catch((e: unknown) => console.error(logLine(`toolgate: could not record whether ${server} keeps session state: ${describeError(e)}`)))
+      .finally(() => this.recording.delete(server))
   }
 }
 
@@ -285,6 +375,7 @@ export function supervisorOptions(baseUrl: string, env: Record<string, string | 
     backoffBaseMs: num(env.TOOLGATE_BACKOFF_BASE_MS, 1_000),
     backoffMaxMs: num(env.TOOLGATE_BACKOFF_MAX_MS, 30_000),
     leaseMs: num(env.TOOLGATE_RUNTIME_LEASE_MS, 15_000),
+    sessionIdleMs: num(env.TOOLGATE_SESSION_IDLE_MS, 600_000),
   }
 }
 

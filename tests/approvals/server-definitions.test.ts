@@ -96,7 +96,7 @@ describe('through toolgate, with a real upstream', () => {
     const read = await c.readResource({ uri: 'toolgate://notes/notes://readme' })
     expect(read.contents[0]).toMatchObject({ uri: 'toolgate://notes/notes://readme', text: 'Welcome to the notes.' })
     expect(recordFor('resource.read', 'toolgate://notes/notes://readme').at(-1)?.data).toMatchObject({ outcome: 'ok' })
-    expect((await c.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toContain('toolgate://notes/notes://note/{id}')
+    expect((await c.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toContain('notes://note/{id}')
   })
 
   it('poisoned instructions, a poisoned new prompt and a changed resource template reach no agent unapproved, and each is on the record', async () => {
@@ -113,7 +113,7 @@ describe('through toolgate, with a real upstream', () => {
     await expect(c.getPrompt({ name: 'notes:exfil' })).rejects.toThrow(/Unknown prompt/)
     expect(recordFor('prompt.get', 'notes:exfil').at(-1)?.data).toMatchObject({ outcome: 'refused', reason: 'pending_approval' })
     const templates = (await c.listResourceTemplates()).resourceTemplates
-    expect(templates.map((t) => t.uriTemplate)).not.toContain('toolgate://notes/notes://note/{id}')
+    expect(templates.map((t) => t.uriTemplate)).not.toContain('notes://note/{id}')
     expect(JSON.stringify(templates)).not.toContain('id_rsa')
     // the approved readme still reads; the upstream is never asked for a withheld prompt
     expect((await c.readResource({ uri: 'toolgate://notes/notes://readme' })).contents).toHaveLength(1)
@@ -143,7 +143,7 @@ describe('through toolgate, with a real upstream', () => {
     const out = await cli('resources', 'approve', 'toolgate://notes/notes://note/{id}', '--hash', shown.pin)
     expect(out).toContain('changed → approved')
     const c = await client()
-    const template = (await c.listResourceTemplates()).resourceTemplates.find((t) => t.uriTemplate === 'toolgate://notes/notes://note/{id}')
+    const template = (await c.listResourceTemplates()).resourceTemplates.find((t) => t.uriTemplate === 'notes://note/{id}')
     expect(template?.description).toBe(POISONED_NOTE.description)
     expect(recordFor('definition.approved', 'toolgate://notes/notes://note/{id}')).toHaveLength(1)
   })

@@ -26,11 +26,17 @@ export interface FixtureTool {
   logs?: string[]
   /** the call blocks until this file exists */
   releaseFile?: string
+  /** the call answers exactly this */
+  result?: Record<string, unknown>
+  /** the call answers this JSON-RPC error */
+  rpcError?: { code: number; message: string; data?: unknown }
+  /** the call ends its process instead of answering */
+  exit?: boolean
 }
 export interface FixturePrompt { name: string; description?: string; arguments?: { name: string; description?: string; required?: boolean }[]; text: string }
 export interface FixtureResource { uri: string; name: string; description?: string; mimeType?: string; text: string }
 export interface Control {
-  mode?: 'ok' | 'crash' | 'hang'; pageSize?: number; startDelayMs?: number; listDelayMs?: number; tools: FixtureTool[]
+  mode?: 'ok' | 'crash' | 'hang'; startMode?: 'crash'; pageSize?: number; startDelayMs?: number; listDelayMs?: number; tools: FixtureTool[]
   instructions?: string; prompts?: FixturePrompt[]; resources?: FixtureResource[]; resourceTemplates?: { uriTemplate: string; name: string; description?: string }[]
 }
 
@@ -47,7 +53,7 @@ export function stdioFixture(control: Control) {
     set,
     received: () => (existsSync(countFile) ? Number(readFileSync(countFile, 'utf8') || '0') : 0),
     /** every tools/call the upstream received, in order, and every cancellation it saw */
-    calls: (): { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown>; cancelled?: true }[] => (existsSync(callLog) ? readFileSync(callLog, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []),
+    calls: (): { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown>; cancelled?: true; reason?: unknown }[] => (existsSync(callLog) ? readFileSync(callLog, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []),
     /** the same fixture serving Streamable HTTP on a loopback port (its own process, started by the caller) */
     httpEnv: (port: number) => ({ FIXTURE_CONTROL: controlFile, FIXTURE_COUNT: countFile, FIXTURE_CALL_LOG: callLog, FIXTURE_PORT: String(port) }),
   }

@@ -112,17 +112,23 @@ describe('server-everything through toolgate', () => {
     expect(events.map((e) => e.method ?? `result ${e.id}`).filter((m) => m !== 'notifications/message')).toEqual(['notifications/progress', 'notifications/progress', 'result 2'])
   })
 
-  it('aggregates resources and prompts under toolgate names; a resource_link a tool returns reads back through toolgate', async () => {
+  it('aggregates resources and prompts; resource URIs are the server\'s own, and a resource_link a tool returns reads back through toolgate', async () => {
     const c = await legacy()
     const links = await c.callTool({ name: 'everything:get-resource-links', arguments: { count: 2 } }) as CallToolResult
     const link = links.content.find((x) => x.type === 'resource_link') as { uri: string }
-    expect(link.uri).toMatch(/^toolgate:\/\/everything\/demo:\/\/resource\/dynamic\//)
+    // as the server gave it: the same URI in content as in its text and in a direct session
+    expect(link.uri).toMatch(/^demo:\/\/resource\/dynamic\//)
     const read = await c.readResource({ uri: link.uri })
     expect(read.contents[0].uri).toBe(link.uri)
+    // the namespaced form (what two servers listing one URI get) reads the same resource, under that name
+    expect((await c.readResource({ uri: `toolgate://everything/${link.uri}` })).contents[0].uri).toBe(`toolgate://everything/${link.uri}`)
     const listed = (await c.listResources()).resources.map((r) => r.uri)
     expect(listed.length).toBeGreaterThan(0)
-    expect(listed.every((u) => u.startsWith('toolgate://everything/'))).toBe(true)
-    expect((await c.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toContain('toolgate://everything/demo://resource/dynamic/text/{resourceId}')
+    expect(listed.every((u) => u.startsWith('demo://'))).toBe(true)
+    expect((await c.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toContain('demo://resource/dynamic/text/{resourceId}')
+    // a URI no server has: not found, naming the URI as asked (data.uri)
+    const missing = await rpc({ jsonrpc: '2.0', id: 9, method: 'resources/read', params: { uri: 'demo://resource/no-such-thing' } })
+    expect((missing.body.error as { data?: { uri?: string } } | undefined)?.data?.uri).toBe('demo://resource/no-such-thing')
     expect((await c.listPrompts()).prompts.map((p) => p.name)).toContain('everything:args-prompt')
     const prompt = await c.getPrompt({ name: 'everything:args-prompt', arguments: { city: 'Paris' } })
     expect(JSON.stringify(prompt.messages)).toContain('Paris')

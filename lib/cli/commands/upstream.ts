@@ -88,7 +88,7 @@ export const upstreamCommands: Command[] = [
       const { serverRows } = await import('@/lib/catalog/servers')
       const rows = serverRows(db()).map((r) => ({
         name: r.name, enabled: r.enabled, quarantined: r.quarantined, trust: r.trust, transport: r.transport, missingSecrets: r.missingSecrets,
-        connection: r.connection?.state ?? 'unpublished', detail: r.connection?.detail ?? null, health: r.health, tools: r.tools,
+        connection: r.connection?.state ?? 'unpublished', detail: r.connection?.detail ?? null, health: r.health, tools: r.tools, isolation: r.isolation,
       }))
       if (json) console.log(toJson(rows))
       else console.log(table(['NAME', 'ADMIN', 'TRUST', 'CONNECTION', 'TRANSPORT', 'DETAIL'], rows.map((r) => [
@@ -175,13 +175,14 @@ export const upstreamCommands: Command[] = [
   }),
   command({
     name: 'upstream set',
-    summary: 'a server\'s call timeout, the roots declared to it, its trust',
+    summary: 'a server\'s call timeout, the roots declared to it, its trust, who shares an upstream session',
     args: [SERVER],
     flags: {
       'call-timeout': { type: 'string', value: 'DURATION', default: '10m', description: 'how long one call may run; progress restarts it: 30s, 15m' },
       root: { type: 'string', multiple: true, value: 'URI', description: 'a root declared to the server, file:///dir (repeat for more)' },
       'no-roots': { type: 'boolean', description: 'declare no roots' },
       trust: { type: 'string', value: 'manual|auto', default: 'unchanged', description: 'auto: approve its tool changes automatically', complete: ['manual', 'auto'] },
+      isolation: { type: 'string', value: 'auto|shared|per_token', default: 'unchanged', description: 'per_token: each agent token its own session (on stdio its own process); auto: per_token on HTTP and for servers that keep session state', complete: ['auto', 'shared', 'per_token'] },
     },
     examples: [['toolgate upstream set notebook --call-timeout 30m', 'allow long calls'], ['toolgate upstream set notebook --root file:///srv/notes -o json', 'declare one root; before/after as JSON']],
     exits: CHANGED,
@@ -191,12 +192,13 @@ export const upstreamCommands: Command[] = [
         ...(values['call-timeout'] !== undefined ? { callTimeoutMs: parseDuration('--call-timeout', values['call-timeout']) } : {}),
         ...(values.root ? { roots: values.root.map((uri) => ({ uri })) } : values['no-roots'] ? { roots: [] } : {}),
         ...(values.trust !== undefined ? { trust: values.trust } : {}),
+        ...(values.isolation !== undefined ? { isolation: values.isolation } : {}),
       }
-      if (Object.keys(change).length === 0) throw new UsageError('nothing to change: give --call-timeout, --root, --no-roots or --trust')
+      if (Object.keys(change).length === 0) throw new UsageError('nothing to change: give --call-timeout, --root, --no-roots, --trust or --isolation')
       const { configureServer } = await import('@/lib/admin/server-settings')
       const r = await configureServer(db(), name, change, ctx)
       if (json) console.log(toJson({ name, before: r.before, after: r.after, activity_id: r.activityId, request_id: r.requestId }))
-      else console.log(`${name}: call timeout ${r.after.callTimeoutMs / 1000}s, roots ${r.after.roots.map((x) => x.uri).join(', ') || 'none'}, trust ${r.after.trust}  (activity ${r.activityId})`)
+      else console.log(`${name}: call timeout ${r.after.callTimeoutMs / 1000}s, roots ${r.after.roots.map((x) => x.uri).join(', ') || 'none'}, trust ${r.after.trust}, isolation ${r.after.isolation}  (activity ${r.activityId})`)
       return 0
     },
   }),

@@ -29,6 +29,15 @@ import { DecidedBy } from '@/components/decided-by'
 
 export const metadata: Metadata = { title: 'Server' }
 
+/** Which isolation runs, and why, in words. */
+function isolationNote(transport: string, i: { setting: string; runs: 'shared' | 'per_token' | null; sessionState: boolean | null }): string {
+  const http = transport.startsWith('http')
+  const why = i.setting !== 'auto' ? 'as set' : http ? 'auto: an HTTP server' : i.sessionState ? 'auto: the server keeps session state' : i.sessionState === null ? 'auto: not yet known whether it keeps session state' : 'auto: the server declares no session state'
+  return i.runs === 'per_token'
+    ? `Runs ${http ? 'one upstream session' : 'one process'} per agent token (started on first use, stopped when idle): no agent sees another's session (${why}).`
+    : `Runs one ${http ? 'upstream session' : 'process'} shared by every agent (${why}).`
+}
+
 const definitionGroupNames = Object.keys(definitionGroups) as DefinitionGroup[]
 
 export default async function ServerPage({ params }: { params: Promise<{ name: string }> }) {
@@ -76,6 +85,7 @@ export default async function ServerPage({ params }: { params: Promise<{ name: s
           {s.transport && s.enabled && !s.quarantined && s.health !== 'ready' && <FollowConnection />}
           <HealthState s={s} />
           <p className="mt-2 text-xs text-slate-600 dark:text-slate-400">Transport: {s.transport ? <code>{s.transport}</code> : 'none (state comes from a state file; the runtime does not manage this server)'}</p>
+          {s.isolation.runs && <p className="mt-1 text-sm">{isolationNote(s.transport!, s.isolation)}</p>}
           {s.connection?.action && <p className="mt-1 text-sm">The runtime suggests: <code>{s.connection.action}</code></p>}
           {canRestart(facts) && (
             <div className="mt-3 flex flex-wrap gap-2">
