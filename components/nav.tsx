@@ -6,6 +6,7 @@ import { useTransition } from 'react'
 import { signOut } from '@/lib/actions/sign-in'
 import { GlobalSearch } from '@/components/global-search'
 import { clearSessionKey } from '@/components/session-key'
+import { HeldBadge } from '@/components/held-badge'
 
 const links = [
   { href: '/', label: 'Overview' },
@@ -31,7 +32,7 @@ export function Nav() {
         {links.map((l) => (
           <Link key={l.href} href={l.href} aria-current={isActive(path, l.href) ? 'page' : undefined}
             className="rounded px-3 py-1.5 text-sm text-slate-600 hover:bg-slate-100 aria-[current=page]:bg-slate-900 aria-[current=page]:text-white dark:text-slate-300 dark:hover:bg-slate-800 dark:aria-[current=page]:bg-slate-100 dark:aria-[current=page]:text-slate-900">
-            {l.label}
+            {l.label}{l.href === '/approvals' && <HeldBadge />}
           </Link>
         ))}
         <div className="ml-auto"><GlobalSearch /></div>

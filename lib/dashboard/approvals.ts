@@ -1,6 +1,7 @@
 import 'server-only'
 import type { Db } from '@/db/client'
 import { knownTool } from '@/db/queries/tools'
+import { readSettings } from '@/db/queries/settings'
 import type { CallApproval, ToolAnnotations } from '@/db/schema'
 import { callById, callGate, changedSinceRequested, expireCalls, listCallSummaries, type CallSummary } from '@/lib/approvals/calls'
 import { approvedOf, definitionDiff, storedOf, type FieldChange } from '@/lib/approvals/definition'
@@ -28,6 +29,8 @@ export interface InboxCall {
   caller: string
   request_id: string
   created_at: string
+  /** when the agent stops waiting for the answer (settings.call_approval_wait_ms after it asked): it is told "held" then, and the call stays decidable until expires_at */
+  agent_waits_until: string
   expires_at: string
   decided_by: string | null
   reason: string | null
@@ -44,7 +47,7 @@ export interface InboxCall {
 const RECENT = 20
 const PENDING = 500
 
-function present(db: Db, c: CallSummary): InboxCall {
+function present(db: Db, c: CallSummary, waitMs: number): InboxCall {
   const tool = knownTool(db, c.serverName, c.toolName)
   // what the caller was served when it asked: the approved definition (changed or not since), else the tool as it stands
   const served = tool?.approved ? storedOf(tool.name, tool.approved) : tool
@@ -56,7 +59,7 @@ function present(db: Db, c: CallSummary): InboxCall {
     annotations: served?.annotations ?? null,
     arguments: whole ? JSON.parse(c.argumentsPrefix) : null, arguments_length: c.argumentsLength, arguments_preview: whole ? null : c.argumentsPrefix,
     caller: c.caller, request_id: c.requestId,
-    created_at: new Date(c.createdAt).toISOString(), expires_at: new Date(c.expiresAt).toISOString(), decided_by: c.decidedBy, reason: c.reason,
+    created_at: new Date(c.createdAt).toISOString(), agent_waits_until: new Date(c.createdAt + waitMs).toISOString(), expires_at: new Date(c.expiresAt).toISOString(), decided_by: c.decidedBy, reason: c.reason,
     pin: c.pin, changed_since_requested: pending && changedSinceRequested(db, c),
     changes: tool?.approved && tool.approvedHash !== tool.hash ? definitionDiff(tool.approved, approvedOf(tool)) : [],
     gate: refusal ? { reason: refusal.reason, detail: refusal.detail } : null,
@@ -66,9 +69,10 @@ function present(db: Db, c: CallSummary): InboxCall {
 /** The calls waiting for an operator (oldest first: first come, first decided) and the latest decisions. */
 export async function approvalsInbox(db: Db): Promise<{ pending: InboxCall[]; recent: InboxCall[] }> {
   await expireCalls(db)
+  const wait = readSettings(db).callApprovalWaitMs
   return {
-    pending: listCallSummaries(db, 'pending', PENDING, INBOX_ARGUMENTS_CHARS).reverse().map((c) => present(db, c)),
-    recent: listCallSummaries(db, undefined, RECENT + 50, INBOX_ARGUMENTS_CHARS).filter((c) => c.status !== 'pending').slice(0, RECENT).map((c) => present(db, c)),
+    pending: listCallSummaries(db, 'pending', PENDING, INBOX_ARGUMENTS_CHARS).reverse().map((c) => present(db, c, wait)),
+    recent: listCallSummaries(db, undefined, RECENT + 50, INBOX_ARGUMENTS_CHARS).filter((c) => c.status !== 'pending').slice(0, RECENT).map((c) => present(db, c, wait)),
   }
 }
 export type ApprovalsInbox = Awaited<ReturnType<typeof approvalsInbox>>
