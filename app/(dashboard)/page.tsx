@@ -96,7 +96,7 @@ function PendingTools({ tools, findings }: { tools: Overview['tools']; findings?
 
 /** The same card once the worker counted each tool's findings (the list is shown without them meanwhile). */
 async function PendingToolsWithFindings({ tools }: { tools: Overview['tools'] }) {
-  return <PendingTools tools={tools} findings={await heavy({ kind: 'findings', ids: tools.map((t) => t.id) })} />
+  return <PendingTools tools={tools} findings={await heavy(getDb(), { kind: 'findings', ids: tools.map((t) => t.id) })} />
 }
 
 /** Scored in the worker: the page is sent first, this card when its answer lands. */

@@ -1,5 +1,5 @@
 import 'server-only'
-import { getDb, type Db } from '@/db/client'
+import type { Db } from '@/db/client'
 import { readSettings } from '@/db/queries/settings'
 import { reviewSurface, toolFindings, type ToolReview } from '@/lib/approvals/review'
 import { ToolgateError, type FailureKind } from '@/lib/core/errors'
@@ -63,12 +63,12 @@ export function setHeavyRunner(run: Runner | undefined): void {
 }
 
 /**
- * Run a heavy job off the request loop. Outside the server (a script, a lib test) there is no
- * request loop to protect: it runs here.
+ * Run a heavy job off the request loop (the worker reads the same database file as `db`).
+ * Outside the server (a script, a lib test) there is no request loop to protect: it runs here, on `db`.
  */
-export async function heavy<J extends HeavyJob>(job: J): Promise<HeavyResult<J>> {
+export async function heavy<J extends HeavyJob>(db: Db, job: J): Promise<HeavyResult<J>> {
   const run = (globalThis as WithRunner)[RUNNER]
-  if (!run) return runHeavy(getDb(), job)
+  if (!run) return runHeavy(db, job)
   const answer = await run(job)
   if ('failure' in answer) throw errorOf(answer.failure)
   return answer.result as HeavyResult<J>
@@ -76,5 +76,5 @@ export async function heavy<J extends HeavyJob>(job: J): Promise<HeavyResult<J>>
 
 /** The Overview's over-ceiling scopes: none without a ceiling, else the worker's answer. */
 export async function overCeiling(db: Db): Promise<OverCeiling[]> {
-  return readSettings(db).maxDescriptionOverlap === null ? [] : heavy({ kind: 'over-ceiling' })
+  return readSettings(db).maxDescriptionOverlap === null ? [] : heavy(db, { kind: 'over-ceiling' })
 }

@@ -53,7 +53,7 @@ async function detailFor(db: Db, r: Extract<ToolResult, { status: 'unavailable' 
     case 'tool_pending_approval':
     case 'tool_changed':
       // its overlap with every served tool is scored in the worker, off the request loop
-      return { kind: 'review', review: toolReview(db, r.id, await heavy({ kind: 'review-surface', id: r.id })) }
+      return { kind: 'review', review: toolReview(db, r.id, await heavy(db, { kind: 'review-surface', id: r.id })) }
     case 'server_quarantined':
       return releaseExposure(db, server)
     case 'tool_blocked_by_user':

@@ -5,12 +5,13 @@ import { PageHeader } from '@/components/ui'
 import { canViewPage } from '@/lib/dashboard/operator'
 import { searchValue, type SearchParams } from '@/lib/dashboard/search-params'
 import { heavy } from '@/lib/dashboard/heavy'
+import { getDb } from '@/db/client'
 
 export const metadata: Metadata = { title: 'Surface' }
 
 /** Scored in the worker (every scope's pairs): the page is sent at once, the report when it lands. */
 async function Report({ scope }: { scope: string | undefined }) {
-  return <SurfaceView page={await heavy({ kind: 'surface', ...(scope ? { scope } : {}) })} />
+  return <SurfaceView page={await heavy(getDb(), { kind: 'surface', ...(scope ? { scope } : {}) })} />
 }
 
 export default async function SurfacePage({ searchParams }: { searchParams: Promise<SearchParams> }) {

@@ -43,10 +43,10 @@ export default async function ServerPage({ params }: { params: Promise<{ name: s
   const exposure = s.quarantined ? releaseExposure(db, name) : undefined
   // what releasing exactly these definitions would bring over the overlap ceiling: shown before asking
   // (scored in the worker, off the request loop: lib/dashboard/heavy.ts)
-  const overCeiling = exposure ? await heavy({ kind: 'release-crossings', server: name, shown: shownPins(exposure) }) : []
+  const overCeiling = exposure ? await heavy(db, { kind: 'release-crossings', server: name, shown: shownPins(exposure) }) : []
   // what an approve from the tool table shows first: every pending or changed tool's full review
   const pending = s.toolList.filter((t) => t.approval === 'pending' || t.approval === 'changed')
-  const surfaces = await Promise.all(pending.map((t) => heavy({ kind: 'review-surface', id: t.id })))
+  const surfaces = await Promise.all(pending.map((t) => heavy(db, { kind: 'review-surface', id: t.id })))
   const reviews = Object.fromEntries(pending.map((t, i) => [t.id, toolReview(db, t.id, surfaces[i])]))
   // its instructions, prompts, resources and templates, each with the review an approve shows first
   const definitions = definitionGroupNames.flatMap((g) => definitionRows(db, g, name).map((r) => definitionReview(db, g, r.id)))

@@ -21,7 +21,7 @@ export async function GET(req: Request): Promise<Response> {
   const q = id.safeParse(new URL(req.url).searchParams.get('id'))
   if (!q.success) return Response.json({ error: 'id must be a tool id <server>:<tool> (1–512 characters)', fix: 'Open the review from a tool\'s row.' }, { status: 400 })
   try {
-    const surface = await heavy({ kind: 'review-surface', id: q.data })
+    const surface = await heavy(getDb(), { kind: 'review-surface', id: q.data })
     return Response.json({ review: toolReview(getDb(), q.data, surface) }, { headers: { 'cache-control': 'no-store' } })
   } catch (e) {
     if (e instanceof ToolgateError && (e.kind === 'bad_request' || e.kind === 'not_found')) return Response.json({ error: e.message }, { status: STATUS[e.kind] })
