@@ -10,6 +10,7 @@ import { BENCH_AGENT, benchmarkState } from './state'
 import { benchCore } from './core'
 import { benchMcp } from './mcp'
 import { benchDashboard } from './dashboard'
+import { benchPages } from './pages'
 import { benchUpstream } from './upstream'
 import { benchLoad } from './load'
 import { benchSurface } from './surface'
@@ -21,6 +22,7 @@ const API_KEY = 'tg_op_bench_key_0000000000000000'
 
 async function main() {
   if (['core', 'mcp', 'load', 'dashboard'].some(wanted)) await benchServer()
+  if (wanted('pages')) await benchPages(API_KEY)
   if (wanted('calls')) await benchCalls()
   if (wanted('upstream')) await benchUpstream()
   if (wanted('surface')) await benchSurface()
@@ -54,7 +56,7 @@ async function benchServer() {
 }
 
 // `npm run bench -- core load` runs only those sections; no names: all of them
-const SECTIONS = ['core', 'mcp', 'load', 'dashboard', 'calls', 'upstream', 'surface', 'cli', 'telemetry']
+const SECTIONS = ['core', 'mcp', 'load', 'dashboard', 'pages', 'calls', 'upstream', 'surface', 'cli', 'telemetry']
 const asked = process.argv.slice(2)
 for (const a of asked) if (!SECTIONS.includes(a)) throw new Error(`unknown bench section "${a}": use ${SECTIONS.join(', ')}`)
 const wanted = (section: string) => asked.length === 0 || asked.includes(section)

@@ -50,7 +50,7 @@ async function build() {
   mkdirSync(cacheDir, { recursive: true })
   const tmp = `${bundle}.${process.pid}.tmp`
   await build({
-    entryPoints: { main: path.join(root, 'lib', 'cli', 'main.ts') }, outdir: tmp, absWorkingDir: root,
+    entryPoints: { main: path.join(root, 'lib', 'cli', 'main.ts'), 'heavy-worker': path.join(root, 'lib', 'server', 'heavy-worker.ts') }, outdir: tmp, absWorkingDir: root,
     bundle: true, splitting: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'error',
     // packages are bundled too (a few chunks load faster than hundreds of small files), but for the
     // native driver and Next.js, which load their own files at run time, the MCP SDKs, which

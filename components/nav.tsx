@@ -8,6 +8,7 @@ import { GlobalSearch } from '@/components/global-search'
 import { clearSessionKey } from '@/components/session-key'
 import { usePerson } from '@/components/operator-context'
 import { dashboardPages, isAt } from '@/lib/dashboard/routes'
+import { HeldBadge } from '@/components/held-badge'
 
 export function Nav() {
   const path = usePathname()
@@ -21,7 +22,7 @@ export function Nav() {
         {dashboardPages.map((l) => (
           <Link key={l.href} href={l.href} aria-current={isAt(path, l.href) ? 'page' : undefined}
             className="rounded px-3 py-1.5 text-sm text-slate-600 hover:bg-slate-100 aria-[current=page]:bg-slate-900 aria-[current=page]:text-white dark:text-slate-300 dark:hover:bg-slate-800 dark:aria-[current=page]:bg-slate-100 dark:aria-[current=page]:text-slate-900">
-            {l.label}
+            {l.label}{l.href === '/approvals' && <HeldBadge />}
           </Link>
         ))}
         <div className="ml-auto"><GlobalSearch /></div>

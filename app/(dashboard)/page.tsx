@@ -1,16 +1,20 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
+import { Suspense } from 'react'
 import { ActionButton } from '@/components/action-button'
-import { ApprovePanel } from '@/components/approvals/approve-panel'
+import { LazyReview } from '@/components/approvals/lazy-review'
+import { HeldCallsCard } from '@/components/approvals/held-calls'
 import { HealthState } from '@/components/servers/server-badges'
 import { ServerAction } from '@/components/servers/server-action'
 import { Card, LinkButton, PageHeader } from '@/components/ui'
 import { changeToolsAction } from '@/lib/actions/servers'
 import { tokenPage } from '@/lib/dashboard/fixes'
 import { pagePrincipal } from '@/lib/dashboard/operator'
+import { heavy, overCeiling } from '@/lib/dashboard/heavy'
 import { overview, type BlockedAgent, type Overview } from '@/lib/dashboard/overview'
 import { firstRun } from '@/lib/dashboard/first-run'
 import { FirstRun } from '@/components/onboarding/first-run'
+import { readSettings } from '@/db/queries/settings'
 import { getDb } from '@/db/client'
 
 export const metadata: Metadata = { title: 'Overview' }
@@ -31,7 +35,7 @@ function ServerList({ rows }: { rows: Overview['quarantined'] }) {
   )
 }
 
-/** One agent token's refused checks, judged again now: only what is still blocked, with its cause. */
+/** One agent token's refused checks, judged again now, and its calls that failed: only what is still failing, with its cause. */
 function AgentItem({ a }: { a: BlockedAgent }) {
   const fixIt = new URLSearchParams([...a.stillBlocked.map((e) => ['id', e.result.id]), ['token', a.token], ['run', '1']])
   return (
@@ -39,14 +43,24 @@ function AgentItem({ a }: { a: BlockedAgent }) {
       <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
         <Link href={tokenPage(a.token)} className="font-mono font-medium text-sky-700 underline dark:text-sky-300">{a.token}</Link>
         <span className="text-xs text-slate-600 dark:text-slate-300">
-          {a.checks} recent check{a.checks === 1 ? '' : 's'} refused · latest <Link className="font-mono underline" href={`/activity/${a.lastRequestId}`}>{a.lastRequestId}</Link>
+          {[a.checks > 0 && `${a.checks} recent check${a.checks === 1 ? '' : 's'} refused`, a.failingCalls.length > 0 && `${a.failingCalls.length} tool${a.failingCalls.length === 1 ? '' : 's'} whose latest call failed`].filter(Boolean).join(' · ')}
+          {' '}· latest <Link className="font-mono underline" href={`/activity/${a.lastRequestId}`}>{a.lastRequestId}</Link>
         </span>
-        <LinkButton variant="primary" className="ml-auto" href={`/preflight?${fixIt}`} aria-label={`See causes & fix: ${a.token}`}>See causes &amp; fix</LinkButton>
+        {a.stillBlocked.length > 0
+          ? <LinkButton variant="primary" className="ml-auto" href={`/preflight?${fixIt}`} aria-label={`See causes & fix: ${a.token}`}>See causes &amp; fix</LinkButton>
+          : <LinkButton className="ml-auto" href={tokenPage(a.token)} aria-label={`See the calls of ${a.token}`}>See its calls</LinkButton>}
       </div>
       <ul className="space-y-1 text-xs">
         {a.stillBlocked.map(({ result: r }) => r.status === 'unavailable' && (
           <li key={r.id} data-testid={`agent-${a.token}-${r.id}`}>
             <span className="font-mono font-medium">{r.id}</span> <code>{r.reason}</code> — {r.detail}
+          </li>
+        ))}
+        {a.failingCalls.map((c) => (
+          <li key={`call-${c.target}`} data-testid={`agent-${a.token}-call-${c.target}`}>
+            <span className="font-mono font-medium">{c.target}</span> call <code>{c.outcome}</code>{c.reason && <> (<code>{c.reason}</code>)</>}
+            {c.error && <> — {c.error}</>}{c.failures > 1 && ` · ${c.failures} failed calls`} · <Link className="font-mono underline" href={`/activity/${c.requestId}`}>{c.requestId}</Link>
+            <span className="text-slate-600 dark:text-slate-300"> (counts until a call to it succeeds)</span>
           </li>
         ))}
         {(a.more > 0 || a.unjudged) && (
@@ -59,11 +73,59 @@ function AgentItem({ a }: { a: BlockedAgent }) {
   )
 }
 
+/** Tools waiting for an operator, each with its review behind its summary (loaded when opened). */
+function PendingTools({ tools, findings }: { tools: Overview['tools']; findings?: Record<string, number> }) {
+  return (
+    <Card title={`Tools waiting for approval (${tools.length})`}>
+      <ul className={list}>
+        {tools.map((t) => {
+          const n = findings?.[t.id] ?? 0
+          return (
+            <li key={t.id} data-testid={`waiting-${t.id}`} className="py-2">
+              <div className="flex flex-wrap items-center gap-3">
+                <span className="font-mono text-sm">{t.id}</span>
+                <span className="text-xs text-slate-600 dark:text-slate-300">{t.status === 'tool_changed' ? 'changed since approval' : 'new, never approved'}</span>
+                {n > 0 && <span className="text-xs text-red-700 dark:text-red-300">{n} review finding{n === 1 ? '' : 's'}</span>}
+              </div>
+              <LazyReview id={t.id} summary={t.status === 'tool_changed' ? 'Review the change, then approve' : 'Review the definition, then approve'} />
+            </li>
+          )
+        })}
+      </ul>
+    </Card>
+  )
+}
+
+/** The same card once the worker counted each tool's findings (the list is shown without them meanwhile). */
+async function PendingToolsWithFindings({ tools }: { tools: Overview['tools'] }) {
+  return <PendingTools tools={tools} findings={await heavy(getDb(), { kind: 'findings', ids: tools.map((t) => t.id) })} />
+}
+
+/** Scored in the worker: the page is sent first, this card when its answer lands. */
+async function OverCeilingCard() {
+  const rows = await overCeiling(getDb())
+  if (!rows.length) return null
+  return (
+    <Card title={`Scopes over the description-overlap ceiling (${rows.length})`}>
+      <ul className={list}>
+        {rows.map((c) => (
+          <li key={c.key} data-testid={`over-ceiling-${c.key}`} className="flex flex-wrap items-center gap-3 py-2">
+            <span className="text-sm">{c.label}</span>
+            <span className="text-xs text-slate-600 dark:text-slate-300"><span className="font-mono">{c.a}</span> reads like <span className="font-mono">{c.b}</span>: {c.score.toFixed(2)} &gt; {c.ceiling}</span>
+            <LinkButton className="ml-auto" href={`/surface?scope=${encodeURIComponent(c.key)}`} aria-label={`See the surface of ${c.label}`}>See the pair</LinkButton>
+          </li>
+        ))}
+      </ul>
+    </Card>
+  )
+}
+
 export default async function OverviewPage() {
   const me = await pagePrincipal('/')
   if (!me) return null
-  const o = overview(getDb(), me.actor)
-  const setup = firstRun(getDb())
+  const db = getDb()
+  const o = overview(db, me.actor)
+  const setup = firstRun(db)
   const servers = [
     { title: 'Quarantined servers', rows: o.quarantined },
     { title: 'Disabled servers', rows: o.disabled },
@@ -71,7 +133,9 @@ export default async function OverviewPage() {
     { title: 'Unhealthy servers', rows: o.unhealthy },
     { title: 'Servers not connected yet', rows: o.connecting },
   ].filter((c) => c.rows.length > 0)
-  const allClear = !o.agents.length && !o.tools.length && !o.blockedTools.length && !servers.length && !o.danglingPins.length && !o.overCeiling.length
+  const ceilingSet = readSettings(db).maxDescriptionOverlap !== null
+  // the over-ceiling scopes stream in below once scored (off the request loop); a set ceiling is not "clear" before that
+  const allClear = !o.agents.length && !o.tools.length && !o.blockedTools.length && !servers.length && !o.danglingPins.length && !ceilingSet
   return (
     <>
       <PageHeader title="What needs an operator now">
@@ -79,32 +143,15 @@ export default async function OverviewPage() {
           : allClear ? 'Nothing is waiting on you: no agent is blocked, every known tool is approved and every server is connected.' : 'Read from the current state: an item disappears once it is fixed. Each has the button that fixes it.'}
       </PageHeader>
       {setup && <FirstRun steps={setup} />}
+      <HeldCallsCard />
       {o.agents.length > 0 && (
         <Card className="mb-4" title={`Agents blocked now (${o.agents.length})`}>
-          <p className="mb-1 text-xs text-slate-600 dark:text-slate-300">Recent checks by agent tokens that were refused, judged again now (your own dashboard checks are left out).</p>
+          <p className="mb-1 text-xs text-slate-600 dark:text-slate-300">Recent checks by agent tokens that were refused, judged again now, and tools whose latest call by the agent failed or was refused (your own dashboard checks are left out).</p>
           <ul className={list}>{o.agents.map((a) => <AgentItem key={a.token} a={a} />)}</ul>
         </Card>
       )}
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
-        {o.tools.length > 0 && (
-          <Card title={`Tools waiting for approval (${o.tools.length})`}>
-            <ul className={list}>
-              {o.tools.map((t) => (
-                <li key={t.id} data-testid={`waiting-${t.id}`} className="py-2">
-                  <div className="flex flex-wrap items-center gap-3">
-                    <span className="font-mono text-sm">{t.id}</span>
-                    <span className="text-xs text-slate-600 dark:text-slate-300">{t.status === 'tool_changed' ? 'changed since approval' : 'new, never approved'}</span>
-                    {t.review.findings.length > 0 && <span className="text-xs text-red-700 dark:text-red-300">{t.review.findings.length} review finding{t.review.findings.length === 1 ? '' : 's'}</span>}
-                  </div>
-                  <details className="mt-2">
-                    <summary className="cursor-pointer text-sm text-sky-700 dark:text-sky-300">{t.status === 'tool_changed' ? 'Review the change, then approve' : 'Review the definition, then approve'}</summary>
-                    <div className="mt-2"><ApprovePanel review={t.review} /></div>
-                  </details>
-                </li>
-              ))}
-            </ul>
-          </Card>
-        )}
+        {o.tools.length > 0 && <Suspense fallback={<PendingTools tools={o.tools} />}><PendingToolsWithFindings tools={o.tools} /></Suspense>}
         {o.blockedTools.length > 0 && (
           <Card title={`Tools blocked by an operator (${o.blockedTools.length})`}>
             <ul className={list}>
@@ -135,19 +182,7 @@ export default async function OverviewPage() {
             </ul>
           </Card>
         )}
-        {o.overCeiling.length > 0 && (
-          <Card title={`Scopes over the description-overlap ceiling (${o.overCeiling.length})`}>
-            <ul className={list}>
-              {o.overCeiling.map((c) => (
-                <li key={c.key} data-testid={`over-ceiling-${c.key}`} className="flex flex-wrap items-center gap-3 py-2">
-                  <span className="text-sm">{c.label}</span>
-                  <span className="text-xs text-slate-600 dark:text-slate-300"><span className="font-mono">{c.a}</span> reads like <span className="font-mono">{c.b}</span>: {c.score.toFixed(2)} &gt; {c.ceiling}</span>
-                  <LinkButton className="ml-auto" href={`/surface?scope=${encodeURIComponent(c.key)}`} aria-label={`See the surface of ${c.label}`}>See the pair</LinkButton>
-                </li>
-              ))}
-            </ul>
-          </Card>
-        )}
+        {ceilingSet && <Suspense fallback={<Card title="Scopes over the description-overlap ceiling"><p className="text-xs text-slate-600 dark:text-slate-300" data-testid="over-ceiling-pending">Scoring every scope against the ceiling…</p></Card>}><OverCeilingCard /></Suspense>}
       </div>
     </>
   )

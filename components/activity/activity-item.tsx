@@ -1,11 +1,28 @@
 import Link from 'next/link'
-import type { ActivityItem } from '@/lib/activity/present'
+import { callFacts, type ActivityItem } from '@/lib/activity/present'
 import { Pill } from '@/components/ui'
 import { RelativeTime } from '@/components/relative-time'
 import { VerdictPill } from '@/components/verdict'
 import { tokenPage } from '@/lib/dashboard/fixes'
 
-/** One activity record on a line: when, what, where from, who, the verdict, and a summary. */
+const outcomeTone = (o: string) => (o === 'ok' ? 'good' : o === 'held' || o === 'running' ? 'warn' : o === 'unknown' ? 'muted' : 'bad')
+
+/** A call's facts on its row: how it ended and in how long, its held-call id, who decided it. */
+function CallFactsLine({ item }: { item: ActivityItem }) {
+  const f = callFacts(item)
+  if (!f.outcome && !f.call_id && !f.approver) return null
+  return (
+    <span className="inline-flex flex-wrap items-baseline gap-x-2 text-xs" data-testid="call-facts">
+      {f.outcome && <Pill tone={outcomeTone(f.outcome)}>{f.outcome}</Pill>}
+      {f.reason && <code>{f.reason}</code>}
+      {f.duration_ms !== undefined && <span>{f.duration_ms} ms</span>}
+      {f.call_id && <span>call <span className="font-mono">{f.call_id}</span></span>}
+      {f.approver && <span>by <span className="font-mono">{f.approver}</span></span>}
+    </span>
+  )
+}
+
+/** One activity record on a line: when, what, where from, who, the verdict, a call's outcome and duration, and a summary. */
 export function ActivityLine({ item, fresh = false }: { item: ActivityItem; fresh?: boolean }) {
   return (
     <li data-testid="activity-record" data-type={item.type} data-id={item.id} data-actor={item.actor} data-call={item.call?.state}
@@ -17,6 +34,7 @@ export function ActivityLine({ item, fresh = false }: { item: ActivityItem; fres
         ? <Link href={tokenPage(item.actor.slice('token:'.length))} className="text-xs text-sky-700 underline dark:text-sky-300">{item.actor}</Link>
         : <span className="text-xs">{item.actor}</span>}
       <VerdictPill verdict={item.verdict} />
+      <CallFactsLine item={item} />
       {item.server && <Link href={`/servers/${encodeURIComponent(item.server)}`} className="font-mono text-xs text-sky-700 underline dark:text-sky-300">{item.server}</Link>}
       {/* takes a line of its own where the row is narrow, so ids break at spaces, not inside a name */}
       <span className="min-w-0 flex-1 basis-64 break-words text-xs text-slate-600 dark:text-slate-300">{item.summary}</span>

@@ -6,6 +6,7 @@ import { approveCallAction, denyCallAction } from '@/lib/actions/calls'
 import type { ApprovalsInbox, InboxCall } from '@/lib/dashboard/approvals'
 import { ErrorNote } from '@/components/error-note'
 import { showInvisible } from '@/lib/approvals/findings'
+import { AgentWait } from './countdown'
 import { DefinitionDiff } from './tool-review'
 import { Button, Card, Empty, inputClass, Pill } from '@/components/ui'
 import { Allowed } from '@/components/operator-context'
@@ -59,13 +60,9 @@ function Arguments({ call }: { call: InboxCall }) {
   )
 }
 
-/**
- * Calls held for an operator's approval, live: the server, the tool and what it declares, the
- * exact arguments, and who asked. An approval is for that one call.
- */
-export function ApprovalsInboxView({ initial }: { initial: ApprovalsInbox }) {
-  const client = useQueryClient()
-  const inbox = useQuery({
+/** The inbox, polled every second: shared by Approvals and the Overview's held calls (one query, one poll). */
+export function useInbox(initial?: ApprovalsInbox) {
+  return useQuery({
     queryKey: ['calls'],
     queryFn: async () => {
       const res = await fetch('/api/dashboard/calls', { cache: 'no-store' })
@@ -73,11 +70,20 @@ export function ApprovalsInboxView({ initial }: { initial: ApprovalsInbox }) {
       if (!res.ok) throw new Error(res.status === 401 ? 'Your session ended: sign in again to keep the inbox live.' : body.error)
       return body as ApprovalsInbox
     },
-    initialData: initial,
+    ...(initial ? { initialData: initial } : {}),
     refetchInterval: POLL_MS,
   })
+}
+
+/**
+ * Calls held for an operator's approval, live: the server, the tool and what it declares, the
+ * exact arguments, and who asked. An approval is for that one call.
+ */
+export function ApprovalsInboxView({ initial }: { initial: ApprovalsInbox }) {
+  const client = useQueryClient()
+  const inbox = useInbox(initial)
   const refresh = () => void client.invalidateQueries({ queryKey: ['calls'] })
-  const { pending, recent } = inbox.data
+  const { pending, recent } = inbox.data!
   return (
     <div className="space-y-4">
       <p className="text-xs text-slate-500 dark:text-slate-400" aria-live="polite">{inbox.isError ? 'Live updates paused.' : `Live: held calls appear here within a second (${pending.length} waiting).`}</p>
@@ -85,10 +91,10 @@ export function ApprovalsInboxView({ initial }: { initial: ApprovalsInbox }) {
       {pending.length === 0 ? <Empty>No call is waiting for approval. Put a tool under call approval on its server page (Calls: hold for approval).</Empty> : (
         <ul className="space-y-3" aria-label="Calls waiting for approval">
           {pending.map((c) => (
-            <li key={c.id} data-testid={`call-${c.id}`}>
+            <li key={c.id} id={`call-${c.id}`} data-testid={`call-${c.id}`}>
               <Card title={<span className="font-mono">{c.tool}</span>}>
                 <p className="text-xs text-slate-600 dark:text-slate-400">
-                  {c.caller} asked at {c.created_at.replace('T', ' ').slice(0, 19)} UTC · request <span className="font-mono">{c.request_id}</span> · call <span className="font-mono">{c.id}</span> · expires {c.expires_at.replace('T', ' ').slice(0, 19)} UTC
+                  {c.caller} asked at {c.created_at.replace('T', ' ').slice(0, 19)} UTC · request <span className="font-mono">{c.request_id}</span> · call <span className="font-mono">{c.id}</span> · <AgentWait until={c.agent_waits_until} expires={c.expires_at} />
                 </p>
                 {(c.title || c.description) && <p className="mt-1 text-sm">{c.title && <strong>{showInvisible(c.title)}. </strong>}{c.description && showInvisible(c.description)}</p>}
                 {c.changed_since_requested && (

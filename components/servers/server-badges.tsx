@@ -1,8 +1,8 @@
 import type { Health, ServerRow } from '@/lib/catalog/servers'
 import { Pill, type Tone } from '@/components/ui'
 
-const healthTone: Record<Health, Tone> = { ready: 'good', starting: 'warn', login_needed: 'bad', unhealthy: 'bad', unpublished: 'muted' }
-const healthLabel: Record<Health, string> = { ready: 'connected', starting: 'starting', login_needed: 'login needed', unhealthy: 'unhealthy', unpublished: 'no state yet' }
+const healthTone: Record<Health, Tone> = { ready: 'good', starting: 'warn', login_needed: 'bad', unhealthy: 'bad', unpublished: 'muted', no_transport: 'bad' }
+const healthLabel: Record<Health, string> = { ready: 'connected', starting: 'starting', login_needed: 'login needed', unhealthy: 'unhealthy', unpublished: 'no state yet', no_transport: 'nothing to call (no transport)' }
 
 /** What the operator set: enabled, quarantined, trust. */
 export function AdminState({ s }: { s: Pick<ServerRow, 'enabled' | 'quarantined' | 'trust'> }) {

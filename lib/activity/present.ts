@@ -92,3 +92,24 @@ export function groupByRequest(items: readonly ActivityItem[]): ActivityGroup[] 
   }
   return groups
 }
+
+/** What a call's records say of it, flat: the Activity row, the request story and the CSV show the same facts. */
+export interface CallFacts { target?: string; outcome?: string; duration_ms?: number; reason?: string; error?: string; call_id?: string; arguments_hash?: string; approver?: string }
+
+export function callFacts(it: ActivityItem): CallFacts {
+  if (it.type === 'tool.call') {
+    const end = it.call?.state === 'ended' ? it.call.end : undefined
+    return {
+      target: it.data.target, outcome: end?.outcome ?? it.call?.state, duration_ms: end?.duration_ms, reason: end?.reason, error: end?.error,
+      call_id: it.data.call_id, arguments_hash: it.data.arguments_hash,
+    }
+  }
+  if (it.type === 'tool.call_outcome') return { target: it.data.target, outcome: it.data.outcome, duration_ms: it.data.duration_ms, reason: it.data.reason, error: it.data.error }
+  if (it.type === 'call.approval_requested' || it.type === 'call.approved' || it.type === 'call.denied' || it.type === 'call.expired' || it.type === 'call.refused') {
+    return {
+      target: it.data.target, call_id: it.data.call_id, arguments_hash: it.data.arguments_hash, reason: it.data.reason,
+      ...(it.type === 'call.approved' || it.type === 'call.denied' ? { approver: it.actor } : {}),
+    }
+  }
+  return {}
+}

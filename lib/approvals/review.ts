@@ -48,11 +48,35 @@ export interface ToolReview {
   history: ActivityItem[]
 }
 
-export function toolReview(db: Db, id: string): ToolReview {
+function reviewedTool(db: Db, id: string) {
   const parsed = parseToolId(id)
   if ('malformed' in parsed) throw badRequest(`"${id}" is not a tool id: expected <server>:<tool>`)
   const tool = knownTool(db, parsed.server, parsed.tool)
   if (!tool) throw notFoundError(`no tool "${parsed.id}" is known to toolgate`)
+  return { parsed, tool }
+}
+
+/**
+ * The costly part of a review: the tool scored against every served tool, and every scope
+ * served again with it (the dashboard runs it off the request loop: lib/dashboard/heavy.ts).
+ */
+export function reviewSurface(db: Db, id: string): ToolReview['surface'] {
+  const { tool } = reviewedTool(db, id)
+  return {
+    ...toolSurface(db, tool),
+    crossings: tool.approval?.status === 'approved' ? [] : crossings(db, [tool]).map(describeCrossing),
+  }
+}
+
+/** A tool's review findings alone: cheap enough for every row of a long list. */
+export function toolFindings(db: Db, id: string): Finding[] {
+  const { parsed, tool } = reviewedTool(db, id)
+  return reviewFindings(definitionOf(tool), reviewContext(db, parsed.server))
+}
+
+/** A tool's review; `surface` when the caller computed it already (elsewhere). */
+export function toolReview(db: Db, id: string, surface?: ToolReview['surface']): ToolReview {
+  const { parsed, tool } = reviewedTool(db, id)
   const server = serverState(db, parsed.server)
   const definition = definitionOf(tool)
   const moved = tool.approved && tool.approvedHash !== tool.hash
@@ -67,10 +91,7 @@ export function toolReview(db: Db, id: string): ToolReview {
     diff: moved ? definitionDiff(tool.approved!, approvedOf(tool)) : [],
     changes,
     findings: [...reviewFindings(definition, reviewContext(db, parsed.server)), ...reachFindings(changes)],
-    surface: {
-      ...toolSurface(db, tool),
-      crossings: tool.approval?.status === 'approved' ? [] : crossings(db, [tool]).map(describeCrossing),
-    },
+    surface: surface ?? reviewSurface(db, parsed.id),
     history: presentRecords(db, listActivity(db, { server: parsed.server, limit: 500 })
       .filter((r) => 'target' in r.data && r.data.target === parsed.id).slice(0, HISTORY)),
   }

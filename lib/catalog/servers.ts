@@ -6,7 +6,7 @@ import { isolationRuns, type Isolation } from '@/lib/core/state'
 import { toolInventory, type InventoryTool } from './inventory'
 
 /** Connection health, kept apart from admin state: one is what the operator set, the other what the runtime sees. */
-export type Health = 'ready' | 'starting' | 'login_needed' | 'unhealthy' | 'unpublished'
+export type Health = 'ready' | 'starting' | 'login_needed' | 'unhealthy' | 'unpublished' | 'no_transport'
 const healthOf: Record<string, Health> = {
   ready: 'ready', connecting: 'starting', discovering: 'starting', authenticating: 'starting',
   pending_auth: 'login_needed', error: 'unhealthy', disconnected: 'unhealthy',
@@ -42,7 +42,9 @@ function rowOf(s: ServerState, tools: readonly InventoryTool[]): ServerRow {
   return {
     name: s.name, enabled: s.enabled, quarantined: s.quarantined, trust: s.trust,
     transport: s.transport ? describeTransport(s.transport) : null, missingSecrets: s.missingSecrets,
-    connection: s.connection, health: s.connection ? healthOf[s.connection.state] : 'unpublished',
+    // a state file may call a server without a command or URL ready, but nothing is behind it to
+    // call (preflight says server_unhealthy): never shown healthy
+    connection: s.connection, health: !s.transport ? 'no_transport' : s.connection ? healthOf[s.connection.state] : 'unpublished',
     tools: countTools(tools),
     isolation: {
       setting: s.isolation, sessionState: s.sessionState,

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import type { Db } from '@/db/client'
 import { activityAfter, chainHead, activityIdWindow, listActivity, verdictCounts, type ActivityFilter as RecordFilter } from '@/db/queries/activity'
 import { presentRecords } from '@/lib/activity/present-records'
-import type { ActivityItem } from '@/lib/activity/present'
+import { callFacts, type ActivityItem } from '@/lib/activity/present'
 import { activityTypes, surfaces } from '@/lib/core/activity'
 import { verdicts, type Verdict } from '@/lib/preflight/taxonomy'
 import { tokenNameSchema } from '@/lib/schemas/names'
@@ -91,6 +91,8 @@ export function requestStory(db: Db, requestId: string) {
 
 const EXPORT_LIMIT = 10_000
 const CSV_COLUMNS = ['id', 'request_id', 'at', 'type', 'surface', 'actor', 'tier', 'verdict', 'server', 'summary'] as const
+// a call's facts (lib/activity/present.ts), as the JSON export has them in data
+const CALL_COLUMNS = ['target', 'outcome', 'duration_ms', 'reason', 'error', 'call_id', 'approver', 'arguments_hash'] as const
 // a spreadsheet runs a cell that starts with = + - @ (or a tab or CR before one) as a formula;
 // agents and upstreams choose much of what is recorded, so such a cell gets a ' and shows as text
 const FORMULA_START = /^[=+\-@\t\r]/
@@ -106,7 +108,10 @@ export function activityExport(db: Db, f: ActivityFilter, format: 'json' | 'csv'
   const filename = `toolgate-activity-${new Date().toISOString().replace(/[:.]/g, '-')}.${format}`
   // the chain head as of the export: a copy kept elsewhere proves later what the log said then
   if (format === 'json') return { body: JSON.stringify({ chain_head: chainHead(db), records: items }, null, 2), type: 'application/json', filename }
-  const lines = [CSV_COLUMNS.join(','), ...items.map((it) => CSV_COLUMNS.map((c) => csvCell(it[c])).join(','))]
+  const lines = [[...CSV_COLUMNS, ...CALL_COLUMNS].join(','), ...items.map((it) => {
+    const call = callFacts(it)
+    return [...CSV_COLUMNS.map((c) => csvCell(it[c])), ...CALL_COLUMNS.map((c) => csvCell(call[c]))].join(',')
+  })]
   return { body: `${lines.join('\r\n')}\r\n`, type: 'text/csv; charset=utf-8', filename }
 }
 

@@ -2,6 +2,7 @@ import 'server-only'
 import { firstApprovals } from '@/lib/approvals/two-person'
 import type { Db } from '@/db/client'
 import { knownTool } from '@/db/queries/tools'
+import { readSettings } from '@/db/queries/settings'
 import type { CallApproval, ToolAnnotations } from '@/db/schema'
 import { callById, listCallSummaries, type CallSummary } from '@/db/queries/calls'
 import { callGate, changedSinceRequested, expireCalls } from '@/lib/approvals/calls'
@@ -33,6 +34,8 @@ export interface InboxCall {
   caller: string
   request_id: string
   created_at: string
+  /** when the agent stops waiting for the answer (settings.call_approval_wait_ms after it asked): it is told "held" then, and the call stays decidable until expires_at */
+  agent_waits_until: string
   expires_at: string
   decided_by: string | null
   decided_at: string | null
@@ -52,7 +55,7 @@ export interface InboxCall {
 const RECENT = 20
 const PENDING = 500
 
-function present(db: Db, c: CallSummary, showArguments: boolean, firsts: Record<string, { by: string; at: string }> = {}): InboxCall {
+function present(db: Db, c: CallSummary, showArguments: boolean, waitMs: number, firsts: Record<string, { by: string; at: string }> = {}): InboxCall {
   const tool = knownTool(db, c.serverName, c.toolName)
   // what the caller was served when it asked: the approved definition (changed or not since), else the tool as it stands
   const served = tool?.approved ? storedOf(tool.name, tool.approved) : tool
@@ -65,7 +68,7 @@ function present(db: Db, c: CallSummary, showArguments: boolean, firsts: Record<
     arguments: whole ? JSON.parse(c.argumentsPrefix) : null, arguments_hidden: !showArguments, arguments_length: c.argumentsLength,
     arguments_preview: whole || !showArguments ? null : c.argumentsPrefix,
     caller: c.caller, request_id: c.requestId,
-    created_at: new Date(c.createdAt).toISOString(), expires_at: new Date(c.expiresAt).toISOString(), decided_by: c.decidedBy, decided_at: c.decidedAt === null ? null : new Date(c.decidedAt).toISOString(), first_of_two: firsts[c.id] ?? null, reason: c.reason,
+    created_at: new Date(c.createdAt).toISOString(), agent_waits_until: new Date(c.createdAt + waitMs).toISOString(), expires_at: new Date(c.expiresAt).toISOString(), decided_by: c.decidedBy, decided_at: c.decidedAt === null ? null : new Date(c.decidedAt).toISOString(), first_of_two: firsts[c.id] ?? null, reason: c.reason,
     pin: c.pin, changed_since_requested: pending && changedSinceRequested(db, c),
     changes: tool?.approved && tool.approvedHash !== tool.hash ? definitionDiff(tool.approved, approvedOf(tool)) : [],
     gate: refusal ? { reason: refusal.reason, detail: refusal.detail } : null,
@@ -76,9 +79,10 @@ function present(db: Db, c: CallSummary, showArguments: boolean, firsts: Record<
 export async function approvalsInbox(db: Db, showArguments: boolean): Promise<{ pending: InboxCall[]; recent: InboxCall[] }> {
   await expireCalls(db)
   const firsts = firstApprovals(db, 'call')
+  const wait = readSettings(db).callApprovalWaitMs
   return {
-    pending: listCallSummaries(db, 'pending', PENDING, INBOX_ARGUMENTS_CHARS).reverse().map((c) => present(db, c, showArguments, firsts)),
-    recent: listCallSummaries(db, undefined, RECENT + 50, INBOX_ARGUMENTS_CHARS).filter((c) => c.status !== 'pending').slice(0, RECENT).map((c) => present(db, c, showArguments)),
+    pending: listCallSummaries(db, 'pending', PENDING, INBOX_ARGUMENTS_CHARS).reverse().map((c) => present(db, c, showArguments, wait, firsts)),
+    recent: listCallSummaries(db, undefined, RECENT + 50, INBOX_ARGUMENTS_CHARS).filter((c) => c.status !== 'pending').slice(0, RECENT).map((c) => present(db, c, showArguments, wait)),
   }
 }
 export type ApprovalsInbox = Awaited<ReturnType<typeof approvalsInbox>>

@@ -2,13 +2,10 @@ import 'server-only'
 import type { Db } from '@/db/client'
 import { tokenByName } from '@/db/queries/access'
 import { listActivity } from '@/db/queries/activity'
+import { presentRecords } from '@/lib/activity/present-records'
 import { toolInventory } from '@/lib/catalog/inventory'
-import { toolReview } from '@/lib/approvals/review'
 import { serverRows } from '@/lib/catalog/servers'
-import { scopesOverCeiling } from '@/lib/surface/ceiling'
-import { scopeLabel } from '@/lib/surface/report'
 import { accessOverview } from './access'
-import { scopeKey } from './surface'
 import { explainAt, operatorAs, type Explained } from './explain'
 import { withFacts } from './server-facts'
 
@@ -20,6 +17,13 @@ const MAX_AGENTS = 8
 // refused checks costs a bounded page, never one row per id ever asked for.
 const MAX_JUDGED = 50
 const MAX_SHOWN = 10
+// how far back "calls that fail" reaches: the latest calls by agents, whatever their outcome
+const RECENT_CALLS = 300
+// a call's end that did not do what the agent asked (held waits on an operator: Approvals shows those)
+const FAILED = new Set(['refused', 'failed', 'tool_error', 'denied', 'expired'])
+
+/** A tool an agent's latest call to did not succeed: fixed only once a later call to it does. */
+export interface FailingCall { target: string; outcome: string; reason?: string; error?: string; requestId: string; at: string; failures: number }
 
 export interface BlockedAgent {
   token: string
@@ -33,11 +37,35 @@ export interface BlockedAgent {
   more: number
   /** whether these checks refused more ids than were judged again */
   unjudged: boolean
+  /** tools whose latest call by this token failed or was refused (at most MAX_SHOWN), newest first */
+  failingCalls: FailingCall[]
+}
+
+/** Per agent token, the tools its latest recent call to did not succeed. */
+function failingCalls(db: Db): Map<string, FailingCall[]> {
+  const calls = presentRecords(db, listActivity(db, { type: 'tool.call', limit: RECENT_CALLS }))
+  const latest = new Map<string, Map<string, FailingCall | 'ok'>>() // token → target → its latest end (records are newest first)
+  for (const c of calls) {
+    if (c.type !== 'tool.call' || c.tier !== 'agent' || !c.actor.startsWith('token:') || c.call?.state !== 'ended') continue
+    const token = c.actor.slice('token:'.length)
+    const byTarget = latest.get(token) ?? new Map<string, FailingCall | 'ok'>()
+    latest.set(token, byTarget)
+    const seen = byTarget.get(c.data.target)
+    const end = c.call.end
+    if (seen === undefined) {
+      byTarget.set(c.data.target, FAILED.has(end.outcome)
+        ? { target: c.data.target, outcome: end.outcome, ...(end.reason ? { reason: end.reason } : {}), ...(end.error ? { error: end.error } : {}), requestId: c.request_id, at: c.at, failures: 1 }
+        : 'ok')
+    } else if (seen !== 'ok' && FAILED.has(end.outcome)) seen.failures++
+  }
+  return new Map([...latest].map(([token, byTarget]) => [token, [...byTarget.values()].filter((f): f is FailingCall => f !== 'ok')]))
 }
 
 /**
- * Agents whose recent checks were refused, one entry per agent token, judged again now: an id
- * that has been fixed since drops out, and a token with nothing left to fix drops out too.
+ * Agents whose recent checks were refused or whose recent calls failed, one entry per agent
+ * token. Checks are judged again now: an id that has been fixed since drops out. A call counts
+ * until a later call to the same tool succeeds (a fix is proven by a call, not by a check). A
+ * token with nothing left drops out.
  * The operator's own dashboard checks are left out (they are the operator looking, not an agent blocked).
  */
 function blockedAgents(db: Db, operator: string): BlockedAgent[] {
@@ -56,15 +84,20 @@ function blockedAgents(db: Db, operator: string): BlockedAgent[] {
     }
     byToken.set(token, g)
   }
+  const failing = failingCalls(db)
   const out: BlockedAgent[] = []
-  for (const [token, g] of byToken) {
+  for (const token of new Set([...byToken.keys(), ...failing.keys()])) {
     const row = tokenByName(db, token)
     if (!row) continue // revoked: no agent can be blocked under it any more
-    const still = explainAt(db, operatorAs(operator, row), { ids: [...g.ids] }).filter((e) => e.result.status !== 'ready')
-    if (still.length) {
+    const g = byToken.get(token)
+    const still = g ? explainAt(db, operatorAs(operator, row), { ids: [...g.ids] }).filter((e) => e.result.status !== 'ready') : []
+    const calls = failing.get(token) ?? []
+    if (still.length || calls.length) {
+      const last = calls[0]
       out.push({
-        token, lastRequestId: g.lastRequestId, lastAt: new Date(g.lastAt).toISOString(), checks: g.checks,
-        stillBlocked: still.slice(0, MAX_SHOWN), more: Math.max(0, still.length - MAX_SHOWN), unjudged: g.unjudged,
+        token, lastRequestId: g?.lastRequestId ?? last.requestId, lastAt: g ? new Date(g.lastAt).toISOString() : last.at, checks: g?.checks ?? 0,
+        stillBlocked: still.slice(0, MAX_SHOWN), more: Math.max(0, still.length - MAX_SHOWN), unjudged: g?.unjudged ?? false,
+        failingCalls: calls.slice(0, MAX_SHOWN),
       })
     }
     if (out.length === MAX_AGENTS) break
@@ -72,22 +105,25 @@ function blockedAgents(db: Db, operator: string): BlockedAgent[] {
   return out
 }
 
-/** Everything that needs an operator now, read from current state, each item carrying what its fix needs. */
+/**
+ * Everything that needs an operator now, read from current state, each item carrying what its fix
+ * needs. Cheap at any size: a tool's review loads when its panel opens; its findings count and the
+ * over-ceiling scopes come from the worker (lib/dashboard/heavy.ts), none of them on this render.
+ */
 export function overview(db: Db, operator: string) {
   const servers = withFacts(db, serverRows(db))
   const inventory = toolInventory(db)
   const active = servers.filter((s) => s.enabled && !s.quarantined)
   return {
-    tools: inventory.filter((t) => t.status === 'tool_pending_approval' || t.status === 'tool_changed').map((t) => ({ ...t, review: toolReview(db, t.id) })),
+    tools: inventory.filter((t) => t.status === 'tool_pending_approval' || t.status === 'tool_changed'),
     blockedTools: inventory.filter((t) => t.blocked),
     quarantined: servers.filter((s) => s.quarantined),
     disabled: servers.filter((s) => !s.enabled && !s.quarantined),
     loginNeeded: active.filter((s) => s.health === 'login_needed'),
-    unhealthy: active.filter((s) => s.health === 'unhealthy'),
+    unhealthy: active.filter((s) => s.health === 'unhealthy' || s.health === 'no_transport'),
     connecting: active.filter((s) => s.health === 'starting' || s.health === 'unpublished'),
     danglingPins: accessOverview(db).tokens.filter((t) => t.pinDangling),
     agents: blockedAgents(db, operator),
-    overCeiling: scopesOverCeiling(db).map((c) => ({ key: scopeKey(c.scope), label: scopeLabel(c.scope), ...c.pair, ceiling: c.ceiling })),
   }
 }
 export type Overview = ReturnType<typeof overview>

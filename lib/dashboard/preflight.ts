@@ -50,7 +50,7 @@ export async function dashboardPreflight(db: Db, form: PreflightForm, operator: 
   const input: EvaluationInput = { ids: form.ids, ...(form.profile !== null ? { profile: form.profile } : {}), ...(hasPolicy(form) ? { policy: form.policy } : {}) }
   const data = await runCheck(db, { caller, surface: 'dashboard', requestId, input })
   const { causes, rows } = explain(db, caller, operator, input, data.tools)
-  return { ...data, exit_code: exitCodes[data.verdict], tier: caller.tier, caller: caller.name, details: rowDetails(db, causes), rows }
+  return { ...data, exit_code: exitCodes[data.verdict], tier: caller.tier, caller: caller.name, details: await rowDetails(db, causes), rows }
 }
 
 /**

@@ -12,6 +12,7 @@ import { toolReview, type ToolReview } from '@/lib/approvals/review'
 import { classifyTool } from '@/lib/preflight/classifier'
 import type { ToolResult } from '@/lib/preflight/evaluate'
 import { parseToolId } from '@/lib/preflight/ids'
+import { heavy } from './heavy'
 
 export interface ExposedTool {
   name: string
@@ -52,11 +53,12 @@ export function releaseExposure(db: Db, server: string): Extract<RowDetail, { ki
   }
 }
 
-function detailFor(db: Db, r: Extract<ToolResult, { status: 'unavailable' }>, server: string, tool: string): RowDetail | undefined {
+async function detailFor(db: Db, r: Extract<ToolResult, { status: 'unavailable' }>, server: string, tool: string): Promise<RowDetail | undefined> {
   switch (r.reason) {
     case 'tool_pending_approval':
     case 'tool_changed':
-      return { kind: 'review', review: toolReview(db, r.id) }
+      // its overlap with every served tool is scored in the worker, off the request loop
+      return { kind: 'review', review: toolReview(db, r.id, await heavy(db, { kind: 'review-surface', id: r.id })) }
     case 'server_quarantined':
       return releaseExposure(db, server)
     case 'tool_blocked_by_user':
@@ -71,13 +73,13 @@ function detailFor(db: Db, r: Extract<ToolResult, { status: 'unavailable' }>, se
 }
 
 /** Details for the rows whose remediation must be reviewed or confirmed first. */
-export function rowDetails(db: Db, results: readonly ToolResult[]): Record<string, RowDetail> {
+export async function rowDetails(db: Db, results: readonly ToolResult[]): Promise<Record<string, RowDetail>> {
   const out: Record<string, RowDetail> = {}
   for (const r of results) {
     if (r.status === 'ready') continue
     const p = parseToolId(r.id)
     if ('malformed' in p) continue
-    const detail = detailFor(db, r, p.server, p.tool)
+    const detail = await detailFor(db, r, p.server, p.tool)
     if (detail) out[r.id] = detail
   }
   return out

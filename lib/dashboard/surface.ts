@@ -34,14 +34,16 @@ export interface SurfacePage {
 export function surfacePage(db: Db, key: string | undefined): SurfacePage & { unknown?: string } {
   const ceiling = readSettings(db).maxDescriptionOverlap
   const lists = allScopes(db).map((scope) => ({ scope, list: servedList(db, scope) }))
-  const reports = lists.map(({ scope, list }) => reportOf(scope, list, { threshold: PAIR_FLOOR }))
-  const scopes = reports.map((r) => ({
+  // every scope's closest pair alone (as the ceiling check scores them, so the two share the work) …
+  const summaries = lists.map(({ scope, list }) => reportOf(scope, list, { threshold: 1, pairs: 0 }))
+  const scopes = summaries.map((r) => ({
     key: scopeKey(r.scope), label: scopeLabel(r.scope), tools: r.tools, list_tokens: r.list_tokens, max_overlap: r.max_overlap,
     over: ceiling !== null && r.max_overlap !== null && r.max_overlap.score > ceiling,
   }))
   const at = Math.max(0, scopes.findIndex((s) => s.key === (key ?? 'catalog')))
-  const report = reports[at]
   const { scope, list } = lists[at]
+  // … and the one shown with its closest pairs
+  const report = reportOf(scope, list, { threshold: PAIR_FLOOR, pairs: SHOWN_PAIRS })
   const text = new Map(report.catalog.map((t) => [t.id, t.description]))
   // scored as the overlap scores them: the tool's own name (no server part) and its description
   const words = (id: string) => `${id.slice(id.indexOf(':') + 1)} ${text.get(id) ?? ''}`
@@ -51,7 +53,7 @@ export function surfacePage(db: Db, key: string | undefined): SurfacePage & { un
   // the closest pair's two tools and the heaviest ones: the changes an operator would weigh
   const candidates = [...new Set([...(report.max_overlap ? [report.max_overlap.a, report.max_overlap.b] : []), ...report.heaviest.map((h) => h.id)])].slice(0, PREVIEWED_CHANGES)
   const changes = candidates.map((id) => {
-    const after = reportOf(scope, list.filter((t) => t.name !== id), { threshold: 1 })
+    const after = reportOf(scope, list.filter((t) => t.name !== id), { threshold: 1, pairs: 0 })
     const closest = report.max_overlap
     return {
       id, saves: report.list_tokens - after.list_tokens, max_after: after.max_overlap,

@@ -22,6 +22,7 @@ import { startSupervisor, supervisorOptions, type Supervisor } from '@/lib/upstr
 import { startTelemetry } from '@/lib/telemetry/start'
 import { ownUrl } from './address'
 import { watchBuild } from './build'
+import { startHeavyWorker } from './heavy'
 import { upgradeStoredData } from './database'
 import { answerHealth, HEALTH_PATHS, type Phase } from './health'
 
@@ -80,6 +81,8 @@ export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate
     res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '5' })
     res.end(`toolgate cannot serve this page: ${why}. Restart toolgate (Ctrl-C, then npm start).\n`)
   }
+  // the dashboard's overlap scoring runs beside this loop, never on it
+  const heavyWork = startHeavyWorker()
   const door = frontDoor({ db: getDb, boundary: boundaryFromEnv(), next: pages })
   // Requests that arrive while the runtime is still resetting states wait for it.
   let started!: () => void
@@ -111,6 +114,7 @@ export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate
     server.closeAllConnections()
     await supervisor?.stop().catch((e: unknown) => console.error(logLine(`toolgate: runtime stop: ${describeError(e)}`)))
     await app.close().catch(() => undefined)
+    await heavyWork.stop()
     await commitPending(db) // the last calls' outcomes
     // what is buffered is exported; the gauges read the database one last time
     await stopTelemetry().catch((e: unknown) => console.error(logLine(`toolgate: telemetry stop: ${describeError(e)}`)))

@@ -60,7 +60,7 @@ export function scopesOverCeiling(db: Db): Crossing[] {
   const ceiling = readSettings(db).maxDescriptionOverlap
   if (ceiling === null) return []
   return allScopes(db).flatMap((scope) => {
-    const max = reportOf(scope, servedList(db, scope), { threshold: 1 }).max_overlap
+    const max = reportOf(scope, servedList(db, scope), { threshold: 1, pairs: 0 }).max_overlap
     return max && max.score > ceiling ? [{ scope, pair: max, ceiling }] : []
   })
 }

@@ -61,11 +61,12 @@ function vectors(docs: readonly OverlapDoc[]): { term: number; weight: number }[
 }
 
 /**
- * Every pair scoring at least `threshold`, best first (ties by id), and the closest pair overall.
- * Dot products accumulate through an inverted index, so the work is the sum over terms of
- * (documents sharing the term)², not every pair times every term.
+ * Every pair scoring at least `threshold` (the best `limit` of them), best first (ties by id),
+ * and the closest pair overall. Dot products accumulate through an inverted index, so the work is
+ * the sum over terms of (documents sharing the term)², not every pair times every term. A limit
+ * keeps a large scope's answer small: 5,000 alike tools have a million pairs above 0.2.
  */
-export function overlap(docs: readonly OverlapDoc[], threshold: number): { max: OverlapPair | null; pairs: OverlapPair[] } {
+export function overlap(docs: readonly OverlapDoc[], threshold: number, limit = Infinity): { max: OverlapPair | null; pairs: OverlapPair[] } {
   const n = docs.length
   if (n < 2) return { max: null, pairs: [] }
   const vs = vectors(docs)
@@ -93,7 +94,17 @@ export function overlap(docs: readonly OverlapDoc[], threshold: number): { max: 
   for (let i = 0; i < n; i++) {
     for (let j = i + 1; j < n; j++) {
       const s = dot[at(i, j)]
-      if (s >= threshold) pairs.push(pair(i, j, s))
+      if (s >= threshold) {
+        const p = pair(i, j, s)
+        if (pairs.length < limit) {
+          pairs.push(p)
+          if (pairs.length === limit) pairs.sort(byScore) // full: kept sorted from here on
+        } else if (limit > 0 && byScore(p, pairs[limit - 1]) < 0) {
+          // bounded: the new pair takes the worst one's place, then moves up to where it belongs
+          pairs[limit - 1] = p
+          for (let k = limit - 1; k > 0 && byScore(pairs[k], pairs[k - 1]) < 0; k--) [pairs[k], pairs[k - 1]] = [pairs[k - 1], pairs[k]]
+        }
+      }
       if (max === null || round(s) > max.score || (round(s) === max.score && byScore(pair(i, j, s), max) < 0)) max = pair(i, j, s)
     }
   }

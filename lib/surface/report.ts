@@ -1,4 +1,5 @@
 import 'server-only'
+import { createHash } from 'node:crypto'
 import type { Tool } from '@modelcontextprotocol/server'
 import type { Db } from '@/db/client'
 import { profileServers, tokenByName } from '@/db/queries/access'
@@ -71,11 +72,29 @@ export function servedList(db: Db, scope: SurfaceScope): Tool[] {
 
 const textOf = (t: Tool) => [t.name.slice(t.name.indexOf(':') + 1), t.title ?? '', t.description ?? ''].join(' ')
 
+type ReportOptions = { threshold?: number; top?: number; /** keep only the best this many pairs */ pairs?: number }
+
+// Reports are a pure function of the list and the options, and scopes often list the same tools
+// (every token allowed all servers lists the catalog): each distinct list is scored once.
+const KEPT_REPORTS = 48
+const kept = new Map<string, Omit<SurfaceReport, 'scope'>>()
+
 /** The report of a list of served tools (also used for what-if lists that are not served yet). */
-export function reportOf(scope: SurfaceScope, list: readonly Tool[], opts: { threshold?: number; top?: number } = {}): SurfaceReport {
+export function reportOf(scope: SurfaceScope, list: readonly Tool[], opts: ReportOptions = {}): SurfaceReport {
+  const json = JSON.stringify(list)
+  const key = createHash('sha1').update(JSON.stringify([opts.threshold, opts.top, opts.pairs])).update(json).digest('hex')
+  let report = kept.get(key)
+  if (report) kept.delete(key) // most recently used goes last
+  else report = scored(list, json, opts)
+  kept.set(key, report)
+  if (kept.size > KEPT_REPORTS) kept.delete(kept.keys().next().value!)
+  return { scope, ...report }
+}
+
+function scored(list: readonly Tool[], json: string, opts: ReportOptions): Omit<SurfaceReport, 'scope'> {
   const upstream = list.filter((t) => t.name !== DESCRIBE_TOOL)
   const catalog = upstream.map((t) => ({ id: t.name, tokens: countTokens(JSON.stringify(t)), description: t.description ?? '' }))
-  const { max, pairs } = overlap(upstream.map((t) => ({ id: t.name, text: textOf(t) })), opts.threshold ?? DEFAULT_PAIR_THRESHOLD)
+  const { max, pairs } = overlap(upstream.map((t) => ({ id: t.name, text: textOf(t) })), opts.threshold ?? DEFAULT_PAIR_THRESHOLD, opts.pairs)
   const servers = new Map<string, { name: string; tools: number; tokens: number }>()
   for (const t of catalog) {
     const name = t.id.slice(0, t.id.indexOf(':'))
@@ -83,9 +102,9 @@ export function reportOf(scope: SurfaceScope, list: readonly Tool[], opts: { thr
     servers.set(name, { name, tools: s.tools + 1, tokens: s.tokens + t.tokens })
   }
   return {
-    scope, encoding: ENCODING,
+    encoding: ENCODING,
     tools: upstream.length,
-    list_tokens: countTokens(JSON.stringify(list)),
+    list_tokens: countTokens(json),
     max_overlap: max, pairs,
     heaviest: [...catalog].sort((a, b) => b.tokens - a.tokens || (a.id < b.id ? -1 : 1)).slice(0, opts.top ?? 10).map(({ id, tokens }) => ({ id, tokens })),
     servers: [...servers.values()].sort((a, b) => b.tokens - a.tokens || (a.name < b.name ? -1 : 1)),
@@ -94,7 +113,7 @@ export function reportOf(scope: SurfaceScope, list: readonly Tool[], opts: { thr
 }
 
 /** What one full tools/list of this scope costs, and which of its tools read alike. */
-export function surfaceReport(db: Db, scope: SurfaceScope, opts: { threshold?: number; top?: number } = {}): SurfaceReport {
+export function surfaceReport(db: Db, scope: SurfaceScope, opts: ReportOptions = {}): SurfaceReport {
   return reportOf(scope, servedList(db, scope), opts)
 }
 

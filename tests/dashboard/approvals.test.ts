@@ -63,6 +63,51 @@ describe('approvals inbox', () => {
     await context.close()
   })
 
+  it('a held call is on Overview within a second with a countdown to the agent\'s wait, on the nav badge and in the title; denied, the agent\'s page shows the call as it ended', async () => {
+    const { page, context } = await signedIn(d)
+    await visit(page, '/')
+    const answer = mcp.request({ method: 'tools/call', params: { name: 'bank:transfer', arguments: { amount: 3, to: 'overview' } } }, CallToolResultSchema, { timeout: 60_000 }) as Promise<CallToolResult>
+    const id = await waitFor('the call held', () => listCalls(d.db, 'pending').find((c) => c.arguments.includes('overview'))?.id)
+    const held = page.getByTestId(`held-${id}`)
+    await eventually(() => held.count()).toBe(1)
+    const seconds = Number(await held.getByTestId('agent-wait').getAttribute('data-seconds'))
+    expect(seconds).toBeGreaterThan(0)
+    expect(seconds).toBeLessThanOrEqual(60) // the agent's wait: call_approval_wait_ms, 60 s by default
+    // it counts down by itself, without a reload
+    await eventually(async () => Number(await held.getByTestId('agent-wait').getAttribute('data-seconds'))).toBeLessThan(seconds)
+    const badge = page.getByRole('navigation', { name: 'Main' }).getByTestId('held-badge')
+    await eventually(() => badge.textContent()).toBe('1')
+    await eventually(() => page.title()).toBe('(1 held) Overview · toolgate')
+    await screenshot(page, 'overview-held-call')
+
+    await held.getByRole('link', { name: `Decide call ${id} of bank:transfer` }).click()
+    await page.waitForURL((u) => u.pathname === '/approvals')
+    await page.getByTestId(`call-${id}`).getByRole('button', { name: `Deny call ${id} of bank:transfer` }).click()
+    expect((await answer).isError).toBe(true)
+    await eventually(() => badge.count()).toBe(0)
+    await eventually(() => page.title()).toBe('Approvals · toolgate')
+
+    // the agent's view joins its calls: the approved transfer ran (ok, with its duration), this one was denied
+    await visit(page, '/tokens/upstream-tests')
+    const row = page.getByTestId('experience-bank:transfer')
+    expect(await row.getAttribute('data-latest')).toBe('denied')
+    expect(await row.textContent()).toMatch(/1 ok/)
+    expect(await page.getByTestId('experience-totals').textContent()).toMatch(/calls: .*1 ok/)
+    // Activity rows carry each call's outcome, duration, call id and approver, and so does the CSV
+    await visit(page, '/activity?type=tool.call')
+    const facts = await page.getByTestId('call-facts').allTextContents()
+    expect(facts.some((f) => /^ok.*\d+ ms/.test(f))).toBe(true)
+    expect(facts.some((f) => f.startsWith('denied') && f.includes(`call ${id}`))).toBe(true)
+    const headers = await sessionHeaders(context, page)
+    const csv = await (await fetch(`${d.server.url}/activity/export?format=csv`, { headers })).text()
+    const [head, ...lines] = csv.trim().split('\r\n')
+    const cols = head.split(',')
+    expect(cols).toEqual(expect.arrayContaining(['outcome', 'duration_ms', 'call_id', 'approver']))
+    const approved = lines.map((l) => l.split(',')).find((c) => c[cols.indexOf('type')] === 'call.denied' && c[cols.indexOf('call_id')] === id)
+    expect(approved?.[cols.indexOf('approver')]).toBe('operator')
+    await context.close()
+  })
+
   it('large held calls: the live poll carries a bounded start of each call\'s arguments; all of them come on demand', async () => {
     const blob = 'x'.repeat(1_000_000)
     const held = []

@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js'
 import { listActivity } from '@/db/queries/activity'
 import { screenshot, signedIn, visit, startDashboard, type Dashboard, eventually } from './harness'
 
@@ -53,6 +56,26 @@ describe('overview', () => {
     await visit(page, '/')
     expect(await page.getByTestId('dangling-nightly').textContent()).toContain('pinned to “ops”, which no longer exists')
     await screenshot(page, 'overview-after-fix')
+    await context.close()
+  })
+
+  it('an agent whose calls fail is blocked now until a call succeeds, and a server with nothing behind it is never shown connected', async () => {
+    // the runtime is off in this test: notes' call cannot reach its upstream, whatever its state file says
+    const mcp = new Client({ name: 'overview-calls', version: '1.0.0' })
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${d.server.url}/mcp`), { requestInit: { headers: { authorization: 'Bearer tg_at_demo_agent_0000000' } } }))
+    const r = await mcp.request({ method: 'tools/call', params: { name: 'notes:read_note', arguments: { id: 'n1' } } }, CallToolResultSchema, { timeout: 30_000 })
+    expect(r.isError).toBe(true)
+    await mcp.close()
+    const { page, context } = await signedIn(d, { width: 1440, height: 900 })
+    await visit(page, '/')
+    const call = page.getByTestId('agent-demo-agent-call-notes:read_note')
+    await eventually(() => call.count()).toBe(1)
+    expect(await call.textContent()).toMatch(/notes:read_note call (refused|failed)/)
+    expect(await page.getByTestId('agent-demo-agent').textContent()).toContain('1 tool whose latest call failed')
+    // docs has no command or URL: its state file says ready, but it is listed as unhealthy with what is true
+    const docs = page.getByTestId('server-item-docs')
+    expect(await docs.textContent()).toContain('nothing to call (no transport)')
+    expect(await docs.textContent()).toContain('toolgate does not run docs: it has no transport')
     await context.close()
   })
 })

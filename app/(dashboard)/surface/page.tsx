@@ -1,12 +1,18 @@
 import type { Metadata } from 'next'
+import { Suspense } from 'react'
 import { SurfaceView } from '@/components/surface/surface-view'
 import { PageHeader } from '@/components/ui'
 import { canViewPage } from '@/lib/dashboard/operator'
 import { searchValue, type SearchParams } from '@/lib/dashboard/search-params'
-import { surfacePage } from '@/lib/dashboard/surface'
+import { heavy } from '@/lib/dashboard/heavy'
 import { getDb } from '@/db/client'
 
 export const metadata: Metadata = { title: 'Surface' }
+
+/** Scored in the worker (every scope's pairs): the page is sent at once, the report when it lands. */
+async function Report({ scope }: { scope: string | undefined }) {
+  return <SurfaceView page={await heavy(getDb(), { kind: 'surface', ...(scope ? { scope } : {}) })} />
+}
 
 export default async function SurfacePage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const scope = searchValue((await searchParams).scope)
@@ -16,7 +22,9 @@ export default async function SurfacePage({ searchParams }: { searchParams: Prom
       <PageHeader title="Surface">
         What each agent&apos;s tool list costs in tokens on every tools/list, and which of its tools read alike — the pairs a model is most likely to confuse.
       </PageHeader>
-      <SurfaceView page={surfacePage(getDb(), scope || undefined)} />
+      <Suspense key={scope} fallback={<p className="text-sm text-slate-600 dark:text-slate-300" data-testid="surface-pending">Scoring every scope&apos;s tools against each other…</p>}>
+        <Report scope={scope || undefined} />
+      </Suspense>
     </>
   )
 }

@@ -33,6 +33,17 @@ describe('description overlap', () => {
     expect(some).toEqual(all.filter((p) => p.score >= 0.2))
   })
 
+  it('with a limit keeps exactly the best pairs, in order, and still finds the closest pair', () => {
+    const all = overlap(docs, 0).pairs
+    for (const limit of [0, 1, 3, all.length, all.length + 5]) {
+      const r = overlap(docs, 0, limit)
+      expect(r.pairs, `limit ${limit}`).toEqual(all.slice(0, limit))
+      expect(r.max).toEqual(all[0])
+    }
+    // shuffled input reaches the same kept pairs (the bounded list replaces and reorders as it goes)
+    expect(overlap([...docs].reverse(), 0, 4).pairs).toEqual(all.slice(0, 4))
+  })
+
   it('is the same on every run and whatever the input order', () => {
     const once = JSON.stringify(overlap(docs, 0))
     expect(JSON.stringify(overlap(docs, 0))).toBe(once)

@@ -2,8 +2,7 @@ import type { Metadata } from 'next'
 import Link from 'next/link'
 import { ActionButton } from '@/components/action-button'
 import { Exposure, shownPins } from '@/components/servers/exposure'
-import { releaseCrossings } from '@/lib/admin/servers'
-import { describeCrossing } from '@/lib/surface/ceiling'
+import { heavy } from '@/lib/dashboard/heavy'
 import { AdminState, HealthState } from '@/components/servers/server-badges'
 import { SettingsForm } from '@/components/servers/settings-form'
 import { ToolTable } from '@/components/servers/tool-table'
@@ -55,9 +54,12 @@ export default async function ServerPage({ params }: { params: Promise<{ name: s
   }
   const exposure = s.quarantined ? releaseExposure(db, name) : undefined
   // what releasing exactly these definitions would bring over the overlap ceiling: shown before asking
-  const overCeiling = exposure ? releaseCrossings(db, name, shownPins(exposure)).map(describeCrossing) : []
+  // (scored in the worker, off the request loop: lib/dashboard/heavy.ts)
+  const overCeiling = exposure ? await heavy(db, { kind: 'release-crossings', server: name, shown: shownPins(exposure) }) : []
   // what an approve from the tool table shows first: every pending or changed tool's full review
-  const reviews = Object.fromEntries(s.toolList.filter((t) => t.approval === 'pending' || t.approval === 'changed').map((t) => [t.id, toolReview(db, t.id)]))
+  const pending = s.toolList.filter((t) => t.approval === 'pending' || t.approval === 'changed')
+  const surfaces = await Promise.all(pending.map((t) => heavy(db, { kind: 'review-surface', id: t.id })))
+  const reviews = Object.fromEntries(pending.map((t, i) => [t.id, toolReview(db, t.id, surfaces[i])]))
   // its instructions, prompts, resources and templates, each with the review an approve shows first
   const definitions = definitionGroupNames.flatMap((g) => definitionRows(db, g, name).map((r) => definitionReview(db, g, r.id)))
   const shownDefinitions = Object.fromEntries(definitions.map((r) => [r.id, r.pin]))

@@ -6,7 +6,7 @@ import { ToolId } from '@/components/tool-id'
 import { Card, Empty, LinkButton, PageHeader, Pill } from '@/components/ui'
 import { accessOverview } from '@/lib/dashboard/access'
 import { pagePrincipal } from '@/lib/dashboard/operator'
-import { tokenDetail } from '@/lib/dashboard/token'
+import { tokenDetail, type AgentExperience } from '@/lib/dashboard/token'
 import type { Narrowing } from '@/lib/preflight/evaluate'
 import { MAX_DASHBOARD_IDS } from '@/lib/dashboard/schemas'
 import { getDb } from '@/db/client'
@@ -19,6 +19,46 @@ function why(n: Narrowing): string {
     case 'token_profile': return n.exists ? `outside its pinned profile “${n.profile}”` : `its pinned profile “${n.profile}” no longer exists`
     case 'profile': return `outside profile “${n.profile}”`
   }
+}
+
+const counts = (c: Partial<Record<string, number>>) => Object.entries(c).map(([k, n]) => `${n} ${k}`).join(', ')
+
+/** Per tool, its checks and its calls joined: what the agent actually met, failing first. */
+function Experience({ e, token }: { e: AgentExperience; token: string }) {
+  if (!e.tools.length) return <Empty>No check or call by this token is on the activity log yet.</Empty>
+  return (
+    <>
+      <p className="mb-2 text-xs text-slate-600 dark:text-slate-300" data-testid="experience-totals">
+        {e.checks} check{e.checks === 1 ? '' : 's'} ({e.refusedChecks} refused) · calls: {counts(e.calls) || 'none'}. A tool is fixed once a call to it succeeds, not when a check says ready.
+      </p>
+      <table className="w-full text-sm max-md:block" aria-label={`What ${token} experienced, per tool`}>
+        <thead className="text-left text-xs text-slate-600 max-md:hidden dark:text-slate-300">
+          <tr><th scope="col" className="pb-2 pr-3">Tool</th><th scope="col" className="pb-2 pr-3">Checks</th><th scope="col" className="pb-2 pr-3">Calls</th><th scope="col" className="pb-2">Latest call</th></tr>
+        </thead>
+        <tbody className="max-md:block">
+          {e.tools.map((t) => (
+            <tr key={t.id} data-testid={`experience-${t.id}`} data-latest={t.last?.outcome ?? 'none'} className="border-t border-slate-200 align-top max-md:block max-md:py-2 dark:border-slate-800">
+              <th scope="row" className="py-2 pr-3 text-left font-mono text-xs font-medium max-md:block"><ToolId id={t.id} /></th>
+              <td className="py-2 pr-3 text-xs max-md:block">{t.checks.ready} ready, {t.checks.refused} refused</td>
+              <td className="py-2 pr-3 text-xs max-md:block">{counts(t.calls) || 'never called'}</td>
+              <td className="py-2 text-xs max-md:block">
+                {t.last === null ? <span className="text-slate-600 dark:text-slate-300">—</span> : (
+                  <>
+                    <Pill tone={t.last.outcome === 'ok' ? 'good' : t.last.outcome === 'held' || t.last.outcome === 'running' ? 'warn' : 'bad'}>{t.last.outcome}</Pill>
+                    {t.last.reason && <> <code>{t.last.reason}</code></>}
+                    {t.last.duration_ms !== undefined && <> in {t.last.duration_ms} ms</>}
+                    {t.fixed && <> · <span className="text-emerald-700 dark:text-emerald-300">fixed: it failed before, this call succeeded</span></>}
+                    {t.last.error && <span className="block text-slate-700 dark:text-slate-200">{t.last.error}</span>}
+                    <Link className="block font-mono underline" href={`/activity/${t.last.request_id}`}>{t.last.request_id}</Link>
+                  </>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  )
 }
 
 /** `/tokens/<name>`: one agent token — its scope, the tools it cannot use and why, its recent checks and calls. */
@@ -64,6 +104,9 @@ export default async function TokenPage({ params }: { params: Promise<{ name: st
           )}
         </Card>
       </div>
+      <Card className="mt-4" title={`What it experienced: its checks and calls, per tool (${t.experience.tools.length})`}>
+        <Experience e={t.experience} token={t.token.name} />
+      </Card>
       <Card className="mt-4" title={`Tools it cannot use now (${t.blocked.length} of ${t.blocked.length + t.usable})`}>
         {t.blocked.length === 0 ? <Empty>Every known tool is ready for this token.</Empty> : (
           <>

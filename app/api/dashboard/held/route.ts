@@ -1,0 +1,13 @@
+import { getDb } from '@/db/client'
+import { pendingCallCount } from '@/db/queries/call-approvals'
+import { unauthorizedUnlessSignedIn } from '@/lib/dashboard/operator'
+
+export const runtime = 'nodejs'
+export const dynamic = 'force-dynamic'
+
+/** GET /api/dashboard/held — how many calls wait for an operator: every page's nav badge and title poll it. Operator session only. */
+export async function GET(): Promise<Response> {
+  const denied = await unauthorizedUnlessSignedIn()
+  if (denied) return denied
+  return Response.json(pendingCallCount(getDb()), { headers: { 'cache-control': 'no-store' } })
+}
