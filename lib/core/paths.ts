@@ -13,3 +13,6 @@ export function defaultDbFile(): string {
 
 /** Where a database's secret key file is: beside it (db/secrets.ts reads it; db/client.ts keeps it private). */
 export const keyFileOf = (dbFile: string) => `${dbFile}.key`
+
+/** The web app's build folder: $NEXT_DIST_DIR (npm test builds into .next-test), else .next. */
+export const buildDir = () => path.resolve(projectRoot(), process.env.NEXT_DIST_DIR || '.next')

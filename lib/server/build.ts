@@ -1,9 +1,6 @@
 import { readFileSync, unwatchFile, watchFile } from 'node:fs'
 import path from 'node:path'
-import { projectRoot } from '@/lib/core/paths'
-
-/** The web app's build folder: $NEXT_DIST_DIR (npm test builds into .next-test), else .next. */
-export const buildDir = () => path.resolve(projectRoot(), process.env.NEXT_DIST_DIR || '.next')
+import { buildDir } from '@/lib/core/paths'
 
 /** The build marker: Next.js writes BUILD_ID last, so its presence means a whole build. */
 export const buildIdFile = () => path.join(buildDir(), 'BUILD_ID')
