@@ -438,6 +438,11 @@ export class UpstreamConnection {
     }
   }
 
+  /** The server refused this connection's credentials (an agent session saw it first): ask for a login. */
+  loginNeeded(): void {
+    this.fail?.('unauthorized')
+  }
+
   /**
    * The one call a server's elicitation or log message belongs to. MCP does not say which
    * request a server request or notification relates to (not on stdio, and the SDK does not

@@ -59,7 +59,7 @@ describe('approvals inbox', () => {
     expect((r.content[0] as { text: string }).text).toBe(`transfer: ${JSON.stringify(args)}`)
     expect(fx.calls()).toHaveLength(1)
     await eventually(() => card.count()).toBe(0)
-    await eventually(() => page.getByLabel('Latest decisions').textContent()).toContain('decided by operator')
+    await eventually(() => page.getByLabel('Latest decisions').textContent()).toContain('done by break-glass')
     await context.close()
   })
 
@@ -85,7 +85,7 @@ describe('approvals inbox', () => {
     await page.getByTestId(`call-${id}`).getByRole('button', { name: `Deny call ${id} of bank:transfer` }).click()
     expect((await answer).isError).toBe(true)
     await eventually(() => badge.count()).toBe(0)
-    await eventually(() => page.title()).toBe('Approvals · toolgate')
+    await eventually(() => page.title()).toBe('Held calls · toolgate')
 
     // the agent's view joins its calls: the approved transfer ran (ok, with its duration), this one was denied
     await visit(page, '/tokens/upstream-tests')

@@ -17,7 +17,8 @@ describe('dashboard pages', () => {
     const { page, context } = await signedIn(d)
     await visit(page, '/')
     await eventually(() => page.getByRole('heading', { name: /Tools waiting for approval \(2\)/ }).count()).toBe(1)
-    for (const heading of [/Quarantined servers \(1\)/, /Logins needed \(1\)/, /Unhealthy servers \(1\)/]) {
+    // slack is not connected; docs and search have no transport: nothing to call is never healthy
+    for (const heading of [/Quarantined servers \(1\)/, /Logins needed \(1\)/, /Unhealthy servers \(3\)/]) {
       expect(await page.getByRole('heading', { name: heading }).count(), String(heading)).toBe(1)
     }
     await screenshot(page, 'overview')
