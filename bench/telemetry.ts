@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
+import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { eq } from 'drizzle-orm'
@@ -58,11 +59,11 @@ function offPathNs(): number {
 interface Mode { name: string; env: Record<string, string> }
 
 /** A toolgate in `mode` with one stdio upstream, and an agent connected to it. */
-async function start(mode: Mode): Promise<{ server: RunningServer; agent: Client }> {
+async function start(mode: Mode, prof: Record<string, string>): Promise<{ server: RunningServer; agent: Client }> {
   const file = tempDbFile()
   const db = openDb(file)
   const token = await agentToken(db)
-  const server = await startServer({ TOOLGATE_DB: file, TOOLGATE_API_KEY: KEY, TOOLGATE_RUNTIME: 'on', TOOLGATE_PING_INTERVAL_MS: '3600000', ...mode.env })
+  const server = await startServer({ TOOLGATE_DB: file, TOOLGATE_API_KEY: KEY, TOOLGATE_RUNTIME: 'on', TOOLGATE_PING_INTERVAL_MS: '3600000', ...mode.env, ...prof })
   const fx = stdioFixture({ tools: [{ name: 'echo' }] })
   await addServer(db, { name: 'callee', transport: fx.transport, trusted: true }, { actor: 'bench' })
   await waitFor('callee ready', () => ready(db, 'callee'), 60_000)
@@ -90,8 +91,11 @@ async function throughput(agent: Client, concurrency: number, ms: number): Promi
  * tools/call through toolgate with telemetry off, with traces on (always_on sampler, exported
  * over OTLP/HTTP to a receiver in this process), and with metrics only (Prometheus /metrics).
  * The three servers run side by side and are called interleaved, so machine noise falls alike.
+ * BENCH_CPU_PROF=<dir>: each server writes a V8 CPU profile of its throughput rounds there.
  */
 export async function benchTelemetry(): Promise<void> {
+  const profDir = process.env.BENCH_CPU_PROF && path.resolve(process.env.BENCH_CPU_PROF)
+  const prof: Record<string, string> = profDir ? { NODE_OPTIONS: `--require ${path.resolve('bench', 'cpu-profile.cjs')}`, BENCH_CPU_PROF: profDir } : {}
   const receiver = await startOtlpReceiver()
   const modes: Mode[] = [
     { name: 'telemetry off', env: {} },
@@ -100,7 +104,7 @@ export async function benchTelemetry(): Promise<void> {
   ]
   const running: { server: RunningServer; agent: Client }[] = []
   try {
-    for (const m of modes) running.push(await start(m))
+    for (const m of modes) running.push(await start(m, prof))
     const hooks = offPathNs()
     console.log(`\nload average before: ${load()}`)
     // what each server burns idle (heartbeats, upkeep), taken off what it burns while called
@@ -116,7 +120,16 @@ export async function benchTelemetry(): Promise<void> {
     const cpuPerCall = running.map((r, k) => ((cpuMs(r.server.pid) - cpu0[k] - idlePerMs[k] * elapsed) * 1000) / (N + 100))
     // throughput: rounds alternate between the modes, 2 s each, 8 calls in flight
     const rates = modes.map(() => [] as number[])
+    if (profDir) for (const r of running) process.kill(r.server.pid, 'SIGUSR2')
     for (let round = 0; round < 5; round++) for (const [k, r] of running.entries()) rates[k].push(await throughput(r.agent, 8, 2_000))
+    if (profDir) {
+      for (const [k, r] of running.entries()) {
+        process.kill(r.server.pid, 'SIGUSR2')
+        const written = path.join(profDir, `toolgate-${r.server.pid}.cpuprofile`)
+        await waitFor('the CPU profile written', () => existsSync(written))
+        console.log(`  CPU profile of its throughput rounds, ${modes[k].name}: ${written}`)
+      }
+    }
     console.log(`load average after: ${load()}; spans received: ${receiver.spans().length}`)
     printTable('telemetry: tools/call through toolgate (stdio upstream)', rows, rows[0])
     const best = rates.map((r) => Math.max(...r))

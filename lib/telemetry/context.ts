@@ -1,4 +1,5 @@
-import { context, createContextKey, trace, type Context, type Span } from '@opentelemetry/api'
+import type { IncomingHttpHeaders } from 'node:http'
+import { context, createContextKey, propagation, ROOT_CONTEXT, trace, type Context, type Span } from '@opentelemetry/api'
 import { telemetry } from './state'
 
 /**
@@ -36,4 +37,13 @@ export const requestSpan = (): Span | undefined => (telemetry() ? context.active
 export function currentTraceIds(): { trace_id: string; span_id: string } | undefined {
   const sc = trace.getActiveSpan()?.spanContext()
   return sc && trace.isSpanContextValid(sc) ? { trace_id: sc.traceId, span_id: sc.spanId } : undefined
+}
+
+/**
+ * The caller's trace context in an HTTP request's headers. Most requests carry none: then no
+ * propagator runs (`fields`: the configured propagators' header names).
+ */
+export function extractHeaders(fields: readonly string[], headers: IncomingHttpHeaders): Context {
+  for (const f of fields) if (headers[f] !== undefined) return propagation.extract(ROOT_CONTEXT, headers)
+  return ROOT_CONTEXT
 }

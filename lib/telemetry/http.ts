@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import path from 'node:path'
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Context, type Span, type Tracer } from '@opentelemetry/api'
+import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Context, type Span } from '@opentelemetry/api'
 import { buildDir } from '@/lib/core/paths'
-import { requestContext, requestSpan } from './context'
+import { extractHeaders, requestContext, requestSpan } from './context'
 import { ATTR, TOOLGATE } from './names'
-import { telemetry } from './state'
+import { telemetry, type Telemetry } from './state'
 
 /** The REST routes, by path: a span is named for its route, never for a path a client made up. */
 const REST_ROUTES = new Set(['/api/v1/preflight', '/api/v1/whoami'])
@@ -33,12 +33,10 @@ export class RequestScope {
   private readonly span: Span | undefined
   private readonly ctx: Context
 
-  constructor(tracer: Tracer | undefined, req: IncomingMessage, reqPath: string, requestId: string) {
-    const parent = propagation.extract(ROOT_CONTEXT, req.headers)
+  constructor(t: Telemetry, req: IncomingMessage, name: string | undefined, reqPath: string, requestId: string) {
+    const parent = t.tracer ? extractHeaders(t.propagationFields ?? [], req.headers) : ROOT_CONTEXT
     const action = req.headers['next-action']
-    const name = reqPath.startsWith('/api/v1/') ? `${req.method} ${REST_ROUTES.has(reqPath) ? reqPath : '/api/v1'}`
-      : typeof action === 'string' && req.method === 'POST' ? `dashboard action ${actionName(action)}` : undefined
-    this.span = tracer && name ? tracer.startSpan(name, {
+    this.span = t.tracer && name ? t.tracer.startSpan(name, {
       kind: SpanKind.SERVER,
       attributes: {
         [ATTR.HTTP_REQUEST_METHOD]: req.method ?? '_OTHER',
@@ -64,10 +62,25 @@ export class RequestScope {
   }
 }
 
-/** The front door's scope for one request; undefined while telemetry (and JSON logging) is off. */
+/** The span's name of a REST request or a dashboard action; none for anything else. */
+function spanName(req: IncomingMessage, reqPath: string): string | undefined {
+  if (reqPath.startsWith('/api/v1/')) return `${req.method} ${REST_ROUTES.has(reqPath) ? reqPath : '/api/v1'}`
+  const action = req.headers['next-action']
+  return typeof action === 'string' && req.method === 'POST' ? `dashboard action ${actionName(action)}` : undefined
+}
+
+const isMcp = (reqPath: string) => reqPath === '/mcp' || reqPath.startsWith('/mcp/')
+
+/**
+ * The front door's scope for one request; undefined while telemetry (and JSON logging) is off,
+ * and for an MCP request that only its MCP op records (lib/telemetry/mcp-server.ts makes its
+ * context): a scope there would carry nothing but the request id, which only JSON logs read.
+ */
 export function requestScope(req: IncomingMessage, reqPath: string, requestId: string): RequestScope | undefined {
   const t = telemetry()
-  return t ? new RequestScope(t.tracer, req, reqPath, requestId) : undefined
+  if (!t) return undefined
+  const name = t.tracer ? spanName(req, reqPath) : undefined
+  return name || t.jsonLogs || !isMcp(reqPath) ? new RequestScope(t, req, name, reqPath, requestId) : undefined
 }
 
 /** A dashboard action's outcome, on its span: refused or failed actions answer 200 with ok: false. */

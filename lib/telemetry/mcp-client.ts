@@ -40,23 +40,20 @@ export class McpClientOp {
   private readonly span: Span | undefined
 
   constructor(private t: Telemetry, peer: UpstreamPeer, method: string, target: string | undefined, params: { _meta?: Record<string, unknown>; uri?: unknown; arguments?: unknown }) {
-    this.attrs = {
-      [ATTR.MCP_METHOD_NAME]: method,
-      ...peerAttributes(peer),
-      ...(peer.protocolVersion ? { [ATTR.MCP_PROTOCOL_VERSION]: peer.protocolVersion } : {}),
-      ...(method === 'tools/call' && target ? { [ATTR.GEN_AI_TOOL_NAME]: target, [ATTR.GEN_AI_OPERATION_NAME]: EXECUTE_TOOL } : {}),
-      ...(method === 'prompts/get' && target ? { [ATTR.GEN_AI_PROMPT_NAME]: target } : {}),
-    }
+    // built by assignment, not spreads: one object for the metric, one more for the span
+    const attrs: Attributes = { [ATTR.MCP_METHOD_NAME]: method, ...peerAttributes(peer) }
+    if (peer.protocolVersion) attrs[ATTR.MCP_PROTOCOL_VERSION] = peer.protocolVersion
+    if (target && method === 'tools/call') {
+      attrs[ATTR.GEN_AI_TOOL_NAME] = target
+      attrs[ATTR.GEN_AI_OPERATION_NAME] = EXECUTE_TOOL
+    } else if (target && method === 'prompts/get') attrs[ATTR.GEN_AI_PROMPT_NAME] = target
+    this.attrs = attrs
     if (!t.tracer) return
-    this.span = t.tracer.startSpan(target && (method === 'tools/call' || method === 'prompts/get') ? `${method} ${target}` : method, {
-      kind: SpanKind.CLIENT,
-      attributes: {
-        ...this.attrs,
-        ...(peer.sessionId ? { [ATTR.MCP_SESSION_ID]: peer.sessionId } : {}),
-        ...(method === 'resources/read' && typeof params.uri === 'string' ? { [ATTR.MCP_RESOURCE_URI]: params.uri } : {}),
-        ...(t.captureArguments && method === 'tools/call' && params.arguments !== undefined ? { [ATTR.GEN_AI_TOOL_CALL_ARGUMENTS]: JSON.stringify(params.arguments) } : {}),
-      },
-    })
+    const span: Attributes = { ...attrs }
+    if (peer.sessionId) span[ATTR.MCP_SESSION_ID] = peer.sessionId
+    if (method === 'resources/read' && typeof params.uri === 'string') span[ATTR.MCP_RESOURCE_URI] = params.uri
+    if (t.captureArguments && method === 'tools/call' && params.arguments !== undefined) span[ATTR.GEN_AI_TOOL_CALL_ARGUMENTS] = JSON.stringify(params.arguments)
+    this.span = t.tracer.startSpan(target && (method === 'tools/call' || method === 'prompts/get') ? `${method} ${target}` : method, { kind: SpanKind.CLIENT, attributes: span })
     propagation.inject(trace.setSpan(context.active(), this.span), (params._meta ??= {}))
   }
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http'
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span } from '@opentelemetry/api'
-import { requestContext, type McpOpFacts } from './context'
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type SpanOptions } from '@opentelemetry/api'
+import { extractHeaders, requestContext, type McpOpFacts } from './context'
 import { ATTR, EXECUTE_TOOL, TOOL_ERROR, TOOLGATE } from './names'
 import { telemetry, type Telemetry } from './state'
 
@@ -30,40 +30,40 @@ export class McpServerOp implements McpOpFacts {
     const name = typeof params.name === 'string' ? params.name : undefined
     const header = req.headers['mcp-protocol-version']
     const version = typeof header === 'string' ? header : typeof params.protocolVersion === 'string' ? params.protocolVersion : undefined
-    this.attrs = {
+    // built by assignment, not spreads: one object per request for the metric, one more for the span
+    const attrs: Attributes = {
       [ATTR.MCP_METHOD_NAME]: method,
       [ATTR.NETWORK_TRANSPORT]: 'tcp',
       [ATTR.NETWORK_PROTOCOL_NAME]: 'http',
       [ATTR.NETWORK_PROTOCOL_VERSION]: req.httpVersion,
-      ...(version ? { [ATTR.MCP_PROTOCOL_VERSION]: version } : {}),
-      ...(method === 'tools/call' && name ? { [ATTR.GEN_AI_TOOL_NAME]: name, [ATTR.GEN_AI_OPERATION_NAME]: EXECUTE_TOOL } : {}),
-      ...(method === 'prompts/get' && name ? { [ATTR.GEN_AI_PROMPT_NAME]: name } : {}),
     }
-    const httpContext = propagation.extract(ROOT_CONTEXT, req.headers)
+    if (version) attrs[ATTR.MCP_PROTOCOL_VERSION] = version
+    if (name && method === 'tools/call') {
+      attrs[ATTR.GEN_AI_TOOL_NAME] = name
+      attrs[ATTR.GEN_AI_OPERATION_NAME] = EXECUTE_TOOL
+    } else if (name && method === 'prompts/get') attrs[ATTR.GEN_AI_PROMPT_NAME] = name
+    this.attrs = attrs
     if (!t.tracer) {
       this.ctx = requestContext(context.active(), session.requestId, undefined, this)
       return
     }
+    const span: Attributes = { ...attrs, [ATTR.GEN_AI_AGENT_NAME]: session.caller.name, [TOOLGATE.CALLER_TIER]: session.caller.tier, [TOOLGATE.REQUEST_ID]: session.requestId }
+    if (msg.id !== undefined && msg.id !== null) span[ATTR.JSONRPC_REQUEST_ID] = String(msg.id)
+    if (method === 'resources/read' && typeof params.uri === 'string') span[ATTR.MCP_RESOURCE_URI] = params.uri
+    if (req.socket.remoteAddress) {
+      span[ATTR.CLIENT_ADDRESS] = req.socket.remoteAddress
+      span[ATTR.CLIENT_PORT] = req.socket.remotePort
+    }
+    if (session.profile !== undefined) span[TOOLGATE.PROFILE] = session.profile
+    if (t.captureArguments && method === 'tools/call' && params.arguments !== undefined) span[ATTR.GEN_AI_TOOL_CALL_ARGUMENTS] = JSON.stringify(params.arguments)
     // the conventions: the caller's context in params._meta is the parent; the HTTP request's, a link
+    const httpContext = extractHeaders(t.propagationFields ?? [], req.headers)
     const meta = params._meta && typeof params._meta === 'object' ? params._meta as Record<string, unknown> : undefined
     const metaContext = meta && typeof meta.traceparent === 'string' ? propagation.extract(ROOT_CONTEXT, meta) : undefined
-    const httpParent = trace.getSpanContext(httpContext)
-    const links: Link[] = metaContext && httpParent && trace.isSpanContextValid(httpParent) ? [{ context: httpParent }] : []
-    this.span = t.tracer.startSpan(name && (method === 'tools/call' || method === 'prompts/get') ? `${method} ${name}` : method, {
-      kind: SpanKind.SERVER,
-      links,
-      attributes: {
-        ...this.attrs,
-        ...(msg.id !== undefined && msg.id !== null ? { [ATTR.JSONRPC_REQUEST_ID]: String(msg.id) } : {}),
-        ...(method === 'resources/read' && typeof params.uri === 'string' ? { [ATTR.MCP_RESOURCE_URI]: params.uri } : {}),
-        ...(req.socket.remoteAddress ? { [ATTR.CLIENT_ADDRESS]: req.socket.remoteAddress, [ATTR.CLIENT_PORT]: req.socket.remotePort } : {}),
-        [ATTR.GEN_AI_AGENT_NAME]: session.caller.name,
-        [TOOLGATE.CALLER_TIER]: session.caller.tier,
-        [TOOLGATE.REQUEST_ID]: session.requestId,
-        ...(session.profile !== undefined ? { [TOOLGATE.PROFILE]: session.profile } : {}),
-        ...(t.captureArguments && method === 'tools/call' && params.arguments !== undefined ? { [ATTR.GEN_AI_TOOL_CALL_ARGUMENTS]: JSON.stringify(params.arguments) } : {}),
-      },
-    }, metaContext ?? httpContext)
+    const httpParent = metaContext && httpContext !== ROOT_CONTEXT ? trace.getSpanContext(httpContext) : undefined
+    const options: SpanOptions = { kind: SpanKind.SERVER, attributes: span }
+    if (httpParent && trace.isSpanContextValid(httpParent)) options.links = [{ context: httpParent }]
+    this.span = t.tracer.startSpan(name && (method === 'tools/call' || method === 'prompts/get') ? `${method} ${name}` : method, options, metaContext ?? httpContext)
     this.ctx = requestContext(context.active(), session.requestId, this.span, this)
   }
 

@@ -1,4 +1,4 @@
-import { context, trace } from '@opentelemetry/api'
+import { context, propagation, trace } from '@opentelemetry/api'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus'
 import { metrics as sdkMetrics, NodeSDK, resources } from '@opentelemetry/sdk-node'
@@ -26,7 +26,7 @@ export async function startSdk(db: Db, config: TelemetryConfig): Promise<() => P
     // JSON logs alone: a context to carry each request's id, nothing exported
     const manager = new AsyncLocalStorageContextManager().enable()
     context.setGlobalContextManager(manager)
-    setTelemetry({ captureArguments: false })
+    setTelemetry({ captureArguments: false, jsonLogs: true })
     return async () => {
       setTelemetry(undefined)
       context.disable()
@@ -53,6 +53,8 @@ export async function startSdk(db: Db, config: TelemetryConfig): Promise<() => P
   sdk.start()
   setTelemetry({
     tracer: config.traces ? trace.getTracer('toolgate', pkg.version) : undefined,
+    propagationFields: config.traces ? propagation.fields() : undefined,
+    jsonLogs: config.jsonLogs,
     metrics: readers.length ? makeInstruments(db) : undefined,
     captureArguments: config.captureArguments,
     prometheus: prometheus && ((req, res) => prometheus.getMetricsRequestHandler(req, res)),

@@ -11,6 +11,10 @@ export interface Telemetry {
   tracer?: Tracer
   /** present when metrics are collected (OTLP, Prometheus or both) */
   metrics?: Instruments
+  /** the header names the configured propagators read (OTEL_PROPAGATORS), when spans are exported */
+  propagationFields?: readonly string[]
+  /** a request's id is carried in its context for log lines (TOOLGATE_LOG_FORMAT=json) */
+  jsonLogs?: boolean
   /** tool arguments and results go on spans (TOOLGATE_OTEL_CAPTURE_ARGUMENTS) */
   captureArguments: boolean
   /** answers GET /metrics, when the Prometheus reader is on */
