@@ -425,8 +425,9 @@ export class UpstreamConnection {
     } catch (e) {
       op?.end(undefined, timedOut ? new McpError(ErrorCode.RequestTimeout, 'timed out') : e)
       if (timedOut) throw new McpError(ErrorCode.RequestTimeout, `the call took longer than ${opts.timeoutMs} ms without progress`)
-      // a token the server no longer accepts, or one without a scope this call needs (step-up)
-      if (isUnauthorized(e)) this.fail?.('unauthorized')
+      // a token the server no longer accepts, or one without a scope this call needs (step-up):
+      // the login is the server's, so an agent session's refusal asks its main connection for it
+      if (isUnauthorized(e)) (this.of ?? this).loginNeeded()
       else if (isTransportFailure(e) && !opts.signal?.aborted) this.fail?.(`closed: a call failed: ${describeConnectionError(e)}`)
       throw e
     } finally {
@@ -438,7 +439,7 @@ export class UpstreamConnection {
     }
   }
 
-  /** The server refused this connection's credentials (an agent session saw it first): ask for a login. */
+  /** The server refused this connection's credentials (or an agent session's call): ask for a login. */
   loginNeeded(): void {
     this.fail?.('unauthorized')
   }

@@ -203,10 +203,7 @@ export class Supervisor {
     const session: UpstreamConnection = new UpstreamConnection(this.db, main.spec, this.opts,
       (state, detail = null, action = null) => {
         // anonymous callers have no token to tell; a stopped session's states are no one's
-        if (this.sessions.get(server)?.get(key) !== session) return
-        // the login (and a step-up's scope) is the server's, not the session's: its main connection asks for it
-        if (state === 'pending_auth') main.loginNeeded()
-        if (tokenId === undefined) return
+        if (tokenId === undefined || this.sessions.get(server)?.get(key) !== session) return
         if (DOWN.has(state)) down = true
         else if (state === 'ready' && down) down = false
         else return

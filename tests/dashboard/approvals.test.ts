@@ -104,7 +104,7 @@ describe('approvals inbox', () => {
     const cols = head.split(',')
     expect(cols).toEqual(expect.arrayContaining(['outcome', 'duration_ms', 'call_id', 'approver']))
     const approved = lines.map((l) => l.split(',')).find((c) => c[cols.indexOf('type')] === 'call.denied' && c[cols.indexOf('call_id')] === id)
-    expect(approved?.[cols.indexOf('approver')]).toBe('operator')
+    expect(approved?.[cols.indexOf('approver')]).toBe('break-glass')
     await context.close()
   })
 
