@@ -200,10 +200,17 @@ export class Supervisor {
     if (existing) return existing
     const who = tokenId === undefined ? 'the anonymous callers\' session' : `token ${tokenId}'s session`
     let down = false
+    let wasReady = false
     const session: UpstreamConnection = new UpstreamConnection(this.db, main.spec, this.opts,
       (state, detail = null, action = null) => {
-        // anonymous callers have no token to tell; a stopped session's states are no one's
-        if (tokenId === undefined || this.sessions.get(server)?.get(key) !== session) return
+        // a stopped session's states are no one's
+        if (this.sessions.get(server)?.get(key) !== session) return
+        // a session that worked and is then refused (a step-up's 403, a revoked token): the login is
+        // the server's, so its main connection asks the operator for it
+        if (state === 'ready') wasReady = true
+        else if (state === 'pending_auth' && wasReady) main.loginNeeded()
+        // anonymous callers have no token to tell
+        if (tokenId === undefined) return
         if (DOWN.has(state)) down = true
         else if (state === 'ready' && down) down = false
         else return
