@@ -60,7 +60,7 @@ export function SettingsForm({ server, settings }: { server: string; settings: S
       </div>
       <div>
         <label htmlFor="isolation" className="block text-sm font-medium">Upstream sessions</label>
-        <select id="isolation" value={isolation} onChange={(e) => setIsolation(e.target.value as ServerSettings['isolation'])} className={`mt-1 ${inputClass}`}>
+        <select id="isolation" value={isolation} onChange={(e) => setIsolation(e.target.value as ServerSettings['isolation'])} className={`mt-1 w-full max-w-full ${inputClass}`}>
           <option value="auto">auto — one per agent on HTTP, and for servers that keep session state</option>
           <option value="per_token">per agent — each agent token its own session (on stdio its own process, stopped when idle)</option>
           <option value="shared">shared — one session for every agent (for stateless servers)</option>
