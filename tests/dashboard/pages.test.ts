@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { agentTokens, servers, toolApprovals } from '@/db/schema'
 import { listActivity } from '@/db/queries/activity'
 import { screenshot, signedIn, visit, startDashboard, type Dashboard, eventually } from './harness'
+import { connectionState } from '@/tests/upstream/harness'
 
 let d: Dashboard
 beforeAll(async () => { d = await startDashboard() })
@@ -14,6 +15,8 @@ const preflightRest = (token: string, ids: string[]) => fetch(`${d.server.url}/a
 
 describe('dashboard pages', () => {
   it('overview lists what needs an operator, each with its fix', async () => {
+    // the page is read once: slack's start has failed by then (a loaded machine may still be trying)
+    await eventually(() => connectionState(d.db, 'slack')?.state).not.toMatch(/^(connecting|discovering)$/)
     const { page, context } = await signedIn(d)
     await visit(page, '/')
     await eventually(() => page.getByRole('heading', { name: /Tools waiting for approval \(2\)/ }).count()).toBe(1)
@@ -25,6 +28,8 @@ describe('dashboard pages', () => {
     // the changed tool shows its diff before it can be approved
     const changed = page.getByTestId('waiting-notes:share_note')
     await changed.getByText('Review the change, then approve').click()
+    // the review loads when its panel opens
+    await eventually(() => changed.getByLabel('What changed in notes:share_note').count()).toBe(1)
     expect(await changed.getByLabel('What changed in notes:share_note').textContent()).toContain('Share a note with a teammate.')
     expect(await changed.getByLabel('Definition of notes:share_note').textContent()).toContain('"name": "notes:share_note"')
     await changed.getByRole('button', { name: 'Approve this definition' }).click()
