@@ -92,6 +92,51 @@ export function jsonUntilStreamed(transport: WebStandardStreamableHTTPServerTran
 }
 
 /**
+ * A 2026-07-28 call's answer, as autoStream answers 2025-11-25's: the SDK's 'auto' mode streams
+ * only once the call sends something, so a long call that sends nothing would send no headers
+ * until its result (Node's fetch gives up waiting for headers after 300 s). Still unanswered
+ * after 10 s, the answer becomes an event stream of toolgate's, with keep-alives, that carries on
+ * whatever the SDK answers: its stream's events as they come, or its one JSON body as one event.
+ */
+export function streamWhenLate(answered: Promise<Response>): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const late = setTimeout(() => resolve(new Response(carry(answered), { status: 200, headers: SSE_HEADERS })), UPGRADE_AFTER_MS).unref()
+    answered.then((r) => { clearTimeout(late); resolve(r) }, (e) => { clearTimeout(late); reject(e) })
+  })
+}
+
+function carry(answered: Promise<Response>): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder()
+  let keepAlive: NodeJS.Timeout | undefined
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined
+  let left = false
+  return new ReadableStream<Uint8Array>({
+    start(c) {
+      const put = (bytes: Uint8Array) => { if (!left) c.enqueue(bytes) }
+      keepAlive = setInterval(() => put(encoder.encode(': keepalive\n\n')), KEEP_ALIVE_MS).unref()
+      void (async () => {
+        try {
+          const r = await answered
+          if ((r.headers.get('content-type') ?? '').includes('text/event-stream') && r.body) {
+            reader = r.body.getReader()
+            for (let next = await reader.read(); !next.done; next = await reader.read()) put(next.value)
+          } else {
+            put(encoder.encode(frame(await r.json() as JSONRPCMessage)))
+          }
+        } catch { /* the SDK answers its failures as messages; what cannot be read ends the stream */ }
+        clearInterval(keepAlive)
+        if (!left) c.close()
+      })()
+    },
+    cancel() {
+      left = true
+      clearInterval(keepAlive)
+      void reader?.cancel().catch(() => undefined)
+    },
+  })
+}
+
+/**
  * One exchange's answer written straight onto the node response, under its X-Request-Id: a
  * call that may stream answers as autoStream decides; anything else answers its result as one
  * JSON body, and what it sends before the result is dropped (as the SDK's JSON mode drops it).

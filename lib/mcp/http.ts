@@ -14,7 +14,7 @@ import { openContext, type McpContext } from './context'
 import { answerTask, isTaskRequest } from './tasks'
 import { setLogLevel } from './log-level'
 import { answerFromClient, askOverStream, isResponse, type ElicitParams } from './elicitation'
-import { jsonUntilStreamed } from './auto-stream'
+import { jsonUntilStreamed, streamWhenLate } from './auto-stream'
 import { leanRequest, serveLean } from './lean'
 
 /**
@@ -52,7 +52,8 @@ function streams(web: Request, body: unknown): boolean {
 
 /**
  * 2026-07-28 traffic: one JSON body unless the handler sends a notification (progress, an
- * upstream's log message) before its result, which upgrades the response to an SSE stream; an
+ * upstream's log message) before its result, or a call runs past 10 s (streamWhenLate), which
+ * upgrades the response to an SSE stream; an
  * exchange that may not stream sends none (McpContext.streams), so it stays one JSON body. Legacy
  * traffic never reaches these handlers (routed below), because the SDK's own stateless legacy
  * leg would always stream.
@@ -173,9 +174,11 @@ export async function answerMcp(session: McpContext, web: Request, body: unknown
     }
     return serveLegacy(web, body, session)
   }
-  sessions.set(web, { ...session, streams: streams(web, body) })
+  const streaming = streams(web, body)
+  sessions.set(web, { ...session, streams: streaming })
   if (isHandshake(body)) handshakes.add(web)
-  return modern().fetch(web, { parsedBody: body })
+  const answered = modern().fetch(web, { parsedBody: body })
+  return streaming ? streamWhenLate(answered) : answered
 }
 
 /** Copy a web Response onto the node response, streaming its body. */

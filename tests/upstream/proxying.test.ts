@@ -154,7 +154,7 @@ describe('server-everything through toolgate', () => {
 })
 
 describe('calls: timeouts, cancellation', () => {
-  const fx = stdioFixture({ tools: [{ name: 'slow', sleepMs: 3_000 }, { name: 'chatty', sleepMs: 3_000, progressEveryMs: 400 }, { name: 'forever', sleepMs: 60_000 }] })
+  const fx = stdioFixture({ tools: [{ name: 'slow', sleepMs: 3_000 }, { name: 'chatty', sleepMs: 3_000, progressEveryMs: 400 }, { name: 'forever', sleepMs: 60_000 }, { name: 'late', sleepMs: 14_000 }] })
   beforeAll(async () => {
     await addServer(db, { name: 'work', transport: fx.transport, trusted: true }, ctx)
     await waitFor('work ready', () => connectionState(db, 'work')?.state === 'ready')
@@ -200,6 +200,40 @@ describe('calls: timeouts, cancellation', () => {
     abort.abort()
     await waitFor('the upstream saw the cancellation', () => fx.calls().filter((x) => x.name === 'forever' && x.cancelled).length > before)
   }, 60_000)
+  it('a 2026-07-28 call with nothing to send streams after 10 s too: its result arrives on the stream, and leaving it still cancels upstream', async () => {
+    await runCli(['upstream', 'set', 'work', '--call-timeout', '10m', '--db', dbFile])
+    // what the client's transport saw of each tools/call: the answer's kind, and when its headers came
+    const seen: { contentType: string | null; afterMs: number }[] = []
+    let started = 0
+    const watched: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init)
+      if (String(init?.body ?? '').includes('"tools/call"')) seen.push({ contentType: res.headers.get('content-type'), afterMs: Date.now() - started })
+      return res
+    }
+    const c = new Client({ name: 'proxying-test', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    await c.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { fetch: watched, requestInit: { headers: { authorization: `Bearer ${agent}` } } }))
+
+    // 14 s of work that sends nothing: the headers come at 10 s as a stream, the result on it at 14 s
+    started = Date.now()
+    const late = await c.callTool({ name: 'work:late', arguments: {} }, { timeout: 60_000 }) as CallToolResult
+    expect(late.isError).toBeFalsy()
+    expect(late.content.length).toBeGreaterThan(0)
+    expect(seen).toHaveLength(1)
+    expect(seen[0].contentType).toBe('text/event-stream')
+    expect(seen[0].afterMs).toBeGreaterThanOrEqual(9_900)
+
+    const before = fx.calls().filter((x) => x.name === 'forever' && x.cancelled).length
+    const abort = new AbortController()
+    started = Date.now()
+    const forever = c.callTool({ name: 'work:forever', arguments: {} }, { signal: abort.signal, timeout: 60_000 })
+    forever.catch(() => undefined)
+    await waitFor('the stream opened', () => seen.length === 2)
+    expect(seen[1].contentType).toBe('text/event-stream')
+    abort.abort()
+    await expect(forever).rejects.toThrow()
+    await waitFor('the upstream saw the cancellation', () => fx.calls().filter((x) => x.name === 'forever' && x.cancelled).length > before)
+    await c.close()
+  }, 90_000)
 })
 
 describe('tasks', () => {
