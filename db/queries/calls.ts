@@ -53,8 +53,16 @@ export function updateCall(tx: Tx, id: string, change: Partial<Omit<CallApproval
   return tx.update(callApprovals).set(change).where(and(eq(callApprovals.id, id), from === undefined ? undefined : eq(callApprovals.status, from))).run().changes === 1
 }
 
-/** Delete up to `limit` calls over (anything but pending or refused) that were made before `createdBefore`; how many went. */
-export function deleteCallsOver(tx: Tx, createdBefore: number, limit: number): number {
+/** How long a held call waits for an operator's decision before it expires (lib/approvals/calls.ts). */
+export const CALL_APPROVAL_TTL_MS = 60 * 60 * 1000
+
+/**
+ * Delete up to `limit` held calls that were over before `before` — decided, expired or run (not
+ * pending or refused), and past their hour — in the caller's transaction: retention prunes them
+ * with the activity log. A pending call is left to expire on the record first. How many went.
+ */
+export function deleteOldCalls(tx: Tx, before: number, limit: number): number {
+  const createdBefore = before - CALL_APPROVAL_TTL_MS
   const over = tx.select({ id: callApprovals.id }).from(callApprovals)
     .where(and(inArray(callApprovals.status, ['approved', 'denied', 'expired', 'running', 'done']), lt(callApprovals.createdAt, createdBefore)))
     .limit(limit).all()

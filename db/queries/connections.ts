@@ -1,9 +1,9 @@
 import 'server-only'
 import { hostname } from 'node:os'
-import { and, eq } from 'drizzle-orm'
-import type { Db, DbLike } from '@/db/client'
+import { and, eq, inArray } from 'drizzle-orm'
+import type { Db, DbLike, Tx } from '@/db/client'
 import { writeTransaction } from '@/db/write'
-import { runtimeLease, servers, upstreamSessions, type ServerConnection } from '@/db/schema'
+import { runtimeLease, serverConnections, servers, upstreamSessions, type ServerConnection } from '@/db/schema'
 import type { ConnectionState, ConnectionAction, ConnectionView } from '@/lib/core/state'
 
 export interface Lease { instance: string; pid: number; host: string | null; url: string | null; heartbeatAt: number; expiresAt: number }
@@ -17,6 +17,50 @@ export const leaseColumns = {
 
 export function readLease(db: DbLike): Lease | undefined {
   return db.select(leaseColumns).from(runtimeLease).where(eq(runtimeLease.id, 1)).get()
+}
+
+/** Take the one runtime lease (the caller has checked it is free), inside its write transaction. */
+export function takeLease(tx: Tx, lease: Lease & { startedAt: number }): void {
+  tx.insert(runtimeLease).values({ id: 1, ...lease }).onConflictDoUpdate({ target: runtimeLease.id, set: lease }).run()
+}
+
+/** Renew the lease, if `instance` still holds it. */
+export function renewLease(db: Db, lease: Lease): Promise<void> {
+  return writeTransaction(db, (tx) => {
+    tx.update(runtimeLease).set(lease).where(eq(runtimeLease.instance, lease.instance)).run()
+  })
+}
+
+/**
+ * Runtime `instance` stops: the connections it published (of `serverNames`) read disconnected,
+ * and its lease is given up, in one transaction (waiting at most `waitMs` for the lock).
+ */
+export function releaseLease(db: Db, instance: string, serverNames: readonly string[], waitMs: number): Promise<void> {
+  return writeTransaction(db, (tx) => {
+    if (serverNames.length) {
+      tx.update(serverConnections).set({ state: 'disconnected', detail: 'toolgate stopped', action: null, updatedAt: Date.now() })
+        .where(and(inArray(serverConnections.serverName, [...serverNames]), eq(serverConnections.runtimeInstance, instance))).run()
+    }
+    tx.delete(runtimeLease).where(eq(runtimeLease.instance, instance)).run()
+  }, waitMs)
+}
+
+/** A connection state as the runtime publishes it. */
+export interface Published { state: ConnectionState; detail?: string | null; action?: ConnectionAction | null }
+
+/** Write a server's connection state, published by runtime `instance` (null: by a state file), inside the caller's write transaction. */
+export function putConnectionState(tx: Tx, serverName: string, p: Published, instance: string | null, now = Date.now()): void {
+  const values = { state: p.state, detail: p.detail ?? null, action: p.action ?? null, runtimeInstance: instance, updatedAt: now }
+  tx.insert(serverConnections).values({ serverName, ...values }).onConflictDoUpdate({ target: serverConnections.serverName, set: values }).run()
+}
+
+/**
+ * Publish a server's connection state, the one thing preflight reads about the runtime.
+ * `instance` names the runtime that publishes it: such a state is believed only while that
+ * runtime's lease is fresh (db/queries/preflight-state.ts).
+ */
+export function publishState(db: Db, serverName: string, p: Published, instance: string | null): Promise<void> {
+  return writeTransaction(db, (tx) => putConnectionState(tx, serverName, p, instance))
 }
 
 /** Whether a process with this pid exists on this machine (one of another user's counts). */
@@ -82,7 +126,7 @@ export function believedConnection(
  * Publish one agent token's own session state: a session that is down is on record (preflight
  * tells that token so), one that is up or stopped is not (a stopped one starts again on first use).
  */
-export function publishSessionState(db: Db, serverName: string, tokenId: string, p: { state: ConnectionState; detail?: string | null; action?: ConnectionAction | null } | null, instance: string): Promise<void> {
+export function publishSessionState(db: Db, serverName: string, tokenId: string, p: Published | null, instance: string): Promise<void> {
   return writeTransaction(db, (tx) => {
     const at = and(eq(upstreamSessions.serverName, serverName), eq(upstreamSessions.tokenId, tokenId))
     if (!p) return void tx.delete(upstreamSessions).where(at).run()

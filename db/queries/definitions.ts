@@ -54,8 +54,21 @@ export function knownDefinition(db: DbLike, server: string, kinds: readonly Defi
 /** A decision on a server's definition: approved (with the definition approved and its pin) or pending. */
 export interface DefinitionDecision { status: 'approved' | 'pending'; approved: JsonObject | null; approvedHash: string | null }
 
-/** Record a decision on one of a server's definitions, inside the caller's write transaction. */
-export function decideDefinition(tx: Tx, d: Pick<ServerDefinition, 'serverName' | 'kind' | 'key'>, decision: DefinitionDecision, by: string, at: number): void {
-  tx.update(serverDefinitions).set({ ...decision, decidedBy: by, decidedAt: at })
+/** Which definition: its server, kind and key. */
+export type DefinitionKey = Pick<ServerDefinition, 'serverName' | 'kind' | 'key'>
+
+/** Change one of a server's definitions, inside the caller's write transaction. */
+export function updateDefinition(tx: Tx, d: DefinitionKey, change: Partial<Omit<ServerDefinition, keyof DefinitionKey>>): void {
+  tx.update(serverDefinitions).set(change)
     .where(and(eq(serverDefinitions.serverName, d.serverName), eq(serverDefinitions.kind, d.kind), eq(serverDefinitions.key, d.key))).run()
+}
+
+/** Record a decision on one of a server's definitions, inside the caller's write transaction. */
+export function decideDefinition(tx: Tx, d: DefinitionKey, decision: DefinitionDecision, by: string, at: number): void {
+  updateDefinition(tx, d, { ...decision, decidedBy: by, decidedAt: at })
+}
+
+/** A definition offered for the first time, inside the caller's write transaction. */
+export function insertDefinition(tx: Tx, row: Omit<ServerDefinition, 'goneAt'>): void {
+  tx.insert(serverDefinitions).values(row).run()
 }

@@ -5,6 +5,7 @@ import { serverConnections, serverOauth, serverSecrets, servers, type Root, type
 import type { ConnectionView, Isolation, ServerView } from '@/lib/core/state'
 import { believedConnection, readLease } from './connections'
 import { openSecret, sealSecret } from '@/db/secrets'
+import { notFoundError } from '@/lib/core/errors'
 
 /**
  * One server as every surface shows it: what the operator configured, and the connection
@@ -64,6 +65,13 @@ export function serverConfig(db: DbLike, name: string): (ServerView & Pick<Serve
   let st = configStatements.get(db)
   if (!st) configStatements.set(db, (st = prepareConfig(db)))
   return st.get({ name })
+}
+
+/** The configured server a change is about, or the not-found error every surface reports the same way. */
+export function requireServer(db: DbLike, name: string) {
+  const server = serverConfig(db, name)
+  if (!server) throw notFoundError(`no server "${name}" is configured`)
+  return server
 }
 
 /** Servers the upstream runtime manages (they have a transport), with their secret values (decrypted). */

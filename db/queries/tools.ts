@@ -97,7 +97,8 @@ export function reviewContext(db: DbLike, server: string) {
 /** An operator's decision on a tool, as its approval record keeps it. */
 export interface ApprovalDecision {
   status: 'approved' | 'pending' | 'changed'
-  disabled: boolean
+  /** left as it is when not given (a new record starts enabled): the runtime's decisions never touch it */
+  disabled?: boolean
   approved: ApprovedDefinition | null
   approvedHash: string | null
   decidedBy: string
@@ -108,4 +109,22 @@ export interface ApprovalDecision {
 export function saveApproval(tx: Tx, serverName: string, toolName: string, d: ApprovalDecision): void {
   tx.insert(toolApprovals).values({ serverName, toolName, ...d })
     .onConflictDoUpdate({ target: [toolApprovals.serverName, toolApprovals.toolName], set: d }).run()
+}
+
+/** A tool's columns as its upstream lists them, and their pin. */
+export type ToolColumns = Omit<typeof tools.$inferInsert, 'serverName' | 'name' | 'firstSeen' | 'lastSeen' | 'goneAt'>
+
+/** A tool listed for the first time, inside the caller's write transaction. */
+export function insertTool(tx: Tx, serverName: string, name: string, columns: ToolColumns, now: number): void {
+  tx.insert(tools).values({ serverName, name, ...columns, firstSeen: now, lastSeen: now }).run()
+}
+
+/** A known tool listed again: it takes what the server offers now, and is no longer gone. */
+export function relistTool(tx: Tx, serverName: string, name: string, columns: ToolColumns, now: number): void {
+  tx.update(tools).set({ ...columns, lastSeen: now, goneAt: null }).where(and(eq(tools.serverName, serverName), eq(tools.name, name))).run()
+}
+
+/** A tool its server stopped listing: marked gone (kept for history), unless it already is. */
+export function markToolGone(tx: Tx, serverName: string, name: string, now: number): void {
+  tx.update(tools).set({ goneAt: now }).where(and(eq(tools.serverName, serverName), eq(tools.name, name), isNull(tools.goneAt))).run()
 }

@@ -1,18 +1,16 @@
 import 'server-only'
-import { eq } from 'drizzle-orm'
 import type { Db, Tx } from '@/db/client'
-import { settings } from '@/db/schema'
 import { deleteBreakGlassSessions } from '@/db/queries/operators'
 import { writeTransaction } from '@/db/write'
 import { hashSecret, newSecret } from '@/lib/auth/secrets'
-import { operatorKeyHash } from '@/db/queries/auth'
+import { operatorKeyHash, setOperatorKeyHash } from '@/db/queries/auth'
 import { recordChange, type ActionContext } from '@/lib/activity/record-change'
 import { badRequest } from '@/lib/core/errors'
 
 
 /** A new key hash; the dashboard sessions the old break-glass key opened end with it (people's own sessions stay). Returns how many ended. */
 function setKeyHash(tx: Tx, hash: string): number {
-  tx.update(settings).set({ operatorKeyHash: hash }).where(eq(settings.id, 1)).run()
+  setOperatorKeyHash(tx, hash)
   return deleteBreakGlassSessions(tx)
 }
 

@@ -2,7 +2,7 @@ import 'server-only'
 import { randomBytes } from 'node:crypto'
 import type { Db, Tx } from '@/db/client'
 import type { CallApproval } from '@/db/schema'
-import { callById, deleteCallsOver, insertCall, openCall, pendingExpired, updateCall, type CallStatus } from '@/db/queries/calls'
+import { CALL_APPROVAL_TTL_MS, callById, insertCall, openCall, pendingExpired, updateCall, type CallStatus } from '@/db/queries/calls'
 import { writeTransaction } from '@/db/write'
 import { insertActivity } from '@/lib/activity/record'
 import { meterRecorded } from '@/lib/limits/budgets'
@@ -27,7 +27,6 @@ import { evaluateNow } from '@/lib/gate/check'
  *           ─deny→ denied                                        ─gate says no→ refused (its verdict, shared)
  *           ─no decision in an hour→ expired
  */
-export const CALL_APPROVAL_TTL_MS = 60 * 60 * 1000
 
 /** caller: who asked, as records name it; callerId: its token id (absent: anonymous, whose calls nothing joins) */
 export interface HeldCall { server: string; tool: string; args: Record<string, unknown>; caller: string; callerId?: string; requestId: string; profile?: string }
@@ -121,13 +120,6 @@ export function decideCall(db: Db, id: string, decision: 'approve' | 'deny', ctx
     return { ...c, status, reason: reason ?? null, decidedBy: ctx.actor, decidedAt: now, approvedPin } satisfies CallApproval
   })
 }
-
-/**
- * Delete up to `limit` held calls that were over before `before` — decided, expired or run, and
- * past their hour — in the caller's transaction: retention prunes them with the activity log.
- * A pending call is left to expire on the record first.
- */
-export const deleteOldCalls = (tx: Tx, before: number, limit: number): number => deleteCallsOver(tx, before - CALL_APPROVAL_TTL_MS, limit)
 
 /** The one waiter that turns an approved call into a running one runs it; every other waiter reads its result. */
 export function claimCall(db: Db, id: string): Promise<boolean> {

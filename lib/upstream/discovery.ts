@@ -1,9 +1,9 @@
 import 'server-only'
-import { and, eq, isNull } from 'drizzle-orm'
 import type { Db, Tx } from '@/db/client'
-import { discoveryBasis, reviewContext } from '@/db/queries/tools'
-import { serverDefinitions, servers, toolApprovals, tools, type ApprovedDefinition, type DefinitionKind, type JsonObject, type Server, type ServerDefinition, type ToolAnnotations, type ToolApproval } from '@/db/schema'
-import { definitionsOf } from '@/db/queries/definitions'
+import { discoveryBasis, insertTool, markToolGone, relistTool, reviewContext, saveApproval } from '@/db/queries/tools'
+import { updateServer } from '@/db/queries/servers'
+import type { ApprovedDefinition, JsonObject, Server, ServerDefinition, ToolAnnotations, ToolApproval } from '@/db/schema'
+import { definitionsOf, insertDefinition, updateDefinition } from '@/db/queries/definitions'
 import { definitionChanges, definitionId, definitionPin, type DiscoveredDefinition } from '@/lib/approvals/server-definitions'
 import { writeTransaction } from '@/db/write'
 import { insertActivity, type ActivityInput } from '@/lib/activity/record'
@@ -83,7 +83,7 @@ export function applyDiscovery(db: Db, serverName: string, discovered: Discovere
       const prev = known.get(d.name)
       const approval = approvals.get(d.name)
       if (!prev) {
-        tx.insert(tools).values({ serverName, name: d.name, ...columns, hash, firstSeen: now, lastSeen: now }).run()
+        insertTool(tx, serverName, d.name, { ...columns, hash }, now)
         out.added.push(d.name)
         if (inspect) continue
         const status = baseline || auto ? 'approved' : 'pending'
@@ -92,7 +92,7 @@ export function applyDiscovery(db: Db, serverName: string, discovered: Discovere
         if (!baseline) record(auto ? 'tool.auto_approved' : 'tool.discovered', { target, before: null, after: { status, pin: hash }, findings: findingsOf(definition) })
         continue
       }
-      tx.update(tools).set({ ...columns, hash, lastSeen: now, goneAt: null }).where(and(eq(tools.serverName, serverName), eq(tools.name, d.name))).run()
+      relistTool(tx, serverName, d.name, { ...columns, hash }, now)
       if (prev.goneAt !== null) {
         out.returned.push(d.name)
         record('tool.returned', { target })
@@ -120,13 +120,13 @@ export function applyDiscovery(db: Db, serverName: string, discovered: Discovere
     const listed = new Set(discovered.map((d) => d.name))
     for (const t of known.values()) {
       if (listed.has(t.name) || t.goneAt !== null) continue
-      tx.update(tools).set({ goneAt: now }).where(and(eq(tools.serverName, serverName), eq(tools.name, t.name), isNull(tools.goneAt))).run()
+      markToolGone(tx, serverName, t.name, now)
       out.gone.push(t.name)
       record('tool.gone', { target: `${serverName}:${t.name}` })
     }
     if (opts.definitions) applyDefinitions(tx, opts.definitions, { server, inspect, baseline, requestId, now, context })
     if (inspect) {
-      tx.update(servers).set({ inspectedAt: now }).where(eq(servers.name, serverName)).run()
+      updateServer(tx, serverName, { inspectedAt: now })
       record('server.inspected', {
         target: serverName, before: null, after: { tools: discovered.length, ...(opts.definitions ? { definitions: opts.definitions.length } : {}) },
         findings: [
@@ -135,7 +135,7 @@ export function applyDiscovery(db: Db, serverName: string, discovered: Discovere
         ],
       })
     } else if (baseline) {
-      tx.update(servers).set({ baselineAt: now }).where(eq(servers.name, serverName)).run()
+      updateServer(tx, serverName, { baselineAt: now })
       record('server.baseline', { target: serverName, before: null, after: { approved: out.added.length } })
     }
     return out
@@ -181,8 +181,6 @@ function applyDefinitions(tx: Tx, offered: DiscoveredDefinition[], c: Definition
   const known = new Map(definitionsOf(tx, serverName).map((d) => [keyOf(d), d]))
   const at = { requestId: c.requestId, actor: RUNTIME, server: serverName, at: c.now }
   const auto = c.server.trust === 'auto'
-  const where = (d: { kind: DefinitionKind; key: string }) =>
-    and(eq(serverDefinitions.serverName, serverName), eq(serverDefinitions.kind, d.kind), eq(serverDefinitions.key, d.key))
   for (const d of offered) {
     const hash = definitionPin(d.kind, d.definition)
     const target = definitionId(serverName, d.kind, d.key)
@@ -190,21 +188,22 @@ function applyDefinitions(tx: Tx, offered: DiscoveredDefinition[], c: Definition
     if (!prev) {
       const status = c.inspect ? null : c.baseline || auto ? 'approved' : 'pending'
       const approved = status === 'approved'
-      tx.insert(serverDefinitions).values({
+      insertDefinition(tx, {
         serverName, kind: d.kind, key: d.key, definition: d.definition, hash, status, approved: approved ? d.definition : null, approvedHash: approved ? hash : null,
         decidedBy: status && RUNTIME, decidedAt: status && c.now, firstSeen: c.now, lastSeen: c.now,
-      }).run()
+      })
       if (status && !c.baseline) {
         insertActivity(tx, { ...at, type: auto ? 'definition.auto_approved' : 'definition.discovered', data: { target, kind: d.kind, before: null, after: { status, pin: hash }, findings: reviewFindings(d.definition, c.context) } })
       }
       continue
     }
-    tx.update(serverDefinitions).set({ definition: d.definition, hash, lastSeen: c.now, goneAt: null }).where(where(d)).run()
+    const key = { serverName, kind: d.kind, key: d.key }
+    updateDefinition(tx, key, { definition: d.definition, hash, lastSeen: c.now, goneAt: null })
     // nothing approved yet (undecided or pending): approving takes it as it is then
     if (prev.status === null || prev.status === 'pending') continue
     if (hash === prev.approvedHash) {
       if (prev.status === 'changed') {
-        tx.update(serverDefinitions).set({ status: 'approved', decidedBy: RUNTIME, decidedAt: c.now }).where(where(d)).run()
+        updateDefinition(tx, key, { status: 'approved', decidedBy: RUNTIME, decidedAt: c.now })
         insertActivity(tx, { ...at, type: 'definition.changed', data: { target, kind: d.kind, before: { status: 'changed' }, after: { status: 'approved', pin: hash }, note: 'definition reverted to the approved one' } })
       }
       continue
@@ -215,7 +214,7 @@ function applyDefinitions(tx: Tx, offered: DiscoveredDefinition[], c: Definition
   const listed = new Set(offered.map(keyOf))
   for (const d of known.values()) {
     if (listed.has(keyOf(d)) || d.goneAt !== null) continue
-    tx.update(serverDefinitions).set({ goneAt: c.now }).where(where(d)).run()
+    updateDefinition(tx, d, { goneAt: c.now })
     insertActivity(tx, { ...at, type: 'definition.gone', data: { target: definitionId(serverName, d.kind, d.key), kind: d.kind } })
   }
 }
@@ -232,13 +231,11 @@ export function holdDefinition(tx: Tx, d: ServerDefinition, c: { server: Pick<Se
     target, kind: d.kind, before: { status: d.status ?? 'approved', pin: d.approvedHash }, after: { status: auto ? 'approved' : 'changed', pin: d.hash },
     diff: definitionChanges(d.approved ?? {}, d.definition), findings: reviewFindings(d.definition, c.context), ...(c.note ? { note: c.note } : {}),
   }
-  tx.update(serverDefinitions).set(auto ? { status: 'approved', approved: d.definition, approvedHash: d.hash, decidedBy: c.actor, decidedAt: c.now } : { status: 'changed', decidedBy: c.actor, decidedAt: c.now })
-    .where(and(eq(serverDefinitions.serverName, d.serverName), eq(serverDefinitions.kind, d.kind), eq(serverDefinitions.key, d.key))).run()
+  updateDefinition(tx, d, auto ? { status: 'approved', approved: d.definition, approvedHash: d.hash, decidedBy: c.actor, decidedAt: c.now } : { status: 'changed', decidedBy: c.actor, decidedAt: c.now })
   insertActivity(tx, { requestId: c.requestId, actor: c.actor, server: d.serverName, at: c.now, type: auto ? 'definition.auto_approved' : 'definition.changed', data })
 }
 
+/** The runtime's decision on a tool's approval record (an operator's disabling stays as it is). */
 function upsertApproval(tx: Tx, serverName: string, toolName: string, v: { status: 'approved' | 'pending' | 'changed'; approved: ApprovedDefinition | null; approvedHash: string | null; decidedAt: number }, actor = RUNTIME) {
-  const values = { ...v, decidedBy: actor }
-  tx.insert(toolApprovals).values({ serverName, toolName, disabled: false, ...values })
-    .onConflictDoUpdate({ target: [toolApprovals.serverName, toolApprovals.toolName], set: values }).run()
+  saveApproval(tx, serverName, toolName, { ...v, decidedBy: actor })
 }

@@ -1,19 +1,18 @@
 import 'server-only'
 import { randomBytes } from 'node:crypto'
-import { eq } from 'drizzle-orm'
 import { auth, extractWWWAuthenticateParams, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js'
 import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/sdk/client/auth-extensions.js'
 import type { OAuthClientInformationFull, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
 import type { Db } from '@/db/client'
-import { serverOauth, servers } from '@/db/schema'
-import { appendActivity } from '@/lib/activity/record'
+import { insertActivity } from '@/lib/activity/record'
 import { writeTransaction } from '@/db/write'
-import { sealOauth, type OAuthState } from '@/db/secrets'
+import type { OAuthState } from '@/db/secrets'
 import { mintRequestId } from '@/lib/activity/request-id'
 import { badRequest } from '@/lib/core/errors'
-import { requireServer } from '@/lib/admin/require'
-import { oauthByState, oauthOf } from '@/db/queries/upstream'
-import type { ActionContext } from '@/lib/activity/record-change'
+import { requireServer } from '@/db/queries/servers'
+import { oauthByState, oauthOf, saveOauth } from '@/db/queries/upstream'
+import { updateServer } from '@/db/queries/servers'
+import { recordedAs, type ActionContext } from '@/lib/activity/record-change'
 import { upstreamFetch } from './fetch'
 import { bounded, discoverWithin, OAUTH_REQUEST_TIMEOUT_MS, OAuthTargets } from './oauth-targets'
 
@@ -39,12 +38,6 @@ export function clientMetadataDocument(origin: string) {
 }
 const REFRESH_RACE_MS = 10_000
 
-function save(db: Db, server: string, values: Partial<OAuthState>): Promise<void> {
-  return writeTransaction(db, (tx) => {
-    const v = { ...sealOauth(tx, values), updatedAt: Date.now() }
-    tx.insert(serverOauth).values({ serverName: server, ...v }).onConflictDoUpdate({ target: serverOauth.serverName, set: v }).run()
-  })
-}
 
 /**
  * An OAuth client provider whose state lives in the database, so a login started by the CLI
@@ -57,6 +50,8 @@ function save(db: Db, server: string, values: Partial<OAuthState>): Promise<void
 export class DbOAuthProvider implements OAuthClientProvider {
   authorizationUrl?: URL
   private targets?: Promise<OAuthTargets>
+  /** A login's writes, kept back (and read through) until it commits them with its record (stage). */
+  private staged?: Partial<OAuthState>
 
   /** `resourceMetadataUrl`: where the server's challenge said its metadata is (a login's first discovery) */
   constructor(private db: Db, private server: string, private serverUrl: string, private redirect: string, private interactive: boolean, private resourceMetadataUrl?: URL) {}
@@ -77,8 +72,24 @@ export class DbOAuthProvider implements OAuthClientProvider {
   /** The fetch for every OAuth request of this server (discovery, registration, tokens), under its rule. */
   readonly fetch: typeof fetch = async (input, init) => (await this.oauthTargets()).fetch(input, init)
 
-  private get row() {
-    return oauthOf(this.db, this.server)
+  private get row(): OAuthState | undefined {
+    const stored = oauthOf(this.db, this.server)
+    return this.staged ? { ...stored, ...this.staged } as OAuthState : stored
+  }
+
+  /** Keep this provider's writes back from now on, starting with `values`: the login commits them (stagedValues) with its activity record. */
+  stage(values: Partial<OAuthState>): void {
+    this.staged = { ...values }
+  }
+
+  /** What the login changed, to commit in one transaction with its activity record. */
+  get stagedValues(): Partial<OAuthState> {
+    return this.staged ?? {}
+  }
+
+  private async save(values: Partial<OAuthState>): Promise<void> {
+    if (this.staged) Object.assign(this.staged, values)
+    else await writeTransaction(this.db, (tx) => saveOauth(tx, this.server, values))
   }
 
   private get machine() {
@@ -107,7 +118,7 @@ export class DbOAuthProvider implements OAuthClientProvider {
 
   async state() {
     const state = randomBytes(24).toString('base64url')
-    if (this.interactive) await save(this.db, this.server, { state })
+    if (this.interactive) await this.save({ state })
     return state
   }
 
@@ -117,7 +128,7 @@ export class DbOAuthProvider implements OAuthClientProvider {
 
   saveClientInformation(info: OAuthClientInformationFull) {
     // a pre-registered client keeps its secret when the SDK stamps the issuer on it
-    return save(this.db, this.server, { clientInformation: { ...(this.row?.preRegistered ? this.row.clientInformation : {}), ...info } as Record<string, unknown> })
+    return this.save({ clientInformation: { ...(this.row?.preRegistered ? this.row.clientInformation : {}), ...info } as Record<string, unknown> })
   }
 
   tokens() {
@@ -125,7 +136,7 @@ export class DbOAuthProvider implements OAuthClientProvider {
   }
 
   saveTokens(tokens: OAuthTokens) {
-    return save(this.db, this.server, { tokens: tokens as unknown as Record<string, unknown>, tokensSavedAt: Date.now() })
+    return this.save({ tokens: tokens as unknown as Record<string, unknown>, tokensSavedAt: Date.now() })
   }
 
   async redirectToAuthorization(url: URL) {
@@ -133,11 +144,11 @@ export class DbOAuthProvider implements OAuthClientProvider {
     // the runtime lands here when the server challenges for more than the token carries
     // (403 insufficient_scope): the operator's next login asks for that scope
     const scope = url.searchParams.get('scope')
-    if (!this.interactive && scope) await save(this.db, this.server, { challengedScope: scope })
+    if (!this.interactive && scope) await this.save({ challengedScope: scope })
   }
 
   async saveCodeVerifier(codeVerifier: string) {
-    if (this.interactive) await save(this.db, this.server, { codeVerifier })
+    if (this.interactive) await this.save({ codeVerifier })
   }
 
   codeVerifier() {
@@ -156,7 +167,7 @@ export class DbOAuthProvider implements OAuthClientProvider {
   }
 
   saveDiscoveryState(state: OAuthDiscoveryState) {
-    return save(this.db, this.server, { discovery: state as unknown as Record<string, unknown> })
+    return this.save({ discovery: state as unknown as Record<string, unknown> })
   }
 
   /** private_key_jwt: each token request carries an assertion signed with the configured key */
@@ -179,10 +190,10 @@ export class DbOAuthProvider implements OAuthClientProvider {
     // two requests that met an expired token at once both refresh; the loser's refresh token is
     // already spent, and its failure must not wipe the tokens the winner just saved
     const justRefreshed = !this.interactive && scope === 'tokens' && Date.now() - (this.row?.tokensSavedAt ?? 0) < REFRESH_RACE_MS
-    if ((scope === 'all' || scope === 'tokens') && !justRefreshed) await save(this.db, this.server, { tokens: null })
-    if ((scope === 'all' || scope === 'client') && !keepClient) await save(this.db, this.server, { clientInformation: null })
-    if (scope === 'all' || scope === 'verifier') await save(this.db, this.server, { codeVerifier: null })
-    if (scope === 'all' || scope === 'discovery') await save(this.db, this.server, { discovery: null })
+    if ((scope === 'all' || scope === 'tokens') && !justRefreshed) await this.save({ tokens: null })
+    if ((scope === 'all' || scope === 'client') && !keepClient) await this.save({ clientInformation: null })
+    if (scope === 'all' || scope === 'verifier') await this.save({ codeVerifier: null })
+    if (scope === 'all' || scope === 'discovery') await this.save({ discovery: null })
   }
 }
 
@@ -238,16 +249,19 @@ export async function startLogin(db: Db, name: string, opts: { baseUrl: string; 
   const redirect = new URL(CALLBACK_PATH, opts.baseUrl).href
   const challenge = await challengeOf(server.url)
   const scope = mergeScopes(challenge.scope, oauthOf(db, name)?.challengedScope)
-  // a fresh login: fresh discovery, no stale token short-circuiting it
-  await save(db, name, { redirectUrl: redirect, returnTo: opts.returnTo ?? null, codeVerifier: null, state: null, discovery: null, tokens: null, challengedScope: scope ?? null })
   const provider = new DbOAuthProvider(db, name, server.url, redirect, true, challenge.resourceMetadataUrl)
+  // a fresh login: fresh discovery, no stale token short-circuiting it; what it saves commits with its record
+  provider.stage({ redirectUrl: redirect, returnTo: opts.returnTo ?? null, codeVerifier: null, state: null, discovery: null, tokens: null, challengedScope: scope ?? null })
   let result: Awaited<ReturnType<typeof auth>>
   try {
     result = await auth(provider, { serverUrl: server.url, scope, resourceMetadataUrl: challenge.resourceMetadataUrl, fetchFn: provider.fetch })
   } catch (e) {
     throw loginFailed(name, 'discovering the authorization server and registering with it', e)
   }
-  await appendActivity(db, { requestId: ctx.requestId ?? mintRequestId(), type: 'server.login_started', actor: ctx.actor, server: name, data: { target: name, result } })
+  await writeTransaction(db, (tx) => {
+    saveOauth(tx, name, provider.stagedValues)
+    insertActivity(tx, { requestId: ctx.requestId ?? mintRequestId(), type: 'server.login_started', actor: ctx.actor, server: name, data: { target: name, result } })
+  })
   if (result === 'AUTHORIZED') return { alreadyAuthorized: true }
   if (!provider.authorizationUrl) throw new Error('the authorization server did not produce an authorization URL')
   return { url: provider.authorizationUrl.href }
@@ -259,6 +273,7 @@ export async function completeLogin(db: Db, state: string, code: string): Promis
   if (!pending || !pending.redirectUrl) throw badRequest('unknown or expired login (state does not match a login in progress)')
   const server = httpServer(db, pending.serverName)
   const provider = new DbOAuthProvider(db, server.name, server.url, pending.redirectUrl, true)
+  provider.stage({}) // the tokens commit with the login's end and its record
   let result: Awaited<ReturnType<typeof auth>>
   try {
     result = await auth(provider, { serverUrl: server.url, authorizationCode: code, fetchFn: provider.fetch })
@@ -266,10 +281,12 @@ export async function completeLogin(db: Db, state: string, code: string): Promis
     throw loginFailed(server.name, 'exchanging the authorization code for tokens', e)
   }
   if (result !== 'AUTHORIZED') throw new Error(`login for "${server.name}" did not complete (${result})`)
-  await save(db, server.name, { state: null, codeVerifier: null, challengedScope: null })
-  // the runtime reconnects with the new token
-  await writeTransaction(db, (tx) => tx.update(servers).set({ restartRequestedAt: Date.now() }).where(eq(servers.name, server.name)).run())
-  await appendActivity(db, { requestId: mintRequestId(), type: 'server.login_completed', actor: 'operator (oauth callback)', server: server.name, data: { target: server.name } })
+  await writeTransaction(db, (tx) => {
+    saveOauth(tx, server.name, { ...provider.stagedValues, state: null, codeVerifier: null, challengedScope: null })
+    // the runtime reconnects with the new token
+    updateServer(tx, server.name, { restartRequestedAt: Date.now() })
+    insertActivity(tx, { requestId: mintRequestId(), type: 'server.login_completed', actor: 'operator (oauth callback)', server: server.name, data: { target: server.name } })
+  })
   return { server: server.name, returnTo: pending.returnTo }
 }
 
@@ -294,15 +311,18 @@ export async function configureOAuthClient(db: Db, name: string, c: OAuthClientC
   if ((c.clientSecret || c.privateKeyPem) && !c.clientId) throw badRequest('a client secret or private key goes with a client id (--client-id)')
   if (c.privateKeyPem && !/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(c.privateKeyPem)) throw badRequest('the private key must be PEM (-----BEGIN PRIVATE KEY-----)')
   if (c.clientMetadataUrl && !/^https:\/\/[^/]+\/.+/.test(c.clientMetadataUrl)) throw badRequest('the client metadata URL must be an HTTPS URL with a path (e.g. https://example.com/toolgate.json)')
-  await save(db, name, {
+  const values: Partial<OAuthState> = {
     grant: c.grant ?? 'authorization_code',
     preRegistered: c.clientId !== undefined,
     clientInformation: c.clientId ? { client_id: c.clientId, ...(c.clientSecret ? { client_secret: c.clientSecret } : {}) } : null,
     clientMetadataUrl: c.clientMetadataUrl ?? null,
     privateKeyPem: c.privateKeyPem ?? null, signingAlgorithm: c.privateKeyPem ? c.signingAlgorithm ?? 'RS256' : null,
     tokens: null, discovery: null,
+  }
+  return writeTransaction(db, (tx) => {
+    saveOauth(tx, name, values)
+    return recordedAs(insertActivity(tx, { requestId: ctx.requestId ?? mintRequestId(), type: 'server.oauth_configured', actor: ctx.actor, server: name, data: {
+      target: name, grant: c.grant ?? 'authorization_code', client: c.clientId ? 'pre-registered' : c.clientMetadataUrl ? 'metadata document' : 'dynamic registration', secret: c.clientSecret !== undefined || c.privateKeyPem !== undefined,
+    } }))
   })
-  await appendActivity(db, { requestId: ctx.requestId ?? mintRequestId(), type: 'server.oauth_configured', actor: ctx.actor, server: name, data: {
-    target: name, grant: c.grant ?? 'authorization_code', client: c.clientId ? 'pre-registered' : c.clientMetadataUrl ? 'metadata document' : 'dynamic registration', secret: c.clientSecret !== undefined || c.privateKeyPem !== undefined,
-  } })
 }

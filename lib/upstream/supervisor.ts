@@ -1,16 +1,14 @@
 import 'server-only'
 import { createHash, randomBytes } from 'node:crypto'
-import { and, eq, inArray } from 'drizzle-orm'
-import { clearSessionStates, publishSessionState, recordSessionState, runtimeHolder, THIS_HOST, type RuntimeHolder } from '@/db/queries/connections'
+import { clearSessionStates, publishSessionState, publishState, putConnectionState, recordSessionState, releaseLease, renewLease, runtimeHolder, takeLease, THIS_HOST, type Published, type RuntimeHolder } from '@/db/queries/connections'
 import { managedServers } from '@/db/queries/servers'
+import { appendLogs } from '@/db/queries/upstream'
 import type { Db } from '@/db/client'
-import { runtimeLease, serverConnections } from '@/db/schema'
 import { writeTransaction } from '@/db/write'
 import { describeError } from '@/lib/core/errors'
 import { logLine } from '@/lib/core/log'
 import { isolationRuns, type ConnectionState, type Isolation } from '@/lib/core/state'
 import { inspectServer, UpstreamConnection, type RuntimeOptions } from './connection'
-import { appendLogs, publishState, type Published } from './publish'
 
 const TICK_MS = 500
 const LOG_FLUSH_MS = 250
@@ -109,18 +107,14 @@ export class Supervisor {
       // one runtime per database: two would fight over every upstream and every state
       const held = runtimeHolder(tx, now)
       if (held) throw new Error(runtimeTakenMessage(held))
-      tx.insert(runtimeLease).values({ id: 1, ...this.leaseValues(now) })
-        .onConflictDoUpdate({ target: runtimeLease.id, set: this.leaseValues(now) }).run()
+      takeLease(tx, this.leaseValues(now))
       clearSessionStates(tx)
       for (const s of managedServers(tx)) {
         const active = s.enabled && !s.quarantined
-        const values = {
-          state: active ? 'connecting' as const : 'disconnected' as const,
+        putConnectionState(tx, s.name, {
+          state: active ? 'connecting' : 'disconnected',
           detail: active ? 'toolgate started: connecting' : `stopped: the server is ${s.quarantined ? 'quarantined' : 'disabled'}`,
-          action: null, runtimeInstance: this.instance, updatedAt: now,
-        }
-        tx.insert(serverConnections).values({ serverName: s.name, ...values })
-          .onConflictDoUpdate({ target: serverConnections.serverName, set: values }).run()
+        }, this.instance, now)
       }
     })
     this.heartbeat = setInterval(() => void this.renewLease().catch((e: unknown) =>
@@ -142,11 +136,8 @@ export class Supervisor {
   }
 
   private renewLease(): Promise<void> {
-    const now = Date.now()
-    return writeTransaction(this.db, (tx) => {
-      const { startedAt: _s, ...renewal } = this.leaseValues(now)
-      tx.update(runtimeLease).set(renewal).where(eq(runtimeLease.instance, this.instance)).run()
-    })
+    const { startedAt: _s, ...renewal } = this.leaseValues(Date.now())
+    return renewLease(this.db, renewal)
   }
 
   /**
@@ -165,13 +156,7 @@ export class Supervisor {
     await this.sessionWrites
     this.flushLogs()
     try {
-      await writeTransaction(this.db, (tx) => {
-        if (names.length) {
-          tx.update(serverConnections).set({ state: 'disconnected', detail: 'toolgate stopped', action: null, updatedAt: Date.now() })
-            .where(and(inArray(serverConnections.serverName, names), eq(serverConnections.runtimeInstance, this.instance))).run()
-        }
-        tx.delete(runtimeLease).where(eq(runtimeLease.instance, this.instance)).run()
-      }, 1_000)
+      await releaseLease(this.db, this.instance, names, 1_000)
     } catch (e) {
       // the lease expires by itself; readers then stop believing this runtime's states
       console.error(logLine(`toolgate: could not record the runtime's stop: ${describeError(e)}`))

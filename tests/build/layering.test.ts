@@ -15,7 +15,7 @@ const known = JSON.parse(readFileSync(path.join(root, '.dependency-cruiser-known
  * joining the knot, or a new knot, fails; a room leaving it must be taken off this list.
  */
 const KNOT = [
-  'lib/activity', 'lib/admin', 'lib/approvals', 'lib/auth', 'lib/gate', 'lib/http', 'lib/mcp', 'lib/server', 'lib/state', 'lib/surface', 'lib/telemetry', 'lib/upstream',
+  'lib/admin', 'lib/approvals', 'lib/http', 'lib/mcp', 'lib/state', 'lib/surface', 'lib/upstream',
 ]
 
 async function cruiseIn(dir: string, files: string[], knownViolations: unknown[] = []): Promise<ICruiseResult> {

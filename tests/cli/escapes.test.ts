@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { insertActivity } from '@/lib/activity/record'
-import { appendLogs } from '@/lib/upstream/publish'
+import { appendLogs } from '@/db/queries/upstream'
 import { freshDb, load } from '@/tests/helpers/db'
 import { runCli } from '@/tests/helpers/cli'
 

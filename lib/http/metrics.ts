@@ -3,9 +3,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Db } from '@/db/client'
 import { callerFromHeaders, isLoopback, type HeaderReader } from '@/lib/auth/caller'
 import { forbidden, notFoundError } from '@/lib/core/errors'
-import { publicMessage, statusOfError } from '@/lib/http/json'
-import { telemetryConfig } from './config'
-import { telemetry } from './state'
+import { publicMessage, statusOfError } from './json'
+import { telemetryConfig } from '@/lib/telemetry/config'
+import { telemetry } from '@/lib/telemetry/state'
 
 /**
  * Who may read /metrics — the one place this is decided: an operator credential (the break-glass
