@@ -87,7 +87,10 @@ const migrateCommand = command({
   },
   db: false,
   postgres: true,
-  examples: [['toolgate db migrate --database-url postgres://toolgate@localhost/toolgate', 'bring a database up to this toolgate\'s schema']],
+  examples: [
+    ['toolgate db migrate --database-url postgres://toolgate@localhost/toolgate', 'bring a database up to this toolgate\'s schema'],
+    ['TOOLGATE_DATABASE_URL=postgres://toolgate@localhost/toolgate toolgate db migrate -o json', 'the same, from the environment; the version as JSON'],
+  ],
   exits: { 0: 'migrated (or already current)', 1: `the database does not answer, or ${EXIT_ERROR}` },
   run: async ({ values, json }) => {
     const url = await databaseUrlOf(values['database-url'], '--database-url')
