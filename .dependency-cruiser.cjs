@@ -19,18 +19,18 @@ module.exports = {
       from: { path: '^db/' }, to: { path: '^lib/', pathNot: '^lib/core/' },
     },
     {
-      name: 'evaluator-is-pure', severity: 'error', comment: 'lib/preflight (the evaluator) reaches no database: no db/, drizzle-orm or better-sqlite3',
-      from: { path: '^lib/preflight/' }, to: { path: ['^db/', '^node_modules/(drizzle-orm|better-sqlite3)/'] },
+      name: 'evaluator-is-pure', severity: 'error', comment: 'lib/preflight (the evaluator) reaches no database: no db/, drizzle-orm, better-sqlite3 or pg',
+      from: { path: '^lib/preflight/' }, to: { path: ['^db/', '^node_modules/(drizzle-orm|better-sqlite3|pg)/'] },
     },
     {
-      name: 'sql-only-in-db', severity: 'error', comment: 'drizzle-orm and better-sqlite3 are imported in db/ only',
+      name: 'sql-only-in-db', severity: 'error', comment: 'drizzle-orm, better-sqlite3 and pg are imported in db/ only',
       from: { pathNot: ['^db/', '^(tests|bench)/'] },
-      to: { path: '^node_modules/(drizzle-orm|better-sqlite3)/' },
+      to: { path: '^node_modules/(drizzle-orm|better-sqlite3|pg)/' },
     },
     {
       name: 'client-imports-no-server', severity: 'error', comment: "a 'use client' component imports no server module: db/, lib/server, node: builtins",
       from: { path: clientFiles.length ? clientFiles.map(exactly) : '^$' },
-      to: { dependencyTypesNot: ['type-only'], path: ['^db/', '^lib/server/', '^node_modules/(drizzle-orm|better-sqlite3)/'] },
+      to: { dependencyTypesNot: ['type-only'], path: ['^db/', '^lib/server/', '^node_modules/(drizzle-orm|better-sqlite3|pg)/'] },
     },
     {
       name: 'client-imports-no-builtin', severity: 'error', comment: "a 'use client' component imports no node: builtin",

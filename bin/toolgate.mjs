@@ -53,10 +53,10 @@ async function build() {
     entryPoints: { main: path.join(root, 'lib', 'cli', 'main.ts'), 'heavy-worker': path.join(root, 'lib', 'server', 'heavy-worker.ts') }, outdir: tmp, absWorkingDir: root,
     bundle: true, splitting: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'error',
     // packages are bundled too (a few chunks load faster than hundreds of small files), but for the
-    // native driver and Next.js, which load their own files at run time, the MCP SDKs, which
+    // native driver, pg (CommonJS that requires node builtins at run time) and Next.js, which load their own files at run time, the MCP SDKs, which
     // only the commands that speak MCP load, and the OpenTelemetry SDK (gRPC and protobuf among
     // it), which only a server with telemetry on loads; the small API is bundled
-    external: ['better-sqlite3', 'next', 'next/*', 'esbuild', '@modelcontextprotocol/*', '@opentelemetry/sdk-*', '@opentelemetry/exporter-*', '@opentelemetry/context-*'],
+    external: ['better-sqlite3', 'pg', 'next', 'next/*', 'esbuild', '@modelcontextprotocol/*', '@opentelemetry/sdk-*', '@opentelemetry/exporter-*', '@opentelemetry/context-*'],
     chunkNames: 'chunk-[hash]',
     plugins: [englishZod],
     // the CLI is a server: modules marked server-only belong in it (the marker guards client bundles)

@@ -107,6 +107,7 @@ async function run(c: Command, words: string[]): Promise<number> {
   // commands on a database load its driver, and mint the request id their records go under;
   // the others (help, completion, its helper) record nothing and stay light
   const takesDb = c.db !== false
+  if (process.env.TOOLGATE_DATABASE_URL !== undefined && !c.postgres && takesDb) throw await sqliteOnly(c.name)
   const [{ openCliDb }, { mintRequestId }] = takesDb ? await Promise.all([import('./db'), import('@/lib/activity/request-id')]) : [{ openCliDb: undefined }, { mintRequestId: () => '' }]
   const ctx = { actor: cliActor(), requestId: mintRequestId() }
   const noDb = () => { throw new Error(`toolgate ${c.name} takes no database`) }
@@ -145,6 +146,16 @@ async function noteOtherDatabase(db: Db, flag: string | undefined): Promise<void
   const { url } = serverUrlOf(null, undefined)
   if (!(await toolgateAnswersAt(url))) return
   console.error(`toolgate: note: this read ${file} (no --db, no $TOOLGATE_DB), but the toolgate answering at ${url} does not run on it: it was started on another database. Give this command the same database: --db FILE or TOOLGATE_DB=FILE`)
+}
+
+/**
+ * $TOOLGATE_DATABASE_URL asks for PostgreSQL, which only db copy and doctor run on so far: any
+ * other command would quietly read and write the SQLite file instead, so it refuses.
+ */
+async function sqliteOnly(name: string): Promise<Error> {
+  const { maskUrl } = await import('@/db/pg/url')
+  const what = name === 'serve' ? 'serving on PostgreSQL is not available yet' : `toolgate ${name} does not run on PostgreSQL yet`
+  return new Error(`${what}: TOOLGATE_DATABASE_URL is set (${maskUrl(process.env.TOOLGATE_DATABASE_URL!)}), and toolgate would otherwise quietly use the SQLite file. What works on PostgreSQL now: toolgate db copy (copy a SQLite database into it), toolgate db migrate and toolgate doctor (connection, server version, migrations). To run on SQLite, unset TOOLGATE_DATABASE_URL (the file: --db or TOOLGATE_DB).`)
 }
 
 function checkArgs(c: Command, positionals: string[]): void {

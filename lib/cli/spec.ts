@@ -58,6 +58,8 @@ export interface Command<F extends Record<string, FlagSpec> = Record<string, Fla
   output?: boolean
   /** left out of help and completion (the completion scripts' helper) */
   hidden?: boolean
+  /** runs with $TOOLGATE_DATABASE_URL set (db copy, doctor); every other command refuses it: they run on SQLite only, for now */
+  postgres?: boolean
   /** takes its words exactly as typed, flags included, unparsed (the completion helper) */
   raw?: boolean
   examples: [command: string, what: string][]

@@ -44,14 +44,27 @@ export type ChainReport =
  * may only come first.
  */
 export function verifyChain(links: Iterable<StoredLink>): ChainReport {
+  const v = chainVerifier()
+  for (const r of links) {
+    const broken = v.add(r)
+    if (broken) return broken
+  }
+  return v.report()
+}
+
+/**
+ * verifyChain a record at a time, for logs read in batches (from a server, asynchronously):
+ * add() answers the report of the first record that does not fit, else null; report() the whole.
+ */
+export function chainVerifier(): { add: (r: StoredLink) => ChainReport | null; report: () => ChainReport } {
   let records = 0
   let beforeChain = 0
   let anchor: { id: number; prevHash: string } | null = null
   let prev: { id: number; hash: string } | null = null
-  for (const r of links) {
+  const add = (r: StoredLink): ChainReport | null => {
     records++
     if (r.hash === null || r.prevHash === null) {
-      if (prev === null) { beforeChain++; continue }
+      if (prev === null) { beforeChain++; return null }
       return { ok: false, records, id: r.id, problem: `record ${r.id} has no hash, but the chain began at record ${anchor!.id}: it was written around the chain or its hash was removed` }
     }
     if (prev === null) anchor = { id: r.id, prevHash: r.prevHash }
@@ -62,6 +75,7 @@ export function verifyChain(links: Iterable<StoredLink>): ChainReport {
       return { ok: false, records, id: r.id, problem: `record ${r.id} does not match its hash: its contents were changed after it was written` }
     }
     prev = { id: r.id, hash: r.hash }
+    return null
   }
-  return { ok: true, records, beforeChain, anchor, head: prev }
+  return { add, report: () => ({ ok: true, records, beforeChain, anchor, head: prev }) }
 }

@@ -9,6 +9,7 @@ import { projectRoot } from '@/lib/core/paths'
 import type { Transport } from '@/db/schema'
 import { databaseOf, serverUrlOf, toolgateAnswersAt, urlHost, type DbSource, type UrlSource } from '@/lib/server/address'
 import { buildIdFile } from '@/lib/server/build'
+import { databaseUrlOf } from './db'
 import { addressFlags, listenAddress } from './serve'
 import { engineVersion } from '@/db/engine'
 import { schemaVersion } from '@/db/queries/schema-version'
@@ -176,6 +177,63 @@ function chromiumCheck(): Check {
     : { name: 'chromium', status: 'warn', detail: `not at ${CHROMIUM} (for browser tests only; toolgate itself does not need it)`, fix: 'only to run npm test\'s browser tests: apt-get install -y chromium' }
 }
 
+/** The checks, printed for people (the lines that say what was checked first) or as JSON; exit 1 when one failed. */
+function report(json: boolean, resolution: Record<string, string>, checks: Check[], heading: string[]): number {
+  const ok = !checks.some((c) => c.status === 'fail')
+  if (json) console.log(toJson({ ok, resolution, checks }))
+  else {
+    const look = terminal()
+    const fixes = checks.filter((c) => c.fix).map((c) => `  ${forTerminal(c.name)}\n    ${wrap(forTerminal(c.fix!), look.width, 4)}`)
+    console.log([
+      ...heading,
+      '',
+      table(['CHECK', 'STATUS', 'DETAIL'], checks.map((c) => [c.name, c.status, c.detail]), look, (col, cell) => (col === 1 ? statusColour(cell) : undefined)),
+      ...(fixes.length ? ['', 'Fix:', ...fixes] : []),
+      '', ok ? paint(look, 'green', 'No check failed.') : paint(look, 'red', 'A check failed: fix it, then run toolgate doctor again.'),
+    ].join('\n'))
+  }
+  return ok ? 0 : 1
+}
+
+/** The oldest PostgreSQL toolgate runs on (server_version_num). */
+const PG_MIN = 150000
+
+/**
+ * doctor on PostgreSQL ($TOOLGATE_DATABASE_URL or --database-url): the driver, the connection,
+ * the server's version and whether the database has every migration this toolgate ships. What
+ * serve needs beyond that is not checked: serving on PostgreSQL is not available yet.
+ */
+async function postgresChecks(url: string): Promise<Check[]> {
+  let drivers: [typeof import('@/db/pg/client'), typeof import('@/db/queries/schema-version'), typeof import('@/db/pg/url')]
+  try {
+    drivers = await Promise.all([import('@/db/pg/client'), import('@/db/queries/schema-version'), import('@/db/pg/url')])
+  } catch (e) {
+    return [{ name: 'pg', status: 'fail', detail: `the PostgreSQL driver does not load: ${(e as Error).message}`, fix: 'npm ci (pg is one of toolgate\'s dependencies)' }]
+  }
+  const [{ connectPg }, { pgSchemaVersion, pgServerVersion }, { maskUrl }] = drivers
+  const serving: Check = { name: 'serve', status: 'warn', detail: 'serving on PostgreSQL is not available yet: toolgate serve refuses TOOLGATE_DATABASE_URL (db copy, db migrate and doctor work on it)', fix: 'serve on SQLite meanwhile: unset TOOLGATE_DATABASE_URL' }
+  let db: Awaited<ReturnType<typeof connectPg>>
+  try {
+    db = await connectPg(url)
+  } catch (e) {
+    return [{ name: 'postgresql', status: 'fail', detail: (e as Error).message, fix: 'check the URL (user, password, host, port, database), that the server runs, and that it takes connections from this machine (listen_addresses, pg_hba.conf)' }, serving]
+  }
+  try {
+    const v = await pgServerVersion(db)
+    const m = await pgSchemaVersion(db)
+    const version: Check = v.num >= PG_MIN ? { name: 'server version', status: 'ok', detail: `PostgreSQL ${v.version}` }
+      : { name: 'server version', status: 'fail', detail: `PostgreSQL ${v.version} is older than 15`, fix: 'toolgate runs on PostgreSQL 15 or later: upgrade the server, or use another one' }
+    const migrate = `toolgate db migrate --database-url URL (or toolgate db copy, which migrates an empty database first)`
+    const migrations: Check = m.applied === m.latest ? { name: 'migrations', status: 'ok', detail: `current (${m.latest})` }
+      : m.applied === null ? { name: 'migrations', status: 'fail', detail: 'none applied: the database has no toolgate schema yet', fix: migrate }
+      : m.applied.startsWith('unknown') ? { name: 'migrations', status: 'fail', detail: `applied ${m.applied}: a newer toolgate migrated this database (this one ships up to ${m.latest})`, fix: 'run the toolgate that migrated it, or upgrade this one' }
+      : { name: 'migrations', status: 'fail', detail: `${m.missing} behind: applied ${m.applied}, this toolgate ships ${m.latest}`, fix: migrate }
+    return [{ name: 'postgresql', status: 'ok', detail: `${maskUrl(url)} answers` }, version, migrations, serving]
+  } finally {
+    await db.$client.end()
+  }
+}
+
 const URL_SOURCES: Record<UrlSource, string> = { '--url': 'from --url', TOOLGATE_URL: 'from $TOOLGATE_URL', 'running server': 'as the toolgate running on this database recorded it', default: 'the default: no toolgate runs on this database' }
 
 export const doctorCommand: Command = command({
@@ -183,11 +241,22 @@ export const doctorCommand: Command = command({
   summary: 'check this machine\'s setup: each check ok, warn or fail, with the fix',
   details: 'Checks Node.js against package.json engines, that better-sqlite3 loads, that the database opens, migrates and is writable (with its size, WAL size and oldest record), where the server is (a toolgate running on this database answers at the URL it recorded; else the port serve would listen on is free), that the web app is built, the operator key, that every enabled upstream\'s command resolves (or its URL parses), and Chromium (for browser tests only). Opening the database migrates it, as serve would. It first prints the database and the URL every command uses, and which rule chose each (--db, $TOOLGATE_DB or the default; --url, $TOOLGATE_URL, the running server or the default).',
   args: [],
-  flags: addressFlags,
+  flags: {
+    ...addressFlags,
+    'database-url': { type: 'string', value: 'URL', default: '$TOOLGATE_DATABASE_URL', description: 'check a PostgreSQL database instead: the connection, the server version (15 or later) and the migrations' },
+  },
+  postgres: true,
   examples: [['toolgate doctor', 'is this machine ready to run toolgate?'], ['toolgate doctor --port 8080 --db /srv/toolgate.db', 'for a server started that way'], ['toolgate doctor -o json | jq \'.checks[] | select(.status != "ok")\'', 'only what needs you']],
   exits: { 0: 'no check failed (warnings allowed)', 1: 'a check failed, or bad flags' },
   run: async ({ values, json }) => {
     const { port, host } = listenAddress(values)
+    const pgUrl = await databaseUrlOf(values['database-url'], '--database-url')
+    if (pgUrl) {
+      const { maskUrl } = await import('@/db/pg/url')
+      const from = values['database-url'] !== undefined ? '--database-url' : '$TOOLGATE_DATABASE_URL'
+      const checks = [nodeCheck(), ...await postgresChecks(pgUrl), buildCheck(), chromiumCheck()]
+      return report(json, { database: maskUrl(pgUrl), database_from: from }, checks, [`database: ${maskUrl(pgUrl)} (PostgreSQL, from ${from})`])
+    }
     const database = databaseOf(values.db)
     const driver = await driverCheck()
     // a driver that does not load fails every open: that is its fault, not the file's
@@ -197,22 +266,11 @@ export const doctorCommand: Command = command({
     const checks: Check[] = [nodeCheck(), driver, dbCheck, await serverCheck(db, port, host, database.file), buildCheck(), keyCheck(db), ...upstreamChecks(db), chromiumCheck()]
     const url = serverUrlOf(db ? runtimeHolder(db) : null, undefined)
     db?.$client.close()
-    const ok = !checks.some((c) => c.status === 'fail')
     // the one rule every command follows (lib/server/address.ts), as it resolved here
     const resolution = { database: database.file, database_from: database.from, url: url.url, url_from: url.from, listen: `${host}:${port}` }
-    if (json) console.log(toJson({ ok, resolution, checks }))
-    else {
-      const look = terminal()
-      const fixes = checks.filter((c) => c.fix).map((c) => `  ${forTerminal(c.name)}\n    ${wrap(forTerminal(c.fix!), look.width, 4)}`)
-      console.log([
-        `database: ${resolution.database} (${SOURCES[database.from]})`,
-        `toolgate: ${resolution.url} (${URL_SOURCES[url.from]}); serve listens on ${resolution.listen} ($PORT/$HOST or --port/--host, else 127.0.0.1:3000)`,
-        '',
-        table(['CHECK', 'STATUS', 'DETAIL'], checks.map((c) => [c.name, c.status, c.detail]), look, (col, cell) => (col === 1 ? statusColour(cell) : undefined)),
-        ...(fixes.length ? ['', 'Fix:', ...fixes] : []),
-        '', ok ? paint(look, 'green', 'No check failed.') : paint(look, 'red', 'A check failed: fix it, then run toolgate doctor again.'),
-      ].join('\n'))
-    }
-    return ok ? 0 : 1
+    return report(json, resolution, checks, [
+      `database: ${resolution.database} (${SOURCES[database.from]})`,
+      `toolgate: ${resolution.url} (${URL_SOURCES[url.from]}); serve listens on ${resolution.listen} ($PORT/$HOST or --port/--host, else 127.0.0.1:3000)`,
+    ])
   },
 })

@@ -4,6 +4,7 @@ import { commandHelp, groupHelp, overview } from '@/lib/cli/help'
 import { command, EXIT_ERROR, type Command, type Group } from '@/lib/cli/spec'
 import { activityCommands } from './activity'
 import { callsCommands } from './calls'
+import { dbCommands } from './db'
 import { definitionGroupsHelp, definitionsCommands } from './definitions'
 import { doctorCommand } from './doctor'
 import { operatorsCommands } from './operators'
@@ -27,6 +28,7 @@ export const groups: Group[] = [
   { name: 'state', summary: 'state files: the whole configuration in one JSON file' },
   { name: 'operators', summary: 'people: accounts, roles, invitations' },
   { name: 'operator-key', summary: 'the operator API key (the break-glass key)' },
+  { name: 'db', summary: 'the database: copy a SQLite database into PostgreSQL' },
 ]
 
 /** `help <command>`: the same text as `<command> --help`. */
@@ -110,6 +112,7 @@ export const commands: Command[] = [
   ...stateCommands,
   ...operatorsCommands,
   ...serveCommands,
+  ...dbCommands,
   doctorCommand,
   versionCommand,
   completionCommand,
