@@ -1,5 +1,5 @@
 import type { NextRequest } from 'next/server'
-import { finishOidc } from '@/lib/http/oidc-routes'
+import { finishOidc } from '../handlers'
 
 export const runtime = 'nodejs'
 export const dynamic = 'force-dynamic'

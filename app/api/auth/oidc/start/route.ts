@@ -1,5 +1,5 @@
 import type { NextRequest } from 'next/server'
-import { startOidc } from '@/lib/http/oidc-routes'
+import { startOidc } from '../handlers'
 
 export const runtime = 'nodejs'
 export const dynamic = 'force-dynamic'

@@ -7,8 +7,8 @@ import type { SessionOrigin } from '@/lib/auth/operator-sessions'
 import { describeError } from '@/lib/core/errors'
 import { SESSION_COOKIE, sessionCookieOptions } from '@/lib/dashboard/session-cookie'
 import { sameSitePath } from '@/lib/schemas/return-path'
-import { boundaryFromEnv, publicOrigin } from './boundary'
-import { REMOTE_HEADER } from './headers'
+import { boundaryFromEnv, publicOrigin } from '@/lib/http/boundary'
+import { REMOTE_HEADER } from '@/lib/http/headers'
 
 /**
  * The two ends of a single sign-on (lib/auth/oidc.ts), as GET route handlers: /start sends the
