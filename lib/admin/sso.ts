@@ -11,7 +11,7 @@ import { ROLES, type Principal, type Role } from '@/lib/auth/roles'
 import { presentOperator } from './operators'
 
 /**
- * Who a single sign-on is (docs/operators.md, "Single sign-on"):
+ * Who a single sign-on is (docs/security.md, "Single sign-on"):
  * 1. the account already linked to the identity (`iss` + `sub`), else
  * 2. the account with the identity's verified e-mail — linked to it now (recorded), unless it
  *    is linked to another identity already, else

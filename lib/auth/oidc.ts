@@ -12,7 +12,7 @@ import { ROLES, type Role } from './roles'
  * Single sign-on with OpenID Connect. The protocol is openid-client's (a certified relying
  * party): discovery, authorization code + PKCE (S256), `state`, `nonce`, and the ID token's
  * signature, `iss`, `aud`, `exp`/`iat` (30 s clock tolerance) — none of it is hand-written here.
- * Configured by environment only (docs/operators.md): the client secret is read from
+ * Configured by environment only (docs/security.md): the client secret is read from
  * TOOLGATE_OIDC_CLIENT_SECRET and never written to the database.
  */
 export const OIDC_CALLBACK_PATH = '/api/auth/oidc/callback'
