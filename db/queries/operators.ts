@@ -15,6 +15,13 @@ export const operatorByLogin = (db: DbLike, login: string): Operator | undefined
   return db.select().from(operators).where(or(eq(operators.username, l), eq(operators.email, l))).get()
 }
 
+/** The account an SSO identity (`iss` + " " + `sub`) was linked to. */
+export const operatorByOidcSubject = (db: DbLike, subject: string): Operator | undefined =>
+  db.select().from(operators).where(eq(operators.oidcSubject, subject)).get()
+
+export const operatorByEmail = (db: DbLike, email: string): Operator | undefined =>
+  db.select().from(operators).where(eq(operators.email, email.toLowerCase())).get()
+
 export const operatorList = (db: DbLike): Operator[] => db.select().from(operators).orderBy(asc(operators.username)).all()
 
 export const bootstrapAdmin = (db: DbLike): Operator | undefined => db.select().from(operators).where(eq(operators.source, 'bootstrap')).get()
@@ -23,7 +30,7 @@ export function insertOperator(tx: Tx, row: typeof operators.$inferInsert): void
   tx.insert(operators).values(row).run()
 }
 
-export function updateOperator(tx: Tx, id: string, set: Partial<Pick<Operator, 'role' | 'enabled' | 'passwordHash' | 'name' | 'email'>>): void {
+export function updateOperator(tx: Tx, id: string, set: Partial<Pick<Operator, 'role' | 'enabled' | 'passwordHash' | 'name' | 'email' | 'oidcSubject'>>): void {
   tx.update(operators).set(set).where(eq(operators.id, id)).run()
 }
 

@@ -16,6 +16,8 @@ export const operators = sqliteTable('operators', {
   enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
   passwordHash: text('password_hash'),
   source: text('source').notNull(), // bootstrap | local | oidc
+  // the identity provider's `iss` + " " + `sub` once the person signed in with SSO: later sign-ins match it, not the e-mail
+  oidcSubject: text('oidc_subject').unique(),
   createdAt: integer('created_at').notNull(),
 })
 

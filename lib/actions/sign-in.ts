@@ -7,7 +7,7 @@ import { getDb } from '@/db/client'
 import { signInBreakGlass, signInWithPassword, signOutOperator, type SessionOrigin, type SignInResult } from '@/lib/auth/operator-sessions'
 import { acceptInvitation } from '@/lib/admin/operators'
 import { MIN_PASSWORD_LENGTH } from '@/lib/auth/passwords'
-import { SESSION_COOKIE } from '@/lib/dashboard/session-cookie'
+import { SESSION_COOKIE, sessionCookieOptions } from '@/lib/dashboard/session-cookie'
 import { formatIssues } from '@/lib/schemas/issues'
 import { returnPathSchema } from '@/lib/schemas/return-path'
 import { operatorAction, type ActionResult } from './safe-action'
@@ -28,8 +28,7 @@ const invitationSchema = z.strictObject({
 type Signed = ActionResult<{ key: string; next: string }>
 
 /**
- * The session cookie is HttpOnly (no script can read it), SameSite=Strict (no other site can
- * send it) and Path=/; the session key is in this answer only, for the page to keep in
+ * The session cookie (sessionCookieOptions); the session key is in this answer only, for the page to keep in
  * localStorage and send as a header (another loopback port gets the cookie, never the key).
  * The page then goes to `next`.
  */
@@ -37,10 +36,7 @@ async function signedIn(result: SignInResult, next: string): Promise<Signed> {
   if ('refused' in result) return { ok: false, error: result.refused, fix: result.fix }
   const h = await headers()
   const jar = await cookies()
-  jar.set(SESSION_COOKIE, result.session.value, {
-    httpOnly: true, sameSite: 'strict', path: '/', expires: result.session.expires,
-    secure: publicOrigin(boundaryFromEnv(), (name) => h.get(name))?.startsWith('https:') ?? false,
-  })
+  jar.set(SESSION_COOKIE, result.session.value, sessionCookieOptions(result.session.expires, publicOrigin(boundaryFromEnv(), (name) => h.get(name))?.startsWith('https:') ?? false))
   return { ok: true, data: { key: result.session.key, next } }
 }
 

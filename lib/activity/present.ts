@@ -51,6 +51,7 @@ export function summarize(r: ActivityRecord, call?: CallState): string {
   if (r.type === 'pins.upgraded') return `${r.data.tools} pins to hash schema v${r.data.hash_schema}`
   if (r.type === 'secrets.encrypted') return `${r.data.secrets} stored secrets encrypted at rest`
   if (r.type === 'operator.signed_in' || r.type === 'operator.signed_out') return r.data.surface
+  if (r.type === 'operator.sign_in_refused' && r.data.reason === 'sso_refused') return `single sign-on${r.data.login ? ` of ${r.data.login}` : ''} refused (${r.data.sso}) from ${r.data.address}`
   if (r.type === 'operator.sign_in_refused') return `${r.data.reason === 'agent_token' ? 'an agent token' : 'a wrong key'} from ${r.data.address}${r.data.throttled_until ? `; that address waits until ${r.data.throttled_until}` : ''}`
   return r.data.target
 }

@@ -58,7 +58,7 @@ export async function addOperator(db: Db, raw: NewOperator & { password: string 
   const passwordHash = await hashPassword(password)
   return writeTransaction(db, (tx) => {
     taken(db, u)
-    const row: Operator = { id: newOperatorId(), ...u, enabled: true, passwordHash, source: 'local', createdAt: now }
+    const row: Operator = { id: newOperatorId(), ...u, enabled: true, passwordHash, source: 'local', oidcSubject: null, createdAt: now }
     insertOperator(tx, row)
     return { operator: presentOperator(row), ...recordChange(tx, 'operator.created', ctx, { target: u.username, before: null, after: presentOperator(row) }, { now }) }
   })
@@ -74,7 +74,7 @@ export async function inviteOperator(db: Db, raw: NewOperator, ctx: ActionContex
   const expiresAt = now + ttlMs
   return writeTransaction(db, (tx) => {
     taken(db, u)
-    const row: Operator = { id: newOperatorId(), ...u, enabled: true, passwordHash: null, source: 'local', createdAt: now }
+    const row: Operator = { id: newOperatorId(), ...u, enabled: true, passwordHash: null, source: 'local', oidcSubject: null, createdAt: now }
     insertOperator(tx, row)
     insertInvitation(tx, { tokenHash: hashSecret(token), operatorId: row.id, createdBy: ctx.actor, createdAt: now, expiresAt })
     const record = recordChange(tx, 'operator.invited', ctx, { target: u.username, before: null, after: presentOperator(row), expires_at: new Date(expiresAt).toISOString() }, { now })

@@ -24,7 +24,7 @@ export const BOOTSTRAP_USERNAME = 'admin'
 export function ensureBootstrapAdmin(tx: Tx, now = Date.now()): Operator {
   const found = bootstrapAdmin(tx)
   if (found) return found
-  const row: Operator = { id: newOperatorId(), username: BOOTSTRAP_USERNAME, name: 'Bootstrap admin', email: null, role: 'admin', enabled: true, passwordHash: null, source: 'bootstrap', createdAt: now }
+  const row: Operator = { id: newOperatorId(), username: BOOTSTRAP_USERNAME, name: 'Bootstrap admin', email: null, role: 'admin', enabled: true, passwordHash: null, source: 'bootstrap', oidcSubject: null, createdAt: now }
   insertOperator(tx, row)
   return row
 }

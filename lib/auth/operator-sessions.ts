@@ -5,6 +5,7 @@ import { storageFault, writeTransaction } from '@/db/write'
 import { appendActivity } from '@/lib/activity/record'
 import { mintRequestId } from '@/lib/activity/request-id'
 import { recordChange } from '@/lib/activity/record-change'
+import type { ActivityDataByType } from '@/lib/core/activity'
 import { describeError, forbidden, notFoundError } from '@/lib/core/errors'
 import { logLine } from '@/lib/core/log'
 import { sessionByHash } from '@/db/queries/auth'
@@ -14,7 +15,7 @@ import { agentCaller } from './caller'
 import { contextOf, ensureBootstrapAdmin, principalOf } from './accounts'
 import { isOperatorKey } from './operator-key'
 import { verifyPassword } from './passwords'
-import { can, type Principal } from './roles'
+import { can, type AuthMethod, type Principal } from './roles'
 import { forgetFailedSignIns, noteFailedSignIn, signInBlockedUntil } from './sign-in-throttle'
 import { hashSecret, newSecret, sameHash } from './secrets'
 
@@ -64,6 +65,9 @@ export async function issueSession(db: Db, operator: Pick<Operator, 'id'>, metho
   return { value, key, expires: new Date(expiresAt) }
 }
 
+/** How a session's person is on the record: `oidc` for a single sign-on, `break-glass` for the shared key, else `session`. */
+const authOf = (method: string | null): AuthMethod => (method === 'break-glass' || method === 'oidc' ? method : 'session')
+
 const live = (s: OperatorSession, now: number) => s.expiresAt > now && s.lastSeenAt + SESSION_IDLE_MS > now
 const VALUE = /^tg_ss_[A-Za-z0-9_-]{32}$/
 const KEY = /^tg_sk_[A-Za-z0-9_-]{32}$/
@@ -73,7 +77,7 @@ function sessionPrincipal(db: Db, row: OperatorSession): Principal | undefined {
   const o = row.operatorId === null ? undefined : operatorById(db, row.operatorId)
   if (!o || !o.enabled) return undefined
   if (row.auth === 'break-glass' && !readSettings(db).breakGlassKey) return undefined
-  return principalOf(o, row.auth === 'break-glass' ? 'break-glass' : 'session')
+  return principalOf(o, authOf(row.auth))
 }
 
 /**
@@ -153,16 +157,22 @@ async function orStorageFault(run: () => Promise<SignInResult>): Promise<SignInR
   }
 }
 
-const refusedRecord = (db: Db, now: number, data: { address: string; reason: 'wrong_key' | 'agent_token' | 'wrong_password' | 'disabled' | 'break_glass_off' | 'throttled'; login?: string; until?: number | null }) =>
+type Refused = ActivityDataByType['operator.sign_in_refused']
+
+/** The record of a refused sign-in, under `anonymous`: nobody was signed in. */
+export const refusedRecord = (db: Db, now: number, data: { address: string; reason: Refused['reason']; login?: string; until?: number | null; sso?: string; detail?: string }) =>
   appendActivity(db, {
     requestId: mintRequestId(now), type: 'operator.sign_in_refused', actor: 'anonymous', at: now,
-    data: { surface: 'dashboard', address: data.address, reason: data.reason, ...(data.login ? { login: data.login } : {}), ...(data.until ? { throttled_until: new Date(data.until).toISOString() } : {}) },
+    data: {
+      surface: 'dashboard', address: data.address, reason: data.reason, ...(data.login ? { login: data.login } : {}), ...(data.until ? { throttled_until: new Date(data.until).toISOString() } : {}),
+      ...(data.sso ? { sso: data.sso } : {}), ...(data.detail ? { detail: data.detail } : {}),
+    },
   })
 
 /** A session for `operator` and its record (operator.signed_in, under the person, with how). */
-export async function openSession(db: Db, operator: Operator, method: SignInMethod, origin: SessionOrigin, now: number): Promise<SignInResult> {
+export async function openSession(db: Db, operator: Operator, method: SignInMethod, origin: SessionOrigin, now: number): Promise<{ session: IssuedSession; principal: Principal }> {
   const session = await issueSession(db, operator, method, origin, now)
-  const principal = principalOf(operator, method === 'break-glass' ? 'break-glass' : 'session')
+  const principal = principalOf(operator, authOf(method))
   await appendActivity(db, { requestId: mintRequestId(now), type: 'operator.signed_in', ...contextOf(principal), at: now, data: { surface: 'dashboard', until: session.expires.toISOString(), method } })
   return { session, principal }
 }

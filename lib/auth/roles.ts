@@ -46,8 +46,8 @@ export const atMost = (a: Role, b: Role): boolean => (Object.keys(TABLE) as Perm
 
 export const isRole = (v: unknown): v is Role => typeof v === 'string' && (ROLES as readonly string[]).includes(v)
 
-/** How a person was authenticated, as the activity log says it. */
-export type AuthMethod = 'session' | 'token' | 'break-glass'
+/** How a person was authenticated, as the activity log says it (`oidc`: a session opened by single sign-on). */
+export type AuthMethod = 'session' | 'oidc' | 'token' | 'break-glass'
 
 /** A person acting: who (their account), as what role, and how they proved it. */
 export interface Principal {

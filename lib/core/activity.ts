@@ -116,6 +116,8 @@ export interface ActivityDataByType {
   'operator.sign_in_refused': {
     surface: 'dashboard'; address: string; login?: string; throttled_until?: string
     reason: 'wrong_key' | 'agent_token' | 'wrong_password' | 'disabled' | 'break_glass_off' | 'throttled' | 'sso_refused'
+    // a refused single sign-on: which rule (lib/auth/oidc.ts SSO_REFUSALS) and what the provider or its answer said
+    sso?: string; detail?: string
   }
   // named operators (lib/admin/operators.ts): accounts, their sessions and personal tokens
   'operator.created': ChangeData<OperatorState>
@@ -123,6 +125,8 @@ export interface ActivityDataByType {
   'operator.invitation_accepted': ChangeData<OperatorState>
   'operator.changed': ChangeData<OperatorState> & { sessions_ended?: number; tokens_revoked?: number }
   'operator.session_ended': ChangeData<{ session: string; method: string | null }>
+  // an account's first single sign-on linked it to the provider's identity (iss + sub)
+  'operator.sso_linked': ChangeData<{ subject: string; email: string }>
   'personal_token.created': ChangeData<{ name: string; role: string; expires_at: string }>
   'personal_token.revoked': ChangeData<{ name: string; role: string; expires_at: string }>
   // the two-person rule: a first approval, waiting for a second approver
@@ -162,7 +166,7 @@ export const activityTypes = [
   'definition.discovered', 'definition.changed', 'definition.auto_approved', 'definition.approved', 'definition.gone', 'prompt.get', 'resource.read',
   'tool.call_approval', 'call.approval_requested', 'call.approved', 'call.denied', 'call.expired', 'call.refused',
   'operator.signed_in', 'operator.signed_out', 'operator.sign_in_refused', 'server.configured',
-  'operator.created', 'operator.invited', 'operator.invitation_accepted', 'operator.changed', 'operator.session_ended',
+  'operator.created', 'operator.invited', 'operator.invitation_accepted', 'operator.changed', 'operator.session_ended', 'operator.sso_linked',
   'personal_token.created', 'personal_token.revoked', 'approval.first_of_two',
   'token.created', 'token.updated', 'token.revoked', 'token.rotated',
   'profile.created', 'profile.updated', 'profile.deleted',

@@ -10,3 +10,9 @@ export const PATH_HEADER = 'x-toolgate-path'
  * module attaches to every same-origin fetch. The cookie alone is never a session.
  */
 export const SESSION_KEY_HEADER = 'x-toolgate-session-key'
+
+/**
+ * The session cookie: HttpOnly (no script reads it), SameSite=Strict (no other site sends it),
+ * Path=/, Secure when toolgate is reached over https.
+ */
+export const sessionCookieOptions = (expires: Date, secure: boolean) => ({ httpOnly: true, sameSite: 'strict' as const, path: '/', expires, secure })

@@ -11,6 +11,7 @@ import { startRetention } from '@/lib/activity/retention'
 import { startServerIndex } from '@/lib/activity/server-index'
 import { expireCalls } from '@/lib/approvals/calls'
 import { ensureOperatorKey } from '@/lib/admin/operator-key'
+import { oidcConfig } from '@/lib/auth/oidc'
 import { describeError } from '@/lib/core/errors'
 import { boundaryFromEnv } from '@/lib/http/boundary'
 import { frontDoor } from './front-door'
@@ -62,6 +63,7 @@ export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate
   stopWritingToClosedOutput()
   const db = getDb(upgradeStoredData)
   checkSecretKey(db) // a missing or wrong key is said now, not by every connection that needs a secret
+  oidcConfig() // a misconfigured single sign-on fails the start, naming the variable
   const newKey = await ensureOperatorKey(db)
   // before anything is served: spans, metrics and JSON logs as the environment asks (all off by default)
   const stopTelemetry = await startTelemetry(db)

@@ -11,7 +11,7 @@ import { SESSION_COOKIE, SESSION_KEY_HEADER } from '@/lib/dashboard/session-cook
 export async function person(db: Db, username: string, role: Role): Promise<Operator> {
   const found = operatorByLogin(db, username)
   if (found) return found
-  const row: Operator = { id: newOperatorId(), username, name: username, email: null, role, enabled: true, passwordHash: null, source: 'local', createdAt: Date.now() }
+  const row: Operator = { id: newOperatorId(), username, name: username, email: null, role, enabled: true, passwordHash: null, source: 'local', oidcSubject: null, createdAt: Date.now() }
   await writeTransaction(db, (tx) => insertOperator(tx, row))
   return row
 }
