@@ -228,6 +228,14 @@ const UPSTREAM_TASK_TTL_MS = 24 * 60 * 60 * 1000
 /** How long an abandoned request still counts as in flight (the server may still be working on it). */
 const ABANDONED_LINGER_MS = 10_000
 
+/**
+ * What toolgate declares to every upstream, inspection included (a server may offer some tools
+ * only to clients declaring these, and review must see what the runtime will be served):
+ * roots (the ones configured for the server), elicitation in both modes (put to the caller whose
+ * call it is for; lib/mcp/elicitation.ts passes form and URL requests on as asked).
+ */
+export const CLIENT_CAPABILITIES = { roots: { listChanged: false }, elicitation: { form: {}, url: {} } } as const
+
 /** A request in flight: where what the server sends during it goes (nowhere once abandoned). */
 interface InflightCall { onElicit?: (params: ElicitRequest['params']) => Promise<ElicitResult>; onLog?: CallOptions['onLog'] }
 /** The longest a timer can wait (setTimeout's limit): the SDK's own timeout, out of the way of toolgate's. */
@@ -240,7 +248,10 @@ const MAX_TIMER_MS = 2 ** 31 - 1
  * inspected when added.
  */
 export async function inspectServer(db: Db, spec: Pick<ConnectionSpec, 'name' | 'transport' | 'secrets'>, opts: Pick<RuntimeOptions, 'baseUrl' | 'connectTimeoutMs'>, log: Log): Promise<number> {
-  const client = new Client({ name: 'toolgate', version: pkg.version }, { capabilities: {} }) // for inspection: ask for nothing
+  // the runtime's capabilities, so the same tools are listed; nothing is asked of anyone during an inspection
+  const client = new Client({ name: 'toolgate', version: pkg.version }, { capabilities: CLIENT_CAPABILITIES })
+  client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [] }))
+  client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'decline' }))
   await client.connect(makeTransport(db, spec, opts, log), { timeout: opts.connectTimeoutMs })
   try {
     const { tools, definitions } = await listOffered(client, opts.connectTimeoutMs)
@@ -514,8 +525,8 @@ export class UpstreamConnection {
     return { resources: !!caps?.resources, prompts: !!caps?.prompts, instructions: this.ready ? this.client?.getInstructions() : undefined }
   }
 
-  /** One resources/* or prompts/* request, passed through; a broken connection is noticed as for calls. */
-  request(method: 'resources/list' | 'resources/templates/list' | 'resources/read' | 'prompts/list' | 'prompts/get', params: Record<string, unknown>, timeoutMs: number): Promise<Record<string, unknown>> {
+  /** One resources/*, prompts/* or completion request, passed through; a broken connection is noticed as for calls. */
+  request(method: 'resources/list' | 'resources/templates/list' | 'resources/read' | 'prompts/list' | 'prompts/get' | 'completion/complete', params: Record<string, unknown>, timeoutMs: number): Promise<Record<string, unknown>> {
     return this.using(async () => this.requestOn(await this.live(), method, params, timeoutMs))
   }
 
@@ -610,8 +621,8 @@ export class UpstreamConnection {
   /** Connect, discover, then serve until the connection ends; resolve(reason) exactly once. */
   private async connectAndServe(done: (reason: string) => void): Promise<void> {
     // roots: the ones configured for this server (none unless the operator set some)
-    // elicitation: forwarded to the caller whose call is in flight, when its client can answer
-    const client = new Client({ name: 'toolgate', version: pkg.version }, { capabilities: { roots: { listChanged: false }, elicitation: { form: {} } } })
+    // elicitation: forwarded to the caller whose call it is for, when its client can answer
+    const client = new Client({ name: 'toolgate', version: pkg.version }, { capabilities: CLIENT_CAPABILITIES })
     client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: this.spec.roots }))
     client.setRequestHandler(ElicitRequestSchema, (req) => this.elicit(req.params))
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
