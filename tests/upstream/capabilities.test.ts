@@ -1,14 +1,15 @@
-import type { ChildProcess } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { ElicitRequestSchema, type CallToolResult, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js'
 import type { Db } from '@/db/client'
 import { addServer } from '@/lib/admin/upstreams'
 import { createAgentToken } from '@/lib/admin/tokens'
 import { runCli } from '@/tests/helpers/cli'
 import { startGateway } from '@/tests/helpers/gateway'
-import type { RunningServer } from '@/tests/helpers/server'
+import { freePort, type RunningServer } from '@/tests/helpers/server'
 import { connectionState, stdioFixture, waitFor } from './harness'
 
 // Every MCP capability through toolgate, against the real server-everything: what a client
@@ -94,6 +95,60 @@ describe('completion/complete', () => {
         .rejects.toThrow(/Unknown resource template/)
       // an unknown one reads the same
       await expect(c.complete({ ref: { type: 'ref/prompt', name: 'fx:nope' }, argument: { name: 'a', value: '' } })).rejects.toThrow(/Unknown prompt: "fx:nope"/)
+    } finally {
+      await c.close()
+    }
+  })
+})
+
+/** A client that answers every elicitation with `answer` (given the question), noting each question asked. */
+async function eliciting(token: string, answer: (params: ElicitRequest['params']) => Record<string, unknown>) {
+  const asked: string[] = []
+  const c = new Client({ name: 'capabilities-test', version: '1' }, { capabilities: { elicitation: { form: {} } } })
+  c.setRequestHandler(ElicitRequestSchema, (req) => {
+    asked.push(req.params.message)
+    return { action: 'accept', content: answer(req.params) as Record<string, string> }
+  })
+  await c.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }))
+  return { c, asked }
+}
+const textOf = (r: CallToolResult) => r.content.map((b) => (b.type === 'text' ? b.text : '')).join('\n')
+
+describe('elicitation while other calls of the same session are in flight', () => {
+  it('Streamable HTTP: the question goes to the call it came on (its request\'s stream), never declined unasked', async () => {
+    const port = await freePort()
+    const http = spawn(everything('streamableHttp').command, everything('streamableHttp').args, { env: { ...process.env, PORT: String(port) }, stdio: 'ignore' })
+    spawned.push(http)
+    await waitFor('everything (Streamable HTTP) listening', () => fetch(`http://127.0.0.1:${port}/mcp`, { signal: AbortSignal.timeout(500) }).then(() => true, () => false))
+    await addServer(db, { name: 'evhttp', transport: { url: `http://127.0.0.1:${port}/mcp` }, trusted: true }, { actor: 'test' })
+    await waitFor('evhttp ready', () => connectionState(db, 'evhttp')?.state === 'ready')
+    const { c, asked } = await eliciting(agent, () => ({ name: 'Ada Lovelace' }))
+    try {
+      // one agent token, one upstream session: two calls of it in flight at once
+      const long = c.callTool({ name: 'evhttp:trigger-long-running-operation', arguments: { duration: 3, steps: 3 } }, undefined, { timeout: 60_000 })
+      long.catch(() => undefined) // awaited below; a failure above must not leave it unhandled
+      const asking = await c.callTool({ name: 'evhttp:trigger-elicitation-request', arguments: {} }, undefined, { timeout: 60_000 }) as CallToolResult
+      expect(asked).toEqual(['Please provide inputs for the following fields:'])
+      expect(textOf(asking)).toContain('Ada Lovelace')
+      expect(textOf(await long as CallToolResult)).toMatch(/completed/i)
+    } finally {
+      await c.close()
+    }
+  })
+
+  it('stdio: a task\'s question (its related-task) goes to the call running that task', async () => {
+    const { c, asked } = await eliciting(agent, (p) => {
+      const options = (p as unknown as { requestedSchema: { properties: { interpretation: { oneOf: { const: string }[] } } } }).requestedSchema.properties.interpretation.oneOf
+      return { interpretation: options[0].const }
+    })
+    try {
+      const long = c.callTool({ name: 'everything:trigger-long-running-operation', arguments: { duration: 4, steps: 4 } }, undefined, { timeout: 60_000 })
+      long.catch(() => undefined) // awaited below; a failure above must not leave it unhandled
+      const research = await c.callTool({ name: 'everything:simulate-research-query', arguments: { topic: 'python', ambiguous: true } }, undefined, { timeout: 60_000 }) as CallToolResult
+      expect(asked).toHaveLength(1)
+      expect(asked[0]).toContain('"python" could have multiple interpretations')
+      expect(textOf(research)).toContain('After receiving clarification ("programming")')
+      expect(textOf(await long as CallToolResult)).toMatch(/completed/i)
     } finally {
       await c.close()
     }
