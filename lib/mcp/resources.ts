@@ -1,5 +1,5 @@
 import 'server-only'
-import { ProtocolError, ResourceNotFoundError, type GetPromptResult, type ListPromptsResult, type ListResourcesResult, type ListResourceTemplatesResult, type ReadResourceResult } from '@modelcontextprotocol/server'
+import { ProtocolError, ResourceNotFoundError, type CompleteResult, type GetPromptResult, type ListPromptsResult, type ListResourcesResult, type ListResourceTemplatesResult, type ReadResourceResult } from '@modelcontextprotocol/server'
 import { readSnapshot } from '@/db/queries/preflight-state'
 import { knownDefinition, servedDefinition, servedDefinitions } from '@/db/queries/definitions'
 import { readSettings } from '@/db/queries/settings'
@@ -237,4 +237,38 @@ export async function getPrompt(session: McpContext, name: string, args: Record<
   }
   await record(session, 'prompt.get', parsed.server, name, started, { outcome: 'ok', ...(findings.length ? { findings } : {}) })
   return { ...r, messages } as GetPromptResult
+}
+
+/** What completion/complete names: a prompt (`server:prompt`) or a resource template (its URI template as listed). */
+export type CompletionRef = { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string }
+
+/** The server that owns a resource template this session may see, and the template as that server knows it. */
+function routeTemplate(session: McpContext, uriTemplate: string): { server: string; uri: string } | undefined {
+  const explicit = fromToolgateUri(uriTemplate)
+  if (explicit) return explicit
+  const owners = served(session, 'resource_template').filter((t) => t.definition.uriTemplate === uriTemplate).map((t) => t.server)
+  // two servers listing the same template serve it namespaced: the bare one names neither
+  return owners.length === 1 ? { server: owners[0], uri: uriTemplate } : undefined
+}
+
+/**
+ * completion/complete: passed to the server that owns the prompt or template, once it passes the
+ * same gate as prompts/get (in scope, released, connected, its definition approved). One the
+ * caller may not see is unknown, exactly as one that does not exist.
+ */
+export async function complete(session: McpContext, params: { ref: CompletionRef } & Record<string, unknown>): Promise<CompleteResult> {
+  const { ref } = params
+  let target: { server: string; kind: DefinitionKind; key: string; ref: CompletionRef } | undefined
+  if (ref.type === 'ref/prompt') {
+    const parsed = parseToolId(ref.name)
+    if (!('malformed' in parsed)) target = { server: parsed.server, kind: 'prompt', key: parsed.tool, ref: { ...ref, name: parsed.tool } }
+  } else {
+    const routed = routeTemplate(session, ref.uri)
+    if (routed) target = { server: routed.server, kind: 'resource_template', key: routed.uri, ref: { ...ref, uri: routed.uri } }
+  }
+  const unknown = () => invalidParams(ref.type === 'ref/prompt' ? `Unknown prompt: "${ref.name}"` : `Unknown resource template: "${ref.uri}"`)
+  if (!target) throw unknown()
+  const g = gate(session, target.server)
+  if ('reason' in g || withheld(session, target.server, target.kind, target.key)) throw unknown()
+  return await g.conn.request('completion/complete', { ...params, ref: target.ref }, REQUEST_TIMEOUT_MS) as CompleteResult
 }

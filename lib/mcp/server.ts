@@ -16,7 +16,7 @@ import { belowLogLevel } from './log-level'
 import { callerKey } from '@/lib/auth/caller'
 import { following } from '@/lib/signals'
 import type { LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js'
-import { getPrompt, listPrompts, listResources, listResourceTemplates, readResource, upstreamInstructions } from './resources'
+import { complete, getPrompt, listPrompts, listResources, listResourceTemplates, readResource, upstreamInstructions } from './resources'
 
 export type Era = 'modern' | 'legacy'
 
@@ -34,7 +34,8 @@ function capabilities(era: Era): ServerCapabilities {
   const tools = { listChanged: false, resolve: true }
   // the upstreams' resources and prompts, under toolgate's names (lib/mcp/resources.ts)
   // logging: the upstreams' log messages during a call are forwarded to its caller
-  const served = { tools, resources: {}, prompts: {}, logging: {} }
+  // completions: the upstreams' own, for their prompts and resource templates
+  const served = { tools, resources: {}, prompts: {}, logging: {}, completions: {} }
   return era === 'modern'
     ? { ...served, extensions: { [EXTENSION_ID]: serverSettings } }
     // tasks: any tools/call may run as one (lib/mcp/tasks.ts); 2026-07-28 moved tasks to an extension toolgate does not offer yet
@@ -237,6 +238,7 @@ export function buildMcpServer(session: McpContext, era: Era, handshake = false)
   server.setRequestHandler('resources/read', (request) => guard(session, () => readResource(session, request.params.uri)))
   server.setRequestHandler('prompts/list', () => guard(session, () => listPrompts(session)))
   server.setRequestHandler('prompts/get', (request) => guard(session, () => getPrompt(session, request.params.name, request.params.arguments)))
+  server.setRequestHandler('completion/complete', (request) => guard(session, () => complete(session, request.params)))
 
   return server
 }

@@ -21,6 +21,7 @@ import type { DiscoveredDefinition } from '@/lib/approvals/server-definitions'
 import { DbOAuthProvider, CALLBACK_PATH } from './oauth'
 import { oauthOf } from '@/db/queries/upstream'
 import { upstreamFetch } from './fetch'
+import { tapResponse, type OnStreamRequest } from './stream-requests'
 import { mcpClientOp, type UpstreamPeer } from '@/lib/telemetry/mcp-client'
 import { following } from '@/lib/signals'
 
@@ -157,7 +158,7 @@ async function listOffered(client: Client, timeoutMs: number): Promise<Offered> 
 }
 
 /** The SDK transport for a server: its process (stdio, stderr into the log) or its URL (with OAuth). */
-function makeTransport(db: Db, spec: Pick<ConnectionSpec, 'name' | 'transport' | 'secrets'>, opts: Pick<RuntimeOptions, 'baseUrl'>, log: Log): SdkTransport {
+function makeTransport(db: Db, spec: Pick<ConnectionSpec, 'name' | 'transport' | 'secrets'>, opts: Pick<RuntimeOptions, 'baseUrl'>, log: Log, onStreamRequest?: OnStreamRequest): SdkTransport {
   const t = spec.transport
   const secretValues = Object.fromEntries((t.secrets ?? []).map((n) => [n, spec.secrets[n]]))
   if ('command' in t) {
@@ -178,7 +179,7 @@ function makeTransport(db: Db, spec: Pick<ConnectionSpec, 'name' | 'transport' |
   // authorization server until an operator starts a login
   const oauth = oauthOf(db, spec.name)
   const authProvider = oauth?.tokens || oauth?.grant === 'client_credentials' ? new DbOAuthProvider(db, spec.name, t.url, new URL(CALLBACK_PATH, opts.baseUrl).href, false) : undefined
-  const fetch = serverFetch(new URL(t.url), { ...(t.headers ?? {}), ...secretValues }, authProvider)
+  const fetch = serverFetch(new URL(t.url), { ...(t.headers ?? {}), ...secretValues }, authProvider, onStreamRequest)
   return t.type === 'sse'
     ? new SSEClientTransport(new URL(t.url), { authProvider, fetch })
     : new StreamableHTTPClientTransport(new URL(t.url), { authProvider, fetch })
@@ -187,14 +188,15 @@ function makeTransport(db: Db, spec: Pick<ConnectionSpec, 'name' | 'transport' |
 /**
  * An HTTP server's fetch: its configured headers (secrets among them) go to its own origin only,
  * and any other request (its OAuth issuer's token endpoint) goes through the OAuth rule without them.
+ * A call's response stream is read for the server requests it carries (which call each is for).
  */
-function serverFetch(server: URL, headers: Record<string, string>, oauth: DbOAuthProvider | undefined): typeof fetch {
+function serverFetch(server: URL, headers: Record<string, string>, oauth: DbOAuthProvider | undefined, onStreamRequest: OnStreamRequest | undefined): typeof fetch {
   return (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input))
     if (url.origin !== server.origin) return oauth ? oauth.fetch(input, init) : upstreamFetch(input, init)
     const merged = new Headers(init?.headers)
     for (const [k, v] of Object.entries(headers)) merged.set(k, v)
-    return upstreamFetch(input, { ...init, headers: merged })
+    return upstreamFetch(input, { ...init, headers: merged }).then((r) => tapResponse(init?.body, r, onStreamRequest))
   }
 }
 
@@ -228,8 +230,26 @@ const UPSTREAM_TASK_TTL_MS = 24 * 60 * 60 * 1000
 /** How long an abandoned request still counts as in flight (the server may still be working on it). */
 const ABANDONED_LINGER_MS = 10_000
 
-/** A request in flight: where what the server sends during it goes (nowhere once abandoned). */
-interface InflightCall { onElicit?: (params: ElicitRequest['params']) => Promise<ElicitResult>; onLog?: CallOptions['onLog'] }
+/**
+ * What toolgate declares to every upstream, inspection included (a server may offer some tools
+ * only to clients declaring these, and review must see what the runtime will be served):
+ * roots (the ones configured for the server), elicitation in both modes (put to the caller whose
+ * call it is for; lib/mcp/elicitation.ts passes form and URL requests on as asked).
+ */
+export const CLIENT_CAPABILITIES = { roots: { listChanged: false }, elicitation: { form: {}, url: {} } } as const
+
+/**
+ * A request in flight: where what the server sends during it goes (nowhere once abandoned), and
+ * what tells that it is for this call: the progress token toolgate gave it, the upstream task it
+ * runs as, the server requests its response stream carried (HTTP).
+ */
+interface InflightCall {
+  onElicit?: (params: ElicitRequest['params']) => Promise<ElicitResult>
+  onLog?: CallOptions['onLog']
+  token?: string
+  taskId?: string
+  serverRequests?: Set<string | number>
+}
 /** The longest a timer can wait (setTimeout's limit): the SDK's own timeout, out of the way of toolgate's. */
 const MAX_TIMER_MS = 2 ** 31 - 1
 
@@ -240,7 +260,10 @@ const MAX_TIMER_MS = 2 ** 31 - 1
  * inspected when added.
  */
 export async function inspectServer(db: Db, spec: Pick<ConnectionSpec, 'name' | 'transport' | 'secrets'>, opts: Pick<RuntimeOptions, 'baseUrl' | 'connectTimeoutMs'>, log: Log): Promise<number> {
-  const client = new Client({ name: 'toolgate', version: pkg.version }, { capabilities: {} }) // for inspection: ask for nothing
+  // the runtime's capabilities, so the same tools are listed; nothing is asked of anyone during an inspection
+  const client = new Client({ name: 'toolgate', version: pkg.version }, { capabilities: CLIENT_CAPABILITIES })
+  client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [] }))
+  client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'decline' }))
   await client.connect(makeTransport(db, spec, opts, log), { timeout: opts.connectTimeoutMs })
   try {
     const { tools, definitions } = await listOffered(client, opts.connectTimeoutMs)
@@ -399,6 +422,7 @@ export class UpstreamConnection {
     // the call (made only when a question comes: an abort costs, and most calls ask nothing)
     let ended: AbortController | undefined
     const call: InflightCall = {
+      token,
       onLog: opts.onLog,
       onElicit: opts.onElicit && (async (params) => {
         clearTimeout(timer)
@@ -418,7 +442,7 @@ export class UpstreamConnection {
     const op = mcpClientOp(this, 'tools/call', tool, params)
     try {
       const result = this.taskRequired.has(tool)
-        ? await this.runTask(client, params, progressed, signal)
+        ? await this.runTask(client, params, progressed, signal, call)
         : await client.request({ method: 'tools/call', params }, RAW_RESULT, { timeout: MAX_TIMER_MS, signal }) as CallToolResult
       op?.end(result)
       return result
@@ -445,12 +469,22 @@ export class UpstreamConnection {
   }
 
   /**
-   * The one call a server's elicitation or log message belongs to. MCP does not say which
-   * request a server request or notification relates to (not on stdio, and the SDK does not
-   * expose it over HTTP), so it is attributed only when exactly one request is in flight.
+   * The call a server's elicitation or log message belongs to: the one running the task its
+   * `_meta` names (related-task), or (HTTP) the one whose response stream carried it; failing
+   * both, the one request in flight, when there is only one (stdio says nothing more).
    */
-  private soleCall(): InflightCall | undefined {
+  private callFor(meta: Record<string, unknown> | undefined, requestId?: string | number): InflightCall | undefined {
+    const taskId = (meta?.[RELATED_TASK_META_KEY] as { taskId?: unknown } | undefined)?.taskId
+    for (const call of this.inflight) {
+      if (typeof taskId === 'string' && call.taskId === taskId) return call
+      if (requestId !== undefined && call.serverRequests?.has(requestId)) return call
+    }
     return this.inflight.size === 1 ? this.inflight.values().next().value : undefined
+  }
+
+  /** A server request arrived on the response stream of the call given `token` (HTTP). */
+  private onStreamRequest: OnStreamRequest = (requestId, token) => {
+    for (const call of this.inflight) if (call.token === token) (call.serverRequests ??= new Set()).add(requestId)
   }
 
   /**
@@ -465,11 +499,11 @@ export class UpstreamConnection {
     setTimeout(() => this.inflight.delete(call), ABANDONED_LINGER_MS).unref()
   }
 
-  /** An elicitation from the server: asked of the caller whose call is in flight, else declined. */
-  private async elicit(params: ElicitRequest['params']): Promise<ElicitResult> {
-    const call = this.soleCall()
+  /** An elicitation from the server: asked of the caller whose call it is for, else declined. */
+  private async elicit(params: ElicitRequest['params'], requestId: string | number): Promise<ElicitResult> {
+    const call = this.callFor(params._meta, requestId)
     if (!call?.onElicit) {
-      this.log('event', `declined an elicitation ("${String(params.message).slice(0, 80)}"): ${this.inflight.size ? `${this.inflight.size} calls are in flight, and MCP does not say which one it is for` : 'no call is in flight'}${this.inflight.size === 1 ? ' (its client cannot answer elicitations)' : ''}`)
+      this.log('event', `declined an elicitation ("${String(params.message).slice(0, 80)}"): ${call ? 'its call\'s client cannot answer elicitations' : this.inflight.size ? `${this.inflight.size} calls are in flight, and nothing says which one it is for` : 'no call is in flight'}`)
       return { action: 'decline' }
     }
     return call.onElicit(params)
@@ -480,12 +514,14 @@ export class UpstreamConnection {
    * the task, follow it with tasks/get (each new status is progress), then fetch its result.
    * Stopping early cancels the task upstream.
    */
-  private async runTask(client: Client, params: Record<string, unknown>, progressed: (p: Progress) => void, signal: AbortSignal): Promise<CallToolResult> {
+  private async runTask(client: Client, params: Record<string, unknown>, progressed: (p: Progress) => void, signal: AbortSignal, call: InflightCall): Promise<CallToolResult> {
     const ask = async <T extends z.ZodType>(method: string, p: Record<string, unknown>, schema: T) =>
       schema.parse(await client.request({ method, params: p }, RAW_RESULT, { timeout: MAX_TIMER_MS, signal })) as z.infer<T>
     // the upstream forgets a task its ttl after creating it, finished or not: ask for long enough
     let task = (await ask('tools/call', { ...params, task: { ttl: UPSTREAM_TASK_TTL_MS } }, z.looseObject({ task: upstreamTask }))).task
     const taskId = task.taskId
+    // what the server sends for the task names it (related-task): it is this call's
+    call.taskId = taskId
     let steps = 0
     try {
       // a task that needs input asks through tasks/result (which waits for the end): go there at once
@@ -514,8 +550,8 @@ export class UpstreamConnection {
     return { resources: !!caps?.resources, prompts: !!caps?.prompts, instructions: this.ready ? this.client?.getInstructions() : undefined }
   }
 
-  /** One resources/* or prompts/* request, passed through; a broken connection is noticed as for calls. */
-  request(method: 'resources/list' | 'resources/templates/list' | 'resources/read' | 'prompts/list' | 'prompts/get', params: Record<string, unknown>, timeoutMs: number): Promise<Record<string, unknown>> {
+  /** One resources/*, prompts/* or completion request, passed through; a broken connection is noticed as for calls. */
+  request(method: 'resources/list' | 'resources/templates/list' | 'resources/read' | 'prompts/list' | 'prompts/get' | 'completion/complete', params: Record<string, unknown>, timeoutMs: number): Promise<Record<string, unknown>> {
     return this.using(async () => this.requestOn(await this.live(), method, params, timeoutMs))
   }
 
@@ -558,7 +594,7 @@ export class UpstreamConnection {
     return (this.transport = makeTransport(this.db, this.spec, this.opts, (stream, line) => {
       if (stream === 'stderr') this.lastStderr = line
       this.log(stream, line)
-    }))
+    }, this.onStreamRequest))
   }
 
   /** Why the connection ended, as specifically as the transport lets us say. */
@@ -610,12 +646,12 @@ export class UpstreamConnection {
   /** Connect, discover, then serve until the connection ends; resolve(reason) exactly once. */
   private async connectAndServe(done: (reason: string) => void): Promise<void> {
     // roots: the ones configured for this server (none unless the operator set some)
-    // elicitation: forwarded to the caller whose call is in flight, when its client can answer
-    const client = new Client({ name: 'toolgate', version: pkg.version }, { capabilities: { roots: { listChanged: false }, elicitation: { form: {} } } })
+    // elicitation: forwarded to the caller whose call it is for, when its client can answer
+    const client = new Client({ name: 'toolgate', version: pkg.version }, { capabilities: CLIENT_CAPABILITIES })
     client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: this.spec.roots }))
-    client.setRequestHandler(ElicitRequestSchema, (req) => this.elicit(req.params))
+    client.setRequestHandler(ElicitRequestSchema, (req, extra) => this.elicit(req.params, extra.requestId))
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
-      const call = this.soleCall()
+      const call = this.callFor(n.params._meta)
       if (call?.onLog) call.onLog(n.params)
       else this.log('event', `log (${n.params.level}${n.params.logger ? `, ${n.params.logger}` : ''}): ${(typeof n.params.data === 'string' ? n.params.data : JSON.stringify(n.params.data)).slice(0, 500)}`)
     })

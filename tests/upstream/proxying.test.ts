@@ -65,7 +65,7 @@ const text = (r: CallToolResult) => (r.content[0] as { text: string }).text
 
 describe('server-everything through toolgate', () => {
   it('serves the same tool definitions as the server lists directly (with the same client capabilities)', async () => {
-    const direct = new LegacyClient({ name: 'direct', version: '1' }, { capabilities: { roots: { listChanged: false }, elicitation: { form: {} } } })
+    const direct = new LegacyClient({ name: 'direct', version: '1' }, { capabilities: { roots: { listChanged: false }, elicitation: { form: {}, url: {} } } })
     await direct.connect(new StdioClientTransport({ ...everything('stdio'), stderr: 'ignore' }))
     const own = (await direct.request({ method: 'tools/list', params: {} }, z.looseObject({ tools: z.array(z.looseObject({ name: z.string() })) }))).tools
     await direct.close()
@@ -73,8 +73,8 @@ describe('server-everything through toolgate', () => {
       .filter((t) => t.name.startsWith('everything:'))
     expect(served.map((t) => t.name).sort()).toEqual(own.map((t) => `everything:${t.name}`).sort())
     for (const t of own) expect({ ...served.find((s) => s.name === `everything:${t.name}`), name: t.name }, t.name).toEqual(t)
-    // shown only to clients that declare roots, and elicitation
-    expect(own.map((t) => t.name)).toEqual(expect.arrayContaining(['get-roots-list', 'trigger-elicitation-request']))
+    // shown only to clients that declare roots, and elicitation (URL mode for the URL one)
+    expect(own.map((t) => t.name)).toEqual(expect.arrayContaining(['get-roots-list', 'trigger-elicitation-request', 'trigger-url-elicitation']))
   })
 
   it('forwards progress as it happens, on 2025-11-25 and on 2026-07-28', async () => {

@@ -1,0 +1,156 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { ElicitRequestSchema, type CallToolResult, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js'
+import type { Db } from '@/db/client'
+import { addServer } from '@/lib/admin/upstreams'
+import { createAgentToken } from '@/lib/admin/tokens'
+import { runCli } from '@/tests/helpers/cli'
+import { startGateway } from '@/tests/helpers/gateway'
+import { freePort, type RunningServer } from '@/tests/helpers/server'
+import { connectionState, stdioFixture, waitFor } from './harness'
+
+// Every MCP capability through toolgate, against the real server-everything: what a client
+// connected to it directly could use (inspection with the runtime's capabilities, completion,
+// elicitation while other calls are in flight), gated like calls.
+
+const KEY = 'tg_op_capabilities_test_key_00000'
+const EVERYTHING = path.resolve(import.meta.dirname, '..', '..', 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js')
+const LOOPBACK_ONLY = path.resolve(import.meta.dirname, '..', 'fixtures', 'loopback-only.cjs')
+const everything = (mode: 'stdio' | 'streamableHttp') => ({ command: process.execPath, args: ['--require', LOOPBACK_ONLY, EVERYTHING, mode] })
+
+let db: Db
+let dbFile: string
+let server: RunningServer
+let agent: string
+/** an agent whose scope holds only fx: everything is none of its business */
+let narrow: string
+const fx = stdioFixture({ tools: [{ name: 'ok' }] })
+const spawned: ChildProcess[] = []
+
+beforeAll(async () => {
+  ;({ db, dbFile, server, agent } = await startGateway(KEY, { upstreams: { everything: everything('stdio'), fx: fx.transport } }))
+  narrow = (await createAgentToken(db, 'narrow', { allowedServers: ['fx'], profilePin: null }, { actor: 'test' })).token
+})
+afterAll(async () => {
+  await server?.stop()
+  for (const p of spawned) p.kill()
+})
+
+const client = async (token: string) => {
+  const c = new Client({ name: 'capabilities-test', version: '1' })
+  await c.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }))
+  return c
+}
+
+describe('inspection', () => {
+  it('upstream inspect declares the runtime\'s client capabilities: tools a server offers only to such clients are shown before release', async () => {
+    await addServer(db, { name: 'quar', transport: everything('stdio') }, { actor: 'test' })
+    const r = await runCli(['upstream', 'inspect', 'quar', '-o', 'json', '--db', dbFile])
+    expect(r.code, r.stderr).toBe(0)
+    const ids = (JSON.parse(r.stdout) as { tools: { id: string }[] }).tools.map((t) => t.id)
+    // offered only to a client declaring roots and elicitation, as the runtime's connection does
+    expect(ids).toEqual(expect.arrayContaining(['quar:get-roots-list', 'quar:trigger-elicitation-request', 'quar:echo']))
+    // and what the runtime then discovers is exactly what was reviewed: nothing arrives pending after release
+    expect((await runCli(['upstream', 'unquarantine', 'quar', '--db', dbFile])).code).toBe(0)
+    await waitFor('quar ready', () => connectionState(db, 'quar')?.state === 'ready')
+    const listed = await runCli(['tools', 'list', '--server', 'quar', '-o', 'json', '--db', dbFile])
+    const rows = JSON.parse(listed.stdout) as { id: string; status: string }[]
+    expect(rows.map((t) => t.id).sort()).toEqual([...ids].sort())
+    expect(rows.filter((t) => t.status !== 'callable').map((t) => [t.id, t.status])).toEqual([])
+  })
+})
+
+describe('completion/complete', () => {
+  it('completes a prompt\'s arguments and a resource template\'s, from the server that owns them', async () => {
+    const c = await client(agent)
+    try {
+      expect(c.getServerCapabilities()?.completions).toBeDefined()
+      const dept = await c.complete({ ref: { type: 'ref/prompt', name: 'everything:completable-prompt' }, argument: { name: 'department', value: 'S' } })
+      expect(dept.completion.values).toEqual(['Sales', 'Support'])
+      // the context's earlier arguments reach the server as given
+      const lead = await c.complete({ ref: { type: 'ref/prompt', name: 'everything:completable-prompt' }, argument: { name: 'name', value: '' }, context: { arguments: { department: 'Engineering' } } })
+      expect(lead.completion.values).toEqual(['Alice', 'Bob', 'Charlie'])
+      // a template as listed (namespaced where two servers list the same one: quar is server-everything too)
+      const templates = (await c.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate).filter((u) => u.endsWith('demo://resource/dynamic/text/{resourceId}'))
+      expect(templates.length).toBeGreaterThan(0)
+      for (const uri of templates) {
+        const id = await c.complete({ ref: { type: 'ref/resource', uri }, argument: { name: 'resourceId', value: '7' } })
+        expect(id.completion.values, uri).toEqual(['7'])
+        expect((await c.complete({ ref: { type: 'ref/resource', uri }, argument: { name: 'resourceId', value: 'x' } })).completion.values).toEqual([])
+      }
+    } finally {
+      await c.close()
+    }
+  })
+
+  it('is gated like a call: a prompt or template outside the token\'s scope is unknown, and nothing is said about it', async () => {
+    const c = await client(narrow)
+    try {
+      await expect(c.complete({ ref: { type: 'ref/prompt', name: 'everything:completable-prompt' }, argument: { name: 'department', value: 'S' } }))
+        .rejects.toThrow(/Unknown prompt: "everything:completable-prompt"/)
+      await expect(c.complete({ ref: { type: 'ref/resource', uri: 'demo://resource/dynamic/text/{resourceId}' }, argument: { name: 'resourceId', value: '7' } }))
+        .rejects.toThrow(/Unknown resource template/)
+      // an unknown one reads the same
+      await expect(c.complete({ ref: { type: 'ref/prompt', name: 'fx:nope' }, argument: { name: 'a', value: '' } })).rejects.toThrow(/Unknown prompt: "fx:nope"/)
+    } finally {
+      await c.close()
+    }
+  })
+})
+
+/** A client that answers every elicitation with `answer` (given the question), noting each question asked. */
+async function eliciting(token: string, answer: (params: ElicitRequest['params']) => Record<string, unknown>) {
+  const asked: string[] = []
+  const c = new Client({ name: 'capabilities-test', version: '1' }, { capabilities: { elicitation: { form: {} } } })
+  c.setRequestHandler(ElicitRequestSchema, (req) => {
+    asked.push(req.params.message)
+    return { action: 'accept', content: answer(req.params) as Record<string, string> }
+  })
+  await c.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }))
+  return { c, asked }
+}
+const textOf = (r: CallToolResult) => r.content.map((b) => (b.type === 'text' ? b.text : '')).join('\n')
+
+describe('elicitation while other calls of the same session are in flight', () => {
+  it('Streamable HTTP: the question goes to the call it came on (its request\'s stream), never declined unasked', async () => {
+    const port = await freePort()
+    const http = spawn(everything('streamableHttp').command, everything('streamableHttp').args, { env: { ...process.env, PORT: String(port) }, stdio: 'ignore' })
+    spawned.push(http)
+    await waitFor('everything (Streamable HTTP) listening', () => fetch(`http://127.0.0.1:${port}/mcp`, { signal: AbortSignal.timeout(500) }).then(() => true, () => false))
+    await addServer(db, { name: 'evhttp', transport: { url: `http://127.0.0.1:${port}/mcp` }, trusted: true }, { actor: 'test' })
+    await waitFor('evhttp ready', () => connectionState(db, 'evhttp')?.state === 'ready')
+    const { c, asked } = await eliciting(agent, () => ({ name: 'Ada Lovelace' }))
+    try {
+      // one agent token, one upstream session: two calls of it in flight at once
+      const long = c.callTool({ name: 'evhttp:trigger-long-running-operation', arguments: { duration: 3, steps: 3 } }, undefined, { timeout: 60_000 })
+      long.catch(() => undefined) // awaited below; a failure above must not leave it unhandled
+      const asking = await c.callTool({ name: 'evhttp:trigger-elicitation-request', arguments: {} }, undefined, { timeout: 60_000 }) as CallToolResult
+      expect(asked).toEqual(['Please provide inputs for the following fields:'])
+      expect(textOf(asking)).toContain('Ada Lovelace')
+      expect(textOf(await long as CallToolResult)).toMatch(/completed/i)
+    } finally {
+      await c.close()
+    }
+  })
+
+  it('stdio: a task\'s question (its related-task) goes to the call running that task', async () => {
+    const { c, asked } = await eliciting(agent, (p) => {
+      const options = (p as unknown as { requestedSchema: { properties: { interpretation: { oneOf: { const: string }[] } } } }).requestedSchema.properties.interpretation.oneOf
+      return { interpretation: options[0].const }
+    })
+    try {
+      const long = c.callTool({ name: 'everything:trigger-long-running-operation', arguments: { duration: 4, steps: 4 } }, undefined, { timeout: 60_000 })
+      long.catch(() => undefined) // awaited below; a failure above must not leave it unhandled
+      const research = await c.callTool({ name: 'everything:simulate-research-query', arguments: { topic: 'python', ambiguous: true } }, undefined, { timeout: 60_000 }) as CallToolResult
+      expect(asked).toHaveLength(1)
+      expect(asked[0]).toContain('"python" could have multiple interpretations')
+      expect(textOf(research)).toContain('After receiving clarification ("programming")')
+      expect(textOf(await long as CallToolResult)).toMatch(/completed/i)
+    } finally {
+      await c.close()
+    }
+  })
+})
