@@ -24,19 +24,19 @@ describe('screens follow the truth (demo state, no runtime)', () => {
   beforeAll(async () => { d = await startDashboard() })
   afterAll(async () => { await d?.stop() })
 
-  it('approving a tool: its row reads approved and served as the action returns', async () => {
+  it('approving a tool: its row reads approved, by whom, as the action returns', async () => {
     const { page, context } = await signedIn(d)
     // docs has no transport: nothing re-renders the page on a timer, only the action can
     await visit(page, '/servers/docs')
     const loads = countLoads(page)
     const row = page.getByTestId('tool-docs:lookup')
-    expect(await row.getAttribute('data-status')).toBe('tool_pending_approval')
+    expect(await row.textContent()).toContain('awaiting approval')
     await row.getByRole('button', { name: 'Review & approve' }).click()
     await page.getByRole('button', { name: /^Approve this definition/ }).click()
     // the row's own action becomes Block once the approval is shown
     await row.getByRole('button', { name: 'Block lookup' }).waitFor({ timeout: 20_000 })
-    expect(await row.getAttribute('data-status')).toBe('callable')
-    expect(await row.textContent()).toContain('approved')
+    expect(await row.textContent()).not.toContain('awaiting approval')
+    expect(await row.textContent()).toContain('approved by break-glass')
     expect(loads()).toBe(0)
     await context.close()
   })
