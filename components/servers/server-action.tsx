@@ -14,6 +14,7 @@ const detail = (name: string, anchor = '') => `/servers/${encodeURIComponent(nam
  */
 export function ServerAction({ s, facts }: { s: ServerRow; facts: ServerFacts }) {
   if (s.quarantined) return <LinkButton variant="primary" href={detail(s.name, '#release')} aria-label={`Review & release ${s.name}`}>Review &amp; release</LinkButton>
+  if (s.restartPending) return <Pending text="Reconnecting… (restart asked; this row updates when the runtime reports)" />
   if (!s.enabled) return <ActionButton variant="primary" action={setServerState} permission="operate" input={{ server: s.name, change: 'enable' as const }} label="Enable" name={`Enable ${s.name}`} />
   if (s.health === 'login_needed' || (s.health === 'unhealthy' && s.connection?.action === 'login')) {
     return canLogin(facts) ? <LoginButton server={s.name} ariaLabel={`Log in to ${s.name}`} /> : <Advice text={connectionAdvice(s.name, facts)} />
@@ -26,6 +27,11 @@ export function ServerAction({ s, facts }: { s: ServerRow; facts: ServerFacts })
       : <LinkButton variant="primary" href={detail(s.name, '#logs')} aria-label={`View logs of ${s.name}`}>View logs</LinkButton>
   }
   return <ActionButton action={setServerState} permission="operate" input={{ server: s.name, change: 'disable' as const }} label="Disable" name={`Disable ${s.name}`} confirm={`Disable ${s.name}? Its tools stop being served at once.`} />
+}
+
+/** An action asked for and not landed yet: said so, never a bare "Done" beside the old state. */
+export function Pending({ text }: { text: string }) {
+  return <p role="status" data-testid="pending-action" className="max-w-sm text-xs font-medium text-amber-800 dark:text-amber-300">{text}</p>
 }
 
 function Advice({ text }: { text: string }) {

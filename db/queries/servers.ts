@@ -25,7 +25,10 @@ export interface ServerState extends ServerView {
   missingSecrets: string[]
   /** null = nothing published yet */
   connection: ConnectionView | null
+  /** when the runtime last published the connection (null: never): a restart asked for later has not landed yet */
+  connectionAt: number | null
   restartRequestedAt: number | null
+  inspectRequestedAt: number | null
 }
 
 export function serverStates(db: DbLike, name?: string): ServerState[] {
@@ -44,6 +47,7 @@ export function serverStates(db: DbLike, name?: string): ServerState[] {
     isolation: s.isolation, sessionState: s.sessionState,
     missingSecrets: (s.transport?.secrets ?? []).filter((n) => !set.get(s.name)?.has(n)),
     connection: c ? believedConnection(c, lease, now) : null,
+    connectionAt: c?.updatedAt ?? null, inspectRequestedAt: s.inspectRequestedAt,
   }))
 }
 

@@ -26,6 +26,12 @@ export interface ServerRow {
   tools: { total: number; callable: number; pending: number; changed: number; blocked: number }
   /** who shares one upstream session: the setting, and what runs (null for a state-file server) */
   isolation: { setting: Isolation; runs: 'shared' | 'per_token' | null; sessionState: boolean | null }
+  /** when the runtime (or a state file) last reported the connection; null: never */
+  connectionAt: number | null
+  /** a restart (or a login's reconnect) was asked for and the runtime has not published since */
+  restartPending: boolean
+  /** an inspection was asked for and the runtime has not listed the tools since */
+  inspectPending: boolean
 }
 
 function countTools(list: readonly InventoryTool[]) {
@@ -50,6 +56,9 @@ function rowOf(s: ServerState, tools: readonly InventoryTool[]): ServerRow {
       setting: s.isolation, sessionState: s.sessionState,
       runs: s.transport ? isolationRuns(s.isolation, 'url' in s.transport, s.sessionState) : null,
     },
+    connectionAt: s.connectionAt,
+    restartPending: s.transport !== null && s.enabled && !s.quarantined && (s.restartRequestedAt ?? 0) > (s.connectionAt ?? 0),
+    inspectPending: s.transport !== null && s.quarantined && (s.inspectRequestedAt ?? 0) > (s.inspectedAt ?? 0),
   }
 }
 

@@ -90,3 +90,26 @@ export function tokenDetail(db: Db, name: string, operator: string) {
   }
 }
 export type TokenDetail = NonNullable<ReturnType<typeof tokenDetail>>
+
+type Explained = TokenDetail['blocked'][number]
+
+/** A cause many ids share: one reason with one fix ("24 ids outside profile team-07 → Edit profile team-07"). */
+export interface CauseGroup { key: string; reason: string; fix: Explained['fix']; entries: Explained[] }
+
+/**
+ * The ids a token cannot use, grouped by cause: the same reason with the same fix is one group,
+ * largest first; a fix made per id (approve this tool) groups by reason alone. One shared fix
+ * then fixes the whole group, and a page lists groups, not 4,000 rows.
+ */
+export function causeGroups(blocked: readonly Explained[]): CauseGroup[] {
+  const groups = new Map<string, CauseGroup>()
+  for (const e of blocked) {
+    if (e.result.status !== 'unavailable') continue
+    const shared = e.fix && (e.fix.kind === 'link' || e.fix.kind === 'release' || e.fix.kind === 'login') ? e.fix
+      : e.fix?.kind === 'advice' ? e.fix : null
+    const key = `${e.result.reason}${shared ? `:${'label' in shared ? shared.label : shared.text}` : ''}`
+    const g = groups.get(key) ?? groups.set(key, { key, reason: e.result.reason, fix: shared, entries: [] }).get(key)!
+    g.entries.push(e)
+  }
+  return [...groups.values()].sort((a, b) => b.entries.length - a.entries.length || (a.key < b.key ? -1 : 1))
+}

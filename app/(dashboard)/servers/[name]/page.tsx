@@ -9,6 +9,7 @@ import { ToolTable } from '@/components/servers/tool-table'
 import { Card, Empty, PageHeader } from '@/components/ui'
 import { LoginButton } from '@/components/servers/login-button'
 import { FollowConnection } from '@/components/servers/follow-connection'
+import { Pending } from '@/components/servers/server-action'
 import { SecretForm } from '@/components/servers/secret-form'
 import { inspectAction, releaseAction, setServerState } from '@/lib/actions/servers'
 import { definitionReview, definitionRows, toolReview } from '@/lib/approvals/review'
@@ -25,6 +26,12 @@ import { getDb } from '@/db/client'
 import { listActivity } from '@/db/queries/activity'
 import { firstApprovals } from '@/lib/approvals/two-person'
 import { DecidedBy } from '@/components/decided-by'
+import { RelativeTime } from '@/components/relative-time'
+import type { InventoryTool } from '@/lib/catalog/inventory'
+import { listQuery, matches, pageOf, querySearch } from '@/lib/dashboard/lists'
+import type { SearchParams } from '@/lib/dashboard/search-params'
+import { ListControls } from '@/components/list-controls'
+import { Pager } from '@/components/pager'
 
 export const metadata: Metadata = { title: 'Server' }
 
@@ -39,7 +46,19 @@ function isolationNote(transport: string, i: { setting: string; runs: 'shared' |
 
 const definitionGroupNames = Object.keys(definitionGroups) as DefinitionGroup[]
 
-export default async function ServerPage({ params }: { params: Promise<{ name: string }> }) {
+const TOOL_SHOWS = ['all', 'review', 'blocked', 'served', 'withheld'] as const
+const TOOL_SORTS = ['name', 'status'] as const
+const toolShowLabels: Record<(typeof TOOL_SHOWS)[number], string> = { all: 'every tool', review: 'to review (pending or changed)', blocked: 'blocked', served: 'served', withheld: 'not served' }
+const keepTool: Record<(typeof TOOL_SHOWS)[number], (t: InventoryTool) => boolean> = {
+  all: () => true, review: (t) => t.approval === 'pending' || t.approval === 'changed', blocked: (t) => t.blocked,
+  served: (t) => t.status === 'callable', withheld: (t) => t.status !== 'callable',
+}
+const toolOrder: Record<(typeof TOOL_SORTS)[number], (a: InventoryTool, b: InventoryTool) => number> = {
+  name: (a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }),
+  status: (a, b) => a.status.localeCompare(b.status) || toolOrder.name(a, b),
+}
+
+export default async function ServerPage({ params, searchParams }: { params: Promise<{ name: string }>; searchParams: Promise<SearchParams> }) {
   const name = decodeURIComponent((await params).name)
   if (!(await canViewPage(`/servers/${encodeURIComponent(name)}`))) return null
   const db = getDb()
@@ -56,8 +75,11 @@ export default async function ServerPage({ params }: { params: Promise<{ name: s
   // what releasing exactly these definitions would bring over the overlap ceiling: shown before asking
   // (scored in the worker, off the request loop: lib/dashboard/heavy.ts)
   const overCeiling = exposure ? await heavy(db, { kind: 'release-crossings', server: name, shown: shownPins(exposure) }) : []
-  // what an approve from the tool table shows first: every pending or changed tool's full review
-  const pending = s.toolList.filter((t) => t.approval === 'pending' || t.approval === 'changed')
+  // the tools asked for (search, filter, sort), one page of them
+  const toolQuery = listQuery(await searchParams, TOOL_SHOWS, TOOL_SORTS)
+  const tools = pageOf(s.toolList.filter((t) => keepTool[toolQuery.show](t) && matches(toolQuery.q, t.name, t.description)).sort(toolOrder[toolQuery.sort]), toolQuery.page)
+  // what an approve from the tool table shows first: every shown pending or changed tool's full review
+  const pending = tools.items.filter((t) => t.approval === 'pending' || t.approval === 'changed')
   const surfaces = await Promise.all(pending.map((t) => heavy(db, { kind: 'review-surface', id: t.id })))
   const reviews = Object.fromEntries(pending.map((t, i) => [t.id, toolReview(db, t.id, surfaces[i])]))
   // its instructions, prompts, resources and templates, each with the review an approve shows first
@@ -84,8 +106,10 @@ export default async function ServerPage({ params }: { params: Promise<{ name: s
           </div>
         </Card>
         <Card title={<span id="connection">Connection health</span>}>
-          {s.transport && s.enabled && !s.quarantined && s.health !== 'ready' && <FollowConnection />}
+          {s.transport && s.enabled && !s.quarantined && (s.health !== 'ready' || s.restartPending) && <FollowConnection />}
           <HealthState s={s} />
+          {s.connectionAt !== null && <p className="mt-1 text-xs text-slate-600 dark:text-slate-300" data-testid="connection-reported" data-at={s.connectionAt}>Reported <RelativeTime iso={new Date(s.connectionAt).toISOString()} /></p>}
+          {s.restartPending && <div className="mt-2"><Pending text="Reconnecting… the restart is asked for; this card updates when the runtime reports the new connection." /></div>}
           <p className="mt-2 text-xs text-slate-600 dark:text-slate-400">Transport: {s.transport ? <code>{s.transport}</code> : 'none (state comes from a state file; the runtime does not manage this server)'}</p>
           {s.isolation.runs && <p className="mt-1 text-sm">{isolationNote(s.transport!, s.isolation)}</p>}
           {s.connection?.action && <p className="mt-1 text-sm">The runtime suggests: <code>{s.connection.action}</code></p>}
@@ -106,7 +130,12 @@ export default async function ServerPage({ params }: { params: Promise<{ name: s
           <ol className="space-y-4">
             <li>
               <h3 className="text-sm font-medium">1. Inspect</h3>
-              {s.transport ? (
+              {s.inspectPending ? (
+                <>
+                  <FollowConnection />
+                  <Pending text="Inspecting… the runtime is listing its tools; they appear under step 2 when it has. If it takes long, its log below says why." />
+                </>
+              ) : s.transport ? (
                 <>
                   <p className="text-xs text-slate-600 dark:text-slate-400">{exposure.inspectedAt === null ? 'Lists its tools and stores their definitions for review; nothing is served or called.' : 'Lists its tools again, in case they changed since.'}</p>
                   <div className="mt-2">
@@ -136,7 +165,13 @@ export default async function ServerPage({ params }: { params: Promise<{ name: s
           </ol>
         </Card>
       )}
-      <Card className="mt-4" title={<span id="tools">Tools ({s.tools.total})</span>}><ToolTable tools={s.toolList} reviews={reviews} callApproval={s.callApprovalTools} quarantined={s.quarantined} firstOfTwo={firstApprovals(db, 'tool')} /></Card>
+      <Card className="mt-4" title={<span id="tools">Tools ({s.tools.total})</span>}>
+        {s.tools.total > 0 && <ListControls label="Find tools" path={`/servers/${encodeURIComponent(name)}`} anchor="#tools" values={toolQuery}
+          shows={TOOL_SHOWS.map((v) => ({ value: v, label: toolShowLabels[v] }))} sorts={TOOL_SORTS.map((v) => ({ value: v, label: v }))} />}
+        {s.tools.total > 0 && tools.total === 0 ? <Empty>No tool matches: <Link className="underline" href={`/servers/${encodeURIComponent(name)}#tools`}>show every tool</Link>.</Empty>
+          : <ToolTable tools={tools.items} reviews={reviews} callApproval={s.callApprovalTools} quarantined={s.quarantined} firstOfTwo={firstApprovals(db, 'tool')} />}
+        {tools.pages > 1 && <Pager paged={tools} path={`/servers/${encodeURIComponent(name)}`} anchor="#tools" params={querySearch(toolQuery, { show: TOOL_SHOWS[0], sort: TOOL_SORTS[0] })} noun="tools" />}
+      </Card>
       <Card className="mt-4" title={<span id="definitions">Instructions, prompts and resources ({definitions.length})</span>}><DefinitionsCard reviews={definitions} /></Card>
       <Card className="mt-4" title={<span id="settings">Settings</span>}><SettingsForm server={name} settings={s.settings} /></Card>
       <div className="mt-4 grid grid-cols-1 gap-4 lg:grid-cols-2">

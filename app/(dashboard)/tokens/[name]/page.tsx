@@ -6,7 +6,11 @@ import { ToolId } from '@/components/tool-id'
 import { Card, Empty, LinkButton, PageHeader, Pill } from '@/components/ui'
 import { accessOverview } from '@/lib/dashboard/access'
 import { pagePrincipal } from '@/lib/dashboard/operator'
-import { tokenDetail, type AgentExperience } from '@/lib/dashboard/token'
+import { causeGroups, tokenDetail, type AgentExperience, type CauseGroup, type TokenDetail } from '@/lib/dashboard/token'
+import { tokenPage } from '@/lib/dashboard/fixes'
+import { listQuery, pageOf } from '@/lib/dashboard/lists'
+import { searchValue, type SearchParams } from '@/lib/dashboard/search-params'
+import { Pager } from '@/components/pager'
 import type { Narrowing } from '@/lib/preflight/evaluate'
 import { MAX_DASHBOARD_IDS } from '@/lib/dashboard/schemas'
 import { getDb } from '@/db/client'
@@ -61,9 +65,54 @@ function Experience({ e, token }: { e: AgentExperience; token: string }) {
   )
 }
 
+/** How many ids a closed cause lists: the rest are a click (and a page) away. */
+const PREVIEW = 5
+const causeAnchor = (key: string) => `cause-${key.replace(/[^A-Za-z0-9_-]+/g, '-')}`
+
+function FixCell({ fix, id, token }: { fix: CauseGroup['fix'] | TokenDetail['blocked'][number]['fix']; id?: string; token: string }) {
+  return fix?.kind === 'link' ? <LinkButton href={fix.href} aria-label={`${fix.label}${id ? ` (for ${id})` : ''}`}>{fix.label}</LinkButton>
+    : fix?.kind === 'advice' ? <p className="max-w-sm">{fix.text}</p>
+    : fix && id ? <LinkButton href={`/preflight?${new URLSearchParams([['id', id], ['token', token], ['run', '1']])}`} aria-label={`Fix in Preflight: ${id}`}>Fix in Preflight</LinkButton>
+    : fix ? <LinkButton href={`/preflight?${new URLSearchParams([['token', token]])}`}>{'label' in fix ? fix.label : 'Fix in Preflight'}</LinkButton>
+    : null
+}
+
+/** One cause: how many ids it blocks, its one fix, and its ids (a few, or all of them paged when opened). */
+function Cause({ group: g, token, open, page }: { group: CauseGroup; token: string; open: boolean; page: number }) {
+  const path = tokenPage(token)
+  const anchor = `#${causeAnchor(g.key)}`
+  const shown = open ? pageOf(g.entries, page) : { ...pageOf(g.entries, 1, PREVIEW) }
+  const first = g.entries[0].result
+  return (
+    <section id={causeAnchor(g.key)} data-testid={`cause-${g.key}`} data-count={g.entries.length} aria-label={`${g.entries.length} ids: ${g.reason}`} className="scroll-mt-4 rounded border border-slate-200 p-3 dark:border-slate-800">
+      <div className="flex flex-wrap items-center gap-2">
+        <h3 className="text-sm font-medium">{g.entries.length.toLocaleString('en')} id{g.entries.length === 1 ? '' : 's'}: <Pill tone={first.status === 'unavailable' && first.retryable ? 'warn' : 'bad'}>{g.reason}</Pill></h3>
+        {g.fix && <span className="ml-auto text-xs"><FixCell fix={g.fix} token={token} /></span>}
+      </div>
+      {first.status === 'unavailable' && <p className="mt-1 text-xs text-slate-700 dark:text-slate-200">For example <span className="font-mono">{first.id}</span>: {first.detail}</p>}
+      <table className="mt-2 w-full text-sm max-md:block" aria-label={`Tools ${token} cannot use: ${g.reason}`}>
+        <tbody className="max-md:block">
+          {shown.items.map(({ result: r, fix }) => r.status === 'unavailable' && (
+            <tr key={r.id} data-testid={`blocked-${r.id}`} data-reason={r.reason} className="border-t border-slate-200 align-top max-md:block max-md:py-2 dark:border-slate-800">
+              <th scope="row" className="py-1.5 pr-3 text-left font-mono text-xs font-medium max-md:block md:whitespace-nowrap"><ToolId id={r.id} /></th>
+              <td className="py-1.5 pr-3 text-xs max-md:block">{r.detail}</td>
+              {!g.fix && <td className="py-1.5 text-xs max-md:block"><FixCell fix={fix} id={r.id} token={token} />{!fix && r.remediation}</td>}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {open ? <Pager paged={shown} path={path} params={new URLSearchParams([['cause', g.key]])} anchor={anchor} noun="ids" />
+        : g.entries.length > PREVIEW && <Link className="mt-2 inline-block text-xs text-sky-700 underline dark:text-sky-300" href={`${path}?${new URLSearchParams([['cause', g.key]])}${anchor}`}>Show all {g.entries.length.toLocaleString('en')} →</Link>}
+    </section>
+  )
+}
+
 /** `/tokens/<name>`: one agent token — its scope, the tools it cannot use and why, its recent checks and calls. */
-export default async function TokenPage({ params }: { params: Promise<{ name: string }> }) {
+export default async function TokenPage({ params, searchParams }: { params: Promise<{ name: string }>; searchParams: Promise<SearchParams> }) {
   const name = decodeURIComponent((await params).name)
+  const sp = await searchParams
+  const openCause = searchValue(sp.cause)
+  const page = listQuery(sp, ['all'], ['id']).page
   const me = await pagePrincipal(`/tokens/${encodeURIComponent(name)}`)
   if (!me) return null
   const db = getDb()
@@ -107,30 +156,16 @@ export default async function TokenPage({ params }: { params: Promise<{ name: st
       <Card className="mt-4" title={`What it experienced: its checks and calls, per tool (${t.experience.tools.length})`}>
         <Experience e={t.experience} token={t.token.name} />
       </Card>
-      <Card className="mt-4" title={`Tools it cannot use now (${t.blocked.length} of ${t.blocked.length + t.usable})`}>
+      <Card className="mt-4" title={`Tools it cannot use now (${t.blocked.length} of ${t.blocked.length + t.usable}), by cause`}>
         {t.blocked.length === 0 ? <Empty>Every known tool is ready for this token.</Empty> : (
           <>
             <p className="mb-3 text-xs text-slate-600 dark:text-slate-300">
               The operator-tier cause of each (an agent with this token is told <code>not_found</code> for a server outside its scope).{' '}
               <Link className="text-sky-700 underline dark:text-sky-300" href={`/preflight?${checkBlocked}`}>Check them all in Preflight as this token, with their fixes →</Link>
             </p>
-            <table className="w-full text-sm max-md:block" aria-label={`Tools ${t.token.name} cannot use`}>
-              <thead className="text-left text-xs text-slate-600 max-md:hidden dark:text-slate-300"><tr><th scope="col" className="pb-2 pr-3">Id</th><th scope="col" className="pb-2 pr-3">Cause</th><th scope="col" className="pb-2">Fix</th></tr></thead>
-              <tbody className="max-md:block">
-                {t.blocked.map(({ result: r, fix }) => r.status === 'unavailable' && (
-                  <tr key={r.id} data-testid={`blocked-${r.id}`} data-reason={r.reason} className="border-t border-slate-200 align-top max-md:block max-md:py-2 dark:border-slate-800">
-                    <th scope="row" className="py-2 pr-3 text-left font-mono text-xs font-medium max-md:block md:whitespace-nowrap"><ToolId id={r.id} /></th>
-                    <td className="py-2 pr-3 text-xs max-md:block"><Pill tone={r.retryable ? 'warn' : 'bad'}>{r.reason}</Pill> <span className="ml-1">{r.detail}</span></td>
-                    <td className="py-2 text-xs max-md:block">
-                      {fix?.kind === 'link' ? <LinkButton href={fix.href} aria-label={`${fix.label} (for ${r.id})`}>{fix.label}</LinkButton>
-                        : fix?.kind === 'advice' ? <p className="max-w-sm">{fix.text}</p>
-                        : fix ? <LinkButton href={`/preflight?${new URLSearchParams([['id', r.id], ['token', t.token.name], ['run', '1']])}`} aria-label={`Fix in Preflight: ${r.id}`}>Fix in Preflight</LinkButton>
-                        : <p>{r.remediation}</p>}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <div role="region" aria-label={`Tools ${t.token.name} cannot use`} className="space-y-4">
+              {causeGroups(t.blocked).map((g) => <Cause key={g.key} group={g} token={t.token.name} open={openCause === g.key} page={page} />)}
+            </div>
           </>
         )}
       </Card>

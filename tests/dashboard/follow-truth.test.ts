@@ -1,0 +1,125 @@
+// Issue 26 §6: after every dashboard action the page shows the new state, or says the action is
+// under way until it lands — never a bare "Done" beside the old state. Each kind of action is
+// clicked in Chromium and the changed state is read off the page without a reload.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { eq } from 'drizzle-orm'
+import type { Page } from 'playwright-core'
+import { servers } from '@/db/schema'
+import { tokenByName } from '@/db/queries/access'
+import { addServer } from '@/lib/admin/upstreams'
+import { connectionState, runtimeEnv, stdioFixture, waitFor } from '@/tests/upstream/harness'
+import { eventually, signedIn, startDashboard, visit, type Dashboard } from './harness'
+
+const serverRow = (d: Dashboard, name: string) => d.db.select().from(servers).where(eq(servers.name, name)).get()!
+
+/** Every navigation the page makes by itself (a reload would hide a page that does not follow). */
+function countLoads(page: Page): () => number {
+  let loads = 0
+  page.on('load', () => { loads++ })
+  return () => loads
+}
+
+describe('screens follow the truth (demo state, no runtime)', () => {
+  let d: Dashboard
+  beforeAll(async () => { d = await startDashboard() })
+  afterAll(async () => { await d?.stop() })
+
+  it('approving a tool: its row reads approved, by whom, as the action returns', async () => {
+    const { page, context } = await signedIn(d)
+    // docs has no transport: nothing re-renders the page on a timer, only the action can
+    await visit(page, '/servers/docs')
+    const loads = countLoads(page)
+    const row = page.getByTestId('tool-docs:lookup')
+    expect(await row.textContent()).toContain('awaiting approval')
+    await row.getByRole('button', { name: 'Review & approve' }).click()
+    await page.getByRole('button', { name: /^Approve this definition/ }).click()
+    // the row's own action becomes Block once the approval is shown
+    await row.getByRole('button', { name: 'Block lookup' }).waitFor({ timeout: 20_000 })
+    expect(await row.textContent()).not.toContain('awaiting approval')
+    expect(await row.textContent()).toContain('approved by break-glass')
+    expect(loads()).toBe(0)
+    await context.close()
+  })
+
+  it('a token\'s scope change: its row names the new servers as the save returns', async () => {
+    const { page, context } = await signedIn(d)
+    await visit(page, '/tokens')
+    const row = page.getByTestId('token-notes-bot')
+    expect(await row.textContent()).toContain('servers: notes')
+    await row.getByRole('button', { name: 'Edit scope of token notes-bot' }).click()
+    await row.getByRole('group', { name: 'Allowed servers' }).getByLabel('billing').check()
+    await row.getByRole('button', { name: 'Save scope of token notes-bot' }).click()
+    await eventually(() => row.getByText('servers: notes, billing').count()).toBe(1)
+    expect(tokenByName(d.db, 'notes-bot')?.allowedServers).toEqual(['notes', 'billing'])
+    await context.close()
+  })
+
+  it('restart and inspect say they are under way until the runtime reports (here it never does: no runtime runs)', async () => {
+    const { page, context } = await signedIn(d)
+    page.on('dialog', (dialog) => void dialog.accept())
+    await visit(page, '/servers')
+    const slack = page.getByTestId('server-slack')
+    await slack.getByRole('button', { name: 'Restart slack' }).click()
+    await eventually(() => slack.getByTestId('pending-action').textContent()).toMatch(/^Reconnecting…/)
+    expect(await slack.getByRole('button', { name: 'Restart slack' }).count()).toBe(0)
+    // the truth, after a reload too: asked for, not landed
+    await visit(page, '/servers/slack')
+    expect(await page.getByTestId('pending-action').textContent()).toMatch(/^Reconnecting…/)
+
+    await visit(page, '/servers/github')
+    await page.getByRole('button', { name: 'Inspect (list its tools)' }).click()
+    await eventually(() => page.getByTestId('pending-action').textContent()).toMatch(/^Inspecting…/)
+    expect(await page.getByRole('button', { name: /^Inspect/ }).count()).toBe(0)
+    expect(serverRow(d, 'github').inspectRequestedAt).toBeGreaterThan(0)
+    await context.close()
+  })
+
+  it('releasing a server: the page reads released, its tools served, as the action returns', async () => {
+    const { page, context } = await signedIn(d)
+    await visit(page, '/servers/github')
+    expect(await page.getByRole('heading', { name: /^Quarantined: inspect, review, then release/ }).count()).toBe(1)
+    await page.getByRole('button', { name: 'Release github' }).click()
+    await eventually(() => page.getByRole('heading', { name: /^Quarantined/ }).count()).toBe(0)
+    expect(await page.getByTestId('tool-github:list_issues').getAttribute('data-status')).toBe('callable')
+    expect(await page.getByText('Released by break-glass').count()).toBe(1)
+    expect(serverRow(d, 'github').quarantined).toBe(false)
+    await context.close()
+  })
+})
+
+describe('screens follow the truth (with the runtime)', () => {
+  let d: Dashboard
+  const fx = stdioFixture({ tools: [{ name: 'open_vault', description: 'Open the vault.' }] })
+  beforeAll(async () => {
+    d = await startDashboard({ servers: [] }, runtimeEnv)
+    await addServer(d.db, { name: 'vault', transport: fx.transport, trusted: false }, { actor: 'test' })
+    await addServer(d.db, { name: 'bank', transport: fx.transport, trusted: true }, { actor: 'test' })
+    await waitFor('bank ready', () => connectionState(d.db, 'bank')?.state === 'ready')
+  })
+  afterAll(async () => { await d?.stop() })
+
+  it('an inspection lists the tools on the page by itself once the runtime has; a restart shows connected again', async () => {
+    const { page, context } = await signedIn(d)
+    page.on('dialog', (dialog) => void dialog.accept())
+    await visit(page, '/servers/vault')
+    const loads = countLoads(page)
+    expect(await page.getByText('open_vault').count()).toBe(0)
+    await page.getByRole('button', { name: 'Inspect (list its tools)' }).click()
+    // no reload: the tools arrive, and the pending note goes
+    await eventually(() => page.getByText('open_vault', { exact: true }).count()).toBeGreaterThan(0)
+    await eventually(() => page.getByTestId('pending-action').count()).toBe(0)
+    expect(await page.getByRole('button', { name: 'Inspect again' }).count()).toBe(1)
+    expect(loads()).toBe(0)
+
+    await visit(page, '/servers/bank')
+    const before = serverRow(d, 'bank').restartRequestedAt
+    await page.getByRole('button', { name: 'Restart' }).click()
+    const asked = await waitFor('the restart asked for', () => (serverRow(d, 'bank').restartRequestedAt ?? 0) > (before ?? 0) && serverRow(d, 'bank').restartRequestedAt) as number
+    // reconnected: the card shows a connection reported after the restart, connected, with no pending note, without a reload
+    await eventually(async () => Number(await page.getByTestId('connection-reported').getAttribute('data-at'))).toBeGreaterThan(asked)
+    expect(await page.getByTestId('pending-action').count()).toBe(0)
+    await eventually(() => page.getByRole('heading', { name: 'Connection health' }).locator('..').getByText('connected', { exact: true }).count()).toBe(1)
+    expect(connectionState(d.db, 'bank')?.state).toBe('ready')
+    await context.close()
+  })
+})
