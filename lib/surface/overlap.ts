@@ -38,15 +38,30 @@ function stem(w: string): string {
 const serverOf = (id: string) => id.slice(0, id.indexOf(':'))
 const round = (x: number) => Math.round(x * 10_000) / 10_000
 
+// A text's distinct terms with their counts, in order of first use: the same tools are scored in
+// many scopes (bounded: a few catalogs' worth, then afresh)
+const KEPT_TEXTS = 20_000
+const keptCounts = new Map<string, [string, number][]>()
+function termCounts(text: string): [string, number][] {
+  let counts = keptCounts.get(text)
+  if (!counts) {
+    const tf = new Map<string, number>()
+    for (const t of terms(text)) tf.set(t, (tf.get(t) ?? 0) + 1)
+    if (keptCounts.size >= KEPT_TEXTS) keptCounts.clear()
+    keptCounts.set(text, (counts = [...tf]))
+  }
+  return counts
+}
+
 /** Unit-length TF-IDF vectors (smoothed idf, so two near-identical tools alone still score high). */
 function vectors(docs: readonly OverlapDoc[]): { term: number; weight: number }[][] {
   const ids = new Map<string, number>()
   const counts = docs.map((d) => {
     const tf = new Map<number, number>()
-    for (const t of terms(d.text)) {
+    for (const [t, c] of termCounts(d.text)) {
       let id = ids.get(t)
       if (id === undefined) ids.set(t, (id = ids.size))
-      tf.set(id, (tf.get(id) ?? 0) + 1)
+      tf.set(id, c)
     }
     return tf
   })
