@@ -94,6 +94,17 @@ export function reviewContext(db: DbLike, server: string) {
   return { server, otherServers, otherToolIds }
 }
 
+/** reviewContext for many servers from one read of every server and tool (a long list's findings). */
+export function reviewContexts(db: DbLike): (server: string) => ReturnType<typeof reviewContext> {
+  const names = db.select({ n: servers.name }).from(servers).all().map((r) => r.n)
+  const ids = db.select({ s: tools.serverName, t: tools.name }).from(tools).where(isNull(tools.goneAt)).all()
+  return (server) => ({
+    server,
+    otherServers: names.filter((n) => n !== server),
+    otherToolIds: ids.filter((r) => r.s !== server).map((r) => `${r.s}:${r.t}`),
+  })
+}
+
 /** An operator's decision on a tool, as its approval record keeps it. */
 export interface ApprovalDecision {
   status: 'approved' | 'pending' | 'changed'

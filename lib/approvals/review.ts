@@ -7,7 +7,7 @@ import { knownDefinitions, servedDefinition } from '@/db/queries/definitions'
 import type { DefinitionKind, JsonObject, ServerDefinition } from '@/db/schema'
 import { requireDefinition } from '@/lib/admin/definitions'
 import { definitionChanges, definitionGroups, definitionId, groupOf, type DefinitionGroup } from './server-definitions'
-import { knownTool, reviewContext } from '@/db/queries/tools'
+import { knownTool, reviewContext, reviewContexts } from '@/db/queries/tools'
 import { presentRecords } from '@/lib/activity/present-records'
 import type { ActivityItem } from '@/lib/activity/present'
 import { badRequest, notFoundError } from '@/lib/core/errors'
@@ -68,10 +68,13 @@ export function reviewSurface(db: Db, id: string): ToolReview['surface'] {
   }
 }
 
-/** A tool's review findings alone: cheap enough for every row of a long list. */
-export function toolFindings(db: Db, id: string): Finding[] {
-  const { parsed, tool } = reviewedTool(db, id)
-  return reviewFindings(definitionOf(tool), reviewContext(db, parsed.server))
+/** How many review findings each tool has: the other servers and their tools read once for the whole list. */
+export function findingCounts(db: Db, ids: readonly string[]): Record<string, number> {
+  const contextOf = reviewContexts(db)
+  return Object.fromEntries(ids.map((id) => {
+    const { parsed, tool } = reviewedTool(db, id)
+    return [id, reviewFindings(definitionOf(tool), contextOf(parsed.server)).length]
+  }))
 }
 
 /** A tool's review; `surface` when the caller computed it already (elsewhere). */

@@ -1,7 +1,7 @@
 import 'server-only'
 import type { Db } from '@/db/client'
 import { readSettings } from '@/db/queries/settings'
-import { reviewSurface, toolFindings, type ToolReview } from '@/lib/approvals/review'
+import { findingCounts, reviewSurface, type ToolReview } from '@/lib/approvals/review'
 import { ToolgateError, type FailureKind } from '@/lib/core/errors'
 import { releaseCrossings } from '@/lib/admin/servers'
 import { describeCrossing, scopesOverCeiling } from '@/lib/surface/ceiling'
@@ -40,7 +40,7 @@ export function runHeavy<J extends HeavyJob>(db: Db, job: J): HeavyResult<J> {
   const out: Results[keyof Results] = job.kind === 'surface' ? surfacePage(db, job.scope)
     : job.kind === 'over-ceiling' ? scopesOverCeiling(db).map((c) => ({ key: scopeKey(c.scope), label: scopeLabel(c.scope), ...c.pair, ceiling: c.ceiling }))
     : job.kind === 'review-surface' ? reviewSurface(db, job.id)
-    : job.kind === 'findings' ? Object.fromEntries(job.ids.map((id) => [id, toolFindings(db, id).length]))
+    : job.kind === 'findings' ? findingCounts(db, job.ids)
     : releaseCrossings(db, job.server, job.shown).map(describeCrossing)
   return out as HeavyResult<J>
 }

@@ -3,13 +3,10 @@ import type { Db } from '@/db/client'
 import { readSettings } from '@/db/queries/settings'
 import { allScopes } from '@/lib/surface/ceiling'
 import { sharedTerms, type OverlapPair } from '@/lib/surface/overlap'
-import { reportOf, scopeLabel, servedList, type SurfaceReport, type SurfaceScope } from '@/lib/surface/report'
+import { CLOSEST, reportOf, scopeLabel, servedList, type SurfaceReport, type SurfaceScope } from '@/lib/surface/report'
 
-/** How many pairs the page shows side by side, and how many changes it previews. */
-const SHOWN_PAIRS = 5
+/** How many changes the page previews (the pairs it shows are a scope's CLOSEST). */
 const PREVIEWED_CHANGES = 5
-/** Pairs below this read differently enough not to list (the closest pair is always shown). */
-const PAIR_FLOOR = 0.2
 
 /** A scope in the URL: "catalog", "profile:<name>" or "token:<name>". */
 export const scopeKey = (s: SurfaceScope) => (s.kind === 'catalog' ? 'catalog' : `${s.kind}:${s.name}`)
@@ -34,26 +31,26 @@ export interface SurfacePage {
 export function surfacePage(db: Db, key: string | undefined): SurfacePage & { unknown?: string } {
   const ceiling = readSettings(db).maxDescriptionOverlap
   const lists = allScopes(db).map((scope) => ({ scope, list: servedList(db, scope) }))
-  // every scope's closest pair alone (as the ceiling check scores them, so the two share the work) …
-  const summaries = lists.map(({ scope, list }) => reportOf(scope, list, { threshold: 1, pairs: 0 }))
+  // every scope's closest pairs (as the ceiling check scores them, so the two share the work) …
+  const summaries = lists.map(({ scope, list }) => reportOf(scope, list, CLOSEST))
   const scopes = summaries.map((r) => ({
     key: scopeKey(r.scope), label: scopeLabel(r.scope), tools: r.tools, list_tokens: r.list_tokens, max_overlap: r.max_overlap,
     over: ceiling !== null && r.max_overlap !== null && r.max_overlap.score > ceiling,
   }))
   const at = Math.max(0, scopes.findIndex((s) => s.key === (key ?? 'catalog')))
   const { scope, list } = lists[at]
-  // … and the one shown with its closest pairs
-  const report = reportOf(scope, list, { threshold: PAIR_FLOOR, pairs: SHOWN_PAIRS })
+  // … and the one shown with them
+  const report = summaries[at]
   const text = new Map(report.catalog.map((t) => [t.id, t.description]))
   // scored as the overlap scores them: the tool's own name (no server part) and its description
   const words = (id: string) => `${id.slice(id.indexOf(':') + 1)} ${text.get(id) ?? ''}`
-  const pairs = report.pairs.slice(0, SHOWN_PAIRS).map((p) => ({
+  const pairs = report.pairs.map((p) => ({
     ...p, a_text: text.get(p.a) ?? '', b_text: text.get(p.b) ?? '', shared: sharedTerms(words(p.a), words(p.b)),
   }))
   // the closest pair's two tools and the heaviest ones: the changes an operator would weigh
   const candidates = [...new Set([...(report.max_overlap ? [report.max_overlap.a, report.max_overlap.b] : []), ...report.heaviest.map((h) => h.id)])].slice(0, PREVIEWED_CHANGES)
   const changes = candidates.map((id) => {
-    const after = reportOf(scope, list.filter((t) => t.name !== id), { threshold: 1, pairs: 0 })
+    const after = reportOf(scope, list.filter((t) => t.name !== id), CLOSEST)
     const closest = report.max_overlap
     return {
       id, saves: report.list_tokens - after.list_tokens, max_after: after.max_overlap,
@@ -62,7 +59,7 @@ export function surfacePage(db: Db, key: string | undefined): SurfacePage & { un
   })
   return {
     ceiling, scopes, pairs, changes,
-    selected: { ...report, pairs: report.pairs.slice(0, SHOWN_PAIRS), key: scopes[at].key, label: scopes[at].label },
+    selected: { ...report, key: scopes[at].key, label: scopes[at].label },
     ...(key !== undefined && scopes[at].key !== key ? { unknown: key } : {}),
   }
 }

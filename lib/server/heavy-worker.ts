@@ -4,6 +4,7 @@ import { parentPort } from 'node:worker_threads'
 import { getDb } from '@/db/client'
 import { surfaceFingerprint } from '@/db/queries/surface-fingerprint'
 import { failureOf, runHeavy, type HeavyJob } from '@/lib/dashboard/heavy'
+import { keepServedLists } from '@/lib/surface/report'
 
 // a few scopes' pages and the reviews an operator opens: bounded, oldest out first
 const KEPT = 64
@@ -16,6 +17,7 @@ parentPort!.on('message', ({ id, job }: { id: number; job: HeavyJob }) => {
     const key = JSON.stringify(job)
     let hit = kept.get(key)
     if (hit?.fingerprint !== fingerprint) {
+      keepServedLists(db, fingerprint) // the jobs of one state share its scopes' lists
       hit = { fingerprint, result: runHeavy(db, job) }
       kept.delete(key)
       kept.set(key, hit)

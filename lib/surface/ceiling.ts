@@ -7,8 +7,8 @@ import type { KnownTool } from '@/db/queries/tools'
 import { recordChange, type ActionContext } from '@/lib/activity/record-change'
 import { badRequest } from '@/lib/core/errors'
 import { toMcpTool } from '@/lib/mcp/listing'
-import type { OverlapPair } from './overlap'
-import { reaches, reportOf, scopeLabel, servedList, type SurfaceScope } from './report'
+import { pairsWith, type OverlapPair } from './overlap'
+import { CLOSEST, overlapDocs, reaches, reportOf, scopeLabel, servedList, type SurfaceScope } from './report'
 
 /** A scope whose closest pair a change brings over the ceiling. */
 export interface Crossing { scope: SurfaceScope; pair: OverlapPair; ceiling: number; /** the tool the change serves (one of the pair) */ added?: string }
@@ -48,8 +48,9 @@ export function crossings(db: Db, adding: readonly KnownTool[]): Crossing[] {
   for (const scope of allScopes(db)) {
     const list = withAdded(db, scope, tools)
     if (!list) continue
-    // only pairs the change creates: an existing pair over the ceiling is not this change's doing
-    const worst = reportOf(scope, list, { threshold: ceiling }).pairs.find((p) => p.score > ceiling && (ids.has(p.a) || ids.has(p.b)))
+    // only pairs the change creates (an existing pair over the ceiling is not this change's doing),
+    // so only those are scored: the added tools against the scope's list
+    const worst = pairsWith(overlapDocs(list), ids, ceiling).find((p) => p.score > ceiling)
     if (worst) found.push({ scope, pair: worst, ceiling, added: ids.has(worst.a) ? worst.a : worst.b })
   }
   return found
@@ -60,7 +61,7 @@ export function scopesOverCeiling(db: Db): Crossing[] {
   const ceiling = readSettings(db).maxDescriptionOverlap
   if (ceiling === null) return []
   return allScopes(db).flatMap((scope) => {
-    const max = reportOf(scope, servedList(db, scope), { threshold: 1, pairs: 0 }).max_overlap
+    const max = reportOf(scope, servedList(db, scope), CLOSEST).max_overlap
     return max && max.score > ceiling ? [{ scope, pair: max, ceiling }] : []
   })
 }

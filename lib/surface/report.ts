@@ -57,8 +57,29 @@ export function reaches(db: Db, scope: SurfaceScope): (server: string) => boolea
   return (server) => readSnapshot(db, (state) => scopeOf(state, caller, profile)(server))
 }
 
+// Lists of one state, kept while the heavy worker says that state holds (keepServedLists): its
+// jobs serve every scope again, and a scope's list is the same until a definition, an approval,
+// a server or a scope changes. Nothing else sets it: elsewhere each call reads the list afresh.
+const keptLists = new WeakMap<Db, { fingerprint: string; lists: Map<string, Tool[]> }>()
+
+/** Keep served lists on `db` from here on for as long as its state has this fingerprint (db/queries/surface-fingerprint.ts). */
+export function keepServedLists(db: Db, fingerprint: string): void {
+  if (keptLists.get(db)?.fingerprint !== fingerprint) keptLists.set(db, { fingerprint, lists: new Map() })
+}
+
 /** Every tool one full tools/list of this scope returns, through the same pages /mcp serves. */
 export function servedList(db: Db, scope: SurfaceScope): Tool[] {
+  const lists = keptLists.get(db)?.lists
+  const key = scope.kind === 'catalog' ? 'catalog' : `${scope.kind}:${scope.name}`
+  let list = lists?.get(key)
+  if (!list) {
+    list = listed(db, scope)
+    lists?.set(key, list)
+  }
+  return list
+}
+
+function listed(db: Db, scope: SurfaceScope): Tool[] {
   const session = { db, ...callerOf(db, scope), requestId: 'surface', record: false }
   const all: Tool[] = []
   let cursor: string | undefined
@@ -72,7 +93,16 @@ export function servedList(db: Db, scope: SurfaceScope): Tool[] {
 
 const textOf = (t: Tool) => [t.name.slice(t.name.indexOf(':') + 1), t.title ?? '', t.description ?? ''].join(' ')
 
+/** A list's upstream tools as the overlap scores them (toolgate's own describe_tool is not scored). */
+export const overlapDocs = (list: readonly Tool[]) => list.filter((t) => t.name !== DESCRIBE_TOOL).map((t) => ({ id: t.name, text: textOf(t) }))
+
 type ReportOptions = { threshold?: number; top?: number; /** keep only the best this many pairs */ pairs?: number }
+
+/**
+ * A scope's closest pairs as every summary scores them (the Surface page lists them, the ceiling
+ * reads the closest one): one scoring of a list serves the page, the ceiling and the Overview.
+ */
+export const CLOSEST = { threshold: 0.2, pairs: 5 } as const satisfies ReportOptions
 
 // Reports are a pure function of the list and the options, and scopes often list the same tools
 // (every token allowed all servers lists the catalog): each distinct list is scored once.
@@ -91,10 +121,22 @@ export function reportOf(scope: SurfaceScope, list: readonly Tool[], opts: Repor
   return { scope, ...report }
 }
 
+// A tool's cost by its JSON: the same tools are listed in many scopes (bounded: a catalog's worth, then afresh)
+const KEPT_TOOL_COUNTS = 20_000
+const toolCounts = new Map<string, number>()
+function toolTokens(json: string): number {
+  let n = toolCounts.get(json)
+  if (n === undefined) {
+    if (toolCounts.size >= KEPT_TOOL_COUNTS) toolCounts.clear()
+    toolCounts.set(json, (n = countTokens(json)))
+  }
+  return n
+}
+
 function scored(list: readonly Tool[], json: string, opts: ReportOptions): Omit<SurfaceReport, 'scope'> {
   const upstream = list.filter((t) => t.name !== DESCRIBE_TOOL)
-  const catalog = upstream.map((t) => ({ id: t.name, tokens: countTokens(JSON.stringify(t)), description: t.description ?? '' }))
-  const { max, pairs } = overlap(upstream.map((t) => ({ id: t.name, text: textOf(t) })), opts.threshold ?? DEFAULT_PAIR_THRESHOLD, opts.pairs)
+  const catalog = upstream.map((t) => ({ id: t.name, tokens: toolTokens(JSON.stringify(t)), description: t.description ?? '' }))
+  const { max, pairs } = overlap(overlapDocs(upstream), opts.threshold ?? DEFAULT_PAIR_THRESHOLD, opts.pairs)
   const servers = new Map<string, { name: string; tools: number; tokens: number }>()
   for (const t of catalog) {
     const name = t.id.slice(0, t.id.indexOf(':'))
