@@ -10,6 +10,7 @@ export const operators = pgTable('operators', {
   enabled: boolean('enabled').notNull().default(true),
   passwordHash: text('password_hash'),
   source: text('source').notNull(),
+  oidcSubject: text('oidc_subject').unique(),
   createdAt: bigint('created_at', { mode: 'number' }).notNull(),
 })
 
