@@ -73,32 +73,33 @@ function AgentItem({ a }: { a: BlockedAgent }) {
   )
 }
 
-/** Tools waiting for an operator, each with its review behind its summary (loaded when opened). */
-function PendingTools({ tools, findings }: { tools: Overview['tools']; findings?: Record<string, number> }) {
+/** A tool's review findings, once the worker counted them (the row is shown without them meanwhile). */
+async function FindingCount({ findings, id }: { findings: Promise<Record<string, number>>; id: string }) {
+  const n = (await findings)[id] ?? 0
+  return n > 0 ? <span className="text-xs text-red-700 dark:text-red-300">{n} review finding{n === 1 ? '' : 's'}</span> : null
+}
+
+/**
+ * Tools waiting for an operator, each with its review behind its summary (loaded when opened).
+ * Only the finding counts stream in: a review opened meanwhile stays open when they land.
+ */
+function PendingTools({ tools, findings }: { tools: Overview['tools']; findings: Promise<Record<string, number>> }) {
   return (
     <Card title={`Tools waiting for approval (${tools.length})`}>
       <ul className={list}>
-        {tools.map((t) => {
-          const n = findings?.[t.id] ?? 0
-          return (
-            <li key={t.id} data-testid={`waiting-${t.id}`} className="py-2">
-              <div className="flex flex-wrap items-center gap-3">
-                <span className="font-mono text-sm">{t.id}</span>
-                <span className="text-xs text-slate-600 dark:text-slate-300">{t.status === 'tool_changed' ? 'changed since approval' : 'new, never approved'}</span>
-                {n > 0 && <span className="text-xs text-red-700 dark:text-red-300">{n} review finding{n === 1 ? '' : 's'}</span>}
-              </div>
-              <LazyReview id={t.id} summary={t.status === 'tool_changed' ? 'Review the change, then approve' : 'Review the definition, then approve'} />
-            </li>
-          )
-        })}
+        {tools.map((t) => (
+          <li key={t.id} data-testid={`waiting-${t.id}`} className="py-2">
+            <div className="flex flex-wrap items-center gap-3">
+              <span className="font-mono text-sm">{t.id}</span>
+              <span className="text-xs text-slate-600 dark:text-slate-300">{t.status === 'tool_changed' ? 'changed since approval' : 'new, never approved'}</span>
+              <Suspense fallback={null}><FindingCount findings={findings} id={t.id} /></Suspense>
+            </div>
+            <LazyReview id={t.id} summary={t.status === 'tool_changed' ? 'Review the change, then approve' : 'Review the definition, then approve'} />
+          </li>
+        ))}
       </ul>
     </Card>
   )
-}
-
-/** The same card once the worker counted each tool's findings (the list is shown without them meanwhile). */
-async function PendingToolsWithFindings({ tools }: { tools: Overview['tools'] }) {
-  return <PendingTools tools={tools} findings={await heavy(getDb(), { kind: 'findings', ids: tools.map((t) => t.id) })} />
 }
 
 /** Scored in the worker: the page is sent first, this card when its answer lands. */
@@ -151,7 +152,7 @@ export default async function OverviewPage() {
         </Card>
       )}
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
-        {o.tools.length > 0 && <Suspense fallback={<PendingTools tools={o.tools} />}><PendingToolsWithFindings tools={o.tools} /></Suspense>}
+        {o.tools.length > 0 && <PendingTools tools={o.tools} findings={heavy(db, { kind: 'findings', ids: o.tools.map((t) => t.id) })} />}
         {o.blockedTools.length > 0 && (
           <Card title={`Tools blocked by an operator (${o.blockedTools.length})`}>
             <ul className={list}>

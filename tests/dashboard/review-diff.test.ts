@@ -4,7 +4,7 @@ import { knownTool } from '@/db/queries/tools'
 import { serverState } from '@/db/queries/servers'
 import { addServer } from '@/lib/admin/upstreams'
 import { connectionState, runtimeEnv, stdioFixture, waitFor } from '@/tests/upstream/harness'
-import { screenshot, signedIn, startDashboard, visit, type Dashboard } from './harness'
+import { eventually, screenshot, signedIn, startDashboard, visit, type Dashboard } from './harness'
 
 // Reviews that catch rug pulls (issue 26, item 4): a real upstream changes an approved tool the way
 // the demo's share_note did, and the review says what the change means, riskiest first, with a
@@ -67,9 +67,10 @@ describe('reviews that catch rug pulls', () => {
     await waitFor('github inspected', () => serverState(d.db, 'github')?.inspectedAt)
     // the runtime inspects in the background (following it live is item 6's): look again once it has
     await visit(page, '/servers/github')
-    // the tool's full definition, input schema included, and its findings, in the open
+    // the tool's full definition, input schema included, and its findings, in the open (they
+    // stream in once scored)
     const definition = card.getByLabel('Definition of github:create_issue')
-    expect(await definition.count()).toBe(1)
+    await eventually(() => definition.count()).toBe(1)
     expect(await definition.isVisible()).toBe(true)
     expect(await definition.textContent()).toContain('"input_schema"')
     expect(await definition.textContent()).toContain('"title"')

@@ -9,6 +9,7 @@ import { unquarantineServer } from '@/lib/admin/servers'
 import { approveTool } from '@/lib/admin/tools'
 import { tempDbFile } from '@/tests/helpers/db'
 import { listActivity } from '@/db/queries/activity'
+import { readLogs } from '@/db/queries/upstream'
 import { runCli } from '@/tests/helpers/cli'
 import { startGateway } from '@/tests/helpers/gateway'
 import type { RunningServer } from '@/tests/helpers/server'
@@ -278,7 +279,13 @@ describe('OAuth upstream', () => {
     oauth.expireAllTokens()
     await waitFor('token refreshed', () => oauth.issued() > issued)
     // the state may still read the old "ready" until the drop is noticed: wait for the verdict
+    // (a timeout says where the connection stands and what its log says, to find out why)
     await waitFor('guarded ready after the refresh', async () => (await reasonOf('guarded:whoami')) === 'ready')
+      .catch((e: Error) => {
+        const c = connectionState(db, 'guarded')
+        const log = readLogs(db, 'guarded', 40).map((l) => `${l.stream}: ${l.line}`).join('\n')
+        throw new Error(`${e.message}; connection ${c?.state}: ${c?.detail}; its log:\n${log}`)
+      })
     expect(connectionState(db, 'guarded')?.state).toBe('ready')
 
     oauth.setRefreshAllowed(false)
