@@ -1,6 +1,6 @@
 'use client'
 
-import { useEffect, useRef, useState } from 'react'
+import { useRef, useState } from 'react'
 import type { ToolReview } from '@/lib/approvals/review'
 import { ErrorNote } from '@/components/error-note'
 import { ApprovePanel } from './approve-panel'
@@ -14,7 +14,6 @@ type Loaded = { review: ToolReview } | { error: string }
 export function LazyReview({ id, summary }: { id: string; summary: string }) {
   const [loaded, setLoaded] = useState<Loaded | null>(null)
   const asked = useRef(false)
-  const details = useRef<HTMLDetailsElement>(null)
   const load = async () => {
     if (asked.current) return
     asked.current = true
@@ -28,10 +27,8 @@ export function LazyReview({ id, summary }: { id: string; summary: string }) {
       setLoaded({ error: `the review could not be loaded: ${e instanceof Error ? e.message : String(e)}` })
     }
   }
-  // opened before the page hydrated: its toggle event came before React listened
-  useEffect(() => { if (details.current?.open) void load() }, [])
   return (
-    <details ref={details} className="mt-2" onToggle={(e) => { if (e.currentTarget.open) void load() }}>
+    <details className="mt-2" onToggle={(e) => { if (e.currentTarget.open) void load() }}>
       <summary className="cursor-pointer text-sm text-sky-700 dark:text-sky-300">{summary}</summary>
       <div className="mt-2" aria-live="polite">
         {loaded === null ? <p className="text-xs text-slate-600 dark:text-slate-300">Loading the review (scoring it against every served tool)…</p>
