@@ -18,9 +18,10 @@ import { projectRoot } from '@/lib/core/paths'
 import pkg from '@/package.json'
 import { applyDiscovery, type DiscoveredTool } from './discovery'
 import type { DiscoveredDefinition } from '@/lib/approvals/server-definitions'
-import { DbOAuthProvider, CALLBACK_PATH } from './oauth'
+import { DbOAuthProvider, CALLBACK_PATH, refreshedJustNow } from './oauth'
 import { oauthOf } from '@/db/queries/upstream'
 import { upstreamFetch } from './fetch'
+import { refreshOnce } from './refresh-once'
 import { tapResponse, type OnStreamRequest } from './stream-requests'
 import { mcpClientOp, type UpstreamPeer } from '@/lib/telemetry/mcp-client'
 import { following } from '@/lib/signals'
@@ -189,15 +190,16 @@ function makeTransport(db: Db, spec: Pick<ConnectionSpec, 'name' | 'transport' |
  * An HTTP server's fetch: its configured headers (secrets among them) go to its own origin only,
  * and any other request (its OAuth issuer's token endpoint) goes through the OAuth rule without them.
  * A call's response stream is read for the server requests it carries (which call each is for).
+ * Concurrent refreshes of one token are one request (refresh-once.ts).
  */
 function serverFetch(server: URL, headers: Record<string, string>, oauth: DbOAuthProvider | undefined, onStreamRequest: OnStreamRequest | undefined): typeof fetch {
-  return (input, init) => {
+  return refreshOnce((input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input))
     if (url.origin !== server.origin) return oauth ? oauth.fetch(input, init) : upstreamFetch(input, init)
     const merged = new Headers(init?.headers)
     for (const [k, v] of Object.entries(headers)) merged.set(k, v)
     return upstreamFetch(input, { ...init, headers: merged }).then((r) => tapResponse(init?.body, r, onStreamRequest))
-  }
+  })
 }
 
 /** What an operator needs to know about a failed connection: refused where, DNS, TLS, spawn. */
@@ -607,6 +609,7 @@ export class UpstreamConnection {
 
   private async run(): Promise<void> {
     const signal = this.stopController.signal
+    let raceRetried = false
     for (let attempt = 0; !this.stopped; attempt++) {
       const missing = this.missingSecrets()
       if (missing.length) {
@@ -622,11 +625,17 @@ export class UpstreamConnection {
       const closed = new Promise<string>((resolve) => {
         void this.connectAndServe(resolve).catch((e: unknown) => resolve(`failed: ${describeError(e)}`))
       })
-      const outcome = await closed
+      let outcome = await closed
       this.ready = false
       await this.client?.close().catch(() => undefined)
       this.client = undefined
       if (this.stopped) return
+      // a request refused for the token another request just refreshed: reconnect with the new
+      // token (once in a row: a server that refuses every fresh token needs a login after all)
+      if (outcome === 'unauthorized' && !raceRetried && refreshedJustNow(oauthOf(this.db, this.spec.name))) {
+        raceRetried = true
+        outcome = 'closed: a request was refused for the token that was just refreshed'
+      } else if (outcome !== 'unauthorized') raceRetried = false
       if (outcome === 'unauthorized') {
         const scope = oauthOf(this.db, this.spec.name)?.challengedScope
         this.publish('pending_auth', `the server asks for an OAuth login${scope ? ` with scope "${scope}"` : ''}: toolgate upstream login ${this.spec.name}`, 'login')

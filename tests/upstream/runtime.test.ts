@@ -3,7 +3,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { and, eq } from 'drizzle-orm'
 import type { Db } from '@/db/client'
-import { activity, serverSecrets, toolApprovals, tools } from '@/db/schema'
+import { activity, serverOauth, serverSecrets, toolApprovals, tools } from '@/db/schema'
 import { addServer, setSecret } from '@/lib/admin/upstreams'
 import { unquarantineServer } from '@/lib/admin/servers'
 import { approveTool } from '@/lib/admin/tools'
@@ -250,12 +250,9 @@ describe('OAuth upstream', () => {
     await oauth?.close()
   })
 
-  it('is oauth_required until the login completes, ready after it, and oauth_required again once the token expires without refresh', async () => {
-    await addServer(db, { name: 'guarded', transport: { url: oauth.url }, trusted: true }, ctx)
-    await waitFor('guarded pending_auth', () => connectionState(db, 'guarded')?.state === 'pending_auth')
-    expect((await preflight('guarded:whoami')).tools[0]).toMatchObject({ reason: 'oauth_required', action: 'login' })
-
-    const login = await runCli(['upstream', 'login', 'guarded', '--url', server.url, '--db', dbFile])
+  /** The operator's login: the CLI's authorization URL, followed as a browser would. */
+  async function login(name: string) {
+    const login = await runCli(['upstream', 'login', name, '--url', server.url, '--db', dbFile])
     expect(login.code, login.stderr).toBe(0)
     const authorizeUrl = login.stdout.trim().split('\n').at(-1)!
     expect(new URL(authorizeUrl).searchParams.get('resource')).toBe(oauth.url)
@@ -268,6 +265,22 @@ describe('OAuth upstream', () => {
     const done = await fetch(callback)
     expect(done.status, await done.clone().text()).toBe(200)
     expect(await done.text()).toContain('Login complete')
+  }
+
+  /** Its whoami reads ready again; a timeout says where the connection stands and what its log says. */
+  const readyAgain = (name: string) => waitFor(`${name} ready after the refresh`, async () => (await reasonOf(`${name}:whoami`)) === 'ready')
+    .catch((e: Error) => {
+      const c = connectionState(db, name)
+      const log = readLogs(db, name, 40).map((l) => `${l.stream}: ${l.line}`).join('\n')
+      throw new Error(`${e.message}; connection ${c?.state}: ${c?.detail}; its log:\n${log}`)
+    })
+
+  it('is oauth_required until the login completes, ready after it, and oauth_required again once the token expires without refresh', async () => {
+    await addServer(db, { name: 'guarded', transport: { url: oauth.url }, trusted: true }, ctx)
+    await waitFor('guarded pending_auth', () => connectionState(db, 'guarded')?.state === 'pending_auth')
+    expect((await preflight('guarded:whoami')).tools[0]).toMatchObject({ reason: 'oauth_required', action: 'login' })
+
+    await login('guarded')
 
     await waitFor('guarded ready', () => connectionState(db, 'guarded')?.state === 'ready')
     // the bearer token reached discovery too (state "ready" needs tools/list)
@@ -279,19 +292,31 @@ describe('OAuth upstream', () => {
     oauth.expireAllTokens()
     await waitFor('token refreshed', () => oauth.issued() > issued)
     // the state may still read the old "ready" until the drop is noticed: wait for the verdict
-    // (a timeout says where the connection stands and what its log says, to find out why)
-    await waitFor('guarded ready after the refresh', async () => (await reasonOf('guarded:whoami')) === 'ready')
-      .catch((e: Error) => {
-        const c = connectionState(db, 'guarded')
-        const log = readLogs(db, 'guarded', 40).map((l) => `${l.stream}: ${l.line}`).join('\n')
-        throw new Error(`${e.message}; connection ${c?.state}: ${c?.detail}; its log:\n${log}`)
-      })
+    await readyAgain('guarded')
     expect(connectionState(db, 'guarded')?.state).toBe('ready')
 
     oauth.setRefreshAllowed(false)
     oauth.expireAllTokens()
     await waitFor('guarded pending_auth again', () => connectionState(db, 'guarded')?.state === 'pending_auth')
     expect(await reasonOf('guarded:whoami')).toBe('oauth_required')
+  })
+
+  it('requests that meet an expired token together refresh it once, and no login is asked for', async () => {
+    oauth.setRefreshAllowed(true)
+    await addServer(db, { name: 'racing', transport: { url: oauth.url }, trusted: true }, ctx)
+    await waitFor('racing pending_auth', () => connectionState(db, 'racing')?.state === 'pending_auth')
+    await login('racing')
+    await waitFor('racing ready', () => connectionState(db, 'racing')?.state === 'ready')
+    // saved an hour ago: a refused refresh can no longer pass for a race lost to one just saved
+    db.update(serverOauth).set({ tokensSavedAt: Date.now() - 3_600_000 }).where(eq(serverOauth.serverName, 'racing')).run()
+    const refused = oauth.refusedRefreshes()
+    const issued = oauth.issued()
+    // two requests (the re-listing and the ping, each second here) meet the expired token together
+    oauth.answerRefusalsTogether(2)
+    oauth.expireAllTokens()
+    await waitFor('token refreshed', () => oauth.issued() > issued)
+    await readyAgain('racing')
+    expect(oauth.refusedRefreshes()).toBe(refused)
   })
 
   it('a login callback with an unknown state changes nothing', async () => {
