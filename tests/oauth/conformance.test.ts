@@ -52,6 +52,10 @@ const TOKEN = 'tg_at_conformance_agent_0000'
 let toolgate: RunningServer
 let dbFile: string
 beforeAll(async () => {
+  // without them every scenario would wait on a process that never started
+  for (const needed of [NODE22, SUITE]) {
+    if (!existsSync(needed)) throw new Error(`${needed} is missing: install the conformance suite with \`npm ci --prefix tests/oauth/conformance\` (npm test does it)`)
+  }
   const fresh = freshDb()
   dbFile = fresh.file
   await load(fresh.db, { servers: [], agent_tokens: [{ name: 'conformance', token: TOKEN, allowed_servers: ['*'] }] })
