@@ -2,6 +2,7 @@ import { cliDbFile, UsageError } from '@/lib/cli/args'
 import { table, terminal, toJson } from '@/lib/cli/output'
 import { command, EXIT_ERROR, type Command } from '@/lib/cli/spec'
 import type { CopyProgress } from '@/db/queries/pg-copy'
+import type { PgDb } from '@/db/pg/client'
 
 export const DATABASE_URL_VAR = 'TOOLGATE_DATABASE_URL'
 
@@ -11,6 +12,20 @@ export async function databaseUrlOf(flag: string | undefined, flagName: string):
   if (raw === undefined) return undefined
   const { parseDatabaseUrl } = await import('@/db/pg/url')
   return parseDatabaseUrl(raw, flag !== undefined ? flagName : `$${DATABASE_URL_VAR}`)
+}
+
+/** `fn` on a connection to the database at `url`, closed afterwards; its password masked in any error (a driver's or the server's message may quote the URL). */
+async function withPostgres<T>(url: string, fn: (target: PgDb) => Promise<T>): Promise<T> {
+  const [{ connectPg }, { maskIn }] = await Promise.all([import('@/db/pg/client'), import('@/db/pg/url')])
+  const target = await connectPg(url)
+  try {
+    return await fn(target)
+  } catch (e) {
+    if (e instanceof Error) e.message = maskIn(e.message, url)
+    throw e
+  } finally {
+    await target.$client.end()
+  }
 }
 
 /** Progress on stderr: a bar redrawn in place on a terminal, a line per table otherwise (a log, CI). */
@@ -45,15 +60,14 @@ const copyCommand = command({
   run: async ({ values, json, db }) => {
     const url = await databaseUrlOf(values.to, '--to')
     if (!url) throw new UsageError('give the PostgreSQL database to copy into: --to postgres://user:password@host:port/database (or set TOOLGATE_DATABASE_URL)')
-    const [{ runtimeHolder }, { connectPg }, { copyToPostgres }, { maskIn, maskUrl }] = await Promise.all([
-      import('@/db/queries/connections'), import('@/db/pg/client'), import('@/db/queries/pg-copy'), import('@/db/pg/url'),
+    const [{ runtimeHolder }, { copyToPostgres }, { maskUrl }] = await Promise.all([
+      import('@/db/queries/connections'), import('@/db/queries/pg-copy'), import('@/db/pg/url'),
     ])
     const file = cliDbFile(values.db)
     const source = db()
     const holder = runtimeHolder(source)
     if (holder) throw new Error(`a toolgate (pid ${holder.pid}${holder.url ? `, at ${holder.url}` : ''}) is running on ${file}: stop it first (kill ${holder.pid}), so that nothing is written during the copy. Nothing was copied.`)
-    const target = await connectPg(url)
-    try {
+    return withPostgres(url, async (target) => {
       const report = await copyToPostgres(source, target, progressOnStderr())
       const rows = report.tables.reduce((n, t) => n + t.rows, 0)
       const chain = report.chain === null ? 'no chained activity records' : report.chain.ok ? `verified: ${report.chain.records} records, head ${report.chain.head?.id ?? '-'}` : `does not verify: ${report.chain.problem}`
@@ -68,13 +82,7 @@ const copyCommand = command({
         ].join('\n'))
       }
       return 0
-    } catch (e) {
-      // a driver's or the server's message may quote the URL
-      if (e instanceof Error) e.message = maskIn(e.message, url)
-      throw e
-    } finally {
-      await target.$client.end()
-    }
+    })
   },
 })
 
@@ -95,19 +103,13 @@ const migrateCommand = command({
   run: async ({ values, json }) => {
     const url = await databaseUrlOf(values['database-url'], '--database-url')
     if (!url) throw new UsageError('give the PostgreSQL database: --database-url postgres://user:password@host:port/database (or set TOOLGATE_DATABASE_URL)')
-    const [{ connectPg, migratePg }, { pgSchemaVersion }, { maskIn, maskUrl }] = await Promise.all([import('@/db/pg/client'), import('@/db/queries/schema-version'), import('@/db/pg/url')])
-    const target = await connectPg(url)
-    try {
+    const [{ migratePg }, { pgSchemaVersion }, { maskUrl }] = await Promise.all([import('@/db/pg/client'), import('@/db/queries/schema-version'), import('@/db/pg/url')])
+    return withPostgres(url, async (target) => {
       await migratePg(target)
       const v = await pgSchemaVersion(target)
       console.log(json ? toJson({ database: maskUrl(url), applied: v.applied, latest: v.latest }) : `${maskUrl(url)}: migrated (${v.applied})`)
       return 0
-    } catch (e) {
-      if (e instanceof Error) e.message = maskIn(e.message, url)
-      throw e
-    } finally {
-      await target.$client.end()
-    }
+    })
   },
 })
 
