@@ -15,6 +15,37 @@ const KEY = 'tg_op_durability_test_key_000000'
 const running: RunningServer[] = []
 afterAll(async () => { for (const s of running) await s.stop() })
 
+/**
+ * 16 clients send requests (`send` says whether it got its answer) until more than 100 are
+ * answered — a count reached, however long a busy machine takes — then the server is killed -9.
+ * The ids of the answered requests: each was promised a record.
+ */
+async function crashUnderLoad(server: RunningServer, prefix: string, send: (id: string) => Promise<boolean>): Promise<string[]> {
+  const answered: string[] = []
+  let failures = 0
+  let n = 0
+  let stop = false
+  const client = async () => {
+    while (!stop) {
+      const id = `${prefix}_${n++}`
+      try {
+        if (await send(id)) answered.push(id)
+      } catch {
+        failures++ // the connection died with the server: no answer, so no promise
+        if (failures > 200) stop = true
+        await new Promise((r) => setTimeout(r, 5))
+      }
+    }
+  }
+  const clients = Array.from({ length: 16 }, client)
+  await waitFor('more than 100 requests answered', () => answered.length > 100)
+  await server.crash()
+  stop = true
+  await Promise.all(clients)
+  expect(failures).toBeGreaterThan(0) // the crash cut the load
+  return answered
+}
+
 describe('durability under load', () => {
   it('kill -9 while 16 clients check concurrently: every answered request id is on the record after the restart', async () => {
     const { db, file } = freshDb()
@@ -23,34 +54,14 @@ describe('durability under load', () => {
     const server = await startServer({ TOOLGATE_DB: file, TOOLGATE_API_KEY: KEY })
     running.push(server)
 
-    const answered: string[] = []
-    let failures = 0
-    let n = 0
-    let stop = false
-    const client = async () => {
-      while (!stop) {
-        const id = `crash_${n++}`
-        try {
-          const res = await fetch(`${server.url}/api/v1/preflight`, {
-            method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY, 'x-request-id': id },
-            body: JSON.stringify({ tools: [{ id: 'a:t' }, { id: 'a:u' }] }),
-          })
-          const body = await res.json()
-          if (res.status === 200 && body.data.request_id === id) answered.push(id)
-        } catch {
-          failures++ // the connection died with the server: no answer, so no promise
-          if (failures > 200) stop = true
-          await new Promise((r) => setTimeout(r, 5))
-        }
-      }
-    }
-    const clients = Array.from({ length: 16 }, client)
-    // the crash comes once the load is real — a count reached, however long a busy machine takes
-    await waitFor('more than 100 checks answered', () => answered.length > 100)
-    await server.crash()
-    stop = true
-    await Promise.all(clients)
-    expect(failures).toBeGreaterThan(0) // the crash cut the load
+    const answered = await crashUnderLoad(server, 'crash', async (id) => {
+      const res = await fetch(`${server.url}/api/v1/preflight`, {
+        method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY, 'x-request-id': id },
+        body: JSON.stringify({ tools: [{ id: 'a:t' }, { id: 'a:u' }] }),
+      })
+      const body = await res.json()
+      return res.status === 200 && body.data.request_id === id
+    })
 
     const again = await startServer({ TOOLGATE_DB: file, TOOLGATE_API_KEY: KEY })
     running.push(again)
@@ -74,34 +85,15 @@ describe('durability under load', () => {
     await addServer(db, { name: 'a', transport: fx.transport, trusted: true }, { actor: 'test' })
     await waitFor('a ready', () => connectionState(db, 'a')?.state === 'ready')
 
-    const answered: string[] = []
-    let failures = 0
-    let n = 0
-    let stop = false
-    const client = async () => {
-      while (!stop) {
-        const id = `call_${n++}`
-        try {
-          const res = await fetch(`${server.url}/mcp`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', authorization: `Bearer ${agent}`, 'x-request-id': id },
-            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'a:t', arguments: { text: id } } }),
-          })
-          const body = await rpcBody<{ result?: { isError?: boolean; content: { text: string }[] } }>(res)
-          if (res.headers.get('x-request-id') === id && body.result?.content[0].text === `t: {"text":"${id}"}`) answered.push(id)
-        } catch {
-          failures++ // the connection died with the server: no answer, so no promise
-          if (failures > 200) stop = true
-          await new Promise((r) => setTimeout(r, 5))
-        }
-      }
-    }
-    const clients = Array.from({ length: 16 }, client)
-    await waitFor('calls under way', () => answered.length > 100)
-    await server.crash()
-    stop = true
-    await Promise.all(clients)
-    expect(failures).toBeGreaterThan(0) // the crash cut the load
+    const answered = await crashUnderLoad(server, 'call', async (id) => {
+      const res = await fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', authorization: `Bearer ${agent}`, 'x-request-id': id },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'a:t', arguments: { text: id } } }),
+      })
+      const body = await rpcBody<{ result?: { isError?: boolean; content: { text: string }[] } }>(res)
+      return res.headers.get('x-request-id') === id && body.result?.content[0].text === `t: {"text":"${id}"}`
+    })
 
     const again = await startServer({ TOOLGATE_DB: file, TOOLGATE_API_KEY: KEY })
     running.push(again)
