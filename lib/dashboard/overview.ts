@@ -84,13 +84,22 @@ function failingCalls(db: Db): Map<string, FailingCall[]> {
   return new Map([...latest].map(([token, byTarget]) => [token, [...byTarget.values()].filter((f): f is FailingCall => f !== 'ok')]))
 }
 
+/** Where a fix acts, so ids one fix mends share a group: a page, a server; one answer for every id otherwise (advice, a re-check, per-tool fixes). */
+function fixKey(f: RowFix | null): string {
+  switch (f?.kind) {
+    case 'link': return f.href
+    case 'login': case 'release': return f.server
+    case 'run': return 'server' in f.fix ? `${f.fix.kind}:${f.fix.server}` : f.fix.kind
+    default: return f?.kind ?? ''
+  }
+}
+
 /** An agent's ids still refused, one group per cause and fix; the ids of one group are what its fingerprint covers. */
 function causesOf(token: string, still: Explained[]): Cause[] {
   const groups = new Map<string, Explained[]>()
   for (const e of still) {
     if (e.result.status !== 'unavailable') continue
-    const fix = e.fix ? ('label' in e.fix ? e.fix.label : e.fix.text) : ''
-    const key = `agent:${token}:${e.result.reason}:${fix}`
+    const key = `agent:${token}:${e.result.reason}:${fixKey(e.fix)}`
     groups.set(key, [...(groups.get(key) ?? []), e])
   }
   return [...groups].map(([key, list]) => {
