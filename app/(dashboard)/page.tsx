@@ -11,7 +11,9 @@ import { changeToolsAction } from '@/lib/actions/servers'
 import { tokenPage } from '@/lib/dashboard/fixes'
 import { pagePrincipal } from '@/lib/dashboard/operator'
 import { heavy, overCeiling } from '@/lib/dashboard/heavy'
-import { overview, type BlockedAgent, type Overview } from '@/lib/dashboard/overview'
+import { overview, type AcknowledgedCause, type BlockedAgent, type Cause, type Overview } from '@/lib/dashboard/overview'
+import { acknowledgeAction, unacknowledgeAction } from '@/lib/actions/triage'
+import { RelativeTime } from '@/components/relative-time'
 import { firstRun } from '@/lib/dashboard/first-run'
 import { FirstRun } from '@/components/onboarding/first-run'
 import { readSettings } from '@/db/queries/settings'
@@ -35,9 +37,24 @@ function ServerList({ rows }: { rows: Overview['quarantined'] }) {
   )
 }
 
-/** One agent token's refused checks, judged again now, and its calls that failed: only what is still failing, with its cause. */
+/** One cause an agent's ids are refused for: how many, the cause in words, its fix, and (a deliberate block) acknowledge or snooze. */
+function CauseItem({ token, c }: { token: string; c: Cause }) {
+  const ack = (span: 'until_changed' | '1h' | '1d', label: string) => (
+    <ActionButton action={acknowledgeAction} permission="operate" input={{ key: c.key, fingerprint: c.fingerprint, span }} label={label} name={`${label}: ${c.count} ${c.reason} of ${token}`} />
+  )
+  return (
+    <li data-testid={`cause-${c.key}`} data-reason={c.reason} className="flex flex-wrap items-center gap-x-2 gap-y-1">
+      <span>{c.count} id{c.count === 1 ? '' : 's'} <code>{c.reason}</code> — {c.detail}</span>
+      <span className="font-mono text-slate-600 dark:text-slate-300">({c.ids.join(', ')}{c.count > c.ids.length ? ', …' : ''})</span>
+      {c.fix?.kind === 'link' && <LinkButton href={c.fix.href} aria-label={`${c.fix.label} (${c.count} ${c.reason} of ${token})`}>→ {c.fix.label}</LinkButton>}
+      {c.deliberate && <span className="ml-auto flex gap-1">{ack('until_changed', 'Acknowledge')}{ack('1h', 'Snooze 1 h')}{ack('1d', 'Snooze 1 day')}</span>}
+    </li>
+  )
+}
+
+/** One agent token's refused checks, judged again now and grouped by cause, and its calls that failed: only what is still failing. */
 function AgentItem({ a }: { a: BlockedAgent }) {
-  const fixIt = new URLSearchParams([...a.stillBlocked.map((e) => ['id', e.result.id]), ['token', a.token], ['run', '1']])
+  const fixIt = new URLSearchParams([...a.causes.flatMap((c) => c.ids.map((id) => ['id', id])), ['token', a.token], ['run', '1']])
   return (
     <li data-testid={`agent-${a.token}`} className="space-y-2 py-3">
       <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
@@ -46,16 +63,12 @@ function AgentItem({ a }: { a: BlockedAgent }) {
           {[a.checks > 0 && `${a.checks} recent check${a.checks === 1 ? '' : 's'} refused`, a.failingCalls.length > 0 && `${a.failingCalls.length} tool${a.failingCalls.length === 1 ? '' : 's'} whose latest call failed`].filter(Boolean).join(' · ')}
           {' '}· latest <Link className="font-mono underline" href={`/activity/${a.lastRequestId}`}>{a.lastRequestId}</Link>
         </span>
-        {a.stillBlocked.length > 0
+        {a.causes.length > 0
           ? <LinkButton variant="primary" className="ml-auto" href={`/preflight?${fixIt}`} aria-label={`See causes & fix: ${a.token}`}>See causes &amp; fix</LinkButton>
           : <LinkButton className="ml-auto" href={tokenPage(a.token)} aria-label={`See the calls of ${a.token}`}>See its calls</LinkButton>}
       </div>
       <ul className="space-y-1 text-xs">
-        {a.stillBlocked.map(({ result: r }) => r.status === 'unavailable' && (
-          <li key={r.id} data-testid={`agent-${a.token}-${r.id}`}>
-            <span className="font-mono font-medium">{r.id}</span> <code>{r.reason}</code> — {r.detail}
-          </li>
-        ))}
+        {a.causes.map((c) => <CauseItem key={c.key} token={a.token} c={c} />)}
         {a.failingCalls.map((c) => (
           <li key={`call-${c.target}`} data-testid={`agent-${a.token}-call-${c.target}`}>
             <span className="font-mono font-medium">{c.target}</span> call <code>{c.outcome}</code>{c.reason && <> (<code>{c.reason}</code>)</>}
@@ -63,13 +76,27 @@ function AgentItem({ a }: { a: BlockedAgent }) {
             <span className="text-slate-600 dark:text-slate-300"> (counts until a call to it succeeds)</span>
           </li>
         ))}
-        {(a.more > 0 || a.unjudged) && (
-          <li data-testid={`agent-${a.token}-more`} className="text-slate-600 dark:text-slate-300">
-            {a.more > 0 && `…and ${a.more} more still blocked. `}{a.unjudged && 'These checks refused more ids than are judged again here: open the latest check for all of them.'}
-          </li>
-        )}
+        {a.unjudged && <li data-testid={`agent-${a.token}-more`} className="text-slate-600 dark:text-slate-300">These checks refused more ids than are judged again here: open the latest check for all of them.</li>}
       </ul>
     </li>
+  )
+}
+
+/** Deliberate blocks an operator acknowledged: out of the way, not out of sight, each with who did it and until when. */
+function Acknowledged({ rows }: { rows: AcknowledgedCause[] }) {
+  return (
+    <details className="mt-2 text-xs" data-testid="acknowledged">
+      <summary className="cursor-pointer text-slate-600 dark:text-slate-300">Acknowledged deliberate blocks ({rows.length}): shown again when they change{rows.some((r) => r.until) ? ' or their snooze ends' : ''}</summary>
+      <ul className={list}>
+        {rows.map((c) => (
+          <li key={c.key} data-testid={`acknowledged-${c.key}`} className="flex flex-wrap items-center gap-2 py-1">
+            <span className="font-mono">{c.token}</span><span>{c.count} id{c.count === 1 ? '' : 's'} <code>{c.reason}</code></span>
+            <span className="text-slate-600 dark:text-slate-300">acknowledged by {c.by}{c.until ? <>, snoozed until <RelativeTime iso={c.until} /></> : ', until it changes'}</span>
+            <span className="ml-auto"><ActionButton action={unacknowledgeAction} permission="operate" input={{ key: c.key }} label="Show again" name={`Show again: ${c.count} ${c.reason} of ${c.token}`} /></span>
+          </li>
+        ))}
+      </ul>
+    </details>
   )
 }
 
@@ -145,14 +172,16 @@ export default async function OverviewPage() {
       </PageHeader>
       {setup && <FirstRun steps={setup} />}
       <HeldCallsCard />
-      {o.agents.length > 0 && (
+      {(o.agents.length > 0 || o.acknowledged.length > 0) && (
         <Card className="mb-4" title={`Agents blocked now (${o.agents.length})`}>
-          <p className="mb-1 text-xs text-slate-600 dark:text-slate-300">Recent checks by agent tokens that were refused, judged again now, and tools whose latest call by the agent failed or was refused (your own dashboard checks are left out).</p>
+          <p className="mb-1 text-xs text-slate-600 dark:text-slate-300">Recent checks by agent tokens that were refused, judged again now and grouped by cause, and tools whose latest call by the agent failed or was refused (your own dashboard checks are left out).</p>
           <ul className={list}>{o.agents.map((a) => <AgentItem key={a.token} a={a} />)}</ul>
+          {o.acknowledged.length > 0 && <Acknowledged rows={o.acknowledged} />}
         </Card>
       )}
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
         {o.tools.length > 0 && <PendingTools tools={o.tools} findings={heavy(db, { kind: 'findings', ids: o.tools.map((t) => t.id) })} />}
+        {servers.map((c) => <Card key={c.title} title={`${c.title} (${c.rows.length})`}><ServerList rows={c.rows} /></Card>)}
         {o.blockedTools.length > 0 && (
           <Card title={`Tools blocked by an operator (${o.blockedTools.length})`}>
             <ul className={list}>
@@ -169,7 +198,6 @@ export default async function OverviewPage() {
             </ul>
           </Card>
         )}
-        {servers.map((c) => <Card key={c.title} title={`${c.title} (${c.rows.length})`}><ServerList rows={c.rows} /></Card>)}
         {o.danglingPins.length > 0 && (
           <Card title={`Tokens pinned to a missing profile (${o.danglingPins.length})`}>
             <ul className={list}>

@@ -29,6 +29,9 @@ export interface ServerState extends ServerView {
   connectionAt: number | null
   restartRequestedAt: number | null
   inspectRequestedAt: number | null
+  /** the last inspection that failed (null: none), and why */
+  inspectFailedAt: number | null
+  inspectError: string | null
 }
 
 export function serverStates(db: DbLike, name?: string): ServerState[] {
@@ -47,7 +50,7 @@ export function serverStates(db: DbLike, name?: string): ServerState[] {
     isolation: s.isolation, sessionState: s.sessionState,
     missingSecrets: (s.transport?.secrets ?? []).filter((n) => !set.get(s.name)?.has(n)),
     connection: c ? believedConnection(c, lease, now) : null,
-    connectionAt: c?.updatedAt ?? null, inspectRequestedAt: s.inspectRequestedAt,
+    connectionAt: c?.updatedAt ?? null, inspectRequestedAt: s.inspectRequestedAt, inspectFailedAt: s.inspectFailedAt, inspectError: s.inspectError,
   }))
 }
 

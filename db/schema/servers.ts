@@ -35,6 +35,9 @@ export const servers = sqliteTable('servers', {
   // a quarantined server is inspected (connected, listed, never served) when asked; stdio only then
   inspectRequestedAt: integer('inspect_requested_at'),
   inspectedAt: integer('inspected_at'),
+  // the last inspection that failed, and why (the page shows it instead of waiting for ever)
+  inspectFailedAt: integer('inspect_failed_at'),
+  inspectError: text('inspect_error'),
   // who shares one upstream session: every agent (shared), or each agent token its own (per_token);
   // auto: per_token on HTTP, and on stdio when the server declares session state
   isolation: text('isolation', { enum: isolations }).notNull().default('auto'),

@@ -30,8 +30,10 @@ export interface ServerRow {
   connectionAt: number | null
   /** a restart (or a login's reconnect) was asked for and the runtime has not published since */
   restartPending: boolean
-  /** an inspection was asked for and the runtime has not listed the tools since */
+  /** an inspection was asked for and the runtime has neither listed the tools nor failed to since */
   inspectPending: boolean
+  /** the last inspection failed (none has listed the tools since): when and why */
+  inspectFailed: { at: number; error: string } | null
 }
 
 function countTools(list: readonly InventoryTool[]) {
@@ -58,7 +60,8 @@ function rowOf(s: ServerState, tools: readonly InventoryTool[]): ServerRow {
     },
     connectionAt: s.connectionAt,
     restartPending: s.transport !== null && s.enabled && !s.quarantined && (s.restartRequestedAt ?? 0) > (s.connectionAt ?? 0),
-    inspectPending: s.transport !== null && s.quarantined && (s.inspectRequestedAt ?? 0) > (s.inspectedAt ?? 0),
+    inspectPending: s.transport !== null && s.quarantined && (s.inspectRequestedAt ?? 0) > Math.max(s.inspectedAt ?? 0, s.inspectFailedAt ?? 0),
+    inspectFailed: s.inspectFailedAt !== null && s.inspectFailedAt > (s.inspectedAt ?? 0) ? { at: s.inspectFailedAt, error: s.inspectError ?? 'no reason given' } : null,
   }
 }
 

@@ -140,6 +140,9 @@ export interface ActivityDataByType {
   'profile.created': ChangeData<{ servers: string[] }>
   'profile.updated': ChangeData<{ servers: string[] }>
   'profile.deleted': ChangeData<{ servers: string[] }>
+  // an Overview item (a deliberate block) acknowledged as shown (its fingerprint), until it changes or a snooze ends; or shown again
+  'triage.acknowledged': ChangeData<{ fingerprint: string; until: string | null }>
+  'triage.unacknowledged': ChangeData<{ fingerprint: string; until: string | null }>
   // proxy-wide settings and the activity log's own upkeep
   'operator_key.rotated': ChangeData<{ sessions_signed_out: number }>
   'settings.changed': ChangeData<{ quarantine_enabled: boolean; mcp_anonymous_profile: string | null; activity_retention_days: number | null }>
@@ -169,7 +172,7 @@ export const activityTypes = [
   'operator.created', 'operator.invited', 'operator.invitation_accepted', 'operator.changed', 'operator.session_ended', 'operator.sso_linked',
   'personal_token.created', 'personal_token.revoked', 'approval.first_of_two',
   'token.created', 'token.updated', 'token.revoked', 'token.rotated',
-  'profile.created', 'profile.updated', 'profile.deleted',
+  'profile.created', 'profile.updated', 'profile.deleted', 'triage.acknowledged', 'triage.unacknowledged',
   'operator_key.rotated', 'settings.changed', 'activity.pruned', 'pins.upgraded', 'secrets.encrypted', 'surface.over_ceiling',
 ] as const satisfies readonly ActivityType[]
 

@@ -29,6 +29,21 @@ export function connectionAdvice(server: string, f: ServerFacts): string {
 }
 
 /**
+ * What to do about an inspection that failed, read from why it failed and what the server lacks,
+ * and where on its page that is done. Every answer ends in inspecting again: only that shows it worked.
+ */
+export function inspectionFix(server: string, error: string, f: ServerFacts, missingSecrets: string[]): { text: string; href: string; label: string } {
+  if (missingSecrets.length) {
+    const one = missingSecrets.length === 1
+    return { text: `It has no value for secret${one ? '' : 's'} ${missingSecrets.join(', ')}: set ${one ? 'it' : 'them'} under Secrets, then inspect again.`, href: '#secrets', label: 'Secrets' }
+  }
+  if (/\bENOENT\b/.test(error)) return { text: `Its command was not found on this machine: install it, or give ${server} the right command (toolgate upstream add replaces its transport), then inspect again.`, href: '#logs', label: 'Its log' }
+  if (/\b401\b|unauthorized/i.test(error) && canLogin(f)) return { text: 'It asks for a login: log in under Connection health, then inspect again.', href: '#connection', label: 'Connection health' }
+  if (/ECONNREFUSED|ENOTFOUND|fetch failed/.test(error)) return { text: 'Nothing answered at its URL: start the server or correct its URL, then inspect again.', href: '#logs', label: 'Its log' }
+  return { text: 'Its log shows what it printed while it was inspected: fix what it says, then inspect again.', href: '#logs', label: 'Its log' }
+}
+
+/**
  * What a row's remediation button does, decided from the verdict's reason and action and the
  * facts about its server. Pure, so tests can check every reason has an honest answer:
  *   approve — review the full definition (and the diff, for a changed tool), then approve that pin

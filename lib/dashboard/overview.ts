@@ -1,12 +1,16 @@
 import 'server-only'
+import { createHash } from 'node:crypto'
 import type { Db } from '@/db/client'
 import { tokenByName } from '@/db/queries/access'
+import { triageAckMap } from '@/db/queries/triage'
+import type { TriageAck } from '@/db/schema'
 import { listActivity } from '@/db/queries/activity'
 import { presentRecords } from '@/lib/activity/present-records'
 import { toolInventory } from '@/lib/catalog/inventory'
 import { serverRows } from '@/lib/catalog/servers'
 import { accessOverview } from './access'
 import { explainAt, operatorAs, type Explained } from './explain'
+import type { RowFix } from './fixes'
 import { withFacts } from './server-facts'
 
 // how far back "recent blocked checks" reaches, per verdict index
@@ -21,6 +25,27 @@ const MAX_SHOWN = 10
 const RECENT_CALLS = 300
 // a call's end that did not do what the agent asked (held waits on an operator: Approvals shows those)
 const FAILED = new Set(['refused', 'failed', 'tool_error', 'denied', 'expired'])
+// blocks an operator made on purpose: the agent is told the truth, and the operator may acknowledge them
+const DELIBERATE = new Set(['tool_blocked_by_user', 'tool_denied_by_config', 'server_disabled', 'server_not_in_scope'])
+
+/** One cause an agent's ids are still refused for, with its one fix ("24 ids outside profile team-07 → Edit profile team-07"). */
+export interface Cause {
+  /** which item this is, for acknowledging it: the token, the reason and the fix */
+  key: string
+  /** what it holds now (its ids): an acknowledgement of other ids does not hide it */
+  fingerprint: string
+  reason: string
+  /** the first id's detail: the cause in words */
+  detail: string
+  count: number
+  /** the first MAX_SHOWN of its ids */
+  ids: string[]
+  fix: RowFix | null
+  deliberate: boolean
+}
+
+/** A cause an operator acknowledged: by whom, and until when (null: until it changes). */
+export interface AcknowledgedCause extends Cause { token: string; by: string; until: string | null }
 
 /** A tool an agent's latest call to did not succeed: fixed only once a later call to it does. */
 export interface FailingCall { target: string; outcome: string; reason?: string; error?: string; requestId: string; at: string; failures: number }
@@ -31,10 +56,8 @@ export interface BlockedAgent {
   lastRequestId: string
   lastAt: string
   checks: number
-  /** the ids those checks were refused that are still not ready now, with the cause and the fix (at most MAX_SHOWN) */
-  stillBlocked: Explained[]
-  /** how many more of the ids judged again are still blocked */
-  more: number
+  /** the ids those checks were refused that are still not ready now, grouped by cause (acknowledged ones left out) */
+  causes: Cause[]
   /** whether these checks refused more ids than were judged again */
   unjudged: boolean
   /** tools whose latest call by this token failed or was refused (at most MAX_SHOWN), newest first */
@@ -61,14 +84,46 @@ function failingCalls(db: Db): Map<string, FailingCall[]> {
   return new Map([...latest].map(([token, byTarget]) => [token, [...byTarget.values()].filter((f): f is FailingCall => f !== 'ok')]))
 }
 
+/** Where a fix acts, so ids one fix mends share a group: a page, a server; one answer for every id otherwise (advice, a re-check, per-tool fixes). */
+function fixKey(f: RowFix | null): string {
+  switch (f?.kind) {
+    case 'link': return f.href
+    case 'login': case 'release': return f.server
+    case 'run': return 'server' in f.fix ? `${f.fix.kind}:${f.fix.server}` : f.fix.kind
+    default: return f?.kind ?? ''
+  }
+}
+
+/** An agent's ids still refused, one group per cause and fix; the ids of one group are what its fingerprint covers. */
+function causesOf(token: string, still: Explained[]): Cause[] {
+  const groups = new Map<string, Explained[]>()
+  for (const e of still) {
+    if (e.result.status !== 'unavailable') continue
+    const key = `agent:${token}:${e.result.reason}:${fixKey(e.fix)}`
+    groups.set(key, [...(groups.get(key) ?? []), e])
+  }
+  return [...groups].map(([key, list]) => {
+    const first = list[0].result as Extract<Explained['result'], { status: 'unavailable' }>
+    const ids = list.map((e) => e.result.id)
+    return {
+      key, fingerprint: createHash('sha256').update([...ids].sort().join('\n')).digest('hex').slice(0, 16),
+      reason: first.reason, detail: first.detail, count: ids.length, ids: ids.slice(0, MAX_SHOWN), fix: list[0].fix, deliberate: DELIBERATE.has(first.reason),
+    }
+  }).sort((a, b) => b.count - a.count)
+}
+
+/** An acknowledgement still holds: the item is as it was then, and its snooze (if any) has not ended. */
+const holds = (ack: TriageAck | undefined, c: Cause, now: number): ack is TriageAck => !!ack && ack.fingerprint === c.fingerprint && (ack.until === null || ack.until > now)
+
 /**
  * Agents whose recent checks were refused or whose recent calls failed, one entry per agent
  * token. Checks are judged again now: an id that has been fixed since drops out. A call counts
  * until a later call to the same tool succeeds (a fix is proven by a call, not by a check). A
- * token with nothing left drops out.
+ * token with nothing left drops out, and so does a deliberate block an operator acknowledged
+ * (listed apart, until it changes or its snooze ends).
  * The operator's own dashboard checks are left out (they are the operator looking, not an agent blocked).
  */
-function blockedAgents(db: Db, operator: string): BlockedAgent[] {
+function blockedAgents(db: Db, operator: string): { agents: BlockedAgent[]; acknowledged: AcknowledgedCause[] } {
   const records = [...listActivity(db, { verdict: 'blocked', limit: RECENT_BLOCKED }), ...listActivity(db, { verdict: 'unknown_ids', limit: RECENT_BLOCKED })]
     .sort((a, b) => b.id - a.id)
   const byToken = new Map<string, { lastRequestId: string; lastAt: number; checks: number; ids: Set<string>; unjudged: boolean }>()
@@ -85,24 +140,32 @@ function blockedAgents(db: Db, operator: string): BlockedAgent[] {
     byToken.set(token, g)
   }
   const failing = failingCalls(db)
-  const out: BlockedAgent[] = []
+  const acks = triageAckMap(db)
+  const now = Date.now()
+  const agents: BlockedAgent[] = []
+  const acknowledged: AcknowledgedCause[] = []
   for (const token of new Set([...byToken.keys(), ...failing.keys()])) {
     const row = tokenByName(db, token)
     if (!row) continue // revoked: no agent can be blocked under it any more
     const g = byToken.get(token)
     const still = g ? explainAt(db, operatorAs(operator, row), { ids: [...g.ids] }).filter((e) => e.result.status !== 'ready') : []
+    const causes: Cause[] = []
+    for (const c of causesOf(token, still)) {
+      const ack = acks.get(c.key)
+      if (c.deliberate && holds(ack, c, now)) acknowledged.push({ ...c, token, by: ack.actor, until: ack.until === null ? null : new Date(ack.until).toISOString() })
+      else causes.push(c)
+    }
     const calls = failing.get(token) ?? []
-    if (still.length || calls.length) {
+    if (causes.length || calls.length) {
       const last = calls[0]
-      out.push({
+      agents.push({
         token, lastRequestId: g?.lastRequestId ?? last.requestId, lastAt: g ? new Date(g.lastAt).toISOString() : last.at, checks: g?.checks ?? 0,
-        stillBlocked: still.slice(0, MAX_SHOWN), more: Math.max(0, still.length - MAX_SHOWN), unjudged: g?.unjudged ?? false,
-        failingCalls: calls.slice(0, MAX_SHOWN),
+        causes, unjudged: g?.unjudged ?? false, failingCalls: calls.slice(0, MAX_SHOWN),
       })
     }
-    if (out.length === MAX_AGENTS) break
+    if (agents.length === MAX_AGENTS) break
   }
-  return out
+  return { agents, acknowledged }
 }
 
 /**
@@ -115,7 +178,8 @@ export function overview(db: Db, operator: string) {
   const inventory = toolInventory(db)
   const active = servers.filter((s) => s.enabled && !s.quarantined)
   return {
-    tools: inventory.filter((t) => t.status === 'tool_pending_approval' || t.status === 'tool_changed'),
+    // by urgency: a changed definition (a tool agents relied on, now withheld) before a new one
+    tools: inventory.filter((t) => t.status === 'tool_changed').concat(inventory.filter((t) => t.status === 'tool_pending_approval')),
     blockedTools: inventory.filter((t) => t.blocked),
     quarantined: servers.filter((s) => s.quarantined),
     disabled: servers.filter((s) => !s.enabled && !s.quarantined),
@@ -123,7 +187,7 @@ export function overview(db: Db, operator: string) {
     unhealthy: active.filter((s) => s.health === 'unhealthy' || s.health === 'no_transport'),
     connecting: active.filter((s) => s.health === 'starting' || s.health === 'unpublished'),
     danglingPins: accessOverview(db).tokens.filter((t) => t.pinDangling),
-    agents: blockedAgents(db, operator),
+    ...blockedAgents(db, operator),
   }
 }
 export type Overview = ReturnType<typeof overview>

@@ -16,7 +16,7 @@ import type { ConnectionAction, ConnectionState, Root, Transport } from '@/db/sc
 import { describeError } from '@/lib/core/errors'
 import { projectRoot } from '@/lib/core/paths'
 import pkg from '@/package.json'
-import { applyDiscovery, type DiscoveredTool } from './discovery'
+import { applyDiscovery, recordInspectionFailure, type DiscoveredTool } from './discovery'
 import type { DiscoveredDefinition } from '@/lib/approvals/server-definitions'
 import { DbOAuthProvider, CALLBACK_PATH, refreshedJustNow } from './oauth'
 import { oauthOf } from '@/db/queries/upstream'
@@ -266,12 +266,16 @@ export async function inspectServer(db: Db, spec: Pick<ConnectionSpec, 'name' | 
   const client = new Client({ name: 'toolgate', version: pkg.version }, { capabilities: CLIENT_CAPABILITIES })
   client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [] }))
   client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'decline' }))
-  await client.connect(makeTransport(db, spec, opts, log), { timeout: opts.connectTimeoutMs })
   try {
+    await client.connect(makeTransport(db, spec, opts, log), { timeout: opts.connectTimeoutMs })
     const { tools, definitions } = await listOffered(client, opts.connectTimeoutMs)
     await applyDiscovery(db, spec.name, tools, { inspect: true, definitions })
     log('event', `inspected: ${tools.length} tools and ${definitions.length} instructions, prompts and resources listed for review (the server stays quarantined)`)
     return tools.length
+  } catch (e) {
+    // the inspection's own failure is what the caller reports, even if keeping it fails too
+    await recordInspectionFailure(db, spec.name, describeError(e)).catch(() => undefined)
+    throw e
   } finally {
     await client.close().catch(() => undefined)
   }

@@ -38,6 +38,11 @@ const columnsOf = (d: DiscoveredTool) => ({
   annotations: d.annotations ?? null, execution: d.execution ?? null, icons: d.icons ?? null, meta: d._meta ?? null,
 })
 
+/** An inspection that failed: kept with its reason, so the server page says so rather than "Inspecting…" for ever. */
+export function recordInspectionFailure(db: Db, serverName: string, error: string, now = Date.now()): Promise<void> {
+  return writeTransaction(db, (tx) => updateServer(tx, serverName, { inspectFailedAt: now, inspectError: error }))
+}
+
 /**
  * Store one complete discovery and apply the rug-pull guard, in one transaction:
  * - the first discovery of a server (added trusted) approves its tools as the baseline;

@@ -90,9 +90,12 @@ describe('screens follow the truth (demo state, no runtime)', () => {
 describe('screens follow the truth (with the runtime)', () => {
   let d: Dashboard
   const fx = stdioFixture({ tools: [{ name: 'open_vault', description: 'Open the vault.' }] })
+  const crashing = stdioFixture({ mode: 'crash', tools: [{ name: 'read_ledger', description: 'Read the ledger.' }] })
   beforeAll(async () => {
     d = await startDashboard({ servers: [] }, runtimeEnv)
     await addServer(d.db, { name: 'vault', transport: fx.transport, trusted: false }, { actor: 'test' })
+    await addServer(d.db, { name: 'ledger', transport: crashing.transport, trusted: false }, { actor: 'test' })
+    await addServer(d.db, { name: 'ghost', transport: { command: '/nonexistent/toolgate-ghost-server' }, trusted: false }, { actor: 'test' })
     await addServer(d.db, { name: 'bank', transport: fx.transport, trusted: true }, { actor: 'test' })
     await waitFor('bank ready', () => connectionState(d.db, 'bank')?.state === 'ready')
   })
@@ -120,6 +123,37 @@ describe('screens follow the truth (with the runtime)', () => {
     expect(await page.getByTestId('pending-action').count()).toBe(0)
     await eventually(() => page.getByRole('heading', { name: 'Connection health' }).locator('..').getByText('connected', { exact: true }).count()).toBe(1)
     expect(connectionState(d.db, 'bank')?.state).toBe('ready')
+    await context.close()
+  })
+
+  it('an inspection that fails says so, why and what to do, instead of "Inspecting…"; inspecting again after the fix lists the tools', async () => {
+    const { page, context } = await signedIn(d)
+    page.on('dialog', (dialog) => void dialog.accept())
+    await visit(page, '/servers/ghost')
+    await page.getByRole('button', { name: 'Inspect (list its tools)' }).click()
+    await eventually(() => page.getByTestId('inspection-failed').count()).toBe(1)
+    expect(await page.getByTestId('pending-action').count()).toBe(0)
+    expect(await page.getByTestId('inspection-failed').textContent()).toContain('ENOENT')
+    expect(await page.getByTestId('inspection-fix').textContent()).toMatch(/^Its command was not found on this machine/)
+    // the truth after a reload too, with the way to try again
+    await visit(page, '/servers/ghost')
+    expect(await page.getByTestId('inspection-failed').count()).toBe(1)
+    expect(await page.getByRole('button', { name: 'Inspect again' }).count()).toBe(1)
+
+    // a server that dies while starting: the failure points at its log, which has what it printed
+    await visit(page, '/servers/ledger')
+    await page.getByRole('button', { name: 'Inspect (list its tools)' }).click()
+    await eventually(() => page.getByTestId('inspection-failed').count()).toBe(1)
+    expect(await page.getByTestId('inspection-fix').textContent()).toMatch(/^Its log shows what it printed/)
+    expect(serverRow(d, 'ledger').inspectError).toBeTruthy()
+    // fixed: inspecting again lists its tools and the failure goes, without a reload
+    crashing.set({ tools: [{ name: 'read_ledger', description: 'Read the ledger.' }] })
+    const loads = countLoads(page)
+    await page.getByRole('button', { name: 'Inspect again' }).click()
+    await eventually(() => page.getByText('read_ledger', { exact: true }).count()).toBeGreaterThan(0)
+    await eventually(() => page.getByTestId('inspection-failed').count()).toBe(0)
+    expect(await page.getByTestId('pending-action').count()).toBe(0)
+    expect(loads()).toBe(0)
     await context.close()
   })
 })

@@ -26,8 +26,9 @@ describe('overview', () => {
     await visit(page, '/')
     const nightly = page.getByTestId('agent-nightly')
     expect(await nightly.textContent()).toContain('2 recent checks refused')
-    expect(await nightly.getByTestId('agent-nightly-legacy-ci:run_job').textContent()).toContain('server_disabled')
-    expect(await nightly.getByTestId('agent-nightly-billing:get_invoice').textContent()).toContain('server_not_in_scope')
+    // grouped by cause, each group naming its ids
+    expect(await nightly.locator('[data-reason=server_disabled]').textContent()).toContain('legacy-ci:run_job')
+    expect(await nightly.locator('[data-reason=server_not_in_scope]').textContent()).toContain('billing:get_invoice')
     expect(await page.getByTestId('agent-notes-bot').count()).toBe(0)
     for (const heading of [/Disabled servers \(1\)/, /Tools blocked by an operator \(1\)/, /Servers not connected yet \(\d+\)/, /Quarantined servers \(1\)/]) {
       expect(await page.getByRole('heading', { name: heading }).count(), String(heading)).toBe(1)
@@ -39,9 +40,9 @@ describe('overview', () => {
     // fix it from the Overview: the disabled server's item and the agent's refusal both clear
     await page.getByTestId('server-item-legacy-ci').getByRole('button', { name: 'Enable legacy-ci' }).click()
     await eventually(() => page.getByTestId('server-item-legacy-ci').count()).toBe(0)
-    await eventually(() => page.getByTestId('agent-nightly-legacy-ci:run_job').count()).toBe(0)
+    await eventually(() => page.getByTestId('agent-nightly').locator('[data-reason=server_disabled]').count()).toBe(0)
     // billing is still outside nightly's profile: that part of the story stays
-    expect(await page.getByTestId('agent-nightly-billing:get_invoice').count()).toBe(1)
+    expect(await page.getByTestId('agent-nightly').locator('[data-reason=server_not_in_scope]').count()).toBe(1)
 
     // a managed server that is not connected yet can be asked to reconnect; the request is on the record
     await page.getByTestId('server-item-notebook').getByRole('button', { name: 'Restart notebook' }).click()

@@ -18,6 +18,8 @@ export const servers = pgTable('servers', {
   restartRequestedAt: bigint('restart_requested_at', { mode: 'number' }),
   inspectRequestedAt: bigint('inspect_requested_at', { mode: 'number' }),
   inspectedAt: bigint('inspected_at', { mode: 'number' }),
+  inspectFailedAt: bigint('inspect_failed_at', { mode: 'number' }),
+  inspectError: text('inspect_error'),
   isolation: text('isolation', { enum: isolations }).notNull().default('auto'),
   sessionState: boolean('session_state'),
   createdAt: bigint('created_at', { mode: 'number' }).notNull(),

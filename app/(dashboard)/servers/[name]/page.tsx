@@ -20,7 +20,7 @@ import { readLogs } from '@/db/queries/upstream'
 import { canViewPage } from '@/lib/dashboard/operator'
 import { releaseExposure } from '@/lib/dashboard/row-details'
 import { serverDetail } from '@/lib/catalog/servers'
-import { canLogin, canRestart, connectionAdvice } from '@/lib/dashboard/fixes'
+import { canLogin, canRestart, connectionAdvice, inspectionFix, type ServerFacts } from '@/lib/dashboard/fixes'
 import { hasLoggedIn, serverFacts } from '@/lib/dashboard/server-facts'
 import { getDb } from '@/db/client'
 import { listActivity } from '@/db/queries/activity'
@@ -42,6 +42,17 @@ function isolationNote(transport: string, i: { setting: string; runs: 'shared' |
   return i.runs === 'per_token'
     ? `Runs ${http ? 'one upstream session' : 'one process'} per agent token (started on first use, stopped when idle): no agent sees another's session (${why}).`
     : `Runs one ${http ? 'upstream session' : 'process'} shared by every agent (${why}).`
+}
+
+/** The last inspection failed: when, why in the server's own words, and what to do about it. */
+function InspectionFailed({ server, failed, facts, missingSecrets }: { server: string; failed: { at: number; error: string }; facts: ServerFacts; missingSecrets: string[] }) {
+  const fix = inspectionFix(server, failed.error, facts, missingSecrets)
+  return (
+    <div role="alert" data-testid="inspection-failed" className="mb-2 rounded border border-red-300 bg-red-50 px-2 py-1 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
+      <p>The inspection failed <RelativeTime iso={new Date(failed.at).toISOString()} />: <code className="break-all">{failed.error}</code></p>
+      <p className="mt-1" data-testid="inspection-fix">{fix.text} <a className="underline" href={fix.href}>{fix.label}</a></p>
+    </div>
+  )
 }
 
 const definitionGroupNames = Object.keys(definitionGroups) as DefinitionGroup[]
@@ -137,9 +148,10 @@ export default async function ServerPage({ params, searchParams }: { params: Pro
                 </>
               ) : s.transport ? (
                 <>
+                  {s.inspectFailed && <InspectionFailed server={name} failed={s.inspectFailed} facts={facts} missingSecrets={s.missingSecrets} />}
                   <p className="text-xs text-slate-600 dark:text-slate-400">{exposure.inspectedAt === null ? 'Lists its tools and stores their definitions for review; nothing is served or called.' : 'Lists its tools again, in case they changed since.'}</p>
                   <div className="mt-2">
-                    <ActionButton action={inspectAction} permission="operate" input={{ server: name }} label={exposure.inspectedAt === null ? 'Inspect (list its tools)' : 'Inspect again'} variant={exposure.inspectedAt === null ? 'primary' : 'secondary'}
+                    <ActionButton action={inspectAction} permission="operate" input={{ server: name }} label={exposure.inspectedAt === null && !s.inspectFailed ? 'Inspect (list its tools)' : 'Inspect again'} variant={exposure.inspectedAt === null ? 'primary' : 'secondary'}
                       confirm={s.transport.startsWith('http') ? undefined : `Inspect ${name}? This starts its process (${s.transport}) to list its tools; nothing is served or called.`} />
                   </div>
                 </>
