@@ -4,7 +4,7 @@ import { Allowed } from '@/components/operator-context'
 import { useQueryClient } from '@tanstack/react-query'
 import Link from 'next/link'
 import { useEffect, useRef, useState, useTransition } from 'react'
-import { remediate, runPreflight } from '@/lib/actions/preflight'
+import { remediate, restartSettled, runPreflight } from '@/lib/actions/preflight'
 import type { PreflightOptions } from '@/lib/dashboard/preflight'
 import type { DashboardCheck } from '@/lib/dashboard/preflight'
 import type { Fix, PreflightForm } from '@/lib/dashboard/schemas'
@@ -44,20 +44,26 @@ export function PreflightWorkbench({ initial, options, autorun }: { initial: Pre
   const update = (patch: Partial<PreflightForm>) => setForm((f) => ({ ...f, ...patch }))
   // a check or a fix may change what /mcp answers: the preview is computed again at once
   const refreshPreview = () => queries.invalidateQueries({ queryKey: ['mcp-preview'] })
-  const run = (f: PreflightForm) => start(async () => {
+  // `after`: what to say once the check is back (a restart's check runs when the restart landed)
+  const run = (f: PreflightForm, after: string | null = null) => start(async () => {
     setNotice(null)
     // filters live in the URL, so the check can be linked to and reloaded
     window.history.replaceState(null, '', `/preflight${preflightSearch(f)}`)
     const r = await runPreflight(f)
-    if (r.ok) { setCheck({ result: r.data, form: f }); setFailure(null); setFocus('result') } else setFailure(r)
+    if (r.ok) { setCheck({ result: r.data, form: f }); setFailure(null); setNotice(after); setFocus(after ? 'notice' : 'result') } else setFailure(r)
     refreshPreview()
   })
+  const [restarting, setRestarting] = useState<{ server: string; form: PreflightForm } | null>(null)
   const fix = (what: Fix) => check && start(async () => {
     const r = await remediate({ fix: what, check: check.form, requestId: check.result.request_id })
     if (r.ok) {
       setCheck({ result: r.data, form: check.form })
       setFailure(null)
-      setNotice(`Done: ${describeFix(what)}. Recorded under request ${check.result.request_id}; the set was checked again.`)
+      // a restart is only asked for here: its check runs again once the runtime reports
+      if (what.kind === 'restart_server') setRestarting({ server: what.server, form: check.form })
+      setNotice(what.kind === 'restart_server'
+        ? `Restart of ${what.server} asked for, recorded under request ${check.result.request_id}. Reconnecting… the set is checked again once the runtime reports the new connection.`
+        : `Done: ${describeFix(what)}. Recorded under request ${check.result.request_id}; the set was checked again.`)
       setFocus('notice')
     } else setFailure(r)
     refreshPreview()
@@ -69,6 +75,25 @@ export function PreflightWorkbench({ initial, options, autorun }: { initial: Pre
     ;(focus === 'result' ? resultRef : noticeRef).current?.focus()
     setFocus(null)
   }, [focus])
+  useEffect(() => {
+    if (!restarting) return
+    const { server, form: f } = restarting
+    const deadline = Date.now() + 60_000
+    const timer = setInterval(async () => {
+      const landed = await restartSettled({ server })
+      if (landed.ok && landed.data) {
+        clearInterval(timer)
+        setRestarting(null)
+        run(f, `Done: ${server} reported its new connection; the set was checked again.`)
+      } else if (Date.now() > deadline) {
+        clearInterval(timer)
+        setRestarting(null)
+        setNotice(`${server} has not reported a new connection within a minute: its log (Servers → ${server}) says why. Run the check again when it has.`)
+      }
+    }, 1000)
+    return () => clearInterval(timer)
+    // run is recreated each render; this follows one restart from start to end
+  }, [restarting])
   const autoran = useRef(false)
   useEffect(() => {
     if (autorun && !autoran.current) { autoran.current = true; run(initial) }
@@ -173,6 +198,6 @@ function describeFix(f: Fix): string {
     case 'allow_tool': return `allowed ${f.id} in its server's configuration`
     case 'enable_server': return `enabled server ${f.server}`
     case 'release_server': return `released server ${f.server} from quarantine`
-    case 'restart_server': return `asked the runtime to restart ${f.server} (it reconnects within seconds: check again)`
+    case 'restart_server': return `asked the runtime to restart ${f.server}`
   }
 }

@@ -8,6 +8,9 @@ import { can, refusal } from '@/lib/auth/roles'
 import { forbidden } from '@/lib/core/errors'
 import { isDestructive, releaseRequester, twoPersonGate, type Gate } from '@/lib/approvals/two-person'
 import { releaseSubject } from '@/lib/approvals/two-person-subjects'
+import { restartLanded } from '@/lib/catalog/servers'
+import { serverNameSchema } from '@/lib/admin/schemas'
+import { z } from 'zod'
 import { operatorAction } from './safe-action'
 
 /** Run and record a check (surface `dashboard`). */
@@ -24,3 +27,6 @@ export const remediate = operatorAction('operate', remediateSchema, async ({ fix
   if (!gate.proceed) throw forbidden(`two-person rule: your approval of ${gate.firstOfTwo.target} is 1 of 2 — another approver must approve it too`)
   return remediateAndRecheck(db, fix, check, requestId, by)
 })
+
+/** Whether a restart a row's fix asked for has landed (the page checks again then). */
+export const restartSettled = operatorAction('view', z.strictObject({ server: serverNameSchema }), ({ server }, { db }) => restartLanded(db, server))

@@ -65,6 +65,13 @@ function rowOf(s: ServerState, tools: readonly InventoryTool[]): ServerRow {
   }
 }
 
+/** Whether a restart asked for has landed: the runtime reported since, and the connection is past its start. */
+export function restartLanded(db: DbLike, name: string): boolean {
+  const s = serverStates(db, name)[0]
+  if (!s) return true // gone: nothing to wait for
+  return (s.connectionAt ?? 0) > (s.restartRequestedAt ?? 0) && (!s.connection || healthOf[s.connection.state] !== 'starting')
+}
+
 /** Every server with admin state, believed connection health and tool counts. */
 export function serverRows(db: DbLike): ServerRow[] {
   const byServer = new Map<string, InventoryTool[]>()
