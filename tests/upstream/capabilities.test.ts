@@ -1,5 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process'
-import path from 'node:path'
+import type { ChildProcess } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -9,17 +8,14 @@ import { addServer } from '@/lib/admin/upstreams'
 import { createAgentToken } from '@/lib/admin/tokens'
 import { runCli } from '@/tests/helpers/cli'
 import { startGateway } from '@/tests/helpers/gateway'
-import { freePort, type RunningServer } from '@/tests/helpers/server'
-import { connectionState, stdioFixture, waitFor } from './harness'
+import type { RunningServer } from '@/tests/helpers/server'
+import { connectionState, everything, everythingOverHttp, stdioFixture, waitFor } from './harness'
 
 // Every MCP capability through toolgate, against the real server-everything: what a client
 // connected to it directly could use (inspection with the runtime's capabilities, completion,
 // elicitation while other calls are in flight), gated like calls.
 
 const KEY = 'tg_op_capabilities_test_key_00000'
-const EVERYTHING = path.resolve(import.meta.dirname, '..', '..', 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js')
-const LOOPBACK_ONLY = path.resolve(import.meta.dirname, '..', 'fixtures', 'loopback-only.cjs')
-const everything = (mode: 'stdio' | 'streamableHttp') => ({ command: process.execPath, args: ['--require', LOOPBACK_ONLY, EVERYTHING, mode] })
 
 let db: Db
 let dbFile: string
@@ -116,12 +112,7 @@ const textOf = (r: CallToolResult) => r.content.map((b) => (b.type === 'text' ? 
 
 describe('elicitation while other calls of the same session are in flight', () => {
   it('Streamable HTTP: the question goes to the call it came on (its request\'s stream), never declined unasked', async () => {
-    const port = await freePort()
-    const http = spawn(everything('streamableHttp').command, everything('streamableHttp').args, { env: { ...process.env, PORT: String(port) }, stdio: 'ignore' })
-    spawned.push(http)
-    await waitFor('everything (Streamable HTTP) listening', () => fetch(`http://127.0.0.1:${port}/mcp`, { signal: AbortSignal.timeout(500) }).then(() => true, () => false))
-    await addServer(db, { name: 'evhttp', transport: { url: `http://127.0.0.1:${port}/mcp` }, trusted: true }, { actor: 'test' })
-    await waitFor('evhttp ready', () => connectionState(db, 'evhttp')?.state === 'ready')
+    spawned.push(await everythingOverHttp(db, 'evhttp'))
     const { c, asked } = await eliciting(agent, () => ({ name: 'Ada Lovelace' }))
     try {
       // one agent token, one upstream session: two calls of it in flight at once
