@@ -169,7 +169,7 @@ export async function answerMcp(session: McpContext, web: Request, body: unknown
       const key = callerKey(session.caller)
       const fault = key === undefined
         ? 'logging/setLevel needs an agent token: an anonymous caller is a new caller on every request, so no level can be kept for it'
-        : setLogLevel(key, msg.params)
+        : await setLogLevel(key, msg.params)
       return Response.json({ jsonrpc: '2.0', id: msg.id ?? null, ...(fault ? { error: { code: -32602, message: fault } } : { result: {} }) })
     }
     return serveLegacy(web, body, session)

@@ -7,7 +7,7 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import {
   ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, RELATED_TASK_META_KEY, LoggingMessageNotificationSchema, McpError, ProgressNotificationSchema, ToolListChangedNotificationSchema,
   PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema,
-  type CallToolResult, type ElicitRequest, type ElicitResult, type LoggingMessageNotification, type Progress,
+  type CallToolResult, type ElicitRequest, type ElicitResult, type LoggingLevel, type LoggingMessageNotification, type Progress,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { z } from 'zod'
@@ -319,6 +319,8 @@ export class UpstreamConnection {
   /** requests of this connection in flight now, and when the last one ended (a session idles out) */
   private busy = 0
   private usedAt = Date.now()
+  /** the level its agent set (logging/setLevel): told the server on every connect, and at once when it changes */
+  private logLevel?: LoggingLevel
 
   constructor(
     private db: Db, readonly spec: ConnectionSpec, private opts: RuntimeOptions,
@@ -382,6 +384,18 @@ export class UpstreamConnection {
 
   start(): void {
     void this.run()
+  }
+
+  /** An agent's session: the log level its agent set, for the server to apply to this session. */
+  async setLogLevel(level: LoggingLevel): Promise<void> {
+    this.logLevel = level
+    if (this.client && this.ready) await this.applyLogLevel(this.client)
+  }
+
+  /** Tell the server the log level, when one was set and the server logs at all (it declares logging). */
+  private async applyLogLevel(client: Client): Promise<void> {
+    if (this.logLevel === undefined || !client.getServerCapabilities()?.logging) return
+    await client.setLoggingLevel(this.logLevel, { timeout: this.opts.connectTimeoutMs })
   }
 
   async stop(): Promise<void> {
@@ -686,6 +700,8 @@ export class UpstreamConnection {
           client.setNotificationHandler(changed, () => this.rediscover())
         }
       }
+      // a new session (or process) starts at the server's default level: its agent's goes first
+      await this.applyLogLevel(client).catch((e: unknown) => this.log('event', `could not set the log level its agent chose (${this.logLevel}): ${describeError(e)}`))
       this.ready = true
       this.publish('ready')
       this.log('event', 'ready')

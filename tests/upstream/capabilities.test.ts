@@ -9,6 +9,9 @@ import { createAgentToken } from '@/lib/admin/tokens'
 import { runCli } from '@/tests/helpers/cli'
 import { startGateway } from '@/tests/helpers/gateway'
 import type { RunningServer } from '@/tests/helpers/server'
+import { readLogs } from '@/db/queries/upstream'
+import { eq } from 'drizzle-orm'
+import { agentTokens } from '@/db/schema'
 import { connectionState, everything, everythingOverHttp, stdioFixture, waitFor } from './harness'
 
 // Every MCP capability through toolgate, against the real server-everything: what a client
@@ -23,12 +26,15 @@ let server: RunningServer
 let agent: string
 /** an agent whose scope holds only fx: everything is none of its business */
 let narrow: string
+/** a second agent with every server in scope */
+let other: string
 const fx = stdioFixture({ tools: [{ name: 'ok' }] })
 const spawned: ChildProcess[] = []
 
 beforeAll(async () => {
   ;({ db, dbFile, server, agent } = await startGateway(KEY, { upstreams: { everything: everything('stdio'), fx: fx.transport } }))
   narrow = (await createAgentToken(db, 'narrow', { allowedServers: ['fx'], profilePin: null }, { actor: 'test' })).token
+  other = (await createAgentToken(db, 'other', { allowedServers: ['*'], profilePin: null }, { actor: 'test' })).token
 })
 afterAll(async () => {
   await server?.stop()
@@ -144,4 +150,41 @@ describe('elicitation while other calls of the same session are in flight', () =
       await c.close()
     }
   })
+})
+
+describe('logging/setLevel', () => {
+  it('reaches the upstream session of the agent that set it, and no other agent\'s', async () => {
+    // server-everything's simulated logging: a message of a random level every 5 s, sent only at
+    // or above the level its session set; between calls toolgate notes them in the server's log
+    const a = await client(agent)
+    const b = await client(other)
+    /** the level of each message the named token's session was sent that reached toolgate after `since` */
+    const levels = (tokenName: string, since = 0) => {
+      const id = db.select({ id: agentTokens.id }).from(agentTokens).where(eq(agentTokens.name, tokenName)).get()!.id
+      const prefix = `[token ${id}'s session] log (`
+      // each line: "log (<level>[, <logger>]): <message>"
+      return readLogs(db, 'everything', 200).filter((l) => l.at > since && l.line.startsWith(prefix)).map((l) => l.line.slice(prefix.length).split(/[,)]/)[0])
+    }
+    const belowEmergency = (tokenName: string, since?: number) => levels(tokenName, since).filter((l) => l !== 'emergency')
+    try {
+      // set before the agent's session exists: it is told as it starts
+      await a.setLoggingLevel('emergency')
+      for (const c of [a, b]) expect(textOf(await c.callTool({ name: 'everything:toggle-simulated-logging', arguments: {} }) as CallToolResult)).toMatch(/^Started simulated/)
+      // B, at the server's default level, hears every level; meanwhile A's session was sent as many messages
+      await waitFor('four of B\'s session\'s messages below emergency', () => belowEmergency('other').length >= 4, 90_000)
+      expect(belowEmergency('upstream-tests')).toEqual([])
+
+      // set while the sessions run: each is told at once, and only its own (what reaches toolgate
+      // after the answer was sent after the level: a session's messages and answers keep their order)
+      await b.setLoggingLevel('emergency')
+      await a.setLoggingLevel('debug')
+      const switched = Date.now()
+      await waitFor('four of A\'s session\'s messages below emergency', () => belowEmergency('upstream-tests', switched).length >= 4, 90_000)
+      expect(belowEmergency('other', switched)).toEqual([])
+    } finally {
+      for (const c of [a, b]) await c.callTool({ name: 'everything:toggle-simulated-logging', arguments: {} }).catch(() => undefined)
+      await a.close()
+      await b.close()
+    }
+  }, 240_000)
 })
