@@ -16,6 +16,7 @@ import { setLogLevel } from './log-level'
 import { answerFromClient, askOverStream, isResponse, type ElicitParams } from './elicitation'
 import { jsonUntilStreamed, streamWhenLate } from './auto-stream'
 import { leanRequest, serveLean } from './lean'
+import { listenBus, listening } from './listen'
 
 /**
  * Calls in flight, by caller and JSON-RPC id. A 2025-11-25 client cancels with a separate POST
@@ -61,7 +62,8 @@ function streams(web: Request, body: unknown): boolean {
 let modernHandler: ReturnType<typeof createMcpHandler> | undefined
 const modern = () => (modernHandler ??= createMcpHandler(
   ({ requestInfo }) => buildMcpServer(sessionOf(requestInfo), 'modern', handshakes.has(requestInfo!)),
-  { legacy: 'reject', onerror: logError },
+  // subscriptions/listen streams hear only what their own caller is served (lib/mcp/listen.ts)
+  { legacy: 'reject', onerror: logError, bus: listenBus },
 ))
 
 /**
@@ -177,7 +179,7 @@ export async function answerMcp(session: McpContext, web: Request, body: unknown
   const streaming = streams(web, body)
   sessions.set(web, { ...session, streams: streaming })
   if (isHandshake(body)) handshakes.add(web)
-  const answered = modern().fetch(web, { parsedBody: body })
+  const answered = listening(session, () => modern().fetch(web, { parsedBody: body }))
   return streaming ? streamWhenLate(answered) : answered
 }
 

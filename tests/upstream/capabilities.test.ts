@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ElicitRequestSchema, type CallToolResult, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js'
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client'
 import type { Db } from '@/db/client'
 import { addServer } from '@/lib/admin/upstreams'
 import { createAgentToken } from '@/lib/admin/tokens'
@@ -185,6 +186,63 @@ describe('logging/setLevel', () => {
       for (const c of [a, b]) await c.callTool({ name: 'everything:toggle-simulated-logging', arguments: {} }).catch(() => undefined)
       await a.close()
       await b.close()
+    }
+  }, 240_000)
+})
+
+describe('list_changed on 2026-07-28 (subscriptions/listen)', () => {
+  /** An agent's modern client listening for every listing's changes, counting each notification it hears. */
+  async function listener(token: string) {
+    const c = new ModernClient({ name: 'capabilities-test', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    const heard: string[] = []
+    for (const method of ['notifications/tools/list_changed', 'notifications/prompts/list_changed', 'notifications/resources/list_changed'] as const) {
+      c.setNotificationHandler(method, () => void heard.push(method.split('/')[1]))
+    }
+    await c.connect(new ModernTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }))
+    const sub = await c.listen({ toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true })
+    return { c, sub, heard }
+  }
+  const status = async (id: string) => {
+    const listed = await runCli(['tools', 'list', '--server', id.split(':')[0], '-o', 'json', '--db', dbFile])
+    return (JSON.parse(listed.stdout) as { id: string; status: string }[]).find((t) => t.id === id)?.status
+  }
+
+  it('an agent hears of a change to what it is served: an approval in its scope, never a pending tool nor another scope\'s server', async () => {
+    const fx2 = stdioFixture({ tools: [{ name: 'a' }], resources: [] })
+    await addServer(db, { name: 'fx2', transport: fx2.transport, trusted: true }, { actor: 'test' })
+    await waitFor('fx2 ready', () => connectionState(db, 'fx2')?.state === 'ready')
+    const wide = await listener(agent)
+    const fxOnly = await listener(narrow)
+    try {
+      expect(wide.sub.honoredFilter).toEqual({ toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true })
+      // fx2 (outside narrow's scope) offers a new tool, which waits for approval: served to no one yet
+      fx2.set({ tools: [{ name: 'a' }, { name: 'b' }], resources: [] })
+      expect(await waitFor('fx2:b discovered', () => status('fx2:b'))).toMatch(/pending/)
+      expect((await runCli(['tools', 'approve', 'fx2:b', '--db', dbFile])).code).toBe(0)
+      await waitFor('the wide agent told', () => wide.heard.length > 0)
+      expect(wide.heard).toEqual(['tools'])
+      expect((await wide.c.listTools()).tools.map((t) => t.name)).toContain('fx2:b')
+
+      // fx, in both scopes: an approval there reaches both, and it is the first narrow hears
+      fx.set({ tools: [{ name: 'ok' }, { name: 'c' }] })
+      expect(await waitFor('fx:c discovered', () => status('fx:c'))).toMatch(/pending/)
+      expect((await runCli(['tools', 'approve', 'fx:c', '--db', dbFile])).code).toBe(0)
+      await waitFor('both agents told', () => wide.heard.length > 1 && fxOnly.heard.length > 0)
+      expect(fxOnly.heard).toEqual(['tools'])
+      expect(wide.heard).toEqual(['tools', 'tools'])
+
+      // a server whose definitions are served without review (trust auto): its new resource is news at once, to its scope alone
+      expect((await runCli(['upstream', 'set', 'fx2', '--trust', 'auto', '--db', dbFile])).code).toBe(0)
+      fx2.set({ tools: [{ name: 'a' }, { name: 'b' }], resources: [{ uri: 'fx2://note', name: 'note', text: 'hello' }] })
+      await waitFor('the wide agent told of the resource', () => wide.heard.includes('resources'))
+      expect((await wide.c.listResources()).resources.map((r) => r.uri)).toContain('fx2://note')
+      // narrow, told once a check after fx's approval, is told nothing of fx2 since
+      expect(fxOnly.heard).toEqual(['tools'])
+    } finally {
+      for (const l of [wide, fxOnly]) {
+        await l.sub.close()
+        await l.c.close()
+      }
     }
   }, 240_000)
 })

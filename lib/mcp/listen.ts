@@ -1,0 +1,117 @@
+import 'server-only'
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { createHash } from 'node:crypto'
+import type { ServerEvent, ServerEventBus } from '@modelcontextprotocol/server'
+import { callerNow } from '@/lib/auth/caller'
+import { logLine } from '@/lib/core/log'
+import { describeError } from '@/lib/core/errors'
+import { listPage } from './listing'
+import { listPrompts, listResources, listResourceTemplates } from './resources'
+import type { McpContext } from './context'
+
+/**
+ * 2026-07-28 `subscriptions/listen`: the SDK serves the stream (acknowledgement, filter,
+ * subscription ids, keep-alives, teardown); toolgate decides what each stream hears. A stream
+ * is told a listing changed only when the listing served to its own caller changed — its
+ * token's scope as it stands now, only approved, callable tools and approved prompts and
+ * resources — so an agent hears nothing of servers outside its scope, nor of a tool that
+ * arrived pending approval, and hears of an approval or a release as soon as it is served.
+ *
+ * What is served changes in many ways (an upstream's list_changed and re-discovery, an
+ * operator's approval in another process, a token's scope edited, a server stopping), so each
+ * stream's listings are compared, once a second, with the last ones it was told about.
+ */
+const CHECK_EVERY_MS = 1_000
+
+type Kind = 'tools_list_changed' | 'prompts_list_changed' | 'resources_list_changed'
+
+interface Listener {
+  session: McpContext
+  deliver: (event: ServerEvent) => void
+  /** a digest of each listing as last told (undefined until first read) */
+  seen?: Record<Kind, string>
+}
+
+/** The session of the exchange a subscriptions/listen stream opens in (the SDK subscribes within it). */
+const opening = new AsyncLocalStorage<McpContext>()
+const listeners = new Set<Listener>()
+let timer: NodeJS.Timeout | undefined
+let checking = false
+
+/** Answer one modern exchange knowing its session, so a stream it opens hears what that session is served. */
+export const listening = <T>(session: McpContext, fn: () => T): T => opening.run(session, fn)
+
+const digest = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex')
+
+/** Every page of the tools listing, as this session is served it. */
+function allTools(session: McpContext): unknown[] {
+  const tools: unknown[] = []
+  let cursor: string | undefined
+  do {
+    const page = listPage(session, cursor)
+    tools.push(...page.tools)
+    cursor = page.nextCursor
+  } while (cursor)
+  return tools
+}
+
+/** The listings `listener`'s caller is served now, under its token's current scope. */
+async function listings(listener: Listener): Promise<Record<Kind, string>> {
+  const session = { ...listener.session, caller: callerNow(listener.session.db, listener.session.caller) }
+  return {
+    tools_list_changed: digest(allTools(session)),
+    prompts_list_changed: digest(await listPrompts(session)),
+    resources_list_changed: digest([await listResources(session), await listResourceTemplates(session)]),
+  }
+}
+
+async function check(listener: Listener): Promise<void> {
+  const now = await listings(listener)
+  const before = listener.seen
+  listener.seen = now
+  if (!before || !listeners.has(listener)) return
+  // the SDK's router passes on only the kinds this stream asked for and was acknowledged
+  for (const kind of Object.keys(now) as Kind[]) if (now[kind] !== before[kind]) listener.deliver({ kind })
+}
+
+async function checkAll(): Promise<void> {
+  if (checking) return
+  checking = true
+  try {
+    for (const listener of listeners) {
+      // an unreadable state tells nothing this time; the next check compares again
+      await check(listener).catch((e: unknown) => console.error(logLine(`toolgate: mcp: a subscriptions/listen stream's listings could not be read: ${describeError(e)}`)))
+    }
+  } finally {
+    checking = false
+  }
+}
+
+/**
+ * The bus the SDK's listen streams subscribe to. Nothing is published to every stream at once:
+ * each stream's own caller decides what it hears (above).
+ */
+export const listenBus: ServerEventBus = {
+  publish() {
+    throw new Error('toolgate tells each subscriptions/listen stream only of its own caller\'s listings: nothing is published to all')
+  },
+  subscribe(deliver) {
+    const session = opening.getStore()
+    if (!session) throw new Error('a subscriptions/listen stream opened outside a toolgate exchange')
+    const listener: Listener = { session, deliver }
+    listeners.add(listener)
+    // what it is served as it opens is what later listings are compared with
+    void check(listener).catch(() => undefined)
+    if (!timer) {
+      timer = setInterval(() => void checkAll(), CHECK_EVERY_MS)
+      timer.unref()
+    }
+    return () => {
+      listeners.delete(listener)
+      if (!listeners.size && timer) {
+        clearInterval(timer)
+        timer = undefined
+      }
+    }
+  },
+}
