@@ -16,7 +16,7 @@ import { setLogLevel } from './log-level'
 import { answerFromClient, askOverStream, isResponse, type ElicitParams } from './elicitation'
 import { jsonUntilStreamed, streamWhenLate } from './auto-stream'
 import { leanRequest, serveLean } from './lean'
-import { listenBus, listening } from './listen'
+import { gateListen, listenBus, listening } from './listen'
 
 /**
  * Calls in flight, by caller and JSON-RPC id. A 2025-11-25 client cancels with a separate POST
@@ -179,7 +179,8 @@ export async function answerMcp(session: McpContext, web: Request, body: unknown
   const streaming = streams(web, body)
   sessions.set(web, { ...session, streams: streaming })
   if (isHandshake(body)) handshakes.add(web)
-  const answered = listening(session, () => modern().fetch(web, { parsedBody: body }))
+  const gated = gateListen(session, body)
+  const answered = listening(session, gated, () => modern().fetch(web, { parsedBody: gated }))
   return streaming ? streamWhenLate(answered) : answered
 }
 

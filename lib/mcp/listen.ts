@@ -6,8 +6,9 @@ import { callerNow } from '@/lib/auth/caller'
 import { logLine } from '@/lib/core/log'
 import { describeError } from '@/lib/core/errors'
 import { listPage } from './listing'
-import { listPrompts, listResources, listResourceTemplates } from './resources'
+import { listPrompts, listResources, listResourceTemplates, subscriptionTarget } from './resources'
 import type { McpContext } from './context'
+import { z } from 'zod'
 
 /**
  * 2026-07-28 `subscriptions/listen`: the SDK serves the stream (acknowledgement, filter,
@@ -20,6 +21,11 @@ import type { McpContext } from './context'
  * What is served changes in many ways (an upstream's list_changed and re-discovery, an
  * operator's approval in another process, a token's scope edited, a server stopping), so each
  * stream's listings are compared, once a second, with the last ones it was told about.
+ *
+ * Resource subscriptions (the filter's resourceSubscriptions) pass a read's gates before the SDK
+ * sees the request, so its acknowledgement names only the URIs that will be heard of; each is
+ * subscribed on the upstream session the caller's reads go to (its own, per_token), and that
+ * session's notifications/resources/updated for it reach this stream alone.
  */
 const CHECK_EVERY_MS = 1_000
 
@@ -32,14 +38,33 @@ interface Listener {
   seen?: Record<Kind, string>
 }
 
-/** The session of the exchange a subscriptions/listen stream opens in (the SDK subscribes within it). */
-const opening = new AsyncLocalStorage<McpContext>()
+/** The exchange a subscriptions/listen stream opens in (the SDK subscribes within it): its session, and the resources it subscribes to. */
+const opening = new AsyncLocalStorage<{ session: McpContext; resources: string[] }>()
+const listenParams = z.looseObject({ notifications: z.looseObject({ resourceSubscriptions: z.array(z.string()).optional() }) })
+
+/**
+ * A subscriptions/listen request with its resource subscriptions narrowed to those this session
+ * may hear of (a read's gates); any other request as it is.
+ */
+export function gateListen(session: McpContext, body: unknown): unknown {
+  const msg = body as { method?: unknown; params?: unknown } | null
+  if (msg?.method !== 'subscriptions/listen') return body
+  const params = listenParams.safeParse(msg.params)
+  const uris = params.success ? params.data.notifications.resourceSubscriptions : undefined
+  if (!params.success || !uris) return body // a malformed one is the SDK's to refuse
+  const allowed = uris.filter((uri) => subscriptionTarget(session, uri) !== undefined)
+  return { ...msg, params: { ...params.data, notifications: { ...params.data.notifications, resourceSubscriptions: allowed } } }
+}
 const listeners = new Set<Listener>()
 let timer: NodeJS.Timeout | undefined
 let checking = false
 
-/** Answer one modern exchange knowing its session, so a stream it opens hears what that session is served. */
-export const listening = <T>(session: McpContext, fn: () => T): T => opening.run(session, fn)
+/** Answer one modern exchange (its body gated: gateListen) knowing its session, so a stream it opens hears what that session is served. */
+export function listening<T>(session: McpContext, body: unknown, fn: () => T): T {
+  const msg = body as { method?: unknown; params?: unknown } | null
+  const params = msg?.method === 'subscriptions/listen' ? listenParams.safeParse(msg.params) : undefined
+  return opening.run({ session, resources: (params?.success && params.data.notifications.resourceSubscriptions) || [] }, fn)
+}
 
 const digest = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex')
 
@@ -88,6 +113,24 @@ async function checkAll(): Promise<void> {
 }
 
 /**
+ * Subscribe, for this stream, to each resource its (gated) request names; what one of their
+ * sessions says of it goes to `deliver` under the URI the caller named. Resolves to the stops.
+ */
+async function watchResources(session: McpContext, uris: string[], deliver: Listener['deliver']): Promise<(() => void)[]> {
+  const stops: (() => void)[] = []
+  for (const uri of uris) {
+    const target = subscriptionTarget(session, uri)
+    if (!target) continue
+    try {
+      stops.push(await target.conn.watchResource(target.uri, () => deliver({ kind: 'resource_updated', uri })))
+    } catch (e) {
+      console.error(logLine(`toolgate: mcp: could not subscribe to ${uri} upstream: ${describeError(e)}`))
+    }
+  }
+  return stops
+}
+
+/**
  * The bus the SDK's listen streams subscribe to. Nothing is published to every stream at once:
  * each stream's own caller decides what it hears (above).
  */
@@ -96,10 +139,12 @@ export const listenBus: ServerEventBus = {
     throw new Error('toolgate tells each subscriptions/listen stream only of its own caller\'s listings: nothing is published to all')
   },
   subscribe(deliver) {
-    const session = opening.getStore()
-    if (!session) throw new Error('a subscriptions/listen stream opened outside a toolgate exchange')
+    const exchange = opening.getStore()
+    if (!exchange) throw new Error('a subscriptions/listen stream opened outside a toolgate exchange')
+    const { session } = exchange
     const listener: Listener = { session, deliver }
     listeners.add(listener)
+    const stops = watchResources(session, exchange.resources, deliver)
     // what it is served as it opens is what later listings are compared with
     void check(listener).catch(() => undefined)
     if (!timer) {
@@ -108,6 +153,7 @@ export const listenBus: ServerEventBus = {
     }
     return () => {
       listeners.delete(listener)
+      void stops.then((all) => { for (const stop of all) stop() })
       if (!listeners.size && timer) {
         clearInterval(timer)
         timer = undefined

@@ -38,7 +38,8 @@ function capabilities(era: Era): ServerCapabilities {
   // the upstreams' resources and prompts, under toolgate's names (lib/mcp/resources.ts)
   // logging: the upstreams' log messages during a call are forwarded to its caller
   // completions: the upstreams' own, for their prompts and resource templates
-  const served = { tools, resources: { listChanged }, prompts: { listChanged }, logging: {}, completions: {} }
+  // resource subscriptions: in a listen stream's filter, passed on to the caller's upstream session
+  const served = { tools, resources: { listChanged, subscribe: listChanged }, prompts: { listChanged }, logging: {}, completions: {} }
   return era === 'modern'
     ? { ...served, extensions: { [EXTENSION_ID]: serverSettings } }
     // tasks: any tools/call may run as one (lib/mcp/tasks.ts); 2026-07-28 moved tasks to an extension toolgate does not offer yet

@@ -246,3 +246,43 @@ describe('list_changed on 2026-07-28 (subscriptions/listen)', () => {
     }
   }, 240_000)
 })
+
+describe('resource subscriptions on 2026-07-28 (subscriptions/listen)', () => {
+  it('a subscription goes to the agent\'s own upstream session, and only its updates reach it; out of scope, it is not acknowledged', async () => {
+    /** An agent's modern client listening for `uri`'s updates (and tools list changes), noting each update it hears. */
+    const subscriber = async (token: string, uri: string) => {
+      const c = new ModernClient({ name: 'capabilities-test', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+      const updated: string[] = []
+      c.setNotificationHandler('notifications/resources/updated', (n) => void updated.push(n.params.uri))
+      await c.connect(new ModernTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }))
+      const sub = await c.listen({ toolsListChanged: true, resourceSubscriptions: [uri] })
+      return { c, sub, updated }
+    }
+    const probe = await client(agent)
+    const uri = (await probe.listResources()).resources.map((r) => r.uri).find((u) => u.startsWith('demo://resource/static/'))!
+    await probe.close()
+    expect(uri).toBeDefined()
+    const mine = await subscriber(agent, uri)
+    const others = await subscriber(other, uri)
+    const outside = await subscriber(narrow, uri)
+    try {
+      expect(mine.sub.honoredFilter).toEqual({ toolsListChanged: true, resourceSubscriptions: [uri] })
+      expect(others.sub.honoredFilter).toEqual({ toolsListChanged: true, resourceSubscriptions: [uri] })
+      // not narrow's to hear of: the acknowledgement says so
+      expect(outside.sub.honoredFilter).toEqual({ toolsListChanged: true })
+      // server-everything sends updates for its subscriptions, every 5 s, once a session asks for them
+      expect(textOf(await mine.c.callTool({ name: 'everything:toggle-subscriber-updates', arguments: {} }) as CallToolResult)).toMatch(/^Started simulated resource updated/)
+      await waitFor(`an update of ${uri}`, () => mine.updated.length >= 2, 90_000)
+      expect(new Set(mine.updated)).toEqual(new Set([uri]))
+      // the other agent's session never asked for updates: nothing of the first agent's session reaches it
+      expect(others.updated).toEqual([])
+      expect(outside.updated).toEqual([])
+    } finally {
+      await mine.c.callTool({ name: 'everything:toggle-subscriber-updates', arguments: {} }).catch(() => undefined)
+      for (const s of [mine, others, outside]) {
+        await s.sub.close()
+        await s.c.close()
+      }
+    }
+  }, 240_000)
+})
