@@ -5,7 +5,7 @@ import type { ServerEvent, ServerEventBus } from '@modelcontextprotocol/server'
 import { callerNow } from '@/lib/auth/caller'
 import { logLine } from '@/lib/core/log'
 import { describeError } from '@/lib/core/errors'
-import { listPage } from './listing'
+import { allTools } from './listing'
 import { listPrompts, listResources, listResourceTemplates, subscriptionTarget } from './resources'
 import type { McpContext } from './context'
 import { z } from 'zod'
@@ -67,18 +67,6 @@ export function listening<T>(session: McpContext, body: unknown, fn: () => T): T
 }
 
 const digest = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex')
-
-/** Every page of the tools listing, as this session is served it. */
-function allTools(session: McpContext): unknown[] {
-  const tools: unknown[] = []
-  let cursor: string | undefined
-  do {
-    const page = listPage(session, cursor)
-    tools.push(...page.tools)
-    cursor = page.nextCursor
-  } while (cursor)
-  return tools
-}
 
 /** The listings `listener`'s caller is served now, under its token's current scope. */
 async function listings(listener: Listener): Promise<Record<Kind, string>> {
