@@ -1,6 +1,7 @@
 import 'server-only'
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { createHash } from 'node:crypto'
+import { z } from 'zod'
 import type { ServerEvent, ServerEventBus } from '@modelcontextprotocol/server'
 import { callerNow } from '@/lib/auth/caller'
 import { logLine } from '@/lib/core/log'
@@ -8,7 +9,6 @@ import { describeError } from '@/lib/core/errors'
 import { allTools } from './listing'
 import { listPrompts, listResources, listResourceTemplates, subscriptionTarget } from './resources'
 import type { McpContext } from './context'
-import { z } from 'zod'
 
 /**
  * 2026-07-28 `subscriptions/listen`: the SDK serves the stream (acknowledgement, filter,
@@ -40,6 +40,9 @@ interface Listener {
 
 /** The exchange a subscriptions/listen stream opens in (the SDK subscribes within it): its session, and the resources it subscribes to. */
 const opening = new AsyncLocalStorage<{ session: McpContext; resources: string[] }>()
+const listeners = new Set<Listener>()
+let timer: NodeJS.Timeout | undefined
+let checking = false
 const listenParams = z.looseObject({ notifications: z.looseObject({ resourceSubscriptions: z.array(z.string()).optional() }) })
 
 /**
@@ -55,9 +58,6 @@ export function gateListen(session: McpContext, body: unknown): unknown {
   const allowed = uris.filter((uri) => subscriptionTarget(session, uri) !== undefined)
   return { ...msg, params: { ...params.data, notifications: { ...params.data.notifications, resourceSubscriptions: allowed } } }
 }
-const listeners = new Set<Listener>()
-let timer: NodeJS.Timeout | undefined
-let checking = false
 
 /** Answer one modern exchange (its body gated: gateListen) knowing its session, so a stream it opens hears what that session is served. */
 export function listening<T>(session: McpContext, body: unknown, fn: () => T): T {
@@ -68,9 +68,12 @@ export function listening<T>(session: McpContext, body: unknown, fn: () => T): T
 
 const digest = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex')
 
-/** The listings `listener`'s caller is served now, under its token's current scope. */
+/** The session as it stands now: its token's current scope (none once revoked). */
+const now = (session: McpContext): McpContext => ({ ...session, caller: callerNow(session.db, session.caller) })
+
+/** The listings `listener`'s caller is served now. */
 async function listings(listener: Listener): Promise<Record<Kind, string>> {
-  const session = { ...listener.session, caller: callerNow(listener.session.db, listener.session.caller) }
+  const session = now(listener.session)
   return {
     tools_list_changed: digest(allTools(session)),
     prompts_list_changed: digest(await listPrompts(session)),
@@ -79,12 +82,12 @@ async function listings(listener: Listener): Promise<Record<Kind, string>> {
 }
 
 async function check(listener: Listener): Promise<void> {
-  const now = await listings(listener)
+  const current = await listings(listener)
   const before = listener.seen
-  listener.seen = now
+  listener.seen = current
   if (!before || !listeners.has(listener)) return
   // the SDK's router passes on only the kinds this stream asked for and was acknowledged
-  for (const kind of Object.keys(now) as Kind[]) if (now[kind] !== before[kind]) listener.deliver({ kind })
+  for (const kind of Object.keys(current) as Kind[]) if (current[kind] !== before[kind]) listener.deliver({ kind })
 }
 
 async function checkAll(): Promise<void> {
@@ -102,7 +105,8 @@ async function checkAll(): Promise<void> {
 
 /**
  * Subscribe, for this stream, to each resource its (gated) request names; what one of their
- * sessions says of it goes to `deliver` under the URI the caller named. Resolves to the stops.
+ * sessions says of it goes to `deliver` under the URI the caller named, while the gates still
+ * let the caller read it (a scope narrowed since silences it). Resolves to the stops.
  */
 async function watchResources(session: McpContext, uris: string[], deliver: Listener['deliver']): Promise<(() => void)[]> {
   const stops: (() => void)[] = []
@@ -110,7 +114,14 @@ async function watchResources(session: McpContext, uris: string[], deliver: List
     const target = subscriptionTarget(session, uri)
     if (!target) continue
     try {
-      stops.push(await target.conn.watchResource(target.uri, () => deliver({ kind: 'resource_updated', uri })))
+      stops.push(await target.conn.watchResource(target.uri, () => {
+        try {
+          if (subscriptionTarget(now(session), uri)) deliver({ kind: 'resource_updated', uri })
+        } catch (e) {
+          // the gates could not be read: this update is not told (the next one is checked again)
+          console.error(logLine(`toolgate: mcp: an update of ${uri} could not be checked: ${describeError(e)}`))
+        }
+      }))
     } catch (e) {
       console.error(logLine(`toolgate: mcp: could not subscribe to ${uri} upstream: ${describeError(e)}`))
     }

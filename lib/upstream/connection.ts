@@ -333,9 +333,9 @@ export class UpstreamConnection {
     return this.ready
   }
 
-  /** How long this connection has had nothing in flight (0 while something is). */
+  /** How long this connection has had nothing in flight (0 while something is, or a resource subscription is heard through it). */
   idleFor(now = Date.now()): number {
-    return this.busy ? 0 : now - this.usedAt
+    return this.busy || this.watchers.size ? 0 : now - this.usedAt
   }
 
   /** Whether the server declared state that lives in a session: resource subscriptions. */
