@@ -6,7 +6,7 @@ import { ElicitRequestSchema, type CallToolResult, type ElicitRequest } from '@m
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client'
 import type { Db } from '@/db/client'
 import { addServer } from '@/lib/admin/upstreams'
-import { createAgentToken } from '@/lib/admin/tokens'
+import { createAgentToken, updateAgentToken } from '@/lib/admin/tokens'
 import { runCli } from '@/tests/helpers/cli'
 import { startGateway } from '@/tests/helpers/gateway'
 import type { RunningServer } from '@/tests/helpers/server'
@@ -249,7 +249,7 @@ describe('list_changed on 2026-07-28 (subscriptions/listen)', () => {
 })
 
 describe('resource subscriptions on 2026-07-28 (subscriptions/listen)', () => {
-  it('a subscription goes to the agent\'s own upstream session, and only its updates reach it; out of scope, it is not acknowledged', async () => {
+  it('a subscription goes to the agent\'s own upstream session, and only its updates reach it; out of scope, it is not acknowledged nor heard', async () => {
     /** An agent's modern client listening for `uri`'s updates (and tools list changes), noting each update it hears. */
     const subscriber = async (token: string, uri: string) => {
       const c = new ModernClient({ name: 'capabilities-test', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
@@ -279,7 +279,21 @@ describe('resource subscriptions on 2026-07-28 (subscriptions/listen)', () => {
       // the other agent's session never asked for updates: nothing of the first agent's session reaches it
       expect(others.updated).toEqual([])
       expect(outside.updated).toEqual([])
+
+      // once the other agent's session sends them too, it hears them — until its scope no longer holds the server
+      await others.c.callTool({ name: 'everything:toggle-subscriber-updates', arguments: {} })
+      await waitFor('the other agent\'s first update', () => others.updated.length > 0, 90_000)
+      await updateAgentToken(db, 'other', { allowedServers: ['fx'], profilePin: null }, { actor: 'test' })
+      // both sessions send every 5 s: the first agent's next update marks a point after the change,
+      // and two more after it mean the other's session has sent since
+      const settled = mine.updated.length + 1
+      await waitFor('the first agent\'s next update', () => mine.updated.length >= settled, 90_000)
+      const heardBefore = others.updated.length
+      await waitFor('two more updates for the first agent', () => mine.updated.length >= settled + 2, 90_000)
+      expect(others.updated.length).toBe(heardBefore)
     } finally {
+      await updateAgentToken(db, 'other', { allowedServers: ['*'], profilePin: null }, { actor: 'test' })
+      await others.c.callTool({ name: 'everything:toggle-subscriber-updates', arguments: {} }).catch(() => undefined)
       await mine.c.callTool({ name: 'everything:toggle-subscriber-updates', arguments: {} }).catch(() => undefined)
       for (const s of [mine, others, outside]) {
         await s.sub.close()
