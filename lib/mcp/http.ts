@@ -16,6 +16,7 @@ import { setLogLevel } from './log-level'
 import { answerFromClient, askOverStream, isResponse, type ElicitParams } from './elicitation'
 import { jsonUntilStreamed, streamWhenLate } from './auto-stream'
 import { leanRequest, serveLean } from './lean'
+import { gateListen, listenBus, listening } from './listen'
 
 /**
  * Calls in flight, by caller and JSON-RPC id. A 2025-11-25 client cancels with a separate POST
@@ -61,7 +62,8 @@ function streams(web: Request, body: unknown): boolean {
 let modernHandler: ReturnType<typeof createMcpHandler> | undefined
 const modern = () => (modernHandler ??= createMcpHandler(
   ({ requestInfo }) => buildMcpServer(sessionOf(requestInfo), 'modern', handshakes.has(requestInfo!)),
-  { legacy: 'reject', onerror: logError },
+  // subscriptions/listen streams hear only what their own caller is served (lib/mcp/listen.ts)
+  { legacy: 'reject', onerror: logError, bus: listenBus },
 ))
 
 /**
@@ -169,7 +171,7 @@ export async function answerMcp(session: McpContext, web: Request, body: unknown
       const key = callerKey(session.caller)
       const fault = key === undefined
         ? 'logging/setLevel needs an agent token: an anonymous caller is a new caller on every request, so no level can be kept for it'
-        : setLogLevel(key, msg.params)
+        : await setLogLevel(key, msg.params)
       return Response.json({ jsonrpc: '2.0', id: msg.id ?? null, ...(fault ? { error: { code: -32602, message: fault } } : { result: {} }) })
     }
     return serveLegacy(web, body, session)
@@ -177,7 +179,8 @@ export async function answerMcp(session: McpContext, web: Request, body: unknown
   const streaming = streams(web, body)
   sessions.set(web, { ...session, streams: streaming })
   if (isHandshake(body)) handshakes.add(web)
-  const answered = modern().fetch(web, { parsedBody: body })
+  const gated = gateListen(session, body)
+  const answered = listening(session, gated, () => modern().fetch(web, { parsedBody: gated }))
   return streaming ? streamWhenLate(answered) : answered
 }
 

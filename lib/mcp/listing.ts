@@ -69,6 +69,18 @@ export function listPage(session: McpContext, cursor: string | undefined): { too
   }
 }
 
+/** Every tools/list page for this session, followed to the end: the whole listing. */
+export function allTools(session: McpContext): Tool[] {
+  const all: Tool[] = []
+  let cursor: string | undefined
+  do {
+    const page = listPage(session, cursor)
+    all.push(...page.tools)
+    cursor = page.nextCursor
+  } while (cursor !== undefined)
+  return all
+}
+
 /** The served tool named `name` (as listed: `server:tool`), or undefined when not served here. */
 export function servedTool(session: McpContext, name: string): ServedTool | undefined {
   const parsed = parseToolId(name)

@@ -1,22 +1,25 @@
 import 'server-only'
 import { z } from 'zod'
+import { runningSupervisor } from '@/lib/upstream/supervisor'
 
 /**
  * The log level each 2025-11-25 caller set with logging/setLevel. The endpoint is stateless, so
  * the level is kept per caller (agent token, by its id), the nearest thing to the session it names; upstream
- * log messages forwarded during that caller's calls below it are not sent. (2026-07-28 carries
- * the level in each request instead, which the SDK applies.)
+ * log messages forwarded during that caller's calls below it are not sent. The caller's own
+ * upstream sessions are told the level too (a server shared by every agent is not: see
+ * Supervisor.setLogLevel). (2026-07-28 carries the level in each request instead, which the SDK applies.)
  */
 const LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const
 export type LogLevel = (typeof LEVELS)[number]
 const levels = new Map<string, LogLevel>()
 const setLevelParams = z.object({ level: z.enum(LEVELS) })
 
-/** logging/setLevel: the level, or the reason it is not one. */
-export function setLogLevel(caller: string, params: unknown): string | undefined {
+/** logging/setLevel: undefined once the level is set (and its caller's upstream sessions told), or the reason it is not a level. */
+export async function setLogLevel(caller: string, params: unknown): Promise<string | undefined> {
   const p = setLevelParams.safeParse(params)
   if (!p.success) return `Invalid params: level must be one of ${LEVELS.join(', ')}`
   levels.set(caller, p.data.level)
+  await runningSupervisor()?.setLogLevel(caller, p.data.level)
   return undefined
 }
 

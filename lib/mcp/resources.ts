@@ -148,6 +148,20 @@ export function upstreamInstructions(session: McpContext): string {
   }).join('\n\n')
 }
 
+/**
+ * Where this session's subscription to `uri` goes: the upstream session its reads of it go to,
+ * and the URI that server knows it by — under a read's gates (in scope, the server released and
+ * connected, a listed resource approved); undefined when the gates refuse it.
+ */
+export function subscriptionTarget(session: McpContext, uri: string): { conn: UpstreamConnection; uri: string } | undefined {
+  const target = routeUri(session, uri)
+  if (!target) return undefined
+  const g = gate(session, target.server)
+  if ('reason' in g || !g.conn.offers.subscribe) return undefined
+  const why = withheld(session, target.server, 'resource', target.uri)
+  return why && why !== 'not_found' ? undefined : { conn: g.conn, uri: target.uri }
+}
+
 type Outcome = { outcome: 'ok' | 'refused' | 'withheld' | 'failed'; reason?: string; error?: string; findings?: Finding[] }
 
 /** A prompts/get or resources/read on the record (caller, target, outcome, duration) before it is answered. */

@@ -27,15 +27,19 @@ const INSTRUCTIONS = `toolgate serves its callable tools as server:tool. To chec
 /**
  * Advertisement. 2026-07-28: the extension in capabilities.extensions (server/discover).
  * 2025-11-25: the mcpproxy convention, capabilities.experimental (initialize). Both eras serve
- * SEP-1862 tools/resolve. This endpoint is stateless, so it never sends list_changed.
+ * SEP-1862 tools/resolve. list_changed goes out on 2026-07-28's subscriptions/listen streams
+ * (lib/mcp/listen.ts); a 2025-11-25 client would need a session's standalone stream, which
+ * this stateless endpoint does not keep, so it is not offered there.
  */
 function capabilities(era: Era): ServerCapabilities {
+  const listChanged = era === 'modern'
   // `resolve` is a SEP-1862 draft member the SDK's types do not know yet; it passes to the wire.
-  const tools = { listChanged: false, resolve: true }
+  const tools = { listChanged, resolve: true }
   // the upstreams' resources and prompts, under toolgate's names (lib/mcp/resources.ts)
   // logging: the upstreams' log messages during a call are forwarded to its caller
   // completions: the upstreams' own, for their prompts and resource templates
-  const served = { tools, resources: {}, prompts: {}, logging: {}, completions: {} }
+  // resource subscriptions: in a listen stream's filter, passed on to the caller's upstream session
+  const served = { tools, resources: { listChanged, subscribe: listChanged }, prompts: { listChanged }, logging: {}, completions: {} }
   return era === 'modern'
     ? { ...served, extensions: { [EXTENSION_ID]: serverSettings } }
     // tasks: any tools/call may run as one (lib/mcp/tasks.ts); 2026-07-28 moved tasks to an extension toolgate does not offer yet

@@ -6,7 +6,7 @@ import { profileServers, tokenByName } from '@/db/queries/access'
 import { notFoundError } from '@/lib/core/errors'
 import { scopeOf, type Caller } from '@/lib/preflight/evaluate'
 import { readSnapshot } from '@/db/queries/preflight-state'
-import { listPage, toMcpTool } from '@/lib/mcp/listing'
+import { allTools, toMcpTool } from '@/lib/mcp/listing'
 import type { ServedTool } from '@/db/queries/served-tools'
 import { DESCRIBE_TOOL } from '@/lib/mcp/describe-tool-definition'
 import { closestTo, DEFAULT_PAIR_THRESHOLD, overlap, type OverlapPair } from './overlap'
@@ -80,15 +80,7 @@ export function servedList(db: Db, scope: SurfaceScope): Tool[] {
 }
 
 function listed(db: Db, scope: SurfaceScope): Tool[] {
-  const session = { db, ...callerOf(db, scope), requestId: 'surface', record: false }
-  const all: Tool[] = []
-  let cursor: string | undefined
-  do {
-    const page = listPage(session, cursor)
-    all.push(...page.tools)
-    cursor = page.nextCursor
-  } while (cursor !== undefined)
-  return all
+  return allTools({ db, ...callerOf(db, scope), requestId: 'surface', record: false })
 }
 
 const textOf = (t: Tool) => [t.name.slice(t.name.indexOf(':') + 1), t.title ?? '', t.description ?? ''].join(' ')

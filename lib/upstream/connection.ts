@@ -6,8 +6,8 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import {
   ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, RELATED_TASK_META_KEY, LoggingMessageNotificationSchema, McpError, ProgressNotificationSchema, ToolListChangedNotificationSchema,
-  PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema,
-  type CallToolResult, type ElicitRequest, type ElicitResult, type LoggingMessageNotification, type Progress,
+  PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema,
+  type CallToolResult, type ElicitRequest, type ElicitResult, type LoggingLevel, type LoggingMessageNotification, type Progress,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { z } from 'zod'
@@ -325,6 +325,10 @@ export class UpstreamConnection {
   /** requests of this connection in flight now, and when the last one ended (a session idles out) */
   private busy = 0
   private usedAt = Date.now()
+  /** the level its agent set (logging/setLevel): told the server on every connect, and at once when it changes */
+  private logLevel?: LoggingLevel
+  /** who hears of each subscribed resource's updates, by the URI the server knows it by */
+  private watchers = new Map<string, Set<() => void>>()
 
   constructor(
     private db: Db, readonly spec: ConnectionSpec, private opts: RuntimeOptions,
@@ -335,9 +339,9 @@ export class UpstreamConnection {
     return this.ready
   }
 
-  /** How long this connection has had nothing in flight (0 while something is). */
+  /** How long this connection has had nothing in flight (0 while something is, or a resource subscription is heard through it). */
   idleFor(now = Date.now()): number {
-    return this.busy ? 0 : now - this.usedAt
+    return this.busy || this.watchers.size ? 0 : now - this.usedAt
   }
 
   /** Whether the server declared state that lives in a session: resource subscriptions. */
@@ -388,6 +392,42 @@ export class UpstreamConnection {
 
   start(): void {
     void this.run()
+  }
+
+  /** An agent's session: the log level its agent set, for the server to apply to this session. */
+  async setLogLevel(level: LoggingLevel): Promise<void> {
+    this.logLevel = level
+    if (this.client && this.ready) await this.applyLogLevel(this.client)
+  }
+
+  /**
+   * Hear of `uri`'s updates (notifications/resources/updated) from this connection's session:
+   * the server is asked to subscribe when the first one asks, again after every reconnect (a new
+   * session holds none), and to unsubscribe once the last one stops. Resolves to the stop.
+   */
+  async watchResource(uri: string, onUpdated: () => void): Promise<() => void> {
+    let watching = this.watchers.get(uri)
+    const first = !watching
+    if (!watching) this.watchers.set(uri, (watching = new Set()))
+    watching.add(onUpdated)
+    const stop = () => {
+      if (!watching.delete(onUpdated) || watching.size) return
+      this.watchers.delete(uri)
+      if (this.client && this.ready) void this.requestOn(this.client, 'resources/unsubscribe', { uri }, this.opts.connectTimeoutMs).catch(() => undefined)
+    }
+    try {
+      if (first) await this.using(async () => this.requestOn(await this.live(), 'resources/subscribe', { uri }, this.opts.connectTimeoutMs))
+    } catch (e) {
+      stop()
+      throw e
+    }
+    return stop
+  }
+
+  /** Tell the server the log level, when one was set and the server logs at all (it declares logging). */
+  private async applyLogLevel(client: Client): Promise<void> {
+    if (this.logLevel === undefined || !client.getServerCapabilities()?.logging) return
+    await client.setLoggingLevel(this.logLevel, { timeout: this.opts.connectTimeoutMs })
   }
 
   async stop(): Promise<void> {
@@ -550,10 +590,10 @@ export class UpstreamConnection {
     }
   }
 
-  /** What the server offers (resources, prompts, …) and its instructions, once connected. */
-  get offers(): { resources: boolean; prompts: boolean; instructions: string | undefined } {
-    const caps = this.ready ? this.client?.getServerCapabilities() : undefined
-    return { resources: !!caps?.resources, prompts: !!caps?.prompts, instructions: this.ready ? this.client?.getInstructions() : undefined }
+  /** What the server offers (resources, their subscriptions, prompts) and its instructions, once connected. */
+  get offers(): { resources: boolean; subscribe: boolean; prompts: boolean; instructions: string | undefined } {
+    const caps = (this.ready ? this.client : this.of?.client)?.getServerCapabilities()
+    return { resources: !!caps?.resources, subscribe: !!caps?.resources?.subscribe, prompts: !!caps?.prompts, instructions: this.ready ? this.client?.getInstructions() : undefined }
   }
 
   /** One resources/*, prompts/* or completion request, passed through; a broken connection is noticed as for calls. */
@@ -698,6 +738,13 @@ export class UpstreamConnection {
         for (const changed of [ToolListChangedNotificationSchema, PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema]) {
           client.setNotificationHandler(changed, () => this.rediscover())
         }
+      }
+      // a new session (or process) starts at the server's default level and with no subscriptions: its agent's go first
+      await this.applyLogLevel(client).catch((e: unknown) => this.log('event', `could not set the log level its agent chose (${this.logLevel}): ${describeError(e)}`))
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => { for (const heard of this.watchers.get(n.params.uri) ?? []) heard() })
+      for (const uri of this.watchers.keys()) {
+        await client.request({ method: 'resources/subscribe', params: { uri } }, RAW_RESULT, { timeout: this.opts.connectTimeoutMs })
+          .catch((e: unknown) => this.log('event', `could not subscribe again to ${uri}: ${describeError(e)}`))
       }
       this.ready = true
       this.publish('ready')

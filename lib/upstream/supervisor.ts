@@ -8,6 +8,7 @@ import { writeTransaction } from '@/db/write'
 import { describeError } from '@/lib/core/errors'
 import { logLine } from '@/lib/core/log'
 import { isolationRuns, type ConnectionState, type Isolation } from '@/lib/core/state'
+import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js'
 import { inspectServer, UpstreamConnection, type RuntimeOptions } from './connection'
 
 const TICK_MS = 500
@@ -92,6 +93,8 @@ export class Supervisor {
   private stopped = false
   /** inspections started (server + request), so each request is served once */
   private inspections = new Set<string>()
+  /** each agent token's log level (logging/setLevel), by token id: its own sessions are told it */
+  private logLevels = new Map<string, LoggingLevel>()
 
   constructor(private db: Db, private opts: SupervisorOptions) {}
 
@@ -203,8 +206,22 @@ export class Supervisor {
       },
       (stream, line) => this.log(server, stream, `[${who}] ${line}`), main)
     mine.set(key, session)
+    const level = tokenId === undefined ? undefined : this.logLevels.get(tokenId)
+    if (level) void session.setLogLevel(level)
     session.start()
     return session
+  }
+
+  /**
+   * An agent set its log level: its own sessions are told at once (and each one it starts later,
+   * as it connects). A server shared by every agent is not: one agent's level must not change
+   * what another hears, so there toolgate filters that agent's messages itself (lib/mcp/log-level.ts).
+   */
+  async setLogLevel(tokenId: string, level: LoggingLevel): Promise<void> {
+    this.logLevels.set(tokenId, level)
+    const own = [...this.sessions].flatMap(([server, mine]) => { const s = mine.get(tokenId); return s ? [[server, s] as const] : [] })
+    await Promise.all(own.map(([server, session]) => session.setLogLevel(level).catch((e: unknown) =>
+      this.log(server, 'event', `[token ${tokenId}'s session] could not set its log level to ${level}: ${describeError(e)}`))))
   }
 
   private isolationOf(isolation: Isolation, main: UpstreamConnection): 'shared' | 'per_token' {

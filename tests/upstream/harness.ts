@@ -1,3 +1,4 @@
+import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, writeFileSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -5,6 +6,8 @@ import { eq } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { serverConnections } from '@/db/schema'
 import { createAgentToken } from '@/lib/admin/tokens'
+import { addServer } from '@/lib/admin/upstreams'
+import { freePort } from '@/tests/helpers/server'
 
 export const FIXTURE = path.resolve(import.meta.dirname, '..', 'fixtures', 'upstream-server.mjs')
 
@@ -91,4 +94,29 @@ export const runtimeEnv = {
 /** An agent token with every server in scope: /mcp answers agent tokens only (contract §13). */
 export async function agentToken(db: Db): Promise<string> {
   return (await createAgentToken(db, 'upstream-tests', { allowedServers: ['*'], profilePin: null }, { actor: 'test' })).token
+}
+
+const EVERYTHING = path.resolve(import.meta.dirname, '..', '..', 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js')
+const LOOPBACK_ONLY = path.resolve(import.meta.dirname, '..', 'fixtures', 'loopback-only.cjs')
+
+/** The reference server, server-everything, as a command: over stdio, or serving HTTP on $PORT. */
+export const everything = (mode: 'stdio' | 'sse' | 'streamableHttp') => ({ command: process.execPath, args: ['--require', LOOPBACK_ONLY, EVERYTHING, mode] })
+
+/**
+ * server-everything serving Streamable HTTP on a free loopback port, added to toolgate as
+ * `name` (trusted) and waited for until ready. Its process is the caller's to stop.
+ */
+export async function everythingOverHttp(db: Db, name: string): Promise<ChildProcess> {
+  const port = await freePort()
+  const { command, args } = everything('streamableHttp')
+  const child = spawn(command, args, { env: { ...process.env, PORT: String(port) }, stdio: 'ignore' })
+  try {
+    await waitFor(`${name} (server-everything, Streamable HTTP) listening`, () => fetch(`http://127.0.0.1:${port}/mcp`, { signal: AbortSignal.timeout(500) }).then(() => true, () => false))
+    await addServer(db, { name, transport: { url: `http://127.0.0.1:${port}/mcp` }, trusted: true }, { actor: 'test' })
+    await waitFor(`${name} ready`, () => connectionState(db, name)?.state === 'ready')
+  } catch (e) {
+    child.kill()
+    throw e
+  }
+  return child
 }

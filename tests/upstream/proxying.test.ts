@@ -19,7 +19,7 @@ import { runCli } from '@/tests/helpers/cli'
 import { rpcBody } from '@/tests/helpers/rpc'
 import { startGateway } from '@/tests/helpers/gateway'
 import { freePort, type RunningServer } from '@/tests/helpers/server'
-import { FIXTURE, connectionState, stdioFixture, waitFor } from './harness'
+import { FIXTURE, connectionState, everything, everythingOverHttp, stdioFixture, waitFor } from './harness'
 
 // Transparent proxying: a real third-party server (server-everything) and the project's own
 // fixture behave through toolgate as they do directly — listings, progress, resources and
@@ -27,9 +27,6 @@ import { FIXTURE, connectionState, stdioFixture, waitFor } from './harness'
 
 const KEY = 'tg_op_proxying_test_key_00000000'
 const ctx = { actor: 'test' }
-const EVERYTHING = path.resolve(import.meta.dirname, '..', '..', 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js')
-const LOOPBACK_ONLY = path.resolve(import.meta.dirname, '..', 'fixtures', 'loopback-only.cjs')
-const everything = (mode: 'stdio' | 'sse' | 'streamableHttp') => ({ command: process.execPath, args: ['--require', LOOPBACK_ONLY, EVERYTHING, mode] })
 
 let db: Db
 let dbFile: string
@@ -363,12 +360,7 @@ describe('elicitations and log messages during a call', () => {
   })
 
   it('server-everything over Streamable HTTP: calls, progress and elicitations pass through the same way', async () => {
-    const port = await freePort()
-    const http = spawn(everything('streamableHttp').command, everything('streamableHttp').args, { env: { ...process.env, PORT: String(port) }, stdio: 'ignore' })
-    spawned.push(http)
-    await waitFor('everything (Streamable HTTP) listening', () => fetch(`http://127.0.0.1:${port}/mcp`, { signal: AbortSignal.timeout(500) }).then(() => true, () => false))
-    await addServer(db, { name: 'evhttp', transport: { url: `http://127.0.0.1:${port}/mcp` }, trusted: true }, ctx)
-    await waitFor('evhttp ready', () => connectionState(db, 'evhttp')?.state === 'ready', 20_000)
+    spawned.push(await everythingOverHttp(db, 'evhttp'))
     const c = new LegacyClient({ name: 'elicit-test', version: '1' }, { capabilities: { elicitation: { form: {} } } })
     c.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Katherine Johnson' } }))
     await c.connect(new LegacyTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${agent}` } } }))

@@ -1,27 +1,22 @@
-import { spawn, type ChildProcess } from 'node:child_process'
-import path from 'node:path'
+import type { ChildProcess } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { Db } from '@/db/client'
-import { addServer } from '@/lib/admin/upstreams'
 import { createAgentToken } from '@/lib/admin/tokens'
 import { runCli } from '@/tests/helpers/cli'
 import { startGateway } from '@/tests/helpers/gateway'
-import { freePort, type RunningServer } from '@/tests/helpers/server'
+import type { RunningServer } from '@/tests/helpers/server'
 import { readLogs } from '@/db/queries/upstream'
 import { EXTENSION_ID } from '@/lib/mcp/extension-schema'
 import { rpcBody } from '@/tests/helpers/rpc'
-import { connectionState, stdioFixture, waitFor } from './harness'
+import { connectionState, everything, everythingOverHttp, stdioFixture, waitFor } from './harness'
 
 // Each agent its own upstream session: what one agent's session produced (server-everything's
 // session resources) is not there for another, as a second direct session would not see it.
 
 const KEY = 'tg_op_sessions_test_key_000000000'
-const EVERYTHING = path.resolve(import.meta.dirname, '..', '..', 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js')
-const LOOPBACK_ONLY = path.resolve(import.meta.dirname, '..', 'fixtures', 'loopback-only.cjs')
-const everything = (mode: 'stdio' | 'streamableHttp') => ({ command: process.execPath, args: ['--require', LOOPBACK_ONLY, EVERYTHING, mode] })
 const DATA = `data:text/plain;base64,${Buffer.from('only for agent A').toString('base64')}`
 
 let db: Db
@@ -82,12 +77,7 @@ describe('upstream sessions per agent', () => {
   })
 
   it('Streamable HTTP: each agent token its own upstream session', async () => {
-    const port = await freePort()
-    const http = spawn(everything('streamableHttp').command, everything('streamableHttp').args, { env: { ...process.env, PORT: String(port) }, stdio: 'ignore' })
-    spawned.push(http)
-    await waitFor('everything (Streamable HTTP) listening', () => fetch(`http://127.0.0.1:${port}/mcp`, { signal: AbortSignal.timeout(500) }).then(() => true, () => false))
-    await addServer(db, { name: 'evhttp', transport: { url: `http://127.0.0.1:${port}/mcp` }, trusted: true }, { actor: 'test' })
-    await waitFor('evhttp ready', () => connectionState(db, 'evhttp')?.state === 'ready')
+    spawned.push(await everythingOverHttp(db, 'evhttp'))
     await sessionResourceStaysWithItsAgent('evhttp')
   })
 

@@ -1,0 +1,162 @@
+import 'server-only'
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { createHash } from 'node:crypto'
+import { z } from 'zod'
+import type { ServerEvent, ServerEventBus } from '@modelcontextprotocol/server'
+import { callerNow } from '@/lib/auth/caller'
+import { logLine } from '@/lib/core/log'
+import { describeError } from '@/lib/core/errors'
+import { allTools } from './listing'
+import { listPrompts, listResources, listResourceTemplates, subscriptionTarget } from './resources'
+import type { McpContext } from './context'
+
+/**
+ * 2026-07-28 `subscriptions/listen`: the SDK serves the stream (acknowledgement, filter,
+ * subscription ids, keep-alives, teardown); toolgate decides what each stream hears. A stream
+ * is told a listing changed only when the listing served to its own caller changed — its
+ * token's scope as it stands now, only approved, callable tools and approved prompts and
+ * resources — so an agent hears nothing of servers outside its scope, nor of a tool that
+ * arrived pending approval, and hears of an approval or a release as soon as it is served.
+ *
+ * What is served changes in many ways (an upstream's list_changed and re-discovery, an
+ * operator's approval in another process, a token's scope edited, a server stopping), so each
+ * stream's listings are compared, once a second, with the last ones it was told about.
+ *
+ * Resource subscriptions (the filter's resourceSubscriptions) pass a read's gates before the SDK
+ * sees the request, so its acknowledgement names only the URIs that will be heard of; each is
+ * subscribed on the upstream session the caller's reads go to (its own, per_token), and that
+ * session's notifications/resources/updated for it reach this stream alone.
+ */
+const CHECK_EVERY_MS = 1_000
+
+type Kind = 'tools_list_changed' | 'prompts_list_changed' | 'resources_list_changed'
+
+interface Listener {
+  session: McpContext
+  deliver: (event: ServerEvent) => void
+  /** a digest of each listing as last told (undefined until first read) */
+  seen?: Record<Kind, string>
+}
+
+/** The exchange a subscriptions/listen stream opens in (the SDK subscribes within it): its session, and the resources it subscribes to. */
+const opening = new AsyncLocalStorage<{ session: McpContext; resources: string[] }>()
+const listeners = new Set<Listener>()
+let timer: NodeJS.Timeout | undefined
+let checking = false
+const listenParams = z.looseObject({ notifications: z.looseObject({ resourceSubscriptions: z.array(z.string()).optional() }) })
+
+/**
+ * A subscriptions/listen request with its resource subscriptions narrowed to those this session
+ * may hear of (a read's gates); any other request as it is.
+ */
+export function gateListen(session: McpContext, body: unknown): unknown {
+  const msg = body as { method?: unknown; params?: unknown } | null
+  if (msg?.method !== 'subscriptions/listen') return body
+  const params = listenParams.safeParse(msg.params)
+  const uris = params.success ? params.data.notifications.resourceSubscriptions : undefined
+  if (!params.success || !uris) return body // a malformed one is the SDK's to refuse
+  const allowed = uris.filter((uri) => subscriptionTarget(session, uri) !== undefined)
+  return { ...msg, params: { ...params.data, notifications: { ...params.data.notifications, resourceSubscriptions: allowed } } }
+}
+
+/** Answer one modern exchange (its body gated: gateListen) knowing its session, so a stream it opens hears what that session is served. */
+export function listening<T>(session: McpContext, body: unknown, fn: () => T): T {
+  const msg = body as { method?: unknown; params?: unknown } | null
+  const params = msg?.method === 'subscriptions/listen' ? listenParams.safeParse(msg.params) : undefined
+  return opening.run({ session, resources: (params?.success && params.data.notifications.resourceSubscriptions) || [] }, fn)
+}
+
+const digest = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex')
+
+/** The session as it stands now: its token's current scope (none once revoked). */
+const now = (session: McpContext): McpContext => ({ ...session, caller: callerNow(session.db, session.caller) })
+
+/** The listings `listener`'s caller is served now. */
+async function listings(listener: Listener): Promise<Record<Kind, string>> {
+  const session = now(listener.session)
+  return {
+    tools_list_changed: digest(allTools(session)),
+    prompts_list_changed: digest(await listPrompts(session)),
+    resources_list_changed: digest([await listResources(session), await listResourceTemplates(session)]),
+  }
+}
+
+async function check(listener: Listener): Promise<void> {
+  const current = await listings(listener)
+  const before = listener.seen
+  listener.seen = current
+  if (!before || !listeners.has(listener)) return
+  // the SDK's router passes on only the kinds this stream asked for and was acknowledged
+  for (const kind of Object.keys(current) as Kind[]) if (current[kind] !== before[kind]) listener.deliver({ kind })
+}
+
+async function checkAll(): Promise<void> {
+  if (checking) return
+  checking = true
+  try {
+    for (const listener of listeners) {
+      // an unreadable state tells nothing this time; the next check compares again
+      await check(listener).catch((e: unknown) => console.error(logLine(`toolgate: mcp: a subscriptions/listen stream's listings could not be read: ${describeError(e)}`)))
+    }
+  } finally {
+    checking = false
+  }
+}
+
+/**
+ * Subscribe, for this stream, to each resource its (gated) request names; what one of their
+ * sessions says of it goes to `deliver` under the URI the caller named, while the gates still
+ * let the caller read it (a scope narrowed since silences it). Resolves to the stops.
+ */
+async function watchResources(session: McpContext, uris: string[], deliver: Listener['deliver']): Promise<(() => void)[]> {
+  const stops: (() => void)[] = []
+  for (const uri of uris) {
+    const target = subscriptionTarget(session, uri)
+    if (!target) continue
+    try {
+      stops.push(await target.conn.watchResource(target.uri, () => {
+        try {
+          if (subscriptionTarget(now(session), uri)) deliver({ kind: 'resource_updated', uri })
+        } catch (e) {
+          // the gates could not be read: this update is not told (the next one is checked again)
+          console.error(logLine(`toolgate: mcp: an update of ${uri} could not be checked: ${describeError(e)}`))
+        }
+      }))
+    } catch (e) {
+      console.error(logLine(`toolgate: mcp: could not subscribe to ${uri} upstream: ${describeError(e)}`))
+    }
+  }
+  return stops
+}
+
+/**
+ * The bus the SDK's listen streams subscribe to. Nothing is published to every stream at once:
+ * each stream's own caller decides what it hears (above).
+ */
+export const listenBus: ServerEventBus = {
+  publish() {
+    throw new Error('toolgate tells each subscriptions/listen stream only of its own caller\'s listings: nothing is published to all')
+  },
+  subscribe(deliver) {
+    const exchange = opening.getStore()
+    if (!exchange) throw new Error('a subscriptions/listen stream opened outside a toolgate exchange')
+    const { session } = exchange
+    const listener: Listener = { session, deliver }
+    listeners.add(listener)
+    const stops = watchResources(session, exchange.resources, deliver)
+    // what it is served as it opens is what later listings are compared with
+    void check(listener).catch(() => undefined)
+    if (!timer) {
+      timer = setInterval(() => void checkAll(), CHECK_EVERY_MS)
+      timer.unref()
+    }
+    return () => {
+      listeners.delete(listener)
+      void stops.then((all) => { for (const stop of all) stop() })
+      if (!listeners.size && timer) {
+        clearInterval(timer)
+        timer = undefined
+      }
+    }
+  },
+}
