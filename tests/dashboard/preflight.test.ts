@@ -1,29 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { listActivity } from '@/db/queries/activity'
 import { screenshot, signedIn, visit, startDashboard, type Dashboard, eventually } from './harness'
-import { connectionState } from '@/tests/upstream/harness'
 
 let d: Dashboard
 beforeAll(async () => { d = await startDashboard() })
 afterAll(async () => { await d?.stop() })
 
 describe('preflight page', () => {
-  it('a restart fix says it is under way, and checks again by itself once the server reports its new connection', async () => {
-    // slack is stuck until an operator restarts it (the demo stages that); wait for its start to have failed
-    await eventually(() => connectionState(d.db, 'slack')?.state).toBe('error')
-    const { page, context } = await signedIn(d)
-    await visit(page, '/preflight?id=slack:post_message&run=1')
-    const row = page.getByTestId('row-slack:post_message')
-    await eventually(() => row.getAttribute('data-reason')).toBe('server_unhealthy')
-    await row.getByRole('button', { name: 'Restart' }).click()
-    // not "done" while the runtime has not reported: the page says so, then follows
-    await eventually(() => page.getByRole('status').filter({ hasText: 'Restart of slack asked for' }).count()).toBe(1)
-    await eventually(() => page.getByRole('status').filter({ hasText: 'slack reported its new connection; the set was checked again' }).count()).toBe(1)
-    expect(await row.getAttribute('data-status')).toBe('ready')
-    expect(listActivity(d.db, { type: 'server.restart_requested' }).length).toBe(1)
-    await context.close()
-  })
-
   it('shows unknown_ids with one row per id, approves a pending tool in place and tells the story on the timeline', async () => {
     const { page, context } = await signedIn(d)
     await visit(page, '/preflight')
