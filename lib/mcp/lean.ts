@@ -7,7 +7,7 @@ import type { McpContext } from './context'
 import { buildToolServer } from './server'
 import { askOverStream, type ElicitParams } from './elicitation'
 import { answerOnNode, isResponse } from './auto-stream'
-import { DESCRIBE_TOOL } from './describe-tool-definition'
+import { DESCRIBE_TOOL } from '@/lib/catalog/listing'
 import type { McpServerOp } from '@/lib/telemetry/mcp-server'
 
 /**
