@@ -1,9 +1,10 @@
 import 'server-only'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type JSONRPCMessage } from '@modelcontextprotocol/server'
+import { createMcpHandler, isLegacyRequest, ProtocolErrorCode, WebStandardStreamableHTTPServerTransport, type JSONRPCMessage } from '@modelcontextprotocol/server'
 import type { Db } from '@/db/client'
 import { callerKey, type HeaderReader } from '@/lib/auth/caller'
 import { parseJson, publicMessage, readBody, retryAfter, statusOfError } from '@/lib/http/json'
+import { jsonRpcError, jsonRpcResult, SERVER_ERROR } from '@/lib/http/json-rpc'
 import { ownRequestId } from '@/lib/activity/request-id'
 import { admit } from '@/lib/limits/budgets'
 import { logLine } from '@/lib/core/log'
@@ -132,8 +133,8 @@ function whenDone(body: ReadableStream<Uint8Array>, done: () => Promise<void>): 
 
 /** The JSON-RPC body of a failure before any dispatch (body, credentials, path profile, unreadable state). */
 export function httpErrorBody(status: number, message: string): string {
-  const code = status >= 500 ? -32603 : status === 400 ? -32700 : -32000
-  return JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } })
+  const code = status >= 500 ? ProtocolErrorCode.InternalError : status === 400 ? ProtocolErrorCode.ParseError : SERVER_ERROR
+  return JSON.stringify(jsonRpcError(null, code, message))
 }
 
 function httpError(res: ServerResponse, e: unknown, requestId: string): void {
@@ -156,7 +157,7 @@ function httpError(res: ServerResponse, e: unknown, requestId: string): void {
 function paramsFault(body: unknown): Response | undefined {
   const msg = body as { id?: unknown; method?: unknown; params?: { cursor?: unknown } } | null
   if (typeof msg?.method !== 'string' || !msg.method.endsWith('/list') || msg.params?.cursor === undefined || typeof msg.params.cursor === 'string') return undefined
-  return Response.json({ jsonrpc: '2.0', id: msg.id ?? null, error: { code: -32602, message: `Invalid params: cursor must be a string (pass back a nextCursor exactly as received)` } })
+  return Response.json(jsonRpcError(msg.id, ProtocolErrorCode.InvalidParams, 'Invalid params: cursor must be a string (pass back a nextCursor exactly as received)'))
 }
 
 export async function answerMcp(session: McpContext, web: Request, body: unknown): Promise<Response> {
@@ -170,7 +171,7 @@ export async function answerMcp(session: McpContext, web: Request, body: unknown
       const fault = key === undefined
         ? 'logging/setLevel needs an agent token: an anonymous caller is a new caller on every request, so no level can be kept for it'
         : setLogLevel(key, msg.params)
-      return Response.json({ jsonrpc: '2.0', id: msg.id ?? null, ...(fault ? { error: { code: -32602, message: fault } } : { result: {} }) })
+      return Response.json(fault ? jsonRpcError(msg.id, ProtocolErrorCode.InvalidParams, fault) : jsonRpcResult(msg.id, {}))
     }
     return serveLegacy(web, body, session)
   }
@@ -228,7 +229,7 @@ export interface McpRequestContext {
 export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: McpRequestContext): Promise<void> {
   if (req.method !== 'POST') {
     res.writeHead(405, { allow: 'POST', 'content-type': 'application/json' })
-    res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed: this endpoint is stateless, POST JSON-RPC requests' } }))
+    res.end(JSON.stringify(jsonRpcError(null, SERVER_ERROR, 'Method not allowed: this endpoint is stateless, POST JSON-RPC requests')))
     return
   }
   let session: McpContext
@@ -271,7 +272,7 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
   // JSON-RPC batches are gone from both revisions served here (2025-11-25 removed them)
   if (Array.isArray(body)) {
     res.writeHead(400, { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-request-id': requestId })
-    return void res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: JSON-RPC batches are not supported; send one request per HTTP POST' } }))
+    return void res.end(JSON.stringify(jsonRpcError(null, ProtocolErrorCode.InvalidRequest, 'Invalid Request: JSON-RPC batches are not supported; send one request per HTTP POST')))
   }
   // the common methods, well-formed: one shared server, answered straight onto the response
   const lean = leanRequest(ctx.headers, body)

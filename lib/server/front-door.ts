@@ -10,6 +10,7 @@ import { serveMetrics } from '@/lib/http/metrics'
 import { boundaryFault, publicOrigin, type Boundary } from '@/lib/http/boundary'
 import { REMOTE_HEADER } from '@/lib/http/headers'
 import { clientWentAway, logClientGone, publicMessage, sendJson, statusOfError } from '@/lib/http/json'
+import { jsonRpcError, SERVER_ERROR } from '@/lib/http/json-rpc'
 import { actionHeaderFault, checkServerActionBody, isServerAction } from '@/lib/http/server-actions'
 import { DEFAULT_CSP, HARDENING_HEADERS } from '@/lib/http/security-headers'
 import { restPreflight, restWhoami } from '@/lib/http/rest'
@@ -42,7 +43,7 @@ const isApi = (path: string) => path === '/mcp' || path.startsWith('/mcp/') || p
 /** A refusal before anything runs: JSON-RPC for /mcp, the REST envelope for /api, text otherwise. */
 function refuse(res: ServerResponse, path: string, status: number, message: string, requestId: string): void {
   if (path === '/mcp' || path.startsWith('/mcp/')) {
-    sendJson(res, status, { jsonrpc: '2.0', id: null, error: { code: -32000, message } }, { 'x-request-id': requestId })
+    sendJson(res, status, jsonRpcError(null, SERVER_ERROR, message), { 'x-request-id': requestId })
   } else if (isApi(path)) {
     sendJson(res, status, { success: false, error: message, request_id: requestId }, { 'x-request-id': requestId })
   } else {
