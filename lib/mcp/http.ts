@@ -7,7 +7,7 @@ import { parseJson, publicMessage, readBody, retryAfter, statusOfError } from '@
 import { jsonRpcError, jsonRpcResult, SERVER_ERROR } from '@/lib/http/json-rpc'
 import { ownRequestId } from '@/lib/activity/request-id'
 import { admit } from '@/lib/limits/budgets'
-import { logLine } from '@/lib/core/log'
+import { logError } from '@/lib/core/log'
 import { mcpServerOp, type McpServerOp } from '@/lib/telemetry/mcp-server'
 import { buildMcpServer } from './server'
 import { DESCRIBE_TOOL } from '@/lib/catalog/listing'
@@ -38,7 +38,7 @@ function sessionOf(req: Request | undefined): McpContext {
   return session
 }
 
-const logError = (e: Error) => console.error(logLine(`toolgate: mcp: ${e.message}`))
+const logMcpError = (e: Error) => logError(`toolgate: mcp: ${e.message}`)
 
 /**
  * Whether this exchange may stream (SSE): a call of an upstream tool — the one request during
@@ -62,7 +62,7 @@ function streams(web: Request, body: unknown): boolean {
 let modernHandler: ReturnType<typeof createMcpHandler> | undefined
 const modern = () => (modernHandler ??= createMcpHandler(
   ({ requestInfo }) => buildMcpServer(sessionOf(requestInfo), 'modern', handshakes.has(requestInfo!)),
-  { legacy: 'reject', onerror: logError },
+  { legacy: 'reject', onerror: logMcpError },
 ))
 
 /**
@@ -81,13 +81,13 @@ async function serveLegacy(req: Request, body: unknown, session: McpContext): Pr
       session.closed ? AbortSignal.any([ended, session.closed]) : ended)
     : undefined
   const server = buildMcpServer({ ...session, ask }, 'legacy', isHandshake(body))
-  transport.onerror = logError
+  transport.onerror = logMcpError
   await server.connect(transport)
   let auto: ReturnType<typeof jsonUntilStreamed> | undefined
   const close = async () => {
     auto?.done()
-    await transport.close().catch(logError)
-    await server.close().catch(logError)
+    await transport.close().catch(logMcpError)
+    await server.close().catch(logMcpError)
   }
   // Closed a turn later: closing aborts every request the SDK has not yet finished its
   // bookkeeping for, and that abort would run through every signal derived from the call's.
@@ -140,7 +140,7 @@ export function httpErrorBody(status: number, message: string): string {
 function httpError(res: ServerResponse, e: unknown, requestId: string): void {
   const status = statusOfError(e)
   const message = publicMessage(e, requestId)
-  if (status === 503) console.error(logLine(`toolgate: mcp request ${requestId} answered 503: ${message}`))
+  if (status === 503) logError(`toolgate: mcp request ${requestId} answered 503: ${message}`)
   const headers: Record<string, string> = { 'cache-control': 'no-store', 'x-request-id': requestId, 'content-type': 'application/json', ...retryAfter(e) }
   if (status === 401) headers['www-authenticate'] = 'Bearer realm="toolgate"'
   res.writeHead(status, headers).end(httpErrorBody(status, message))

@@ -13,6 +13,7 @@ import { callResult, shapeAFacet, shapeBFacet } from './wire'
 import { CallInProgress, parkedCall } from './elicitation'
 import { belowLogLevel } from './log-level'
 import { callerKey } from '@/lib/auth/caller'
+import { logError } from '@/lib/core/log'
 import { following } from '@/lib/signals'
 import type { LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js'
 import { complete, getPrompt, listPrompts, listResources, listResourceTemplates, readResource, upstreamInstructions } from './resources'
@@ -116,7 +117,7 @@ async function guard<T>(session: McpContext, fn: () => T | Promise<T>): Promise<
     return await fn()
   } catch (e) {
     const err = toProtocolError(e)
-    if (err.code === ProtocolErrorCode.InternalError) console.error(`toolgate: mcp request ${session.requestId} failed: ${err.message}`)
+    if (err.code === ProtocolErrorCode.InternalError) logError(`toolgate: mcp request ${session.requestId} failed: ${err.message}`)
     throw err
   }
 }

@@ -4,7 +4,7 @@ import type { Db } from '@/db/client'
 import { requestIdFrom } from '@/lib/activity/request-id'
 import type { HeaderReader } from '@/lib/auth/caller'
 import { handleMcp } from '@/lib/mcp/http'
-import { logLine } from '@/lib/core/log'
+import { logError, logLine } from '@/lib/core/log'
 import { requestScope } from '@/lib/telemetry/http'
 import { serveMetrics } from '@/lib/http/metrics'
 import { boundaryFault, publicOrigin, type Boundary } from '@/lib/http/boundary'
@@ -136,7 +136,7 @@ export function frontDoor(opts: FrontDoorOptions) {
         return void res.destroy()
       }
       // anything that escaped a handler: logged once with the request id, answered without internals
-      console.error(logLine(`toolgate: request ${requestId} (${req.method} ${path}) failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`, 8_000))
+      logError(`toolgate: request ${requestId} (${req.method} ${path}) failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`, 8_000)
       if (!res.headersSent) refuse(res, path, 500, `toolgate failed unexpectedly (request ${requestId}); the server log has the details`, requestId)
       else res.destroy()
     }
