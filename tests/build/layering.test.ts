@@ -29,6 +29,16 @@ async function cruiseIn(dir: string, files: string[], knownViolations: unknown[]
   }
 }
 
+/**
+ * SQL run on the raw connection (`$client.prepare`, `.exec`, `.pragma`) imports nothing, so the
+ * cruise cannot see it: each cruised file outside db/ is read for it instead.
+ */
+const RAW_SQL = /\$client\s*\.\s*(prepare|exec|pragma)\s*\(/
+function rawSqlOutsideDb(dir: string, r: ICruiseResult): string[] {
+  return r.modules.filter((m) => !m.coreModule && !m.source.startsWith('node_modules/') && !m.source.startsWith('db/') && /[.]tsx?$/.test(m.source))
+    .flatMap((m) => readFileSync(path.join(dir, m.source), 'utf8').split('\n').flatMap((line, i) => (RAW_SQL.test(line) ? [`sql-only-in-db: ${m.source}:${i + 1} runs SQL on the raw connection`] : [])))
+}
+
 const named = (v: IViolation) => `${v.rule.name}: ${v.from} → ${v.to}${v.cycle?.length ? ` (circle: ${v.cycle.map((c) => c.name).join(' → ')})` : ''}`
 const errors = (r: ICruiseResult) => r.summary.violations.filter((v) => v.rule.severity === 'error').map(named)
 
@@ -83,21 +93,23 @@ function circleThrough(rooms: string[], start: string, edges: Map<string, Set<st
 }
 
 describe('layering (dependency-cruiser, .dependency-cruiser.cjs)', () => {
-  it('toolgate keeps its rules: no new circle, db/ on the ground floor, the evaluator pure, SQL in db/, client components without server modules, no new room knot', async () => {
+  it('toolgate keeps its rules: no new circle, db/ on the ground floor, the evaluator pure, SQL in db/ (imports and raw statements), client components without server modules, no new room knot', async () => {
     const r = await cruiseIn(root, ['lib', 'db', 'app', 'components', 'proxy.ts'], known)
     expect(r.summary.totalCruised).toBeGreaterThan(200)
     expect(errors(r)).toEqual([])
+    expect(rawSqlOutsideDb(root, r)).toEqual([])
     const knots = roomKnots(r, KNOT)
     const grown = knots.filter((k) => k.rooms.some((room) => !KNOT.includes(room)))
     expect(grown.map((k) => `rooms in a circle: ${k.circle.join(' → ')} (knot: ${k.rooms.join(', ')})`)).toEqual([])
     expect(knots.map((k) => k.rooms), 'the knot shrank: take the rooms that left it off KNOT').toEqual([KNOT])
   })
 
-  it('the rules bite: a planted circle, a back-import from db/ and an impure evaluator are each reported by name', async () => {
+  it('the rules bite: a planted circle, a back-import from db/, an impure evaluator and raw SQL outside db/ are each reported by name', async () => {
     const r = await cruiseIn(path.join(root, 'tests/fixtures/layering'), ['db', 'lib'])
     const found = errors(r)
     expect(found).toContain('db-on-the-ground-floor: db/client.ts → lib/approvals/review.ts')
     expect(found).toContain('evaluator-is-pure: lib/preflight/evaluate.ts → db/client.ts')
+    expect(rawSqlOutsideDb(path.join(root, 'tests/fixtures/layering'), r)).toEqual(['sql-only-in-db: lib/admin/raw-sql.ts:3 runs SQL on the raw connection'])
     expect(found.some((v) => v.startsWith('no-circular: lib/admin/tools.ts → lib/approvals/review.ts (circle: lib/approvals/review.ts → lib/admin/tools.ts'))).toBe(true)
     expect(roomKnots(r).map((k) => k.rooms)).toContainEqual(['lib/admin', 'lib/approvals'])
   })
