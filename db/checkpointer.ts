@@ -3,7 +3,7 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import { Worker } from 'node:worker_threads'
 import type { Db } from './client'
-import { logLine } from '@/lib/core/log'
+import { logError } from '@/lib/core/log'
 import { projectRoot } from '@/lib/core/paths'
 
 /** How often the checkpointer copies the write-ahead log into the database file. */
@@ -83,11 +83,11 @@ export function startCheckpointer(db: Db): { stop: () => Promise<void> } {
   }
   worker.on('message', (m: { analyzed?: true; failed?: string }) => {
     if (m.analyzed) return reloadStatistics()
-    if (!warned) console.error(logLine(`toolgate: database upkeep (WAL checkpoint or statistics) failed; the next round retries: ${m.failed}`))
+    if (!warned) logError(`toolgate: database upkeep (WAL checkpoint or statistics) failed; the next round retries: ${m.failed}`)
     warned = true
   })
   worker.on('error', (e) => {
-    console.error(logLine(`toolgate: the WAL checkpointer stopped: ${e.message}`))
+    logError(`toolgate: the WAL checkpointer stopped: ${e.message}`)
     // the server's own connection checkpoints again, as SQLite does by default
     if (db.$client.open) db.$client.pragma('wal_autocheckpoint = 1000')
   })

@@ -13,6 +13,18 @@ type DrizzleTx = Parameters<Parameters<Db['transaction']>[0]>[0]
 export type Tx = DrizzleTx & { $client: Database.Database }
 export type DbLike = Db | Tx
 
+/**
+ * Run `fn` so what it overwrites or deletes does not outlive it in the files: freed pages are
+ * zeroed while it runs (secure_delete), and the WAL is emptied after.
+ */
+export function scrubbed<T>(db: Db, fn: () => T): T {
+  db.$client.pragma('secure_delete = ON')
+  const result = fn()
+  db.$client.pragma('secure_delete = OFF')
+  db.$client.pragma('wal_checkpoint(TRUNCATE)')
+  return result
+}
+
 /** Run `fn` in one transaction on `db`, handing it a Tx (see writeTransaction for writes that may meet a foreign lock). */
 export function transactionOn<T>(db: Db, fn: (tx: Tx) => T, behavior: 'deferred' | 'immediate' = 'deferred'): T {
   return db.transaction((tx) => fn(Object.assign(tx, { $client: db.$client })), { behavior })

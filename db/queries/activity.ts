@@ -1,7 +1,7 @@
 import 'server-only'
 import { and, asc, count, desc, eq, gt, gte, inArray, lt, lte, max, min, ne, sql, type SQL } from 'drizzle-orm'
 import type { Db, DbLike, Tx } from '@/db/client'
-import { activity, activityCheckMinutes, activityServers } from '@/db/schema'
+import { activity, activityCheckMinutes, activityServers, type ActivityRow } from '@/db/schema'
 import type { StoredLink } from '@/lib/core/activity-chain'
 import type { ActivityRecord } from '@/lib/core/activity'
 import { indexedThrough, MINUTE, uncountChecks, unindexedFor } from './activity-index'
@@ -19,6 +19,34 @@ export interface ActivityFilter {
 
 /** A time range on `at` (epoch ms), both ends inclusive. */
 export interface AtRange { from?: number; to?: number }
+
+type Connection = DbLike['$client']
+const appendStatements = new WeakMap<Connection, ReturnType<typeof prepareAppend>>()
+
+// The hot path writes one record per check and call: plain statements prepared once per connection.
+function prepareAppend(client: Connection) {
+  return {
+    record: client.prepare(`insert into activity (request_id, at, type, surface, actor, tier, verdict, server, operator_id, auth, data, prev_hash, hash)
+      values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning id`).pluck(),
+    head: client.prepare('select hash from activity order by id desc limit 1').pluck(),
+  }
+}
+
+function appendOn(db: DbLike) {
+  let st = appendStatements.get(db.$client)
+  if (!st) appendStatements.set(db.$client, (st = prepareAppend(db.$client)))
+  return st
+}
+
+/** The newest record's hash (null before the first): read inside the caller's write transaction, so no other writer can append in between. */
+export function newestActivityHash(db: DbLike): string | null {
+  return (appendOn(db).head.get() as string | null | undefined) ?? null
+}
+
+/** Insert one record, its data already JSON text; returns its id. */
+export function insertActivityRow(db: DbLike, row: Omit<ActivityRow, 'id' | 'data'>, data: string): number {
+  return appendOn(db).record.get(row.requestId, row.at, row.type, row.surface, row.actor, row.tier, row.verdict, row.server, row.operatorId, row.auth, data, row.prevHash, row.hash) as number
+}
 
 // The data column is JSON written only through ActivityInput, so its shape follows `type`.
 const typed = (rows: (typeof activity.$inferSelect)[]) => rows as ActivityRecord[]

@@ -3,6 +3,7 @@ import { refresh } from 'next/cache'
 import type { z } from 'zod'
 import type { Db } from '@/db/client'
 import { describeError, ToolgateError, type FailureKind } from '@/lib/core/errors'
+import { logError } from '@/lib/core/log'
 import { getDb } from '@/db/client'
 import { formatIssues } from '@/lib/schemas/issues'
 import { currentPrincipal } from '@/lib/dashboard/operator'
@@ -54,7 +55,7 @@ export function operatorAction<S extends z.ZodType, T>(
       return { ok: true, data }
     } catch (e) {
       if (e instanceof ToolgateError) return { ok: false, error: e.message, fix: fixes[e.kind] }
-      console.error(`toolgate dashboard: action failed: ${describeError(e)}`)
+      logError(`toolgate dashboard: action failed: ${describeError(e)}`)
       return { ok: false, error: `The action failed: ${describeError(e)}`, fix: fixes.unavailable }
     }
   }

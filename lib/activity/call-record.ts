@@ -1,7 +1,7 @@
 import 'server-only'
 import type { Db } from '@/db/client'
 import { describeError, unavailableError } from '@/lib/core/errors'
-import { logLine } from '@/lib/core/log'
+import { logError } from '@/lib/core/log'
 import { argumentsHash, canonicalJson } from '@/lib/preflight/hash'
 import { appendActivity, type ActivityInput } from './record'
 import type { CallData, CallEnd } from '@/lib/core/activity'
@@ -79,7 +79,7 @@ export class CallRecorder {
     const { requestId, actor, tier, server, target } = this.call
     if (this.forwardedAs !== undefined) {
       appendActivity(this.db, { requestId, type: 'tool.call_outcome', actor, tier, server, data: { call: this.forwardedAs, target, ...data } }, false)
-        .catch((e: unknown) => console.error(logLine(`toolgate: the outcome of tool call ${target} (request ${requestId}, call record ${this.forwardedAs}) could not be recorded; it reads as running until toolgate restarts: ${describeError(e)}`)))
+        .catch((e: unknown) => logError(`toolgate: the outcome of tool call ${target} (request ${requestId}, call record ${this.forwardedAs}) could not be recorded; it reads as running until toolgate restarts: ${describeError(e)}`))
       return
     }
     try {

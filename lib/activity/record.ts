@@ -1,6 +1,7 @@
 import 'server-only'
 import type { Db, DbLike } from '@/db/client'
 import type { ActivityRow } from '@/db/schema'
+import { insertActivityRow, newestActivityHash } from '@/db/queries/activity'
 import { writeTransaction } from '@/db/write'
 import { meterRecorded } from '@/lib/limits/budgets'
 import { commitClock, noteActivityCommit } from '@/lib/telemetry/notes'
@@ -25,20 +26,8 @@ export type ActivityInput = {
   }
 }[ActivityType]
 
-type Connection = Db['$client']
 /** What a record costs on disk besides its data (its other columns and index entries), roughly, for the volume limit. */
 const ROW_OVERHEAD = 200
-const statements = new WeakMap<Connection, ReturnType<typeof prepare>>()
-
-// The hot path writes one record per check and call: plain statements prepared once per connection.
-function prepare(client: Connection) {
-  return {
-    record: client.prepare(`insert into activity (request_id, at, type, surface, actor, tier, verdict, server, operator_id, auth, data, prev_hash, hash)
-      values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning id`).pluck(),
-    // the newest record's hash: inside the caller's write transaction, so no other writer can append in between
-    head: client.prepare('select hash from activity order by id desc limit 1').pluck(),
-  }
-}
 
 /**
  * Insert one record inside the caller's write transaction, so a change and its record commit
@@ -47,17 +36,15 @@ function prepare(client: Connection) {
  * against its volume limit (lib/limits).
  */
 export function insertActivity(db: DbLike, input: ActivityInput): ActivityRow {
-  let st = statements.get(db.$client)
-  if (!st) statements.set(db.$client, (st = prepare(db.$client)))
   const row: ActivityRow = {
     id: 0, requestId: input.requestId, at: input.at ?? Date.now(), type: input.type, surface: input.surface ?? null,
     actor: input.actor, tier: input.tier ?? null, verdict: input.verdict ?? null, server: input.server ?? null,
     operatorId: input.operatorId ?? null, auth: input.auth ?? null, data: input.data, prevHash: null, hash: null,
   }
   const data = JSON.stringify(row.data)
-  row.prevHash = (st.head.get() as string | null | undefined) ?? CHAIN_GENESIS
+  row.prevHash = newestActivityHash(db) ?? CHAIN_GENESIS
   row.hash = chainHash(row.prevHash, { ...row, dataText: data })
-  row.id = st.record.get(row.requestId, row.at, row.type, row.surface, row.actor, row.tier, row.verdict, row.server, row.operatorId, row.auth, data, row.prevHash, row.hash) as number
+  row.id = insertActivityRow(db, row, data)
   meterRecorded(row.actor, data.length + ROW_OVERHEAD)
   return row
 }

@@ -6,7 +6,7 @@ import { writeTransaction } from '@/db/write'
 import { readSettings } from '@/db/queries/settings'
 import { deleteOldCalls } from '@/db/queries/calls'
 import { describeError } from '@/lib/core/errors'
-import { logLine } from '@/lib/core/log'
+import { logError } from '@/lib/core/log'
 import { notePruned } from '@/lib/telemetry/notes'
 import { appendActivity } from './record'
 import { mintRequestId } from './request-id'
@@ -62,7 +62,7 @@ export function startRetention(db: Db, everyMs = DAY_MS): { stop: () => void } {
   const run = () => {
     const cutoff = retentionCutoff(db)
     if (cutoff === null) return
-    pruneActivity(db, cutoff, 'runtime').catch((e: unknown) => console.error(logLine(`toolgate: activity pruning failed (retried on the next run): ${describeError(e)}`)))
+    pruneActivity(db, cutoff, 'runtime').catch((e: unknown) => logError(`toolgate: activity pruning failed (retried on the next run): ${describeError(e)}`))
   }
   const first = setTimeout(run, 1_000)
   const timer = setInterval(run, everyMs)

@@ -2,7 +2,7 @@ import 'server-only'
 import type { Db } from '@/db/client'
 import { indexActivityServers } from '@/db/queries/activity-index'
 import { describeError } from '@/lib/core/errors'
-import { logLine } from '@/lib/core/log'
+import { logError } from '@/lib/core/log'
 
 export const INDEX_EVERY_MS = 250
 
@@ -18,7 +18,7 @@ export function startServerIndex(db: Db): { stop: () => void } {
     try {
       while (await indexActivityServers(db)) await new Promise((r) => setImmediate(r))
     } catch (e) {
-      console.error(logLine(`toolgate: indexing activity by server (retried shortly): ${describeError(e)}`))
+      logError(`toolgate: indexing activity by server (retried shortly): ${describeError(e)}`)
     } finally {
       running = false
     }

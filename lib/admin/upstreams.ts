@@ -9,6 +9,7 @@ import { deleteServer, insertServerRow, requireServer, saveSecret, serverConfig,
 import { writeTransaction } from '@/db/write'
 import { mintRequestId } from '@/lib/activity/request-id'
 import { badRequest } from '@/lib/core/errors'
+import { describeTransport } from '@/lib/catalog/servers'
 import { formatIssue, formatIssues } from '@/lib/schemas/issues'
 import { serverNameSchema } from '@/lib/schemas/names'
 import { transportSchema } from '@/lib/state/schema'
@@ -160,9 +161,4 @@ export function requestRestart(db: Db, server: string, ctx: ActionContext): Prom
 export function secretTarget(t: Transport | null | undefined): string {
   if (!t) return '(no transport)'
   return 'url' in t ? new URL(t.url).origin : JSON.stringify([t.command, ...(t.args ?? []), t.cwd ?? null])
-}
-
-/** A one-line, secret-free description of a transport. */
-export function describeTransport(t: Transport): string {
-  return 'command' in t ? [t.command, ...(t.args ?? [])].join(' ') + (t.cwd ? ` (in ${t.cwd})` : '') : `${t.url}${t.type === 'sse' ? ' (SSE)' : ''}`
 }

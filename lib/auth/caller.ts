@@ -5,7 +5,7 @@ import { readSettings } from '@/db/queries/settings'
 import { tokenById } from '@/db/queries/access'
 import type { Caller } from '@/lib/preflight/evaluate'
 import { describeError, forbidden, unauthorized } from '@/lib/core/errors'
-import { logLine } from '@/lib/core/log'
+import { logError } from '@/lib/core/log'
 import { writeTransaction } from '@/db/write'
 import { notePersonalTokenUse, personalTokenByHash } from '@/db/queries/operators'
 import { isOperatorKey } from './operator-key'
@@ -74,7 +74,7 @@ export function personalTokenPrincipal(db: Db, token: string, now = Date.now()):
   const found = personalTokenByHash(db, hashSecret(token))
   if (!found || found.token.expiresAt <= now || !found.operator.enabled || !isRole(found.token.role)) throw unauthorized('invalid, expired or revoked personal access token')
   writeTransaction(db, (tx) => notePersonalTokenUse(tx, found.token.id, now), 1_000)
-    .catch((e: unknown) => console.error(logLine(`toolgate: could not count a personal token's use: ${describeError(e)}`)))
+    .catch((e: unknown) => logError(`toolgate: could not count a personal token's use: ${describeError(e)}`))
   return principalOf(found.operator, 'token', found.token.role)
 }
 

@@ -7,7 +7,7 @@ import { mintRequestId } from '@/lib/activity/request-id'
 import { recordChange } from '@/lib/activity/record-change'
 import type { ActivityDataByType } from '@/lib/core/activity'
 import { describeError, forbidden, notFoundError } from '@/lib/core/errors'
-import { logLine } from '@/lib/core/log'
+import { logError } from '@/lib/core/log'
 import { sessionByHash } from '@/db/queries/auth'
 import { readSettings } from '@/db/queries/settings'
 import { deleteSession, deleteSessionById, insertSession, operatorById, operatorByLogin, sessionsWithOperators, touchSession } from '@/db/queries/operators'
@@ -97,7 +97,7 @@ export function resolveSession(db: Db, { value, key }: SessionCredentials, now =
   if (!KEY.test(key) || !sameHash(hashSecret(key), row.keyHash)) return out
   if (now - row.lastSeenAt > TOUCH_EVERY_MS) {
     writeTransaction(db, (tx) => touchSession(tx, idHash, now), 1_000)
-      .catch((e: unknown) => console.error(logLine(`toolgate: could not refresh a session's last use: ${describeError(e)}`)))
+      .catch((e: unknown) => logError(`toolgate: could not refresh a session's last use: ${describeError(e)}`))
   }
   return { state: 'signed-in', principal }
 }

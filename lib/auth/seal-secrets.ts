@@ -1,5 +1,5 @@
 import 'server-only'
-import { transactionOn, type Db } from '@/db/client'
+import { scrubbed, transactionOn, type Db } from '@/db/client'
 import { plaintextSecrets, sealPlaintextSecrets } from '@/db/secrets'
 import { insertActivity } from '@/lib/activity/record'
 import { mintRequestId } from '@/lib/activity/request-id'
@@ -13,13 +13,9 @@ import { mintRequestId } from '@/lib/activity/request-id'
 export function sealStoredSecrets(db: Db): number {
   if (plaintextSecrets(db) === 0) return 0
   // the plain text must not outlive the change in freed pages or in the WAL
-  db.$client.pragma('secure_delete = ON')
-  const secrets = transactionOn(db, (tx) => {
+  return scrubbed(db, () => transactionOn(db, (tx) => {
     const n = sealPlaintextSecrets(tx)
     if (n) insertActivity(tx, { requestId: mintRequestId(), type: 'secrets.encrypted', actor: 'toolgate', data: { secrets: n } })
     return n
-  }, 'immediate')
-  db.$client.pragma('secure_delete = OFF')
-  db.$client.pragma('wal_checkpoint(TRUNCATE)')
-  return secrets
+  }, 'immediate'))
 }

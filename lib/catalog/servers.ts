@@ -1,7 +1,7 @@
 import 'server-only'
 import type { DbLike } from '@/db/client'
+import type { Transport } from '@/db/schema'
 import { serverStates, type ServerState } from '@/db/queries/servers'
-import { describeTransport } from '@/lib/admin/upstreams'
 import { isolationRuns, type Isolation } from '@/lib/core/state'
 import { toolInventory, type InventoryTool } from './inventory'
 
@@ -90,4 +90,9 @@ export function serverDetail(db: DbLike, name: string) {
     callApprovalTools: state.callApprovalTools,
     toolList,
   }
+}
+
+/** A one-line, secret-free description of a transport. */
+export function describeTransport(t: Transport): string {
+  return 'command' in t ? [t.command, ...(t.args ?? [])].join(' ') + (t.cwd ? ` (in ${t.cwd})` : '') : `${t.url}${t.type === 'sse' ? ' (SSE)' : ''}`
 }

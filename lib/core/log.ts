@@ -20,6 +20,11 @@ export function logLine(text: string, max = LOG_LINE_MAX): string {
   return escaped.length > max ? `${escaped.slice(0, max)}… (${escaped.length - max} more characters)` : escaped
 }
 
+/** toolgate's one way to log a failure: to stderr, as one unforgeable line (logLine). */
+export function logError(text: string, max = LOG_LINE_MAX): void {
+  console.error(logLine(text, max))
+}
+
 /** A value quoted inside an error message: at most ~100 characters of it, escaped. */
 export function quote(value: string, max = 100): string {
   const shown = logLine(value, max)

@@ -4,7 +4,7 @@ import { activitySince, latestActivityId } from '@/db/queries/activity'
 import { presentRecords } from '@/lib/activity/present-records'
 import { isValidSession, type SessionCredentials } from '@/lib/auth/operator-sessions'
 import { describeError } from '@/lib/core/errors'
-import { logLine } from '@/lib/core/log'
+import { logError } from '@/lib/core/log'
 import { recordFilter, type ActivityFilter } from './activity'
 
 /**
@@ -36,7 +36,7 @@ function watch(db: Db, listener: Listener): () => void {
     try {
       newest = latestActivityId(db)
     } catch (e) {
-      console.error(logLine(`toolgate: live activity could not read the log (retried shortly): ${describeError(e)}`))
+      logError(`toolgate: live activity could not read the log (retried shortly): ${describeError(e)}`)
       return
     }
     for (const l of listeners) l(newest)
@@ -92,7 +92,7 @@ export function activityStream({ db, filter, after, session, signal }: StreamReq
           // a full batch leaves more to send on the next tick; otherwise nothing up to `newest` matched but these
           cursor = rows.length === BATCH ? rows[rows.length - 1].id : newest
         } catch (e) {
-          console.error(logLine(`toolgate: a live activity stream failed (the page reconnects): ${describeError(e)}`))
+          logError(`toolgate: a live activity stream failed (the page reconnects): ${describeError(e)}`)
           end()
         }
       }

@@ -9,6 +9,7 @@ import { answerMcp } from '@/lib/mcp/http'
 import { mcpCaller } from '@/lib/auth/caller'
 import type { Caller } from '@/lib/preflight/evaluate'
 import { getDb } from '@/db/client'
+import { profileServers } from '@/db/queries/access'
 import { policySchema } from '@/lib/preflight/schemas'
 import { callerFor } from './preflight'
 import { profileNameSchema, tokenNameSchema } from '@/lib/admin/schemas'
@@ -67,7 +68,7 @@ export async function previewMcp(input: PreviewInput, operator: string): Promise
     if (!(e instanceof ToolgateError) || e.kind !== 'unauthorized') throw e
     caller = { refused: e.message }
   }
-  if (input.profile !== null && !db.$client.prepare('select 1 from profiles where name = ?').get(input.profile)) throw badRequest(`unknown profile "${input.profile}"`)
+  if (input.profile !== null && profileServers(db, input.profile) === undefined) throw badRequest(`unknown profile "${input.profile}"`)
   // Without a token (and no anonymous profile) /mcp answers every request 401: said once, plainly,
   // instead of two exchanges that read as errors of the page
   if ('refused' in caller) {

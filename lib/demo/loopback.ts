@@ -2,7 +2,7 @@ import 'server-only'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { describeError } from '@/lib/core/errors'
-import { logLine } from '@/lib/core/log'
+import { logError } from '@/lib/core/log'
 import { boundaryFault, boundaryFromEnv } from '@/lib/http/boundary'
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>
@@ -29,7 +29,7 @@ export async function listenOnLoopback(name: string): Promise<Listening> {
     if (fault) return void res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' }).end(`${fault}\n`)
     if (!handler) return void res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' }).end(`${name} is starting`)
     handler(req, res).catch((e: unknown) => {
-      console.error(logLine(`toolgate demo: ${name}: ${req.method} ${req.url} failed: ${describeError(e)}`))
+      logError(`toolgate demo: ${name}: ${req.method} ${req.url} failed: ${describeError(e)}`)
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' })
       res.end(`${name} failed: ${describeError(e)}`)
     })

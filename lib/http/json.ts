@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { badRequest, LimitedError, ToolgateError, type FailureKind } from '@/lib/core/errors'
-import { logLine } from '@/lib/core/log'
+import { logError } from '@/lib/core/log'
 
 export const MAX_BODY_BYTES = 1024 * 1024
 /** Deeper JSON than this is refused before it is parsed into nested objects. */
@@ -72,7 +72,7 @@ export function statusOfError(e: unknown): number {
 
 /** One quiet line for a client that went away (no stack: nothing failed here). */
 export function logClientGone(requestId: string): void {
-  console.error(`toolgate: request ${requestId}: the client went away before its request was complete`)
+  logError(`toolgate: request ${requestId}: the client went away before its request was complete`)
 }
 
 /**
@@ -85,7 +85,7 @@ export function publicMessage(e: unknown, requestId: string): string {
     logClientGone(requestId)
     return 'the client went away' // to nobody: the connection is gone
   }
-  console.error(logLine(`toolgate: request ${requestId} failed unexpectedly: ${e instanceof Error ? e.stack ?? e.message : String(e)}`, 8_000))
+  logError(`toolgate: request ${requestId} failed unexpectedly: ${e instanceof Error ? e.stack ?? e.message : String(e)}`, 8_000)
   return `toolgate failed unexpectedly (request ${requestId}); the server log has the details`
 }
 
@@ -96,7 +96,7 @@ export const retryAfter = (e: unknown): Record<string, string> => (e instanceof 
 export function sendError(res: ServerResponse, e: unknown, requestId: string): void {
   const status = statusOfError(e)
   const error = publicMessage(e, requestId)
-  if (status === 503) console.error(logLine(`toolgate: request ${requestId} answered 503: ${error}`))
+  if (status === 503) logError(`toolgate: request ${requestId} answered 503: ${error}`)
   const headers: Record<string, string> = { 'x-request-id': requestId, ...retryAfter(e) }
   if (status === 401) headers['www-authenticate'] = 'Bearer realm="toolgate"'
   sendJson(res, status, { success: false, error, request_id: requestId }, headers)

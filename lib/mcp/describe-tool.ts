@@ -1,12 +1,53 @@
 import 'server-only'
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server'
-import { parseToolId, uniqueIds } from '@/lib/preflight/ids'
+import { z } from 'zod'
+import type { Policy } from '@/lib/core/state'
+import { idBoundsFault, MAX_CHECK_IDS, parseToolId, uniqueIds } from '@/lib/preflight/ids'
+import { policySchema } from '@/lib/preflight/schemas'
 import { evaluateNow, runCheck } from '@/lib/gate/check'
 import type { Reason } from '@/lib/preflight/taxonomy'
-import { parseDescribeArgs } from './describe-tool-definition'
-import { servedTool, toMcpTool } from './listing'
+import { issuePath } from '@/lib/schemas/issues'
+import { MAX_DESCRIBE_IDS, servedTool, toMcpTool } from '@/lib/catalog/listing'
+import { invalidParams } from './errors'
 import type { McpContext } from './context'
 import { wireResult } from './wire'
+
+const argsSchema = z.strictObject({
+  tool_ids: z.array(
+    z.string({ error: 'must be a string' }),
+    { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an array of strings') },
+  ).min(1, 'must not be empty'),
+  check: z.boolean({ error: 'must be a boolean' }).optional(),
+  filters: policySchema.optional(),
+}, { error: (iss) => (iss.code === 'unrecognized_keys' ? `unknown argument ${(iss.keys ?? []).map((k) => `"${k}"`).join(', ')}` : 'arguments must be an object') })
+
+export type DescribeArgs =
+  | { mode: 'describe'; ids: string[] }
+  | { mode: 'check'; ids: string[]; policy?: Policy }
+
+/** Validate describe_tool's arguments; returns the fault (a tool error) or the request. */
+export function parseDescribeArgs(raw: Record<string, unknown> | undefined): DescribeArgs | { fault: string } {
+  const args = raw ?? {}
+  // Hash pinning stays on REST at the operator tier (seed "Reserved fields"), in any form.
+  if ('expect_hashes' in args) return { fault: 'expect_hashes is reserved: hash pins are not accepted in band' }
+  if ('check' in args && typeof args.check !== 'boolean') return { fault: 'check must be a boolean' }
+  const check = args.check === true
+  if (Array.isArray(args.tool_ids)) {
+    const max = check ? MAX_CHECK_IDS : MAX_DESCRIBE_IDS
+    // Caps count the raw array, before trimming and de-duplication (contract §1).
+    if (args.tool_ids.length > max) return { fault: `too many tool_ids: ${args.tool_ids.length} (max ${max} ${check ? 'with' : 'without'} check:true)` }
+  }
+  const parsed = argsSchema.safeParse(args)
+  if (!parsed.success) {
+    return { fault: parsed.error.issues.map((i) => (i.path.length ? `${issuePath('', i.path)} ${i.message}` : i.message)).join('; ') }
+  }
+  const { tool_ids, filters } = parsed.data
+  // An overlong id is a request error on every surface (JSON-RPC -32602 in band), not a tool error.
+  const tooLong = tool_ids.map(idBoundsFault).find((f) => f !== null)
+  if (tooLong) throw invalidParams(`describe_tool: ${tooLong}`)
+  if (filters !== undefined && !check) return { fault: 'filters requires check: true' }
+  return check ? { mode: 'check', ids: tool_ids, ...(filters ? { policy: filters } : {}) } : { mode: 'describe', ids: tool_ids }
+}
 
 /**
  * Plain mode's per-id error codes, as the reference implementation names them (contract §11):

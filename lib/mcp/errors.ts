@@ -2,6 +2,7 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
 import { upstreamError } from '@/lib/upstream/answered'
 import { describeError, ToolgateError } from '@/lib/core/errors'
 import { currentMcpOp } from '@/lib/telemetry/context'
+import { SERVER_ERROR } from '@/lib/http/json-rpc'
 
 export const invalidParams = (message: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, message)
 
@@ -22,7 +23,7 @@ function protocolErrorOf(e: unknown): ProtocolError {
   const answered = upstreamError(e)
   if (answered) return new ProtocolError(answered.code, answered.message, answered.data)
   if (e instanceof ToolgateError && (e.kind === 'bad_request' || e.kind === 'not_found')) return invalidParams(e.message)
-  if (e instanceof ToolgateError && e.kind === 'rate_limited') return new ProtocolError(-32000, e.message)
+  if (e instanceof ToolgateError && e.kind === 'rate_limited') return new ProtocolError(SERVER_ERROR, e.message)
   const message = e instanceof ToolgateError ? e.message : `toolgate could not answer honestly: ${describeError(e)}`
   return new ProtocolError(ProtocolErrorCode.InternalError, message)
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { actions, verdicts, type Reason } from '@/lib/preflight/taxonomy'
-import { idBoundsFault } from '@/lib/preflight/ids'
+import { idBoundsFault, MAX_CHECK_IDS } from '@/lib/preflight/ids'
 import { issuePath } from '@/lib/schemas/issues'
 import { policySchema } from '@/lib/preflight/schemas'
 
@@ -12,7 +12,7 @@ import { policySchema } from '@/lib/preflight/schemas'
  */
 export const EXTENSION_ID = 'app.mcpproxy/required-tools'
 /** Fixed in v1 and informational in the settings object (seed: "not a negotiable value"). */
-export const MAX_RIDER_TOOLS = 50
+export const MAX_RIDER_TOOLS = MAX_CHECK_IDS
 
 export const settingsSchema = z.strictObject({ version: z.literal(1), max_tools: z.literal(MAX_RIDER_TOOLS).optional() })
 export const serverSettings = { version: 1, max_tools: MAX_RIDER_TOOLS } as const satisfies z.infer<typeof settingsSchema>

@@ -1,15 +1,16 @@
 import 'server-only'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type JSONRPCMessage } from '@modelcontextprotocol/server'
+import { createMcpHandler, isLegacyRequest, ProtocolErrorCode, WebStandardStreamableHTTPServerTransport, type JSONRPCMessage } from '@modelcontextprotocol/server'
 import type { Db } from '@/db/client'
 import { callerKey, type HeaderReader } from '@/lib/auth/caller'
 import { parseJson, publicMessage, readBody, retryAfter, statusOfError } from '@/lib/http/json'
+import { jsonRpcError, jsonRpcResult, SERVER_ERROR } from '@/lib/http/json-rpc'
 import { ownRequestId } from '@/lib/activity/request-id'
 import { admit } from '@/lib/limits/budgets'
-import { logLine } from '@/lib/core/log'
+import { logError } from '@/lib/core/log'
 import { mcpServerOp, type McpServerOp } from '@/lib/telemetry/mcp-server'
 import { buildMcpServer } from './server'
-import { DESCRIBE_TOOL } from './describe-tool-definition'
+import { DESCRIBE_TOOL } from '@/lib/catalog/listing'
 import { openContext, type McpContext } from './context'
 import { answerTask, isTaskRequest } from './tasks'
 import { setLogLevel } from './log-level'
@@ -38,7 +39,7 @@ function sessionOf(req: Request | undefined): McpContext {
   return session
 }
 
-const logError = (e: Error) => console.error(logLine(`toolgate: mcp: ${e.message}`))
+const logMcpError = (e: Error) => logError(`toolgate: mcp: ${e.message}`)
 
 /**
  * Whether this exchange may stream (SSE): a call of an upstream tool — the one request during
@@ -63,7 +64,7 @@ let modernHandler: ReturnType<typeof createMcpHandler> | undefined
 const modern = () => (modernHandler ??= createMcpHandler(
   ({ requestInfo }) => buildMcpServer(sessionOf(requestInfo), 'modern', handshakes.has(requestInfo!)),
   // subscriptions/listen streams hear only what their own caller is served (lib/mcp/listen.ts)
-  { legacy: 'reject', onerror: logError, bus: listenBus },
+  { legacy: 'reject', onerror: logMcpError, bus: listenBus },
 ))
 
 /**
@@ -82,13 +83,13 @@ async function serveLegacy(req: Request, body: unknown, session: McpContext): Pr
       session.closed ? AbortSignal.any([ended, session.closed]) : ended)
     : undefined
   const server = buildMcpServer({ ...session, ask }, 'legacy', isHandshake(body))
-  transport.onerror = logError
+  transport.onerror = logMcpError
   await server.connect(transport)
   let auto: ReturnType<typeof jsonUntilStreamed> | undefined
   const close = async () => {
     auto?.done()
-    await transport.close().catch(logError)
-    await server.close().catch(logError)
+    await transport.close().catch(logMcpError)
+    await server.close().catch(logMcpError)
   }
   // Closed a turn later: closing aborts every request the SDK has not yet finished its
   // bookkeeping for, and that abort would run through every signal derived from the call's.
@@ -134,14 +135,14 @@ function whenDone(body: ReadableStream<Uint8Array>, done: () => Promise<void>): 
 
 /** The JSON-RPC body of a failure before any dispatch (body, credentials, path profile, unreadable state). */
 export function httpErrorBody(status: number, message: string): string {
-  const code = status >= 500 ? -32603 : status === 400 ? -32700 : -32000
-  return JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } })
+  const code = status >= 500 ? ProtocolErrorCode.InternalError : status === 400 ? ProtocolErrorCode.ParseError : SERVER_ERROR
+  return JSON.stringify(jsonRpcError(null, code, message))
 }
 
 function httpError(res: ServerResponse, e: unknown, requestId: string): void {
   const status = statusOfError(e)
   const message = publicMessage(e, requestId)
-  if (status === 503) console.error(logLine(`toolgate: mcp request ${requestId} answered 503: ${message}`))
+  if (status === 503) logError(`toolgate: mcp request ${requestId} answered 503: ${message}`)
   const headers: Record<string, string> = { 'cache-control': 'no-store', 'x-request-id': requestId, 'content-type': 'application/json', ...retryAfter(e) }
   if (status === 401) headers['www-authenticate'] = 'Bearer realm="toolgate"'
   res.writeHead(status, headers).end(httpErrorBody(status, message))
@@ -158,7 +159,7 @@ function httpError(res: ServerResponse, e: unknown, requestId: string): void {
 function paramsFault(body: unknown): Response | undefined {
   const msg = body as { id?: unknown; method?: unknown; params?: { cursor?: unknown } } | null
   if (typeof msg?.method !== 'string' || !msg.method.endsWith('/list') || msg.params?.cursor === undefined || typeof msg.params.cursor === 'string') return undefined
-  return Response.json({ jsonrpc: '2.0', id: msg.id ?? null, error: { code: -32602, message: `Invalid params: cursor must be a string (pass back a nextCursor exactly as received)` } })
+  return Response.json(jsonRpcError(msg.id, ProtocolErrorCode.InvalidParams, 'Invalid params: cursor must be a string (pass back a nextCursor exactly as received)'))
 }
 
 export async function answerMcp(session: McpContext, web: Request, body: unknown): Promise<Response> {
@@ -172,7 +173,7 @@ export async function answerMcp(session: McpContext, web: Request, body: unknown
       const fault = key === undefined
         ? 'logging/setLevel needs an agent token: an anonymous caller is a new caller on every request, so no level can be kept for it'
         : await setLogLevel(key, msg.params)
-      return Response.json({ jsonrpc: '2.0', id: msg.id ?? null, ...(fault ? { error: { code: -32602, message: fault } } : { result: {} }) })
+      return Response.json(fault ? jsonRpcError(msg.id, ProtocolErrorCode.InvalidParams, fault) : jsonRpcResult(msg.id, {}))
     }
     return serveLegacy(web, body, session)
   }
@@ -231,7 +232,7 @@ export interface McpRequestContext {
 export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: McpRequestContext): Promise<void> {
   if (req.method !== 'POST') {
     res.writeHead(405, { allow: 'POST', 'content-type': 'application/json' })
-    res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed: this endpoint is stateless, POST JSON-RPC requests' } }))
+    res.end(JSON.stringify(jsonRpcError(null, SERVER_ERROR, 'Method not allowed: this endpoint is stateless, POST JSON-RPC requests')))
     return
   }
   let session: McpContext
@@ -274,7 +275,7 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
   // JSON-RPC batches are gone from both revisions served here (2025-11-25 removed them)
   if (Array.isArray(body)) {
     res.writeHead(400, { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-request-id': requestId })
-    return void res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: JSON-RPC batches are not supported; send one request per HTTP POST' } }))
+    return void res.end(JSON.stringify(jsonRpcError(null, ProtocolErrorCode.InvalidRequest, 'Invalid Request: JSON-RPC batches are not supported; send one request per HTTP POST')))
   }
   // the common methods, well-formed: one shared server, answered straight onto the response
   const lean = leanRequest(ctx.headers, body)

@@ -2,12 +2,12 @@ import 'server-only'
 import type { ServerResponse } from 'node:http'
 import { classifyInboundRequest, isJsonContentType, PROTOCOL_VERSION_META_KEY, RELATED_TASK_META_KEY, type JSONRPCMessage, type RequestId, type Transport, type TransportSendOptions } from '@modelcontextprotocol/server'
 import { callerKey, type HeaderReader } from '@/lib/auth/caller'
-import { logLine } from '@/lib/core/log'
+import { logError } from '@/lib/core/log'
 import type { McpContext } from './context'
 import { buildToolServer } from './server'
 import { askOverStream, type ElicitParams } from './elicitation'
 import { answerOnNode, isResponse } from './auto-stream'
-import { DESCRIBE_TOOL } from './describe-tool-definition'
+import { DESCRIBE_TOOL } from '@/lib/catalog/listing'
 import type { McpServerOp } from '@/lib/telemetry/mcp-server'
 
 /**
@@ -91,7 +91,7 @@ function shared(): Exchanges {
   if (exchanges) return exchanges
   const transport = new Exchanges()
   const server = buildToolServer('legacy', (ctx) => transport.sessionOf(ctx.mcpReq.id))
-  server.onerror = (e) => console.error(logLine(`toolgate: mcp: ${e.message}`))
+  server.onerror = (e) => logError(`toolgate: mcp: ${e.message}`)
   void server.connect(transport) // installs its handlers on the transport at once; start() has nothing to wait for
   return (exchanges = transport)
 }

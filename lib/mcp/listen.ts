@@ -4,9 +4,9 @@ import { createHash } from 'node:crypto'
 import { z } from 'zod'
 import type { ServerEvent, ServerEventBus } from '@modelcontextprotocol/server'
 import { callerNow } from '@/lib/auth/caller'
-import { logLine } from '@/lib/core/log'
+import { logError } from '@/lib/core/log'
 import { describeError } from '@/lib/core/errors'
-import { allTools } from './listing'
+import { allTools } from '@/lib/catalog/listing'
 import { listPrompts, listResources, listResourceTemplates, subscriptionTarget } from './resources'
 import type { McpContext } from './context'
 
@@ -96,7 +96,7 @@ async function checkAll(): Promise<void> {
   try {
     for (const listener of listeners) {
       // an unreadable state tells nothing this time; the next check compares again
-      await check(listener).catch((e: unknown) => console.error(logLine(`toolgate: mcp: a subscriptions/listen stream's listings could not be read: ${describeError(e)}`)))
+      await check(listener).catch((e: unknown) => logError(`toolgate: mcp: a subscriptions/listen stream's listings could not be read: ${describeError(e)}`))
     }
   } finally {
     checking = false
@@ -119,11 +119,11 @@ async function watchResources(session: McpContext, uris: string[], deliver: List
           if (subscriptionTarget(now(session), uri)) deliver({ kind: 'resource_updated', uri })
         } catch (e) {
           // the gates could not be read: this update is not told (the next one is checked again)
-          console.error(logLine(`toolgate: mcp: an update of ${uri} could not be checked: ${describeError(e)}`))
+          logError(`toolgate: mcp: an update of ${uri} could not be checked: ${describeError(e)}`)
         }
       }))
     } catch (e) {
-      console.error(logLine(`toolgate: mcp: could not subscribe to ${uri} upstream: ${describeError(e)}`))
+      logError(`toolgate: mcp: could not subscribe to ${uri} upstream: ${describeError(e)}`)
     }
   }
   return stops

@@ -5,15 +5,15 @@ import pkg from '@/package.json'
 import { runCheck } from '@/lib/gate/check'
 import { dispatchToolCall } from '@/lib/upstream/dispatch'
 import { describeTool } from './describe-tool'
-import { DESCRIBE_TOOL, describeToolDefinition } from './describe-tool-definition'
+import { DESCRIBE_TOOL, describeToolDefinition, listPage, servedTool, toMcpTool } from '@/lib/catalog/listing'
 import { invalidParams, toProtocolError } from './errors'
 import { EXTENSION_ID, legacySettings, parseRider, RiderError, serverSettings, type Rider } from './extension-schema'
-import { listPage, servedTool, toMcpTool } from './listing'
 import type { McpContext } from './context'
 import { callResult, shapeAFacet, shapeBFacet } from './wire'
 import { CallInProgress, parkedCall } from './elicitation'
 import { belowLogLevel } from './log-level'
 import { callerKey } from '@/lib/auth/caller'
+import { logError } from '@/lib/core/log'
 import { following } from '@/lib/signals'
 import type { LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js'
 import { complete, getPrompt, listPrompts, listResources, listResourceTemplates, readResource, upstreamInstructions } from './resources'
@@ -121,7 +121,7 @@ async function guard<T>(session: McpContext, fn: () => T | Promise<T>): Promise<
     return await fn()
   } catch (e) {
     const err = toProtocolError(e)
-    if (err.code === ProtocolErrorCode.InternalError) console.error(`toolgate: mcp request ${session.requestId} failed: ${err.message}`)
+    if (err.code === ProtocolErrorCode.InternalError) logError(`toolgate: mcp request ${session.requestId} failed: ${err.message}`)
     throw err
   }
 }

@@ -1,9 +1,10 @@
 import 'server-only'
 import { randomBytes } from 'node:crypto'
-import { RELATED_TASK_META_KEY, type CallToolResult } from '@modelcontextprotocol/server'
+import { ProtocolErrorCode, RELATED_TASK_META_KEY, type CallToolResult } from '@modelcontextprotocol/server'
 import { z } from 'zod'
 import { appendActivity } from '@/lib/activity/record'
 import { describeError } from '@/lib/core/errors'
+import { jsonRpcError, jsonRpcResult } from '@/lib/http/json-rpc'
 import { evaluateNow } from '@/lib/gate/check'
 import { callerKey } from '@/lib/auth/caller'
 import { TERMINAL_TASK_STATES } from '@/lib/upstream/connection'
@@ -170,7 +171,7 @@ export function isTaskRequest(body: unknown): boolean {
 /** One tasks exchange, answered as JSON-RPC. */
 export async function answerTask(session: McpContext, body: unknown): Promise<Response> {
   const msg = body as { id?: unknown; method: string; params?: unknown }
-  const reply = (payload: object) => Response.json({ jsonrpc: '2.0', id: msg.id ?? null, ...payload }, { headers: { 'cache-control': 'no-store' } })
+  const reply = (body: object) => Response.json(body, { headers: { 'cache-control': 'no-store' } })
   try {
     const id = () => {
       const p = taskIdParams.safeParse(msg.params)
@@ -187,12 +188,12 @@ export async function answerTask(session: McpContext, body: unknown): Promise<Re
         sweep()
         result = { tasks: [...tasks.values()].filter((t) => t.caller === callerKey(session.caller)).map(view) }
         break
-      default: return reply({ error: { code: -32601, message: `Method not found: ${msg.method}` } })
+      default: return reply(jsonRpcError(msg.id, ProtocolErrorCode.MethodNotFound, `Method not found: ${msg.method}`))
     }
-    return reply({ result })
+    return reply(jsonRpcResult(msg.id, result))
   } catch (e) {
-    if (e instanceof TaskError) return reply({ error: { code: -32602, message: e.message } })
+    if (e instanceof TaskError) return reply(jsonRpcError(msg.id, ProtocolErrorCode.InvalidParams, e.message))
     const err = toProtocolError(e)
-    return reply({ error: { code: err.code, message: err.message } })
+    return reply(jsonRpcError(msg.id, err.code, err.message))
   }
 }

@@ -1,6 +1,9 @@
 import { MAX_NAME, MAX_TOOL_ID } from '@/lib/schemas/names'
 import { quote } from '@/lib/core/log'
 
+/** Tool ids one in-band check takes: a rider's tools, or describe_tool with check: true (fixed in extension v1). */
+export const MAX_CHECK_IDS = 50
+
 /** Tool ids are "<server>:<tool>", split at the first ':' (contract §1). */
 export type ParsedId = { id: string; server: string; tool: string } | { id: string; malformed: true }
 

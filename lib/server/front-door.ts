@@ -4,12 +4,13 @@ import type { Db } from '@/db/client'
 import { requestIdFrom } from '@/lib/activity/request-id'
 import type { HeaderReader } from '@/lib/auth/caller'
 import { handleMcp } from '@/lib/mcp/http'
-import { logLine } from '@/lib/core/log'
+import { logError, logLine } from '@/lib/core/log'
 import { requestScope } from '@/lib/telemetry/http'
 import { serveMetrics } from '@/lib/http/metrics'
 import { boundaryFault, publicOrigin, type Boundary } from '@/lib/http/boundary'
 import { REMOTE_HEADER } from '@/lib/http/headers'
 import { clientWentAway, logClientGone, publicMessage, sendJson, statusOfError } from '@/lib/http/json'
+import { jsonRpcError, SERVER_ERROR } from '@/lib/http/json-rpc'
 import { actionHeaderFault, checkServerActionBody, isServerAction } from '@/lib/http/server-actions'
 import { DEFAULT_CSP, HARDENING_HEADERS } from '@/lib/http/security-headers'
 import { restPreflight, restWhoami } from '@/lib/http/rest'
@@ -42,7 +43,7 @@ const isApi = (path: string) => path === '/mcp' || path.startsWith('/mcp/') || p
 /** A refusal before anything runs: JSON-RPC for /mcp, the REST envelope for /api, text otherwise. */
 function refuse(res: ServerResponse, path: string, status: number, message: string, requestId: string): void {
   if (path === '/mcp' || path.startsWith('/mcp/')) {
-    sendJson(res, status, { jsonrpc: '2.0', id: null, error: { code: -32000, message } }, { 'x-request-id': requestId })
+    sendJson(res, status, jsonRpcError(null, SERVER_ERROR, message), { 'x-request-id': requestId })
   } else if (isApi(path)) {
     sendJson(res, status, { success: false, error: message, request_id: requestId }, { 'x-request-id': requestId })
   } else {
@@ -135,7 +136,7 @@ export function frontDoor(opts: FrontDoorOptions) {
         return void res.destroy()
       }
       // anything that escaped a handler: logged once with the request id, answered without internals
-      console.error(logLine(`toolgate: request ${requestId} (${req.method} ${path}) failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`, 8_000))
+      logError(`toolgate: request ${requestId} (${req.method} ${path}) failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`, 8_000)
       if (!res.headersSent) refuse(res, path, 500, `toolgate failed unexpectedly (request ${requestId}); the server log has the details`, requestId)
       else res.destroy()
     }

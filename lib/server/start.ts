@@ -17,7 +17,7 @@ import { boundaryFromEnv } from '@/lib/http/boundary'
 import { frontDoor } from './front-door'
 import { createListener } from '@/lib/http/listener'
 import { keepUnpatchedFetch } from '@/lib/upstream/fetch'
-import { logLine, stopWritingToClosedOutput } from '@/lib/core/log'
+import { logError, stopWritingToClosedOutput } from '@/lib/core/log'
 import { projectRoot } from '@/lib/core/paths'
 import { startSupervisor, supervisorOptions, type Supervisor } from '@/lib/upstream/supervisor'
 import { startTelemetry } from '@/lib/telemetry/start'
@@ -76,7 +76,7 @@ export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate
   await app.prepare()
   const handle = app.getRequestHandler()
   // /mcp and /api/v1 never touch the build; pages do, and fail without a word once it is replaced
-  const build = opts.dev ? undefined : watchBuild((why) => console.error(logLine(`toolgate: ${why}. Dashboard pages answer 503 until toolgate restarts (Ctrl-C, then npm start); /mcp and /api/v1 keep working.`)))
+  const build = opts.dev ? undefined : watchBuild((why) => logError(`toolgate: ${why}. Dashboard pages answer 503 until toolgate restarts (Ctrl-C, then npm start); /mcp and /api/v1 keep working.`))
   const pages = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const why = build?.broken()
     if (!why) return handle(req, res)
@@ -114,12 +114,12 @@ export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate
     // in-flight requests get a moment to finish, their upstreams still connected; then the rest are cut
     await Promise.race([closed, new Promise((r) => setTimeout(r, DRAIN_MS).unref())])
     server.closeAllConnections()
-    await supervisor?.stop().catch((e: unknown) => console.error(logLine(`toolgate: runtime stop: ${describeError(e)}`)))
+    await supervisor?.stop().catch((e: unknown) => logError(`toolgate: runtime stop: ${describeError(e)}`))
     await app.close().catch(() => undefined)
     await heavyWork.stop()
     await commitPending(db) // the last calls' outcomes
     // what is buffered is exported; the gauges read the database one last time
-    await stopTelemetry().catch((e: unknown) => console.error(logLine(`toolgate: telemetry stop: ${describeError(e)}`)))
+    await stopTelemetry().catch((e: unknown) => logError(`toolgate: telemetry stop: ${describeError(e)}`))
     await checkpointer.stop()
     db.$client.close()
   })())
@@ -149,7 +149,7 @@ export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate
   retention = startRetention(db)
   serverIndex = startServerIndex(db)
   // held calls nobody decided on expire after an hour, on the record
-  expiry = setInterval(() => void expireCalls(db).catch((e: unknown) => console.error(logLine(`toolgate: expiring held calls: ${describeError(e)}`))), 60_000)
+  expiry = setInterval(() => void expireCalls(db).catch((e: unknown) => logError(`toolgate: expiring held calls: ${describeError(e)}`)), 60_000)
   expiry.unref()
   serve = door
   phase = 'serving'

@@ -6,7 +6,7 @@ import { readSettings } from '@/db/queries/settings'
 import type { KnownTool } from '@/db/queries/tools'
 import { recordChange, type ActionContext } from '@/lib/activity/record-change'
 import { badRequest } from '@/lib/core/errors'
-import { toMcpTool } from '@/lib/mcp/listing'
+import { toMcpTool } from '@/lib/catalog/listing'
 import { pairsWith, type OverlapPair } from './overlap'
 import { CLOSEST, overlapDocs, reaches, reportOf, scopeLabel, servedList, type SurfaceScope } from './report'
 

@@ -6,9 +6,8 @@ import { profileServers, tokenByName } from '@/db/queries/access'
 import { notFoundError } from '@/lib/core/errors'
 import { scopeOf, type Caller } from '@/lib/preflight/evaluate'
 import { readSnapshot } from '@/db/queries/preflight-state'
-import { allTools, toMcpTool } from '@/lib/mcp/listing'
+import { allTools, DESCRIBE_TOOL, toMcpTool } from '@/lib/catalog/listing'
 import type { ServedTool } from '@/db/queries/served-tools'
-import { DESCRIBE_TOOL } from '@/lib/mcp/describe-tool-definition'
 import { closestTo, DEFAULT_PAIR_THRESHOLD, overlap, type OverlapPair } from './overlap'
 import { countTokens, ENCODING } from './tokens'
 
@@ -80,7 +79,7 @@ export function servedList(db: Db, scope: SurfaceScope): Tool[] {
 }
 
 function listed(db: Db, scope: SurfaceScope): Tool[] {
-  return allTools({ db, ...callerOf(db, scope), requestId: 'surface', record: false })
+  return allTools({ db, ...callerOf(db, scope) })
 }
 
 const textOf = (t: Tool) => [t.name.slice(t.name.indexOf(':') + 1), t.title ?? '', t.description ?? ''].join(' ')

@@ -6,7 +6,7 @@ import { appendLogs } from '@/db/queries/upstream'
 import type { Db } from '@/db/client'
 import { writeTransaction } from '@/db/write'
 import { describeError } from '@/lib/core/errors'
-import { logLine } from '@/lib/core/log'
+import { logError } from '@/lib/core/log'
 import { isolationRuns, type ConnectionState, type Isolation } from '@/lib/core/state'
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js'
 import { inspectServer, UpstreamConnection, type RuntimeOptions } from './connection'
@@ -57,7 +57,7 @@ class StatePublisher {
       } catch (e) {
         this.failures++
         const pause = Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** (this.failures - 1))
-        console.error(logLine(`toolgate: could not publish ${this.server}'s state (${p.state}); retrying in ${pause} ms: ${describeError(e)}`))
+        logError(`toolgate: could not publish ${this.server}'s state (${p.state}); retrying in ${pause} ms: ${describeError(e)}`)
         this.wanted ??= p
         await new Promise((r) => setTimeout(r, pause).unref())
       }
@@ -121,7 +121,7 @@ export class Supervisor {
       }
     })
     this.heartbeat = setInterval(() => void this.renewLease().catch((e: unknown) =>
-      console.error(logLine(`toolgate: could not renew the runtime lease: ${describeError(e)}`))), Math.max(100, this.opts.leaseMs / 3))
+      logError(`toolgate: could not renew the runtime lease: ${describeError(e)}`)), Math.max(100, this.opts.leaseMs / 3))
     this.heartbeat.unref()
     try {
       await prepare?.()
@@ -162,7 +162,7 @@ export class Supervisor {
       await releaseLease(this.db, this.instance, names, 1_000)
     } catch (e) {
       // the lease expires by itself; readers then stop believing this runtime's states
-      console.error(logLine(`toolgate: could not record the runtime's stop: ${describeError(e)}`))
+      logError(`toolgate: could not record the runtime's stop: ${describeError(e)}`)
     }
   }
 
@@ -230,7 +230,7 @@ export class Supervisor {
 
   private writeSessionState(server: string, tokenId: string, p: Parameters<typeof publishSessionState>[3]): void {
     this.sessionWrites = this.sessionWrites.then(() => publishSessionState(this.db, server, tokenId, p, this.instance)).catch((e: unknown) => {
-      console.error(logLine(`toolgate: could not publish the state of ${server}'s session for token ${tokenId}: ${describeError(e)}`))
+      logError(`toolgate: could not publish the state of ${server}'s session for token ${tokenId}: ${describeError(e)}`)
     })
   }
 
@@ -269,7 +269,7 @@ export class Supervisor {
     this.logTimer = undefined
     const batch = this.logBuffer.splice(0)
     appendLogs(this.db, batch).catch((e: unknown) => {
-      console.error(logLine(`toolgate: could not store ${batch.length} upstream log lines: ${describeError(e)}`))
+      logError(`toolgate: could not store ${batch.length} upstream log lines: ${describeError(e)}`)
     })
   }
 
@@ -277,7 +277,7 @@ export class Supervisor {
     try {
       this.reconcile()
     } catch (e) {
-      console.error(logLine(`toolgate: supervisor could not read the desired state: ${describeError(e)}`))
+      logError(`toolgate: supervisor could not read the desired state: ${describeError(e)}`)
     }
   }
 
@@ -357,7 +357,7 @@ export class Supervisor {
     if (recorded === declared || this.recording.has(server)) return
     this.recording.add(server)
     recordSessionState(this.db, server, declared)
-      .catch((e: unknown) => console.error(logLine(`toolgate: could not record whether ${server} keeps session state: ${describeError(e)}`)))
+      .catch((e: unknown) => logError(`toolgate: could not record whether ${server} keeps session state: ${describeError(e)}`))
       .finally(() => this.recording.delete(server))
   }
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { PAGE_SIZE } from '@/lib/mcp/listing'
+import { PAGE_SIZE } from '@/lib/catalog/listing'
 import {
   activityCount, AGENT, demoState, EXTENSION_ID, expectValidFacet, LEGACY, legacyClient, legacyRpc, MODERN, modernClient, modernRpc,
   OPERATOR_KEY, rawArray, recordsFor, rider, startHarness, type Harness, type State,

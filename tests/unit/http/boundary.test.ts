@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { boundaryFault, boundaryFromEnv, hostName, publicOrigin } from '@/lib/http/boundary'
 import { returnPathSchema, sameSitePath, strictReturnPathSchema } from '@/lib/schemas/return-path'
-import { logLine, quote } from '@/lib/core/log'
+import { logError, logLine, quote } from '@/lib/core/log'
 import { isLoopback } from '@/lib/auth/caller'
 import { idBoundsFault } from '@/lib/preflight/ids'
 import { separateSecrets } from '@/lib/admin/upstreams'
@@ -82,6 +82,18 @@ describe('log lines cannot be forged or flooded', () => {
     expect(long.length).toBeLessThan(2_100)
     expect(long).toMatch(/more characters\)$/)
     expect(quote('y'.repeat(20_000))).toMatch(/^"y{100}… \(19900 more characters\)"$/)
+  })
+
+  it('logError writes every failure as one such line to stderr', () => {
+    const written = vi.spyOn(console, 'error').mockImplementation(() => undefined)
+    try {
+      logError('toolgate: request failed: no\n2026-01-01 toolgate: FORGED')
+      logError('z'.repeat(10_000), 8_000)
+      expect(written.mock.calls).toEqual([['toolgate: request failed: no\\n2026-01-01 toolgate: FORGED'], [logLine('z'.repeat(10_000), 8_000)]])
+      expect(written.mock.calls[1][0]).toMatch(/^z{8000}… \(2000 more characters\)$/)
+    } finally {
+      written.mockRestore()
+    }
   })
 })
 

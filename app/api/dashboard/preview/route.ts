@@ -1,4 +1,5 @@
 import { describeError, ToolgateError } from '@/lib/core/errors'
+import { logError } from '@/lib/core/log'
 import { refusedUnless } from '@/lib/dashboard/operator'
 import { previewMcp, previewSchema } from '@/lib/dashboard/preview'
 import { formatIssues } from '@/lib/schemas/issues'
@@ -18,7 +19,7 @@ export async function POST(req: Request): Promise<Response> {
     return json(await previewMcp(parsed.data, principal.actor))
   } catch (e) {
     if (e instanceof ToolgateError && e.kind === 'bad_request') return json({ error: e.message, fix: 'Correct the form.' }, 400)
-    console.error(`toolgate dashboard: preview failed: ${describeError(e)}`)
+    logError(`toolgate dashboard: preview failed: ${describeError(e)}`)
     return json({ error: `The preview could not be computed: ${describeError(e)}`, fix: 'Check that the state database is reachable, then retry.' }, 503)
   }
 }
