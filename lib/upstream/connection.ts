@@ -18,7 +18,7 @@ import { projectRoot } from '@/lib/core/paths'
 import pkg from '@/package.json'
 import { applyDiscovery, recordInspectionFailure, type DiscoveredTool } from './discovery'
 import type { DiscoveredDefinition } from '@/lib/approvals/server-definitions'
-import { DbOAuthProvider, CALLBACK_PATH, refreshedJustNow } from './oauth'
+import { DbOAuthProvider, CALLBACK_PATH } from './oauth'
 import { oauthOf } from '@/db/queries/upstream'
 import { upstreamFetch } from './fetch'
 import { refreshOnce } from './refresh-once'
@@ -653,7 +653,6 @@ export class UpstreamConnection {
 
   private async run(): Promise<void> {
     const signal = this.stopController.signal
-    let raceRetried = false
     for (let attempt = 0; !this.stopped; attempt++) {
       const missing = this.missingSecrets()
       if (missing.length) {
@@ -669,17 +668,11 @@ export class UpstreamConnection {
       const closed = new Promise<string>((resolve) => {
         void this.connectAndServe(resolve).catch((e: unknown) => resolve(`failed: ${describeError(e)}`))
       })
-      let outcome = await closed
+      const outcome = await closed
       this.ready = false
       await this.client?.close().catch(() => undefined)
       this.client = undefined
       if (this.stopped) return
-      // a request refused for the token another request just refreshed: reconnect with the new
-      // token (once in a row: a server that refuses every fresh token needs a login after all)
-      if (outcome === 'unauthorized' && !raceRetried && refreshedJustNow(oauthOf(this.db, this.spec.name))) {
-        raceRetried = true
-        outcome = 'closed: a request was refused for the token that was just refreshed'
-      } else if (outcome !== 'unauthorized') raceRetried = false
       if (outcome === 'unauthorized') {
         const scope = oauthOf(this.db, this.spec.name)?.challengedScope
         this.publish('pending_auth', `the server asks for an OAuth login${scope ? ` with scope "${scope}"` : ''}: toolgate upstream login ${this.spec.name}`, 'login')

@@ -38,13 +38,6 @@ export function clientMetadataDocument(origin: string) {
 }
 const REFRESH_RACE_MS = 10_000
 
-/**
- * Several requests that meet an expired token at once each try to refresh it; one wins, and the
- * others' refusals (a spent refresh token, the SDK's "401 after successful authentication") are
- * about the old token, not a login. True while a refresh saved moments ago may be what they lost to.
- */
-export const refreshedJustNow = (row: Pick<OAuthState, 'tokens' | 'tokensSavedAt'> | undefined): boolean =>
-  Boolean(row?.tokens) && Date.now() - (row?.tokensSavedAt ?? 0) < REFRESH_RACE_MS
 
 /**
  * An OAuth client provider whose state lives in the database, so a login started by the CLI
@@ -194,8 +187,10 @@ export class DbOAuthProvider implements OAuthClientProvider {
 
   async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery') {
     const keepClient = this.row?.preRegistered ?? false
-    // the loser of a refresh race must not wipe the tokens the winner just saved
-    const justRefreshed = !this.interactive && scope === 'tokens' && refreshedJustNow(this.row)
+    // two requests that met an expired token at once both refresh (another process's, or one
+    // refresh-once.ts could not join); the loser's refresh token is already spent, and its
+    // failure must not wipe the tokens the winner just saved
+    const justRefreshed = !this.interactive && scope === 'tokens' && Date.now() - (this.row?.tokensSavedAt ?? 0) < REFRESH_RACE_MS
     if ((scope === 'all' || scope === 'tokens') && !justRefreshed) await this.save({ tokens: null })
     if ((scope === 'all' || scope === 'client') && !keepClient) await this.save({ clientInformation: null })
     if (scope === 'all' || scope === 'verifier') await this.save({ codeVerifier: null })
