@@ -35,7 +35,7 @@ export async function updateSettings(db: Db, patch: unknown, ctx: ActionContext)
   return writeTransaction(db, (tx) => {
     const before = presentSettings(readSettings(tx))
     // turning the shared key off must leave an admin who can sign in as themselves
-    if (p.break_glass_key === false && !operatorList(tx).some((o) => o.enabled && o.role === 'admin' && o.source !== 'bootstrap')) {
+    if (p.break_glass_key === false && before.break_glass_key && !operatorList(tx).some((o) => o.enabled && o.role === 'admin' && o.source !== 'bootstrap')) {
       throw badRequest('break_glass_key: create an enabled admin account first (toolgate operators add, or invite one): with the key off, only accounts sign in')
     }
     if (p.mcp_anonymous_profile && profileServers(tx, p.mcp_anonymous_profile) === undefined) {

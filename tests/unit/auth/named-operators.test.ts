@@ -7,6 +7,7 @@ import { operators, settings, tools } from '@/db/schema'
 import { ensureOperatorKey } from '@/lib/admin/operator-key'
 import { addOperator, changeOperator, createPersonalToken, inviteOperator, acceptInvitation, revokePersonalToken } from '@/lib/admin/operators'
 import { updateSettings } from '@/lib/admin/settings'
+import { readSettings } from '@/db/queries/settings'
 import { personalTokenPrincipal, restCredentials } from '@/lib/auth/caller'
 import { endSession, isValidSession, listSessions, signInBreakGlass, signInWithPassword } from '@/lib/auth/operator-sessions'
 import { MAX_FAILURES } from '@/lib/auth/sign-in-throttle'
@@ -222,5 +223,11 @@ describe('personal access tokens', () => {
     await expect(updateSettings(db, { break_glass_key: false }, admin)).rejects.toThrow(/create an enabled admin account first/)
     await addOperator(db, { username: 'nia', name: 'Nia', role: 'admin', password: PASSWORD }, admin)
     expect((await updateSettings(db, { break_glass_key: false }, admin)).after.break_glass_key).toBe(false)
+    // the rule is for turning it off: a later save that keeps it off (the Settings form sends every field) is not refused,
+    // even with no admin account left (as a state file can leave it)
+    db.update(operators).set({ enabled: false }).where(eq(operators.username, 'nia')).run()
+    expect((await updateSettings(db, { break_glass_key: false, two_person_rule: 'all' }, admin)).after).toMatchObject({ break_glass_key: false, two_person_rule: 'all' })
+    await expect(updateSettings(db, { two_person_rule: 'sometimes' }, admin)).rejects.toThrow(/two_person_rule is off, destructive or all/)
+    expect(readSettings(db).twoPersonRule).toBe('all')
   })
 })
