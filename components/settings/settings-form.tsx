@@ -21,6 +21,7 @@ export function ProxySettingsForm({ settings, profiles }: { settings: PresentedS
   const [mibPerHour, setMibPerHour] = useState(settings.agent_recorded_mib_per_hour === null ? '' : String(settings.agent_recorded_mib_per_hour))
   const [breakGlass, setBreakGlass] = useState(settings.break_glass_key)
   const [twoPerson, setTwoPerson] = useState(settings.two_person_rule)
+  const [localAccounts, setLocalAccounts] = useState(settings.local_accounts)
   const [result, setResult] = useState<Result>(null)
   const [pending, start] = useTransition()
   return (
@@ -37,6 +38,7 @@ export function ProxySettingsForm({ settings, profiles }: { settings: PresentedS
           agent_recorded_mib_per_hour: mibPerHour.trim() === '' ? null : Number(mibPerHour),
           break_glass_key: breakGlass,
           two_person_rule: twoPerson,
+          local_accounts: localAccounts,
         })
         setResult(r.ok ? { ok: true, note: 'Saved and recorded.' } : r)
       })
@@ -94,6 +96,10 @@ export function ProxySettingsForm({ settings, profiles }: { settings: PresentedS
         <label className="flex items-start gap-2 text-sm">
           <input type="checkbox" className="mt-1" checked={breakGlass} onChange={(e) => setBreakGlass(e.target.checked)} />
           <span><span className="font-medium">Break-glass key</span> (break_glass_key): the shared key printed at first start still signs in, as <code>break-glass</code>. Turning it off needs an enabled admin account, and ends the key&apos;s sessions.</span>
+        </label>
+        <label className="flex items-start gap-2 text-sm">
+          <input type="checkbox" className="mt-1" checked={localAccounts} onChange={(e) => setLocalAccounts(e.target.checked)} />
+          <span><span className="font-medium">Passwords</span> (local_accounts): people may sign in with a username and password. Turning this off needs single sign-on, and that you signed in through it; password sessions end, the break-glass key stays.</span>
         </label>
         <div>
           <label htmlFor="two-person-rule" className="block text-sm font-medium">Two-person rule (two_person_rule)</label>

@@ -115,7 +115,7 @@ export interface ActivityDataByType {
   // a refused sign-in: where it came from (the socket's address), the login tried and why; never the key or password tried
   'operator.sign_in_refused': {
     surface: 'dashboard'; address: string; login?: string; throttled_until?: string
-    reason: 'wrong_key' | 'agent_token' | 'wrong_password' | 'disabled' | 'break_glass_off' | 'throttled' | 'sso_refused'
+    reason: 'wrong_key' | 'agent_token' | 'wrong_password' | 'disabled' | 'break_glass_off' | 'local_accounts_off' | 'throttled' | 'sso_refused'
     // a refused single sign-on: which rule (lib/auth/oidc.ts SSO_REFUSALS) and what the provider or its answer said
     sso?: string; detail?: string
   }

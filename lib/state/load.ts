@@ -66,6 +66,7 @@ export async function loadState(db: Db, doc: unknown, actor: string, opts: { kee
       agentRecordedMibPerHour: state.settings.agent_recorded_mib_per_hour,
       breakGlassKey: state.settings.break_glass_key,
       twoPersonRule: state.settings.two_person_rule,
+      localAccounts: state.settings.local_accounts,
     })
     for (const s of state.servers) {
       insertServerRow(tx, {

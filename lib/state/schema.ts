@@ -81,6 +81,7 @@ export const stateFileSchema = z.strictObject({
     agent_recorded_mib_per_hour: recordedMibPerHourSchema.nullable().default(settingsDefaults.agentRecordedMibPerHour),
     break_glass_key: z.boolean().default(settingsDefaults.breakGlassKey),
     two_person_rule: twoPersonRuleSchema.default(settingsDefaults.twoPersonRule),
+    local_accounts: z.boolean().default(settingsDefaults.localAccounts),
   }).prefault({}),
   servers: z.array(serverSchema).default([]),
   profiles: z.array(z.strictObject({ name: profileNameSchema, servers: z.array(serverNameSchema) })).default([]),

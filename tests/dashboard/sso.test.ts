@@ -5,9 +5,10 @@ import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { listActivity } from '@/db/queries/activity'
 import { operatorByLogin, operatorList, sessionsWithOperators } from '@/db/queries/operators'
+import { readSettings } from '@/db/queries/settings'
 import { changeOperator } from '@/lib/admin/operators'
 import { freePort } from '@/tests/helpers/server'
-import { demoState, eventually, startDashboard, type Dashboard } from './harness'
+import { demoState, eventually, OPERATOR_KEY, signedIn, startDashboard, visit, type Dashboard } from './harness'
 
 // A real, certified OpenID provider (oidc-provider) on loopback; its people and their claims:
 const people: Record<string, Record<string, unknown>> = {
@@ -16,6 +17,7 @@ const people: Record<string, Record<string, unknown>> = {
   mallory: { email: 'mallory@other.org', email_verified: true, name: 'Mallory', groups: ['tg-admins'] },
   carol: { email: 'carol@example.com', email_verified: true, name: 'Carol Approver', groups: ['tg-approvers'] },
   dave: { email: 'dave@example.com', email_verified: true, name: 'Dave Approver', groups: ['tg-approvers'] },
+  erin: { email: 'erin@example.com', email_verified: true, name: 'Erin Admin', groups: ['tg-admins'] },
 }
 
 let d: Dashboard
@@ -228,4 +230,39 @@ describe('single sign-on with OpenID Connect, in Chromium against a real provide
     await expectRefused(page, before, 'disabled', 'account is disabled')
     await context.close()
   }, 120_000)
+
+  it('passwords are turned off only by an admin who signed in through the provider; then sign-in offers single sign-on and the break-glass key', async () => {
+    // the break-glass admin never signed in through the provider: refused, nothing changed
+    const glass = await signedIn(d)
+    await visit(glass.page, '/settings')
+    const form = glass.page.getByRole('form', { name: 'Proxy settings' })
+    await form.getByRole('checkbox', { name: /Passwords/ }).uncheck()
+    await form.getByRole('button', { name: 'Save settings' }).click()
+    await eventually(() => form.getByRole('alert').textContent()).toContain('local_accounts: your account (admin) has not signed in with single sign-on')
+    expect(readSettings(d.db).localAccounts).toBe(true)
+
+    const context = await d.browser.newContext({ baseURL: d.server.url })
+    const page = await context.newPage()
+    await page.goto('/login')
+    await page.getByRole('link', { name: 'Sign in with Test IdP' }).click()
+    await atProvider(page, 'erin')
+    await page.waitForURL((u) => u.pathname === '/', { timeout: 30_000 })
+    await visit(page, '/settings')
+    const hers = page.getByRole('form', { name: 'Proxy settings' })
+    await hers.getByRole('checkbox', { name: /Passwords/ }).uncheck()
+    await hers.getByRole('button', { name: 'Save settings' }).click()
+    await eventually(() => hers.getByRole('status').textContent()).toContain('Saved and recorded.')
+    expect(readSettings(d.db).localAccounts).toBe(false)
+    expect(listActivity(d.db, { type: 'settings.changed' })[0]).toMatchObject({ actor: 'erin', auth: 'oidc', data: { after: { local_accounts: false } } })
+
+    const fresh = await d.browser.newContext({ baseURL: d.server.url })
+    const login = await fresh.newPage()
+    await login.goto('/login')
+    await login.getByRole('link', { name: 'Sign in with Test IdP' }).waitFor()
+    expect(await login.getByRole('form', { name: 'Sign in with your account' }).count()).toBe(0)
+    await login.getByLabel('Break-glass key', { exact: true }).fill(OPERATOR_KEY)
+    await login.getByRole('button', { name: 'Use the break-glass key' }).click()
+    await login.waitForURL((u) => u.pathname === '/', { timeout: 20_000 })
+    for (const c of [glass.context, context, fresh]) await c.close()
+  }, 180_000)
 })

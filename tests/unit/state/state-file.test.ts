@@ -61,9 +61,9 @@ describe('state load', () => {
 describe('state dump', () => {
   it('round-trips with load, tokens and settings included', async () => {
     const a = openDb(':memory:')
-    await loadState(a, { ...demo(), settings: { quarantine_enabled: false, mcp_anonymous_profile: 'ops', activity_retention_days: null, call_approval_wait_ms: 1500, max_description_overlap: 0.8, agent_requests_per_second: null, agent_recorded_mib_per_hour: 8, break_glass_key: true, two_person_rule: 'all' } }, 'test')
+    await loadState(a, { ...demo(), settings: { quarantine_enabled: false, mcp_anonymous_profile: 'ops', activity_retention_days: null, call_approval_wait_ms: 1500, max_description_overlap: 0.8, agent_requests_per_second: null, agent_recorded_mib_per_hour: 8, break_glass_key: true, two_person_rule: 'all', local_accounts: false } }, 'test')
     const first = dumpState(a)
-    expect(first.settings).toEqual({ quarantine_enabled: false, mcp_anonymous_profile: 'ops', activity_retention_days: null, call_approval_wait_ms: 1500, max_description_overlap: 0.8, agent_requests_per_second: null, agent_recorded_mib_per_hour: 8, break_glass_key: true, two_person_rule: 'all' })
+    expect(first.settings).toEqual({ quarantine_enabled: false, mcp_anonymous_profile: 'ops', activity_retention_days: null, call_approval_wait_ms: 1500, max_description_overlap: 0.8, agent_requests_per_second: null, agent_recorded_mib_per_hour: 8, break_glass_key: true, two_person_rule: 'all', local_accounts: false })
     const b = openDb(':memory:')
     await loadState(b, JSON.parse(JSON.stringify(first)), 'test')
     expect(dumpState(b)).toEqual(first)
