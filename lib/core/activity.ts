@@ -68,7 +68,7 @@ export interface ActivityDataByType {
   'server.quarantined': ChangeData<ServerAdminState>
   'server.unquarantined': ChangeData<ServerAdminState>
   // secrets_dropped / secrets_kept: servers the file moved to another target, whose stored secrets were dropped (or kept, --keep-secrets)
-  'state.loaded': ChangeData<{ servers: number; tools: number; profiles: number; agent_tokens: number }> & { secrets_dropped?: MovedSecrets[]; secrets_kept?: MovedSecrets[] }
+  'state.loaded': ChangeData<{ servers: number; tools: number; profiles: number; agent_tokens: number; operators?: number }> & { secrets_dropped?: MovedSecrets[]; secrets_kept?: MovedSecrets[] }
   // upstream runtime (lib/upstream/*, lib/admin/upstreams.ts): configuration, discovery, logins, calls
   'server.added': ChangeData<{ quarantined: boolean; trust: string; transport: string; secrets: string[] }>
   'server.removed': ChangeData<{ enabled: boolean; quarantined: boolean; transport: string | null }>
