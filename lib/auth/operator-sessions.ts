@@ -215,11 +215,11 @@ export const LOCAL_ACCOUNTS_OFF = {
 } as const
 
 /**
- * Sign in with a local account's username (or e-mail) and password. With local accounts
- * turned off, no password is looked at. Failures count against
+ * Sign in with a local account's username (or e-mail) and password. Failures count against
  * both the address and the account (sign-in-throttle.ts): guessing one person's password from
  * many addresses, or many passwords from one address, each hit the wall after a few tries.
- * A refusal never says whether the account exists.
+ * A refusal never says whether the account exists. With local accounts turned off, no
+ * password is looked at.
  */
 export function signInWithPassword(db: Db, login: string, password: string, origin: SessionOrigin = {}, now = Date.now()): Promise<SignInResult> {
   const address = origin.address || 'an unknown address'

@@ -12,8 +12,8 @@ import type { StateFileInput } from './schema'
 
 /**
  * The current proxy state as a state file; `dump | load` round-trips. Secrets never appear:
- * tokens as hashes, transports with their secret names only, accounts without passwords. Connection states are the ones to
- * believe now (a runtime that is gone publishes nothing true).
+ * tokens as hashes, transports with their secret names only, accounts without passwords.
+ * Connection states are the ones to believe now (a runtime that is gone publishes nothing true).
  */
 export function dumpState(db: Db): StateFileInput {
   return transactionOn(db, (tx) => {

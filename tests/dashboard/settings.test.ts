@@ -1,3 +1,4 @@
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { listActivity } from '@/db/queries/activity'
 import { readSettings } from '@/db/queries/settings'
@@ -34,12 +35,17 @@ describe('settings page', () => {
   })
 
   it('an admin sets the two-person rule and turns the break-glass key off, on the record under their name; refused, a save changes nothing', async () => {
+    /** On the Settings page: the two-person rule set, the key unticked, saved. */
+    const save = async (page: Page, rule: string) => {
+      await visit(page, '/settings')
+      const form = page.getByRole('form', { name: 'Proxy settings' })
+      await form.getByLabel('Two-person rule (two_person_rule)').selectOption(rule)
+      await form.getByRole('checkbox', { name: /Break-glass key/ }).uncheck()
+      await form.getByRole('button', { name: 'Save settings' }).click()
+      return form
+    }
     const glass = await signedIn(d)
-    await visit(glass.page, '/settings')
-    const form = glass.page.getByRole('form', { name: 'Proxy settings' })
-    await form.getByLabel('Two-person rule (two_person_rule)').selectOption('destructive')
-    await form.getByRole('checkbox', { name: /Break-glass key/ }).uncheck()
-    await form.getByRole('button', { name: 'Save settings' }).click()
+    const form = await save(glass.page, 'destructive')
     // no admin account yet: with the key off nobody could sign in as an admin
     await eventually(() => form.getByRole('alert').textContent()).toContain('break_glass_key: create an enabled admin account first')
     expect(readSettings(d.db)).toMatchObject({ breakGlassKey: true, twoPersonRule: 'off' })
@@ -47,11 +53,7 @@ describe('settings page', () => {
 
     await addOperator(d.db, { username: 'ada', name: 'Ada Admin', role: 'admin', password: 'ada picks a long password' }, { actor: 'test-setup' })
     const ada = await signedInWithPassword(d, 'ada', 'ada picks a long password')
-    await visit(ada.page, '/settings')
-    const hers = ada.page.getByRole('form', { name: 'Proxy settings' })
-    await hers.getByLabel('Two-person rule (two_person_rule)').selectOption('all')
-    await hers.getByRole('checkbox', { name: /Break-glass key/ }).uncheck()
-    await hers.getByRole('button', { name: 'Save settings' }).click()
+    const hers = await save(ada.page, 'all')
     await eventually(() => hers.getByRole('status').textContent()).toContain('Saved and recorded.')
     expect(readSettings(d.db)).toMatchObject({ breakGlassKey: false, twoPersonRule: 'all' })
     const changes = listActivity(d.db, { type: 'settings.changed' }) as unknown as { actor: string; auth: string; data: { before: Record<string, unknown>; after: Record<string, unknown> } }[]

@@ -84,6 +84,20 @@ async function atProvider(page: Page, login: string) {
   await page.getByRole('button', { name: 'Continue' }).click({ timeout: 20_000 })
 }
 
+/** A fresh browser on the sign-in page. */
+async function onSignInPage() {
+  const context = await d.browser.newContext({ baseURL: d.server.url })
+  const page = await context.newPage()
+  await page.goto('/login')
+  return { context, page }
+}
+
+/** The sign-in button, then the provider's pages as `login`. */
+async function throughProvider(page: Page, login: string) {
+  await page.getByRole('link', { name: 'Sign in with Test IdP' }).click()
+  await atProvider(page, login)
+}
+
 const refusals = () => listActivity(d.db, { type: 'operator.sign_in_refused' }) as { data: { sso?: string; login?: string; detail?: string } }[]
 const counts = () => ({ operators: operatorList(d.db).length, sessions: sessionsWithOperators(d.db, Date.now()).length, refused: refusals().length })
 
@@ -100,9 +114,7 @@ async function expectRefused(page: Page, before: ReturnType<typeof counts>, code
 describe('single sign-on with OpenID Connect, in Chromium against a real provider', () => {
   // first: toolgate finds the provider's metadata on the first sign-in, and keeps it once found
   it('refuses to start while the provider cannot be reached, says so, and works once it is back', async () => {
-    const context = await d.browser.newContext({ baseURL: d.server.url })
-    const page = await context.newPage()
-    await page.goto('/login')
+    const { context, page } = await onSignInPage()
     const before = counts()
     await idpDown()
     try {
@@ -118,11 +130,8 @@ describe('single sign-on with OpenID Connect, in Chromium against a real provide
   }, 120_000)
 
   it('signs a mapped person in from the button: a new account with the mapped role, on the record with auth oidc', async () => {
-    const context = await d.browser.newContext({ baseURL: d.server.url })
-    const page = await context.newPage()
-    await page.goto('/login')
-    await page.getByRole('link', { name: 'Sign in with Test IdP' }).click()
-    await atProvider(page, 'alice')
+    const { context, page } = await onSignInPage()
+    await throughProvider(page, 'alice')
     await page.waitForURL((u) => u.pathname === '/', { timeout: 30_000 })
     await eventually(() => page.locator('[data-person]').getAttribute('data-person')).toBe('alice')
     expect(page.url()).not.toContain('tg_sk_') // the key left the address bar
@@ -159,12 +168,9 @@ describe('single sign-on with OpenID Connect, in Chromium against a real provide
     try {
       for (const { code, claim, says, alter } of cases) {
         alterIdToken = alter
-        const context = await d.browser.newContext({ baseURL: d.server.url })
-        const page = await context.newPage()
-        await page.goto('/login')
+        const { context, page } = await onSignInPage()
         const before = counts()
-        await page.getByRole('link', { name: 'Sign in with Test IdP' }).click()
-        await atProvider(page, 'carol')
+        await throughProvider(page, 'carol')
         await expectRefused(page, before, code, says)
         expect(refusals()[0].data.detail).toContain(`"${claim}"`)
         expect(operatorByLogin(d.db, 'carol')).toBeUndefined()
@@ -172,11 +178,8 @@ describe('single sign-on with OpenID Connect, in Chromium against a real provide
       }
       // the same token signed again unchanged passes: each refusal was its claim's
       alterIdToken = (c) => c
-      const context = await d.browser.newContext({ baseURL: d.server.url })
-      const page = await context.newPage()
-      await page.goto('/login')
-      await page.getByRole('link', { name: 'Sign in with Test IdP' }).click()
-      await atProvider(page, 'carol')
+      const { context, page } = await onSignInPage()
+      await throughProvider(page, 'carol')
       await page.waitForURL((u) => u.pathname === '/', { timeout: 30_000 })
       expect(operatorByLogin(d.db, 'carol')?.role).toBe('approver')
       await context.close()
@@ -192,8 +195,7 @@ describe('single sign-on with OpenID Connect, in Chromium against a real provide
     await page.goto('/login')
     const before = counts()
     try {
-      await page.getByRole('link', { name: 'Sign in with Test IdP' }).click()
-      await atProvider(page, 'dave')
+      await throughProvider(page, 'dave')
       await expectRefused(page, before, 'unavailable', 'could not be reached')
       expect(refusals()[0].data.detail).toContain('fetch failed')
       expect(operatorByLogin(d.db, 'dave')).toBeUndefined()
@@ -206,12 +208,9 @@ describe('single sign-on with OpenID Connect, in Chromium against a real provide
 
   it('refuses an identity that maps to no account, and one outside the allowed domains, saying why', async () => {
     for (const [who, code, text] of [['bob', 'unmapped', 'not mapped to a toolgate account'], ['mallory', 'domain', 'e-mail domain is not one']] as const) {
-      const context = await d.browser.newContext({ baseURL: d.server.url })
-      const page = await context.newPage()
-      await page.goto('/login')
+      const { context, page } = await onSignInPage()
       const before = counts()
-      await page.getByRole('link', { name: 'Sign in with Test IdP' }).click()
-      await atProvider(page, who)
+      await throughProvider(page, who)
       await expectRefused(page, before, code, text)
       expect(operatorByLogin(d.db, who)).toBeUndefined()
       expect(refusals()[0].data.login).toBe(people[who].email)
@@ -221,12 +220,9 @@ describe('single sign-on with OpenID Connect, in Chromium against a real provide
 
   it('a disabled account cannot sign in through the provider', async () => {
     await changeOperator(d.db, 'alice', { enabled: false }, { actor: 'test-admin' })
-    const context = await d.browser.newContext({ baseURL: d.server.url })
-    const page = await context.newPage()
-    await page.goto('/login')
+    const { context, page } = await onSignInPage()
     const before = counts()
-    await page.getByRole('link', { name: 'Sign in with Test IdP' }).click()
-    await atProvider(page, 'alice')
+    await throughProvider(page, 'alice')
     await expectRefused(page, before, 'disabled', 'account is disabled')
     await context.close()
   }, 120_000)
@@ -241,11 +237,8 @@ describe('single sign-on with OpenID Connect, in Chromium against a real provide
     await eventually(() => form.getByRole('alert').textContent()).toContain('local_accounts: your account (admin) has not signed in with single sign-on')
     expect(readSettings(d.db).localAccounts).toBe(true)
 
-    const context = await d.browser.newContext({ baseURL: d.server.url })
-    const page = await context.newPage()
-    await page.goto('/login')
-    await page.getByRole('link', { name: 'Sign in with Test IdP' }).click()
-    await atProvider(page, 'erin')
+    const { context, page } = await onSignInPage()
+    await throughProvider(page, 'erin')
     await page.waitForURL((u) => u.pathname === '/', { timeout: 30_000 })
     await visit(page, '/settings')
     const hers = page.getByRole('form', { name: 'Proxy settings' })
@@ -255,9 +248,7 @@ describe('single sign-on with OpenID Connect, in Chromium against a real provide
     expect(readSettings(d.db).localAccounts).toBe(false)
     expect(listActivity(d.db, { type: 'settings.changed' })[0]).toMatchObject({ actor: 'erin', auth: 'oidc', data: { after: { local_accounts: false } } })
 
-    const fresh = await d.browser.newContext({ baseURL: d.server.url })
-    const login = await fresh.newPage()
-    await login.goto('/login')
+    const { context: fresh, page: login } = await onSignInPage()
     await login.getByRole('link', { name: 'Sign in with Test IdP' }).waitFor()
     expect(await login.getByRole('form', { name: 'Sign in with your account' }).count()).toBe(0)
     await login.getByLabel('Break-glass key', { exact: true }).fill(OPERATOR_KEY)
