@@ -27,7 +27,8 @@ function useSignIn() {
   return { pending, failure, attempt }
 }
 
-export function LoginForm({ next }: { next: string }) {
+/** The password form, unless local accounts are off (settings.local_accounts); the break-glass key's form always. */
+export function LoginForm({ next, passwords }: { next: string; passwords: boolean }) {
   const router = useRouter()
   const account = useSignIn()
   const glass = useSignIn()
@@ -38,7 +39,7 @@ export function LoginForm({ next }: { next: string }) {
   }, [next, router])
   return (
     <>
-      <form className="mt-6 space-y-4" aria-label="Sign in with your account" onSubmit={(e) => {
+      {passwords && <form className="mt-6 space-y-4" aria-label="Sign in with your account" onSubmit={(e) => {
         e.preventDefault()
         const f = new FormData(e.currentTarget)
         account.attempt(() => signInPassword({ login: String(f.get('login') ?? ''), password: String(f.get('password') ?? ''), next }))
@@ -53,7 +54,7 @@ export function LoginForm({ next }: { next: string }) {
         </div>
         {account.failure && <ErrorNote error={account.failure.error} fix={account.failure.fix} />}
         <button type="submit" disabled={account.pending} className={primary}>{account.pending ? 'Signing in…' : 'Sign in'}</button>
-      </form>
+      </form>}
       <form className="mt-8 space-y-3 border-t border-slate-200 pt-6 dark:border-slate-800" aria-label="Break-glass sign-in" onSubmit={(e) => {
         e.preventDefault()
         const key = String(new FormData(e.currentTarget).get('key') ?? '')

@@ -1,5 +1,7 @@
 import type { Metadata } from 'next'
 import { redirect } from 'next/navigation'
+import { getDb } from '@/db/client'
+import { readSettings } from '@/db/queries/settings'
 import { isSignedIn } from '@/lib/dashboard/operator'
 import { isSsoRefusal, oidcConfig, OIDC_START_PATH, SSO_REFUSALS } from '@/lib/auth/oidc'
 import { ErrorNote } from '@/components/error-note'
@@ -30,7 +32,7 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
           {oidc && <a className={sso} href={`${OIDC_START_PATH}?${new URLSearchParams({ next: target })}`}>Sign in with {oidc.label}</a>}
         </div>
       )}
-      <LoginForm next={target} />
+      <LoginForm next={target} passwords={readSettings(getDb()).localAccounts} />
     </main>
   )
 }

@@ -19,6 +19,9 @@ export function ProxySettingsForm({ settings, profiles }: { settings: PresentedS
   const [ceiling, setCeiling] = useState(settings.max_description_overlap === null ? '' : String(settings.max_description_overlap))
   const [perSecond, setPerSecond] = useState(settings.agent_requests_per_second === null ? '' : String(settings.agent_requests_per_second))
   const [mibPerHour, setMibPerHour] = useState(settings.agent_recorded_mib_per_hour === null ? '' : String(settings.agent_recorded_mib_per_hour))
+  const [breakGlass, setBreakGlass] = useState(settings.break_glass_key)
+  const [twoPerson, setTwoPerson] = useState(settings.two_person_rule)
+  const [localAccounts, setLocalAccounts] = useState(settings.local_accounts)
   const [result, setResult] = useState<Result>(null)
   const [pending, start] = useTransition()
   return (
@@ -33,6 +36,9 @@ export function ProxySettingsForm({ settings, profiles }: { settings: PresentedS
           max_description_overlap: ceiling.trim() === '' ? null : Number(ceiling),
           agent_requests_per_second: perSecond.trim() === '' ? null : Number(perSecond),
           agent_recorded_mib_per_hour: mibPerHour.trim() === '' ? null : Number(mibPerHour),
+          break_glass_key: breakGlass,
+          two_person_rule: twoPerson,
+          local_accounts: localAccounts,
         })
         setResult(r.ok ? { ok: true, note: 'Saved and recorded.' } : r)
       })
@@ -84,6 +90,25 @@ export function ProxySettingsForm({ settings, profiles }: { settings: PresentedS
           <input id="agent-mib-per-hour" type="number" min={1} step={1} placeholder="no limit" value={mibPerHour} onChange={(e) => setMibPerHour(e.target.value)} className={`w-28 ${inputClass}`} />
         </div>
         <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">Past either, the token&apos;s requests are refused (REST 429 with Retry-After, MCP -32000) until it is back under; the operator is never limited.</p>
+      </fieldset>
+      <fieldset className="space-y-2">
+        <legend className="text-sm font-medium">Operators</legend>
+        <label className="flex items-start gap-2 text-sm">
+          <input type="checkbox" className="mt-1" checked={breakGlass} onChange={(e) => setBreakGlass(e.target.checked)} />
+          <span><span className="font-medium">Break-glass key</span> (break_glass_key): the shared key printed at first start still signs in, as <code>break-glass</code>. Turning it off needs an enabled admin account, and ends the key&apos;s sessions.</span>
+        </label>
+        <label className="flex items-start gap-2 text-sm">
+          <input type="checkbox" className="mt-1" checked={localAccounts} onChange={(e) => setLocalAccounts(e.target.checked)} />
+          <span><span className="font-medium">Passwords</span> (local_accounts): people may sign in with a username and password. Turning this off needs single sign-on, and that you signed in through it; password sessions end, the break-glass key stays.</span>
+        </label>
+        <div>
+          <label htmlFor="two-person-rule" className="block text-sm font-medium">Two-person rule (two_person_rule)</label>
+          <select id="two-person-rule" value={twoPerson} onChange={(e) => setTwoPerson(e.target.value as typeof twoPerson)} className={`mt-1 max-w-full ${inputClass}`}>
+            <option value="off">off — one approver decides</option>
+            <option value="destructive">destructive — approving a tool, server release or held call that may destroy needs a second approver</option>
+            <option value="all">all — every tool approval, server release and held call needs a second approver</option>
+          </select>
+        </div>
       </fieldset>
       <Allowed permission="admin"><div className="flex flex-wrap gap-2">
         <Button type="submit" variant="primary" disabled={pending}>{pending ? 'Saving…' : 'Save settings'}</Button>

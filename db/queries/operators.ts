@@ -30,6 +30,12 @@ export function insertOperator(tx: Tx, row: typeof operators.$inferInsert): void
   tx.insert(operators).values(row).run()
 }
 
+/** Remove an account (a state file that no longer lists it): its invitations and tokens go with it (cascade), its sessions here. */
+export function deleteOperator(tx: Tx, id: string): void {
+  endCredentialsOf(tx, id, false)
+  tx.delete(operators).where(eq(operators.id, id)).run()
+}
+
 export function updateOperator(tx: Tx, id: string, set: Partial<Pick<Operator, 'role' | 'enabled' | 'passwordHash' | 'name' | 'email' | 'oidcSubject'>>): void {
   tx.update(operators).set(set).where(eq(operators.id, id)).run()
 }

@@ -17,11 +17,13 @@ export interface ProxySettings {
   breakGlassKey: boolean
   /** which approvals need two different approvers */
   twoPersonRule: 'off' | 'destructive' | 'all'
+  /** false: passwords no longer sign in (single sign-on and the break-glass key do) */
+  localAccounts: boolean
 }
 
 export const settingsDefaults: ProxySettings = {
   quarantineEnabled: true, mcpAnonymousProfile: null, activityRetentionDays: 90, callApprovalWaitMs: 60_000, maxDescriptionOverlap: null,
-  agentRequestsPerSecond: 5_000, agentRecordedMibPerHour: 64, breakGlassKey: true, twoPersonRule: 'off',
+  agentRequestsPerSecond: 5_000, agentRecordedMibPerHour: 64, breakGlassKey: true, twoPersonRule: 'off', localAccounts: true,
 }
 
 export function readSettings(db: DbLike): ProxySettings {
@@ -30,7 +32,7 @@ export function readSettings(db: DbLike): ProxySettings {
     activityRetentionDays: settings.activityRetentionDays, callApprovalWaitMs: settings.callApprovalWaitMs,
     maxDescriptionOverlap: settings.maxDescriptionOverlap,
     agentRequestsPerSecond: settings.agentRequestsPerSecond, agentRecordedMibPerHour: settings.agentRecordedMibPerHour,
-    breakGlassKey: settings.breakGlassKey, twoPersonRule: settings.twoPersonRule,
+    breakGlassKey: settings.breakGlassKey, twoPersonRule: settings.twoPersonRule, localAccounts: settings.localAccounts,
   }).from(settings).where(eq(settings.id, 1)).get()
   return row ? { ...row, twoPersonRule: row.twoPersonRule as ProxySettings['twoPersonRule'] } : settingsDefaults
 }

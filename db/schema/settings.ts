@@ -21,6 +21,8 @@ export const settings = sqliteTable('settings', {
   breakGlassKey: integer('break_glass_key', { mode: 'boolean' }).notNull().default(true),
   // which approvals need two different approvers: off | destructive | all
   twoPersonRule: text('two_person_rule').notNull().default('off'),
+  // false: passwords no longer sign in (single sign-on and the break-glass key do)
+  localAccounts: integer('local_accounts', { mode: 'boolean' }).notNull().default(true),
 })
 
 export type Settings = typeof settings.$inferSelect

@@ -15,7 +15,8 @@ import { displayNameSchema, emailSchema, newOperatorId, roleSchema, usernameSche
 import { hashPassword, MIN_PASSWORD_LENGTH } from '@/lib/auth/passwords'
 import { atMost, can, ROLES, type Principal, type Role } from '@/lib/auth/roles'
 import { hashSecret, newSecret } from '@/lib/auth/secrets'
-import { openSession, type SessionOrigin, type SignInResult } from '@/lib/auth/operator-sessions'
+import { LOCAL_ACCOUNTS_OFF, openSession, type SessionOrigin, type SignInResult } from '@/lib/auth/operator-sessions'
+import { readSettings } from '@/db/queries/settings'
 
 /** An account as the log, the CLI and the state file show it: never a password hash. */
 export const presentOperator = (o: Operator): OperatorState => ({ username: o.username, name: o.name, email: o.email, role: o.role, enabled: o.enabled })
@@ -92,6 +93,7 @@ export async function acceptInvitation(db: Db, token: string, password: string, 
   const tokenHash = hashSecret(token)
   const inv = invitationByHash(db, tokenHash)
   if (!inv || inv.usedAt !== null || inv.expiresAt <= now) return refused
+  if (!readSettings(db).localAccounts) return LOCAL_ACCOUNTS_OFF
   const passwordHash = await hashPassword(password)
   const operator = await writeTransaction(db, (tx) => {
     if (!useInvitation(tx, tokenHash, now)) return undefined

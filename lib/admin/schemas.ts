@@ -65,5 +65,6 @@ export const settingsPatchSchema = z.strictObject({
   agent_recorded_mib_per_hour: recordedMibPerHourSchema.nullable().optional(),
   break_glass_key: z.boolean().optional(),
   two_person_rule: twoPersonRuleSchema.optional(),
+  local_accounts: z.boolean().optional(),
 })
 export type SettingsPatch = z.infer<typeof settingsPatchSchema>

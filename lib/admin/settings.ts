@@ -1,9 +1,10 @@
 import 'server-only'
-import type { Db } from '@/db/client'
+import type { Db, Tx } from '@/db/client'
 import { profileServers } from '@/db/queries/access'
-import { operatorList } from '@/db/queries/operators'
+import { operatorById, operatorList } from '@/db/queries/operators'
 import { readSettings, writeSettings, type ProxySettings } from '@/db/queries/settings'
 import { writeTransaction } from '@/db/write'
+import { oidcConfig } from '@/lib/auth/oidc'
 import { badRequest } from '@/lib/core/errors'
 import { formatIssues } from '@/lib/schemas/issues'
 import { recordChange, type ActionContext } from '@/lib/activity/record-change'
@@ -20,6 +21,7 @@ export const presentSettings = (s: ProxySettings) => ({
   agent_recorded_mib_per_hour: s.agentRecordedMibPerHour,
   break_glass_key: s.breakGlassKey,
   two_person_rule: s.twoPersonRule,
+  local_accounts: s.localAccounts,
 })
 export type PresentedSettings = ReturnType<typeof presentSettings>
 
@@ -31,13 +33,15 @@ export async function updateSettings(db: Db, patch: unknown, ctx: ActionContext)
   const parsed = settingsPatchSchema.safeParse(patch)
   if (!parsed.success) throw badRequest(formatIssues(parsed.error))
   const p = parsed.data
-  if (Object.keys(p).length === 0) throw badRequest('nothing to change: name a setting (quarantine_enabled, mcp_anonymous_profile, activity_retention_days, call_approval_wait_ms, max_description_overlap, agent_requests_per_second, agent_recorded_mib_per_hour, break_glass_key, two_person_rule)')
+  if (Object.keys(p).length === 0) throw badRequest('nothing to change: name a setting (quarantine_enabled, mcp_anonymous_profile, activity_retention_days, call_approval_wait_ms, max_description_overlap, agent_requests_per_second, agent_recorded_mib_per_hour, break_glass_key, two_person_rule, local_accounts)')
   return writeTransaction(db, (tx) => {
     const before = presentSettings(readSettings(tx))
     // turning the shared key off must leave an admin who can sign in as themselves
-    if (p.break_glass_key === false && !operatorList(tx).some((o) => o.enabled && o.role === 'admin' && o.source !== 'bootstrap')) {
+    if (p.break_glass_key === false && before.break_glass_key && !operatorList(tx).some((o) => o.enabled && o.role === 'admin' && o.source !== 'bootstrap')) {
       throw badRequest('break_glass_key: create an enabled admin account first (toolgate operators add, or invite one): with the key off, only accounts sign in')
     }
+    const blocked = p.local_accounts === false && before.local_accounts ? whyLocalAccountsStay(tx, ctx) : null
+    if (blocked) throw badRequest(`local_accounts: ${blocked}`)
     if (p.mcp_anonymous_profile && profileServers(tx, p.mcp_anonymous_profile) === undefined) {
       throw badRequest(`mcp_anonymous_profile: no profile "${p.mcp_anonymous_profile}" exists (create it first)`)
     }
@@ -51,8 +55,22 @@ export async function updateSettings(db: Db, patch: unknown, ctx: ActionContext)
       ...(p.agent_recorded_mib_per_hour !== undefined ? { agentRecordedMibPerHour: p.agent_recorded_mib_per_hour } : {}),
       ...(p.break_glass_key !== undefined ? { breakGlassKey: p.break_glass_key } : {}),
       ...(p.two_person_rule !== undefined ? { twoPersonRule: p.two_person_rule } : {}),
+      ...(p.local_accounts !== undefined ? { localAccounts: p.local_accounts } : {}),
     })
     const after = presentSettings(readSettings(tx))
     return { before, after, ...recordChange(tx, 'settings.changed', ctx, { target: 'settings', before, after }) }
   })
+}
+
+/**
+ * Why passwords cannot be turned off now, or null: only once single sign-on works for whoever
+ * turns them off — SSO is configured, and the acting admin's account is linked to the provider
+ * (they signed in through it); for the CLI (no account), some enabled admin's is. The break-glass
+ * key is apart from this: it stays as the way back in.
+ */
+function whyLocalAccountsStay(tx: Tx, ctx: ActionContext): string | null {
+  if (!oidcConfig()) return 'single sign-on is not configured (TOOLGATE_OIDC_ISSUER, TOOLGATE_OIDC_CLIENT_ID): with passwords off, people sign in only through it'
+  const me = ctx.operatorId ? operatorById(tx, ctx.operatorId) : undefined
+  if (me) return me.oidcSubject ? null : `your account (${me.username}) has not signed in with single sign-on: sign in through it first, so that turning passwords off cannot lock you out`
+  return operatorList(tx).some((o) => o.enabled && o.role === 'admin' && o.oidcSubject) ? null : 'no enabled admin has signed in with single sign-on yet: one must, before passwords are turned off'
 }

@@ -11,7 +11,9 @@ import { ROLES, type Role } from './roles'
 /**
  * Single sign-on with OpenID Connect. The protocol is openid-client's (a certified relying
  * party): discovery, authorization code + PKCE (S256), `state`, `nonce`, and the ID token's
- * signature, `iss`, `aud`, `exp`/`iat` (30 s clock tolerance) — none of it is hand-written here.
+ * `iss`, `aud`/`azp`, `exp`/`iat` (30 s clock tolerance) — none of it is hand-written here. The ID
+ * token comes straight from the token endpoint, whose TLS vouches for it, so its signature is
+ * not checked (OIDC Core §3.1.3.7, step 6; openid-client's default).
  * Configured by environment only (docs/security.md): the client secret is read from
  * TOOLGATE_OIDC_CLIENT_SECRET and never written to the database.
  */
@@ -137,14 +139,17 @@ export interface SsoIdentity {
   groups: string[]
 }
 
-export type SsoRefusal = 'flow' | 'provider' | 'check' | 'unavailable' | 'unverified' | 'domain' | 'unmapped' | 'linked_elsewhere' | 'disabled' | 'off'
+export type SsoRefusal = 'flow' | 'provider' | 'check' | 'issuer' | 'audience' | 'expired' | 'unavailable' | 'unverified' | 'domain' | 'unmapped' | 'linked_elsewhere' | 'disabled' | 'off'
 
 /** Every refusal, as the sign-in page says it. The details (which e-mail, which check) are in the activity log. */
 export const SSO_REFUSALS: Record<SsoRefusal, { error: string; fix: string }> = {
   flow: { error: 'This single sign-on did not start in this browser, or took longer than 10 minutes.', fix: 'Nothing was changed. Start again with the sign-in button.' },
   provider: { error: 'The identity provider did not complete the sign-in.', fix: 'Nothing was changed. Start again; the provider may have asked you to consent or to sign in again.' },
-  check: { error: 'The identity provider\'s answer failed toolgate\'s checks (state, nonce, issuer, audience, signature or expiry).', fix: 'Nothing was changed. Start again with the sign-in button; if it keeps happening, an admin should check the TOOLGATE_OIDC_* settings and the server clock.' },
-  unavailable: { error: 'The identity provider could not be reached.', fix: 'Try again shortly; an admin can check TOOLGATE_OIDC_ISSUER, or sign in with a password or the break-glass key.' },
+  check: { error: 'The identity provider\'s answer failed toolgate\'s checks (its state, nonce or code did not match this sign-in).', fix: 'Nothing was changed. Start again with the sign-in button; if it keeps happening, an admin should check the TOOLGATE_OIDC_* settings.' },
+  issuer: { error: 'The ID token was issued by another identity provider than the one this toolgate trusts (its iss claim).', fix: 'Nothing was changed. An admin should check that TOOLGATE_OIDC_ISSUER is exactly the provider\'s issuer.' },
+  audience: { error: 'The ID token was issued to another application, not to this toolgate (its aud claim).', fix: 'Nothing was changed. An admin should check that TOOLGATE_OIDC_CLIENT_ID is the client registered at the provider.' },
+  expired: { error: 'The ID token had expired, or was issued too long ago (its exp or iat claim, with 30 seconds of clock skew allowed).', fix: 'Nothing was changed. Start again with the sign-in button; if it keeps happening, the clock of this server or of the provider is wrong.' },
+  unavailable: { error: 'The identity provider could not be reached.', fix: 'Nothing was changed. Try again shortly; an admin can check TOOLGATE_OIDC_ISSUER, or sign in with a password or the break-glass key.' },
   unverified: { error: 'Your identity provider did not vouch for an e-mail address (no verified e-mail in its answer).', fix: 'Ask your identity provider\'s admin to release a verified e-mail to toolgate.' },
   domain: { error: 'Your e-mail domain is not one this toolgate accepts for single sign-on.', fix: 'Sign in with your work account, or ask a toolgate admin to add the domain to TOOLGATE_OIDC_ALLOWED_DOMAINS.' },
   unmapped: { error: 'Your identity is not mapped to a toolgate account: no account has your e-mail, and none of your groups maps to a role.', fix: 'Ask a toolgate admin to add an account with your e-mail (Operators page), or to map one of your groups in TOOLGATE_OIDC_ROLES.' },
@@ -203,6 +208,24 @@ export async function finishOidcSignIn(db: DbLike, c: OidcConfig, query: URLSear
       },
     }
   } catch (e) {
-    return { refused: 'check', detail: describeError(e).slice(0, 300) }
+    return answerRefused(e)
   }
+}
+
+/**
+ * Which check the provider's answer failed, as openid-client reports it: its error (or a cause)
+ * carries oauth4webapi's code and the claim compared; a failed fetch or a timeout means the
+ * provider was not reached. The detail is every message of the chain (it names the claim).
+ */
+function answerRefused(e: unknown): { refused: SsoRefusal; detail: string } {
+  const chain: (Error & { code?: unknown; cause?: unknown })[] = []
+  for (let x: unknown = e; x instanceof Error && chain.length < 5; x = x.cause) chain.push(x)
+  const detail = (chain.length ? chain.map((x) => x.message) : [describeError(e)]).join(': ').slice(0, 300)
+  const codes = new Set(chain.map((x) => x.code))
+  const claim = chain.map((x) => (x.cause as { claim?: unknown } | undefined)?.claim).find((c) => typeof c === 'string')
+  if (chain.some((x) => x instanceof TypeError && x.message === 'fetch failed') || codes.has('OAUTH_TIMEOUT')) return { refused: 'unavailable', detail }
+  if (codes.has('OAUTH_JWT_TIMESTAMP_CHECK_FAILED') && (claim === 'exp' || claim === 'iat')) return { refused: 'expired', detail }
+  if (codes.has('OAUTH_JWT_CLAIM_COMPARISON_FAILED') && claim === 'iss') return { refused: 'issuer', detail }
+  if (codes.has('OAUTH_JWT_CLAIM_COMPARISON_FAILED') && (claim === 'aud' || claim === 'azp')) return { refused: 'audience', detail }
+  return { refused: 'check', detail }
 }

@@ -28,7 +28,8 @@ import { hashSecret, newSecret, sameHash } from './secrets'
  * SSO, or the break-glass key), when it was made, last used and must end. A session ends at
  * sign-out or when ended from the Operators page (its row is deleted, so the same cookie is
  * refused everywhere at once), after SESSION_IDLE_MS without use, after SESSION_TTL_MS in any
- * case, when its person is disabled, and — for a break-glass session — when the key is rotated.
+ * case, when its person is disabled, for a break-glass session when the key is rotated or
+ * turned off, and for a password's session when local accounts are turned off.
  */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000
 export const SESSION_IDLE_MS = 60 * 60 * 1000
@@ -72,11 +73,12 @@ const live = (s: OperatorSession, now: number) => s.expiresAt > now && s.lastSee
 const VALUE = /^tg_ss_[A-Za-z0-9_-]{32}$/
 const KEY = /^tg_sk_[A-Za-z0-9_-]{32}$/
 
-/** A session's person, as long as they are enabled (and the break-glass key still works, for its sessions). */
+/** A session's person, as long as they are enabled and the way they signed in still works (the break-glass key, passwords). */
 function sessionPrincipal(db: Db, row: OperatorSession): Principal | undefined {
   const o = row.operatorId === null ? undefined : operatorById(db, row.operatorId)
   if (!o || !o.enabled) return undefined
-  if (row.auth === 'break-glass' && !readSettings(db).breakGlassKey) return undefined
+  const s = readSettings(db)
+  if ((row.auth === 'break-glass' && !s.breakGlassKey) || (row.auth === 'password' && !s.localAccounts)) return undefined
   return principalOf(o, authOf(row.auth))
 }
 
@@ -206,11 +208,18 @@ export function signInBreakGlass(db: Db, key: string, origin: SessionOrigin = {}
   })
 }
 
+/** Passwords turned off (settings.local_accounts: false): the refusal of a password sign-in and of an invitation, which sets one. */
+export const LOCAL_ACCOUNTS_OFF = {
+  refused: 'Passwords do not sign in to this toolgate: local accounts are turned off (settings.local_accounts: false).',
+  fix: 'Sign in with single sign-on. Locked out? The break-glass key still signs in, and an admin can turn passwords back on: toolgate settings set local_accounts true.',
+} as const
+
 /**
  * Sign in with a local account's username (or e-mail) and password. Failures count against
  * both the address and the account (sign-in-throttle.ts): guessing one person's password from
  * many addresses, or many passwords from one address, each hit the wall after a few tries.
- * A refusal never says whether the account exists.
+ * A refusal never says whether the account exists. With local accounts turned off, no
+ * password is looked at.
  */
 export function signInWithPassword(db: Db, login: string, password: string, origin: SessionOrigin = {}, now = Date.now()): Promise<SignInResult> {
   const address = origin.address || 'an unknown address'
@@ -221,6 +230,10 @@ export function signInWithPassword(db: Db, login: string, password: string, orig
       // no password is looked at meanwhile
       await refusedRecord(db, now, { address, login, reason: 'throttled', until: blocked })
       return { refused: tooMany(`for ${login} or from ${address}`, blocked, now), fix: 'Wait until then, then sign in again.' }
+    }
+    if (!readSettings(db).localAccounts) {
+      await refusedRecord(db, now, { address, login, reason: 'local_accounts_off' })
+      return LOCAL_ACCOUNTS_OFF
     }
     const o = operatorByLogin(db, login.trim())
     const ok = await verifyPassword(password, o?.passwordHash ?? null)

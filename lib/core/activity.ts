@@ -68,7 +68,7 @@ export interface ActivityDataByType {
   'server.quarantined': ChangeData<ServerAdminState>
   'server.unquarantined': ChangeData<ServerAdminState>
   // secrets_dropped / secrets_kept: servers the file moved to another target, whose stored secrets were dropped (or kept, --keep-secrets)
-  'state.loaded': ChangeData<{ servers: number; tools: number; profiles: number; agent_tokens: number }> & { secrets_dropped?: MovedSecrets[]; secrets_kept?: MovedSecrets[] }
+  'state.loaded': ChangeData<{ servers: number; tools: number; profiles: number; agent_tokens: number; operators?: number }> & { secrets_dropped?: MovedSecrets[]; secrets_kept?: MovedSecrets[] }
   // upstream runtime (lib/upstream/*, lib/admin/upstreams.ts): configuration, discovery, logins, calls
   'server.added': ChangeData<{ quarantined: boolean; trust: string; transport: string; secrets: string[] }>
   'server.removed': ChangeData<{ enabled: boolean; quarantined: boolean; transport: string | null }>
@@ -115,7 +115,7 @@ export interface ActivityDataByType {
   // a refused sign-in: where it came from (the socket's address), the login tried and why; never the key or password tried
   'operator.sign_in_refused': {
     surface: 'dashboard'; address: string; login?: string; throttled_until?: string
-    reason: 'wrong_key' | 'agent_token' | 'wrong_password' | 'disabled' | 'break_glass_off' | 'throttled' | 'sso_refused'
+    reason: 'wrong_key' | 'agent_token' | 'wrong_password' | 'disabled' | 'break_glass_off' | 'local_accounts_off' | 'throttled' | 'sso_refused'
     // a refused single sign-on: which rule (lib/auth/oidc.ts SSO_REFUSALS) and what the provider or its answer said
     sso?: string; detail?: string
   }

@@ -3,15 +3,17 @@ import { transactionOn, type Db } from '@/db/client'
 import { profileList, tokensWithHashes } from '@/db/queries/access'
 import { serverStates } from '@/db/queries/servers'
 import { readSettings } from '@/db/queries/settings'
+import { operatorList } from '@/db/queries/operators'
 import { knownTools, type KnownTool } from '@/db/queries/tools'
 import { presentSettings } from '@/lib/admin/settings'
 import { definitionOf } from '@/lib/core/definition'
+import type { Role } from '@/lib/auth/roles'
 import type { StateFileInput } from './schema'
 
 /**
  * The current proxy state as a state file; `dump | load` round-trips. Secrets never appear:
- * tokens as hashes, transports with their secret names only. Connection states are the ones to
- * believe now (a runtime that is gone publishes nothing true).
+ * tokens as hashes, transports with their secret names only, accounts without passwords.
+ * Connection states are the ones to believe now (a runtime that is gone publishes nothing true).
  */
 export function dumpState(db: Db): StateFileInput {
   return transactionOn(db, (tx) => {
@@ -40,6 +42,9 @@ export function dumpState(db: Db): StateFileInput {
       profiles: profileList(tx).map((p) => ({ name: p.name, servers: p.servers })),
       agent_tokens: tokensWithHashes(tx).map((t) => ({
         name: t.name, token_hash: `sha256:${t.tokenHash}`, allowed_servers: t.allowedServers, profile_pin: t.profilePin,
+      })),
+      operators: operatorList(tx).map((o) => ({
+        username: o.username, name: o.name, email: o.email, role: o.role as Role, enabled: o.enabled, source: o.source as 'bootstrap' | 'local' | 'oidc', oidc_subject: o.oidcSubject,
       })),
     }
   })

@@ -5,6 +5,8 @@ import { knownTools, reviewContext, saveApproval } from '@/db/queries/tools'
 import { carriedOver, clearState, insertConnection, insertTool, restoreDefinition, restoreOauth, restoreSecret } from '@/db/queries/state'
 import { insertProfile, insertToken } from '@/db/queries/access'
 import { writeSettings } from '@/db/queries/settings'
+import { deleteOperator, endCredentialsOf, insertOperator, operatorList, updateOperator } from '@/db/queries/operators'
+import { newOperatorId } from '@/lib/auth/accounts'
 import { mintRequestId } from '@/lib/activity/request-id'
 import { holdToApproval } from '@/lib/upstream/discovery'
 import { recordChange } from '@/lib/activity/record-change'
@@ -67,6 +69,7 @@ export async function loadState(db: Db, doc: unknown, actor: string, opts: { kee
       agentRecordedMibPerHour: state.settings.agent_recorded_mib_per_hour,
       breakGlassKey: state.settings.break_glass_key,
       twoPersonRule: state.settings.two_person_rule,
+      localAccounts: state.settings.local_accounts,
     })
     for (const s of state.servers) {
       insertServerRow(tx, {
@@ -131,9 +134,10 @@ export async function loadState(db: Db, doc: unknown, actor: string, opts: { kee
         allowedServers: t.allowed_servers, profilePin: t.profile_pin, createdAt: now,
       })
     }
+    if (state.operators) applyOperators(tx, state.operators, now)
     return recordChange(tx, 'state.loaded', { actor, requestId }, {
       target: 'state', before: null,
-      after: { servers: state.servers.length, tools: toolCount, profiles: state.profiles.length, agent_tokens: state.agent_tokens.length },
+      after: { servers: state.servers.length, tools: toolCount, profiles: state.profiles.length, agent_tokens: state.agent_tokens.length, ...(state.operators ? { operators: state.operators.length } : {}) },
       ...(secretsDropped.length ? { secrets_dropped: secretsDropped } : {}),
       ...(secretsKept.length ? { secrets_kept: secretsKept } : {}),
     }, { now })
@@ -158,3 +162,26 @@ function approvedDefinitions(tx: Tx): Map<string, { approved: ApprovedDefinition
 export function isEmptyState(db: Db): boolean {
   return serverNames(db).length === 0
 }
+
+/**
+ * The file's accounts become the accounts. One the file keeps (by username) stays the same
+ * person — its id, password and, unless its role changes or it is disabled, its sessions and
+ * tokens; a new one has no password (it signs in by SSO, or an admin invites it); one the file
+ * leaves out is removed, with its sessions, tokens and invitations.
+ */
+function applyOperators(tx: Tx, people: NonNullable<StateFile['operators']>, now: number): void {
+  const existing = new Map(operatorList(tx).map((o) => [o.username, o]))
+  const kept = new Set(people.map((p) => p.username))
+  for (const o of existing.values()) if (!kept.has(o.username)) deleteOperator(tx, o.id)
+  for (const p of people) {
+    const fields = { name: p.name, email: p.email, role: p.role, enabled: p.enabled, oidcSubject: p.oidc_subject }
+    const o = existing.get(p.username)
+    if (!o) {
+      insertOperator(tx, { id: newOperatorId(), username: p.username, ...fields, passwordHash: null, source: p.source, createdAt: now })
+      continue
+    }
+    if (o.role !== p.role || (o.enabled && !p.enabled)) endCredentialsOf(tx, o.id)
+    updateOperator(tx, o.id, fields)
+  }
+}
+

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { connectionActions, connectionStates } from '@/db/schema/servers'
 import { settingsDefaults } from '@/db/queries/settings'
+import { displayNameSchema, emailSchema, roleSchema, usernameSchema } from '@/lib/auth/accounts'
 import { callApprovalWaitSchema, callTimeoutSchema, overlapCeilingSchema, profileNameSchema, recordedMibPerHourSchema, requestsPerSecondSchema, retentionDaysSchema, rootsSchema, serverNameSchema, tokenNameSchema, twoPersonRuleSchema } from '@/lib/admin/schemas'
 
 /** The state file, version 1 (see docs/state-file.md). Strict: unknown fields are errors. */
@@ -69,6 +70,18 @@ const tokenSchema = z.strictObject({
   profile_pin: profileNameSchema.nullable().default(null),
 })
 
+/** An operator account without its secrets: no password hash, sessions, tokens or invitations are ever in a file. */
+const operatorSchema = z.strictObject({
+  username: usernameSchema,
+  name: displayNameSchema,
+  email: emailSchema.nullable().default(null),
+  role: roleSchema,
+  enabled: z.boolean().default(true),
+  source: z.enum(['bootstrap', 'local', 'oidc']).default('local'),
+  // the identity provider's `iss` + " " + `sub` the account is linked to (an identifier, not a secret)
+  oidc_subject: z.string().min(1).nullable().default(null),
+})
+
 export const stateFileSchema = z.strictObject({
   version: z.literal(1),
   settings: z.strictObject({
@@ -81,10 +94,13 @@ export const stateFileSchema = z.strictObject({
     agent_recorded_mib_per_hour: recordedMibPerHourSchema.nullable().default(settingsDefaults.agentRecordedMibPerHour),
     break_glass_key: z.boolean().default(settingsDefaults.breakGlassKey),
     two_person_rule: twoPersonRuleSchema.default(settingsDefaults.twoPersonRule),
+    local_accounts: z.boolean().default(settingsDefaults.localAccounts),
   }).prefault({}),
   servers: z.array(serverSchema).default([]),
   profiles: z.array(z.strictObject({ name: profileNameSchema, servers: z.array(serverNameSchema) })).default([]),
   agent_tokens: z.array(tokenSchema).default([]),
+  // absent: the accounts stay as they are (a file from before named operators)
+  operators: z.array(operatorSchema).optional(),
 })
 
 type Issue = { path: (string | number)[]; message: string }
@@ -98,12 +114,12 @@ const asArray = (v: unknown): Record<string, unknown>[] =>
 export function crossEntryIssues(doc: unknown): Issue[] {
   const issues: Issue[] = []
   const root = (typeof doc === 'object' && doc !== null ? doc : {}) as Record<string, unknown>
-  const unique = (items: Record<string, unknown>[], key: string, path: (i: number) => Issue['path'], what: string) => {
+  const unique = (items: Record<string, unknown>[], key: string, path: (i: number) => Issue['path'], what: string, norm = (s: string) => s) => {
     const seen = new Set<unknown>()
     items.forEach((it, i) => {
-      const k = it[key]
-      if (typeof k !== 'string') return
-      if (seen.has(k)) issues.push({ path: path(i), message: `duplicate ${what} "${k}"` })
+      const k = typeof it[key] === 'string' ? norm(it[key]) : undefined
+      if (k === undefined) return
+      if (seen.has(k)) issues.push({ path: path(i), message: `duplicate ${what} "${String(it[key])}"` })
       seen.add(k)
     })
   }
@@ -117,6 +133,18 @@ export function crossEntryIssues(doc: unknown): Issue[] {
   tokens.forEach((t, i) => {
     if ((t.token === undefined) === (t.token_hash === undefined)) issues.push({ path: ['agent_tokens', i], message: 'give exactly one of token or token_hash' })
   })
+  const people = asArray(root.operators)
+  const folded = (s: string) => s.trim().toLowerCase() // as the account schemas store them
+  unique(people, 'username', (i) => ['operators', i, 'username'], 'username', folded)
+  unique(people, 'email', (i) => ['operators', i, 'email'], 'e-mail', folded)
+  unique(people, 'oidc_subject', (i) => ['operators', i, 'oidc_subject'], 'SSO subject')
+  people.forEach((o, i) => {
+    if (o.source === 'bootstrap' && people.findIndex((x) => x.source === 'bootstrap') !== i) issues.push({ path: ['operators', i, 'source'], message: 'only one account is the bootstrap admin' })
+  })
+  const settings = (typeof root.settings === 'object' && root.settings !== null ? root.settings : {}) as Record<string, unknown>
+  if (root.operators !== undefined && settings.break_glass_key === false && !people.some((o) => o.role === 'admin' && o.enabled !== false && o.source !== 'bootstrap')) {
+    issues.push({ path: ['operators'], message: 'with settings.break_glass_key false, name an enabled admin account (other than the bootstrap admin): else nobody could sign in as an admin' })
+  }
   return issues
 }
 

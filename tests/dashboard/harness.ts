@@ -59,6 +59,18 @@ export async function signedIn(d: Dashboard, viewport = { width: 1280, height: 9
   return { context, page }
 }
 
+/** A browser context signed in as a person, through the sign-in form's password fields. */
+export async function signedInWithPassword(d: Dashboard, login: string, password: string): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await d.browser.newContext({ baseURL: d.server.url })
+  const page = await context.newPage()
+  await page.goto('/login')
+  await page.getByLabel('Username or e-mail').fill(login)
+  await page.getByLabel('Password', { exact: true }).fill(password)
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+  await page.waitForURL((u) => u.pathname === '/', { timeout: 20_000 })
+  return { context, page }
+}
+
 /** What a signed-in page sends with its fetches: the context's cookies and the session key from the page's localStorage. */
 export async function sessionHeaders(context: BrowserContext, page: Page): Promise<Record<string, string>> {
   const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ')

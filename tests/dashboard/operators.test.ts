@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { listActivity } from '@/db/queries/activity'
-import { signedIn, startDashboard, visit, eventually, type Dashboard } from './harness'
+import { signedIn, signedInWithPassword, startDashboard, visit, eventually, type Dashboard } from './harness'
 
 let d: Dashboard
 beforeAll(async () => { d = await startDashboard() })
@@ -43,13 +43,7 @@ describe('named operators in the browser', () => {
     await eventually(() => p2.getByRole('alert').filter({ hasText: 'Why:' }).textContent()).toContain('already used')
 
     // and the password signs in from a fresh browser
-    const fresh = await d.browser.newContext({ baseURL: d.server.url })
-    const p3 = await fresh.newPage()
-    await p3.goto('/login')
-    await p3.getByLabel('Username or e-mail').fill('vera')
-    await p3.getByLabel('Password', { exact: true }).fill('vera picks a password')
-    await p3.getByRole('button', { name: 'Sign in', exact: true }).click()
-    await p3.waitForURL((u) => u.pathname === '/', { timeout: 20_000 })
+    const { context: fresh } = await signedInWithPassword(d, 'vera', 'vera picks a password')
     expect(listActivity(d.db, { type: 'operator.signed_in' }).map((r) => r.actor)).toEqual(['vera', 'vera', 'break-glass'])
     expect(listActivity(d.db, { type: 'operator.invited' })[0].actor).toBe('break-glass')
     for (const c of [admin.context, context, again, fresh]) await c.close()

@@ -1,6 +1,9 @@
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { listActivity } from '@/db/queries/activity'
 import { readSettings } from '@/db/queries/settings'
-import { eventually, screenshot, signedIn, visit, startDashboard, type Dashboard } from './harness'
+import { addOperator } from '@/lib/admin/operators'
+import { eventually, screenshot, signedIn, signedInWithPassword, visit, startDashboard, type Dashboard } from './harness'
 
 let d: Dashboard
 beforeAll(async () => { d = await startDashboard() })
@@ -30,4 +33,40 @@ describe('settings page', () => {
     await screenshot(page, 'settings')
     await context.close()
   })
+
+  it('an admin sets the two-person rule and turns the break-glass key off, on the record under their name; refused, a save changes nothing', async () => {
+    /** On the Settings page: the two-person rule set, the key unticked, saved. */
+    const save = async (page: Page, rule: string) => {
+      await visit(page, '/settings')
+      const form = page.getByRole('form', { name: 'Proxy settings' })
+      await form.getByLabel('Two-person rule (two_person_rule)').selectOption(rule)
+      await form.getByRole('checkbox', { name: /Break-glass key/ }).uncheck()
+      await form.getByRole('button', { name: 'Save settings' }).click()
+      return form
+    }
+    const glass = await signedIn(d)
+    const form = await save(glass.page, 'destructive')
+    // no admin account yet: with the key off nobody could sign in as an admin
+    await eventually(() => form.getByRole('alert').textContent()).toContain('break_glass_key: create an enabled admin account first')
+    expect(readSettings(d.db)).toMatchObject({ breakGlassKey: true, twoPersonRule: 'off' })
+    const saves = listActivity(d.db, { type: 'settings.changed' }).length
+
+    await addOperator(d.db, { username: 'ada', name: 'Ada Admin', role: 'admin', password: 'ada picks a long password' }, { actor: 'test-setup' })
+    const ada = await signedInWithPassword(d, 'ada', 'ada picks a long password')
+    const hers = await save(ada.page, 'all')
+    await eventually(() => hers.getByRole('status').textContent()).toContain('Saved and recorded.')
+    expect(readSettings(d.db)).toMatchObject({ breakGlassKey: false, twoPersonRule: 'all' })
+    const changes = listActivity(d.db, { type: 'settings.changed' }) as unknown as { actor: string; auth: string; data: { before: Record<string, unknown>; after: Record<string, unknown> } }[]
+    expect(changes.length).toBe(saves + 1)
+    expect({ actor: changes[0].actor, auth: changes[0].auth }).toEqual({ actor: 'ada', auth: 'session' })
+    expect(changes[0].data.before).toMatchObject({ break_glass_key: true, two_person_rule: 'off' })
+    expect(changes[0].data.after).toMatchObject({ break_glass_key: false, two_person_rule: 'all' })
+    // the page shows what was saved; the key's own session has ended
+    await visit(ada.page, '/settings')
+    expect(await hers.getByLabel('Two-person rule (two_person_rule)').inputValue()).toBe('all')
+    expect(await hers.getByRole('checkbox', { name: /Break-glass key/ }).isChecked()).toBe(false)
+    await glass.page.goto('/settings')
+    await glass.page.waitForURL((u) => u.pathname === '/login', { timeout: 20_000 })
+    for (const c of [glass.context, ada.context]) await c.close()
+  }, 120_000)
 })

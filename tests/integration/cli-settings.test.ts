@@ -10,7 +10,7 @@ describe('toolgate settings', () => {
     const { db, file } = freshDb()
     await load(db, { profiles: [{ name: 'ops', servers: [] }] })
     const list = await runCli(['settings', 'list', '-o', 'json', '--db', file])
-    expect(JSON.parse(list.stdout)).toEqual({ quarantine_enabled: true, mcp_anonymous_profile: null, activity_retention_days: 90, call_approval_wait_ms: 60_000, max_description_overlap: null, agent_requests_per_second: 5_000, agent_recorded_mib_per_hour: 64, break_glass_key: true, two_person_rule: 'off' })
+    expect(JSON.parse(list.stdout)).toEqual({ quarantine_enabled: true, mcp_anonymous_profile: null, activity_retention_days: 90, call_approval_wait_ms: 60_000, max_description_overlap: null, agent_requests_per_second: 5_000, agent_recorded_mib_per_hour: 64, break_glass_key: true, two_person_rule: 'off', local_accounts: true })
     const set = await runCli(['settings', 'set', 'activity_retention_days', '30', '-o', 'json', '--db', file])
     expect(set.code, set.stderr).toBe(0)
     const out = JSON.parse(set.stdout)

@@ -13,6 +13,7 @@ export const settings = pgTable('settings', {
   agentRecordedMibPerHour: bigint('agent_recorded_mib_per_hour', { mode: 'number' }).default(64),
   breakGlassKey: boolean('break_glass_key').notNull().default(true),
   twoPersonRule: text('two_person_rule').notNull().default('off'),
+  localAccounts: boolean('local_accounts').notNull().default(true),
 })
 
 export const operatorSessions = pgTable('operator_sessions', {

@@ -9,6 +9,7 @@ import type { StateFileInput } from '@/lib/state/schema'
 const counts = (s: StateFileInput) => ({
   servers: s.servers?.length ?? 0, tools: (s.servers ?? []).reduce((n, x) => n + (x.tools?.length ?? 0), 0),
   profiles: s.profiles?.length ?? 0, agent_tokens: s.agent_tokens?.length ?? 0,
+  ...(s.operators ? { operators: s.operators.length } : {}),
 })
 
 /** The secrets of one moved server, by name (never by value). */
@@ -17,8 +18,8 @@ const whatMoved = (m: MovedSecrets) => [...m.secrets, ...(m.oauth ? ['its OAuth 
 export const stateCommands: Command[] = [
   command({
     name: 'state load',
-    summary: 'replace the proxy state (servers, tools, profiles, agent tokens, settings) from a state file, all or nothing',
-    details: 'Activity records and the operator key are kept, and so are the stored secrets of every server the file keeps, unless the file points it at another target (URL origin, or command line): those are dropped, and named, so a file edited to name another URL never receives the old credentials. Best run while toolgate is stopped.',
+    summary: 'replace the proxy state (servers, tools, profiles, agent tokens, settings, operator accounts) from a state file, all or nothing',
+    details: 'Activity records and the operator key are kept; operator accounts are replaced only when the file lists them (`operators`: the accounts it keeps keep their passwords, sessions and tokens, new ones have no password, the others are removed), and so are the stored secrets of every server the file keeps, unless the file points it at another target (URL origin, or command line): those are dropped, and named, so a file edited to name another URL never receives the old credentials. Best run while toolgate is stopped.',
     args: [{ name: '<file>', what: 'state file (or - for stdin)', complete: 'file' }],
     flags: { 'keep-secrets': { type: 'boolean', description: 'keep the stored secrets of servers the file moves to another URL or command (they go to the new target)' } },
     examples: [['toolgate state load lib/state/demo-state.json', 'back to the demo, keeping the activity log'], ['toolgate state dump | toolgate state load - -o json', 'a round trip; counts before/after as JSON']],
@@ -48,7 +49,7 @@ export const stateCommands: Command[] = [
   }),
   command({
     name: 'state dump',
-    summary: 'print the current state as a state file (JSON whatever -o says; agent tokens as token_hash)',
+    summary: 'print the current state as a state file (JSON whatever -o says; agent tokens as token_hash, accounts without passwords)',
     args: [],
     flags: {},
     examples: [['toolgate state dump > backup.json', 'keep a copy'], ['toolgate state dump | jq \'.servers[].name\'', 'the server names']],

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { readFileSync } from 'node:fs'
 import { and, eq } from 'drizzle-orm'
 import { demoStateFile, freshDb, load } from '@/tests/helpers/db'
@@ -7,6 +7,7 @@ import { operators, settings, tools } from '@/db/schema'
 import { ensureOperatorKey } from '@/lib/admin/operator-key'
 import { addOperator, changeOperator, createPersonalToken, inviteOperator, acceptInvitation, revokePersonalToken } from '@/lib/admin/operators'
 import { updateSettings } from '@/lib/admin/settings'
+import { readSettings } from '@/db/queries/settings'
 import { personalTokenPrincipal, restCredentials } from '@/lib/auth/caller'
 import { endSession, isValidSession, listSessions, signInBreakGlass, signInWithPassword } from '@/lib/auth/operator-sessions'
 import { MAX_FAILURES } from '@/lib/auth/sign-in-throttle'
@@ -222,5 +223,51 @@ describe('personal access tokens', () => {
     await expect(updateSettings(db, { break_glass_key: false }, admin)).rejects.toThrow(/create an enabled admin account first/)
     await addOperator(db, { username: 'nia', name: 'Nia', role: 'admin', password: PASSWORD }, admin)
     expect((await updateSettings(db, { break_glass_key: false }, admin)).after.break_glass_key).toBe(false)
+    // the rule is for turning it off: a later save that keeps it off (the Settings form sends every field) is not refused,
+    // even with no admin account left (as a state file can leave it)
+    db.update(operators).set({ enabled: false }).where(eq(operators.username, 'nia')).run()
+    expect((await updateSettings(db, { break_glass_key: false, two_person_rule: 'all' }, admin)).after).toMatchObject({ break_glass_key: false, two_person_rule: 'all' })
+    await expect(updateSettings(db, { two_person_rule: 'sometimes' }, admin)).rejects.toThrow(/two_person_rule is off, destructive or all/)
+    expect(readSettings(db).twoPersonRule).toBe('all')
   })
 })
+
+describe('turning passwords off (local_accounts)', () => {
+  afterEach(() => { vi.unstubAllEnvs() })
+  const sso = () => {
+    vi.stubEnv('TOOLGATE_OIDC_ISSUER', 'https://login.example.com')
+    vi.stubEnv('TOOLGATE_OIDC_CLIENT_ID', 'toolgate')
+  }
+
+  it('needs single sign-on configured and the acting admin signed in through it; the CLI needs some such admin', async () => {
+    const db = await setup()
+    await addOperator(db, { username: 'ola', name: 'Ola', role: 'admin', password: PASSWORD }, admin)
+    const ola = contextOf(session(await signInWithPassword(db, 'ola', PASSWORD, { address: '10.5.0.1' })).principal)
+    vi.stubEnv('TOOLGATE_OIDC_ISSUER', '')
+    await expect(updateSettings(db, { local_accounts: false }, ola)).rejects.toThrow(/^local_accounts: single sign-on is not configured/)
+    sso()
+    await expect(updateSettings(db, { local_accounts: false }, ola)).rejects.toThrow(/^local_accounts: your account \(ola\) has not signed in with single sign-on/)
+    await expect(updateSettings(db, { local_accounts: false }, { actor: 'cli:ops' })).rejects.toThrow(/^local_accounts: no enabled admin has signed in with single sign-on/)
+    expect(readSettings(db).localAccounts).toBe(true)
+    db.update(operators).set({ oidcSubject: 'https://login.example.com ola' }).where(eq(operators.username, 'ola')).run()
+    expect((await updateSettings(db, { local_accounts: false }, ola)).after.local_accounts).toBe(false)
+    expect(listActivity(db, { type: 'settings.changed' })[0]).toMatchObject({ actor: 'ola', data: { before: { local_accounts: true }, after: { local_accounts: false } } })
+    // and back on, by anyone who may change settings
+    expect((await updateSettings(db, { local_accounts: true }, { actor: 'cli:ops' })).after.local_accounts).toBe(true)
+  })
+
+  it('off: passwords and invitations are refused, saying so, password sessions end; the break-glass key still signs in', async () => {
+    const db = await setup()
+    await addOperator(db, { username: 'pia', name: 'Pia', role: 'approver', password: PASSWORD }, admin)
+    const pia = session(await signInWithPassword(db, 'pia', PASSWORD, { address: '10.6.0.1' }))
+    const invite = await inviteOperator(db, { username: 'quinn', name: 'Quinn', role: 'viewer' }, admin)
+    db.update(settings).set({ localAccounts: false }).run()
+    expect(isValidSession(db, pia.session)).toBe(false)
+    expect(await signInWithPassword(db, 'pia', PASSWORD, { address: '10.6.0.1' })).toMatchObject({ refused: expect.stringContaining('local accounts are turned off') })
+    expect(listActivity(db, { type: 'operator.sign_in_refused' })[0]).toMatchObject({ data: { reason: 'local_accounts_off', login: 'pia' } })
+    expect(await acceptInvitation(db, invite.token, 'quinn picks a password', {})).toMatchObject({ refused: expect.stringContaining('local accounts are turned off') })
+    expect(db.select().from(operators).where(eq(operators.username, 'quinn')).get()?.passwordHash).toBeNull()
+    expect(await signInBreakGlass(db, KEY, { address: '10.6.0.2' })).toHaveProperty('session')
+  })
+})
+

@@ -10,7 +10,12 @@ import { reasons } from '@/lib/preflight/taxonomy'
 import { hashSecret } from '@/lib/auth/secrets'
 import { agentTokens } from '@/db/schema'
 import { check, operator } from '@/tests/helpers/evaluate'
-import { agentCaller } from '@/lib/auth/caller'
+import { agentCaller, personalTokenPrincipal } from '@/lib/auth/caller'
+import { eq } from 'drizzle-orm'
+import { operators } from '@/db/schema'
+import { operatorByLogin, operatorList } from '@/db/queries/operators'
+import { addOperator, changeOperator, createPersonalToken } from '@/lib/admin/operators'
+import { isValidSession, signInWithPassword } from '@/lib/auth/operator-sessions'
 
 const demo = () => JSON.parse(readFileSync(demoStateFile(), 'utf8'))
 
@@ -61,9 +66,9 @@ describe('state load', () => {
 describe('state dump', () => {
   it('round-trips with load, tokens and settings included', async () => {
     const a = openDb(':memory:')
-    await loadState(a, { ...demo(), settings: { quarantine_enabled: false, mcp_anonymous_profile: 'ops', activity_retention_days: null, call_approval_wait_ms: 1500, max_description_overlap: 0.8, agent_requests_per_second: null, agent_recorded_mib_per_hour: 8, break_glass_key: true, two_person_rule: 'all' } }, 'test')
+    await loadState(a, { ...demo(), settings: { quarantine_enabled: false, mcp_anonymous_profile: 'ops', activity_retention_days: null, call_approval_wait_ms: 1500, max_description_overlap: 0.8, agent_requests_per_second: null, agent_recorded_mib_per_hour: 8, break_glass_key: true, two_person_rule: 'all', local_accounts: false } }, 'test')
     const first = dumpState(a)
-    expect(first.settings).toEqual({ quarantine_enabled: false, mcp_anonymous_profile: 'ops', activity_retention_days: null, call_approval_wait_ms: 1500, max_description_overlap: 0.8, agent_requests_per_second: null, agent_recorded_mib_per_hour: 8, break_glass_key: true, two_person_rule: 'all' })
+    expect(first.settings).toEqual({ quarantine_enabled: false, mcp_anonymous_profile: 'ops', activity_retention_days: null, call_approval_wait_ms: 1500, max_description_overlap: 0.8, agent_requests_per_second: null, agent_recorded_mib_per_hour: 8, break_glass_key: true, two_person_rule: 'all', local_accounts: false })
     const b = openDb(':memory:')
     await loadState(b, JSON.parse(JSON.stringify(first)), 'test')
     expect(dumpState(b)).toEqual(first)
@@ -140,3 +145,76 @@ describe('the demo state', () => {
     expect([...seen].sort()).toEqual([...reasons, 'ready'].sort())
   })
 })
+
+describe('state file and operator accounts', () => {
+  const PW = 'a long enough password'
+  const by = { actor: 'test-admin' }
+  const signIn = async (db: ReturnType<typeof openDb>, login: string) => {
+    const r = await signInWithPassword(db, login, PW, { address: '10.7.0.1' })
+    if (!('session' in r)) throw new Error(r.refused)
+    return r
+  }
+  async function withPeople() {
+    const db = openDb(':memory:')
+    await loadState(db, demo(), 'test')
+    await addOperator(db, { username: 'alice', name: 'Alice', email: 'alice@example.com', role: 'approver', password: PW }, by)
+    await addOperator(db, { username: 'bob', name: 'Bob', role: 'viewer', password: PW }, by)
+    db.update(operators).set({ oidcSubject: 'https://idp.example alice' }).where(eq(operators.username, 'alice')).run()
+    await changeOperator(db, 'bob', { enabled: false }, by)
+    return db
+  }
+
+  it('dumps accounts without secrets; dump | load round-trips them, and keeps the passwords, sessions and tokens of the accounts it keeps', async () => {
+    const a = await withPeople()
+    const alice = await signIn(a, 'alice')
+    const token = await createPersonalToken(a, alice.principal, { name: 'ci' })
+    const first = dumpState(a)
+    expect(first.operators).toEqual([
+      { username: 'alice', name: 'Alice', email: 'alice@example.com', role: 'approver', enabled: true, source: 'local', oidc_subject: 'https://idp.example alice' },
+      { username: 'bob', name: 'Bob', email: null, role: 'viewer', enabled: false, source: 'local', oidc_subject: null },
+    ])
+    const text = JSON.stringify(first)
+    for (const secret of [operatorByLogin(a, 'alice')!.passwordHash!, 'scrypt$', alice.principal.operatorId, token.token, alice.session.value, alice.session.key]) expect(text).not.toContain(secret)
+
+    // another database: the same accounts, without passwords
+    const b = openDb(':memory:')
+    await loadState(b, JSON.parse(text), 'test')
+    expect(dumpState(b)).toEqual(first)
+    expect(operatorByLogin(b, 'alice')?.passwordHash).toBeNull()
+
+    // back into the same database: the same people, their password, sessions and tokens still work
+    await loadState(a, JSON.parse(text), 'test')
+    expect(dumpState(a)).toEqual(first)
+    expect(isValidSession(a, alice.session)).toBe(true)
+    expect(personalTokenPrincipal(a, token.token).username).toBe('alice')
+    await signIn(a, 'alice')
+
+    // a file that leaves bob out and makes alice a viewer: bob is gone, alice's sessions and tokens end
+    await loadState(a, { ...JSON.parse(text), operators: [{ ...first.operators![0], role: 'viewer' }] }, 'test')
+    expect(operatorList(a).map((o) => `${o.username}:${o.role}`)).toEqual(['alice:viewer'])
+    expect(isValidSession(a, alice.session)).toBe(false)
+    expect(() => personalTokenPrincipal(a, token.token)).toThrow()
+    // a file without accounts (from before named operators) leaves them as they are
+    await loadState(a, demo(), 'test')
+    expect(operatorList(a).map((o) => o.username)).toEqual(['alice'])
+  })
+
+  it('rejects bad accounts by JSON path, a secret among them, and a file that would leave no admin to sign in; nothing changes', async () => {
+    const db = await withPeople()
+    const before = JSON.stringify(dumpState(db))
+    const bad = dumpState(db)
+    bad.operators = [
+      { ...bad.operators![0], role: 'superuser' as never },
+      { ...bad.operators![1], username: 'Alice' },
+      { username: 'carl', name: 'Carl', role: 'operator', password_hash: 'scrypt$1$2$3' } as never,
+    ]
+    bad.settings = { ...bad.settings, break_glass_key: false }
+    const message = await loadState(db, bad, 'test').then(() => '', (e: Error) => e.message)
+    expect(message).toContain('operators[0].role: a role is one of viewer')
+    expect(message).toContain('operators[1].username: duplicate username "Alice"')
+    expect(message).toContain('operators[2]: Unrecognized key: "password_hash"')
+    expect(message).toContain('operators: with settings.break_glass_key false, name an enabled admin account')
+    expect(JSON.stringify(dumpState(db))).toBe(before)
+  })
+})
+

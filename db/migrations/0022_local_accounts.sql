@@ -1,0 +1,1 @@
+ALTER TABLE `settings` ADD `local_accounts` integer DEFAULT true NOT NULL;

@@ -1,0 +1,1 @@
+ALTER TABLE "settings" ADD COLUMN "local_accounts" boolean DEFAULT true NOT NULL;
