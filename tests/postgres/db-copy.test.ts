@@ -48,6 +48,7 @@ async function everyKindOfRecord(): Promise<string> {
   db.insert(s.serverDefinitions).values({ serverName: server, kind: 'prompt', key: 'greet', definition: { name: 'greet', description: 'say hi' }, hash: 'dh', status: 'approved', approved: { name: 'greet' }, approvedHash: 'dh', firstSeen: now, lastSeen: now }).run()
   db.insert(s.pendingApprovals).values({ kind: 'tool', target: 'notebook:add_note', subject: 'pin', operatorId: operator.id, actor: 'operator:alice', at: now }).run()
   db.insert(s.personalTokens).values({ id: 'pt_1', operatorId: operator.id, name: 'ci', tokenHash: 'pth', role: 'viewer', createdAt: now, expiresAt: now + 86_400_000, uses: 3 }).run()
+  db.insert(s.triageAcks).values({ key: 'agent:nightly:server_not_in_scope', fingerprint: 'fp', until: now + 3_600_000, actor: 'operator:alice', at: now }).run()
   db.insert(s.upstreamSessions).values({ serverName: server, tokenId: 'tok_1', state: 'error', detail: 'boom', action: 'restart', runtimeInstance: 'rt_old', updatedAt: now }).run()
   db.update(s.settings).set({ maxDescriptionOverlap: 0.75, twoPersonRule: 'destructive' }).run()
   db.$client.close()

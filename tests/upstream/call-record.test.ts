@@ -38,8 +38,9 @@ let server: RunningServer
 let agent: string
 let browser: Browser
 const servers: RunningServer[] = []
-// a short lease: after a crash the runtime is known gone within seconds, without a restart
-const env = () => ({ TOOLGATE_DB: file, TOOLGATE_API_KEY: OPERATOR_KEY, ...runtimeEnv, TOOLGATE_RUNTIME_LEASE_MS: '3000' })
+// a short lease: after a crash the runtime is known gone within seconds, without a restart (long
+// enough that a live runtime's renewals, every third of it, survive a loaded machine's delays)
+const env = () => ({ TOOLGATE_DB: file, TOOLGATE_API_KEY: OPERATOR_KEY, ...runtimeEnv, TOOLGATE_RUNTIME_LEASE_MS: '6000' })
 
 beforeAll(async () => {
   ;({ db, file } = freshDb())
