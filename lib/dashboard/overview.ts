@@ -174,8 +174,8 @@ function blockedAgents(db: Db, operator: string): { agents: BlockedAgent[]; ackn
  * over-ceiling scopes come from the worker (lib/dashboard/heavy.ts), none of them on this render.
  */
 export function overview(db: Db, operator: string) {
-  const servers = withFacts(db, serverRows(db))
   const inventory = toolInventory(db)
+  const servers = withFacts(db, serverRows(db, inventory))
   const active = servers.filter((s) => s.enabled && !s.quarantined)
   return {
     // by urgency: a changed definition (a tool agents relied on, now withheld) before a new one
