@@ -4,6 +4,7 @@
 // while the first Surface render runs. Timings are reported, never asserted.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { releasingFetch } from '@/lib/signals'
 import { loadState } from '@/lib/state/load'
 import { SCALE, scaleState, scaleToken } from '@/tests/fixtures/scale-state'
 import { freshDb, tempDbFile } from '@/tests/helpers/db'
@@ -22,7 +23,9 @@ export async function benchPages(apiKey: string): Promise<Row[]> {
   const session = await operatorSessionHeaders(db) // after the start: sessions are bound to the server's key
   const client = new Client({ name: 'bench-pages', version: '1.0.0' })
   try {
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${scaleToken(0)}` } } }))
+    // thousands of requests on the transport's one signal: each follows it only while it lasts (lib/signals.ts)
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { fetch: releasingFetch(fetch), requestInit: { headers: { authorization: `Bearer ${scaleToken(0)}` } } })
+    await client.connect(transport)
     const listAll = async () => {
       let cursor: string | undefined
       do cursor = (await client.listTools(cursor ? { cursor } : {})).nextCursor

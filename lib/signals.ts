@@ -19,3 +19,48 @@ export function following(...parents: (AbortSignal | undefined)[]): { controller
   }
   return { controller, release: () => { for (const parent of followed) parent.removeEventListener('abort', abort) } }
 }
+
+/**
+ * `f`, with the signal each request is given followed by one of the request's own, released once
+ * its response is over (its body read to the end, failed or cancelled). An MCP client transport
+ * gives every request the same long-lived signal, and undici keeps a listener on the signal a
+ * request was given until that Request is garbage-collected: thousands of requests piled
+ * thousands of listeners on one signal (MaxListenersExceededWarning, one warning a request past
+ * 1,500). A redirect answers as it is (its url and type are what a caller reads of it).
+ */
+export function releasingFetch(f: typeof fetch): typeof fetch {
+  return async (input, init) => {
+    if (!init?.signal) return f(input, init)
+    const { controller, release } = following(init.signal)
+    let response: Response
+    try {
+      response = await f(input, { ...init, signal: controller.signal })
+    } catch (e) {
+      release()
+      throw e
+    }
+    if (!response.body || response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) {
+      release()
+      return response
+    }
+    const reader = response.body.getReader()
+    const body = new ReadableStream<Uint8Array>({
+      async pull(into) {
+        try {
+          const { done, value } = await reader.read()
+          if (!done) return into.enqueue(value)
+          release()
+          into.close()
+        } catch (e) {
+          release()
+          into.error(e)
+        }
+      },
+      cancel(reason) {
+        release()
+        return reader.cancel(reason)
+      },
+    })
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
+  }
+}

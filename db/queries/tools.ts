@@ -55,6 +55,13 @@ export function knownTool(db: DbLike, server: string, name: string): KnownTool |
   return row && knownOf(row)
 }
 
+/** Known `server:tool` ids (matching `where`), in (server, name) order: the ids alone, for a caller that judges them. */
+const idsWhere = (db: DbLike, where: SQL | undefined) => db.select({ s: tools.serverName, t: tools.name }).from(tools)
+  .where(and(isNull(tools.goneAt), where)).orderBy(asc(tools.serverName), asc(tools.name))
+
+/** Every known `server:tool` id. */
+export const knownToolIds = (db: DbLike): string[] => idsWhere(db, undefined).all().map((r) => `${r.s}:${r.t}`)
+
 const MAX_CHAR = '\u{10FFFF}'
 
 /**
@@ -68,8 +75,7 @@ export function suggestToolIds(db: DbLike, prefix: string, limit: number): strin
   const where = at < 0
     ? and(gte(tools.serverName, q), lt(tools.serverName, q + MAX_CHAR))
     : and(eq(tools.serverName, q.slice(0, at)), gte(tools.name, q.slice(at + 1)), lt(tools.name, q.slice(at + 1) + MAX_CHAR))
-  return db.select({ s: tools.serverName, t: tools.name }).from(tools).where(and(isNull(tools.goneAt), where))
-    .orderBy(asc(tools.serverName), asc(tools.name)).limit(limit).all().map((r) => `${r.s}:${r.t}`)
+  return idsWhere(db, where).limit(limit).all().map((r) => `${r.s}:${r.t}`)
 }
 
 /**

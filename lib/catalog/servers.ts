@@ -72,10 +72,14 @@ export function restartLanded(db: DbLike, name: string): boolean {
   return (s.connectionAt ?? 0) > (s.restartRequestedAt ?? 0) && (!s.connection || healthOf[s.connection.state] !== 'starting')
 }
 
-/** Every server with admin state, believed connection health and tool counts. */
-export function serverRows(db: DbLike): ServerRow[] {
+/** Every server with admin state, believed connection health and tool counts (from `inventory`, when the caller has read it already). */
+export function serverRows(db: DbLike, inventory: readonly InventoryTool[] = toolInventory(db)): ServerRow[] {
   const byServer = new Map<string, InventoryTool[]>()
-  for (const t of toolInventory(db)) byServer.set(t.server, [...(byServer.get(t.server) ?? []), t])
+  for (const t of inventory) {
+    const list = byServer.get(t.server)
+    if (list) list.push(t)
+    else byServer.set(t.server, [t])
+  }
   return serverStates(db).map((s) => rowOf(s, byServer.get(s.name) ?? []))
 }
 

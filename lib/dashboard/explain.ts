@@ -3,7 +3,7 @@ import type { Db } from '@/db/client'
 import { readSnapshot } from '@/db/queries/preflight-state'
 import { evaluate, narrowingOf, type Caller, type EvaluationInput, type TokenScope, type ToolResult } from '@/lib/preflight/evaluate'
 import { parseToolId } from '@/lib/preflight/ids'
-import { fixFor, type RowFix } from './fixes'
+import { fixFor, type RowFix, type ServerFacts } from './fixes'
 import { serverFacts } from './server-facts'
 
 export interface Explained { result: ToolResult; fix: RowFix | null }
@@ -20,9 +20,13 @@ export const operatorAs = (operator: string, t: TokenScope & { name: string }): 
  */
 export function explainAt(db: Db, viewer: OperatorCaller, input: EvaluationInput): Explained[] {
   const { tools, narrowing } = readSnapshot(db, (state) => ({ tools: evaluate(state, viewer, input).tools, narrowing: narrowingOf(state, viewer, input.profile) }))
+  // a page judges thousands of ids on a few hundred servers: each server's facts are read once
+  const facts = new Map<string, ServerFacts | undefined>()
+  const factsOf = (server: string) => facts.has(server) ? facts.get(server) : facts.set(server, serverFacts(db, server)).get(server)
   return tools.map((result) => {
+    if (result.status === 'ready') return { result, fix: null } // nothing to fix
     const p = parseToolId(result.id)
     const server = 'malformed' in p ? null : p.server
-    return { result, fix: fixFor(result, { facts: server === null ? undefined : serverFacts(db, server), narrowing: server === null ? null : narrowing(server) }) }
+    return { result, fix: fixFor(result, { facts: server === null ? undefined : factsOf(server), narrowing: server === null ? null : narrowing(server) }) }
   })
 }

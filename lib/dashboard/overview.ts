@@ -174,18 +174,20 @@ function blockedAgents(db: Db, operator: string): { agents: BlockedAgent[]; ackn
  * over-ceiling scopes come from the worker (lib/dashboard/heavy.ts), none of them on this render.
  */
 export function overview(db: Db, operator: string) {
-  const servers = withFacts(db, serverRows(db))
   const inventory = toolInventory(db)
+  const servers = serverRows(db, inventory)
   const active = servers.filter((s) => s.enabled && !s.quarantined)
+  // only a listed server needs its facts (for its one action): not the hundreds that are fine
+  const listed = (keep: (s: (typeof servers)[number]) => boolean, among = servers) => withFacts(db, among.filter(keep))
   return {
     // by urgency: a changed definition (a tool agents relied on, now withheld) before a new one
     tools: inventory.filter((t) => t.status === 'tool_changed').concat(inventory.filter((t) => t.status === 'tool_pending_approval')),
     blockedTools: inventory.filter((t) => t.blocked),
-    quarantined: servers.filter((s) => s.quarantined),
-    disabled: servers.filter((s) => !s.enabled && !s.quarantined),
-    loginNeeded: active.filter((s) => s.health === 'login_needed'),
-    unhealthy: active.filter((s) => s.health === 'unhealthy' || s.health === 'no_transport'),
-    connecting: active.filter((s) => s.health === 'starting' || s.health === 'unpublished'),
+    quarantined: listed((s) => s.quarantined),
+    disabled: listed((s) => !s.enabled && !s.quarantined),
+    loginNeeded: listed((s) => s.health === 'login_needed', active),
+    unhealthy: listed((s) => s.health === 'unhealthy' || s.health === 'no_transport', active),
+    connecting: listed((s) => s.health === 'starting' || s.health === 'unpublished', active),
     danglingPins: accessOverview(db).tokens.filter((t) => t.pinDangling),
     ...blockedAgents(db, operator),
   }

@@ -4,8 +4,8 @@ import { tokenByName } from '@/db/queries/access'
 import { listActivity } from '@/db/queries/activity'
 import { readSnapshot } from '@/db/queries/preflight-state'
 import { serverNames } from '@/db/queries/servers'
+import { knownToolIds } from '@/db/queries/tools'
 import { presentRecords } from '@/lib/activity/present-records'
-import { toolInventory } from '@/lib/catalog/inventory'
 import { narrowingOf, type Narrowing } from '@/lib/preflight/evaluate'
 import { explainAt, operatorAs } from './explain'
 
@@ -79,7 +79,7 @@ export function tokenDetail(db: Db, name: string, operator: string) {
     const narrowing = narrowingOf(state, viewer)
     return serverNames(db).map((server): { server: string; excludedBy: Narrowing | null } => ({ server, excludedBy: narrowing(server) }))
   })
-  const judged = explainAt(db, viewer, { ids: toolInventory(db).map((t) => t.id) })
+  const judged = explainAt(db, viewer, { ids: knownToolIds(db) })
   return {
     token: { name: token.name, allowedServers: token.allowedServers, profilePin: token.profilePin, createdAt: new Date(token.createdAt).toISOString() },
     servers,

@@ -24,7 +24,7 @@ import { upstreamFetch } from './fetch'
 import { refreshOnce } from './refresh-once'
 import { tapResponse, type OnStreamRequest } from './stream-requests'
 import { mcpClientOp, type UpstreamPeer } from '@/lib/telemetry/mcp-client'
-import { following } from '@/lib/signals'
+import { following, releasingFetch } from '@/lib/signals'
 
 export interface ConnectionSpec {
   name: string
@@ -180,7 +180,8 @@ function makeTransport(db: Db, spec: Pick<ConnectionSpec, 'name' | 'transport' |
   // authorization server until an operator starts a login
   const oauth = oauthOf(db, spec.name)
   const authProvider = oauth?.tokens || oauth?.grant === 'client_credentials' ? new DbOAuthProvider(db, spec.name, t.url, new URL(CALLBACK_PATH, opts.baseUrl).href, false) : undefined
-  const fetch = serverFetch(new URL(t.url), { ...(t.headers ?? {}), ...secretValues }, authProvider, onStreamRequest)
+  // the transport gives every request one signal: each request follows it only while it lasts
+  const fetch = releasingFetch(serverFetch(new URL(t.url), { ...(t.headers ?? {}), ...secretValues }, authProvider, onStreamRequest))
   return t.type === 'sse'
     ? new SSEClientTransport(new URL(t.url), { authProvider, fetch })
     : new StreamableHTTPClientTransport(new URL(t.url), { authProvider, fetch })
