@@ -1,8 +1,8 @@
 import 'server-only'
 import { and, asc, eq, getTableName, sql, type SQL, isNull } from 'drizzle-orm'
 import type { Db } from '@/db/client'
-import { servers, settings, toolApprovals, tools, type JsonObject, type ToolAnnotations } from '@/db/schema'
-import { storedOf } from '@/lib/core/definition'
+import { servers, settings, toolApprovals, tools } from '@/db/schema'
+import { storedOf, type StoredDefinition } from '@/lib/core/definition'
 import type { ApprovalView, ServerView } from '@/lib/core/state'
 
 /**
@@ -24,17 +24,8 @@ import type { ApprovalView, ServerView } from '@/lib/core/state'
  * record (a state file's, implicitly approved as it stands), and one callable only because the
  * approval gate is off for it (quarantine_enabled off, or a trust=auto server).
  */
-export interface ServedTool {
+export interface ServedTool extends StoredDefinition {
   server: string
-  name: string
-  title: string | null
-  description: string | null
-  inputSchema: JsonObject
-  outputSchema: JsonObject | null
-  annotations: ToolAnnotations | null
-  execution: JsonObject | null
-  icons: unknown[] | null
-  meta: JsonObject | null
 }
 
 export interface ToolKey { server: string; name: string }

@@ -1,7 +1,8 @@
 import 'server-only'
 import { and, asc, eq, gte, isNull, lt, ne, type SQL } from 'drizzle-orm'
 import type { DbLike, Tx } from '@/db/client'
-import { servers, toolApprovals, tools, type ApprovedDefinition, type JsonObject, type ToolAnnotations } from '@/db/schema'
+import { servers, toolApprovals, tools } from '@/db/schema'
+import type { ApprovedDefinition, StoredDefinition } from '@/lib/core/definition'
 import type { ApprovalView } from '@/lib/core/state'
 
 /**
@@ -9,17 +10,8 @@ import type { ApprovalView } from '@/lib/core/state'
  * approved definition, kept apart). Tools an upstream stopped listing (gone) do not exist for
  * anyone, so no read here returns them.
  */
-export interface KnownTool {
+export interface KnownTool extends StoredDefinition {
   server: string
-  name: string
-  title: string | null
-  description: string | null
-  inputSchema: JsonObject
-  outputSchema: JsonObject | null
-  annotations: ToolAnnotations | null
-  execution: JsonObject | null
-  icons: unknown[] | null
-  meta: JsonObject | null
   hash: string | null
   approval: ApprovalView | null
   /** the approved definition (what agents are served), null while pending or without a record */

@@ -1,5 +1,5 @@
-import type { ApprovedDefinition, FieldChange } from '@/lib/core/definition'
-import { changedFields, type DefinitionField } from '@/lib/preflight/hash'
+import type { ApprovedDefinition, DefinitionField, FieldChange } from '@/lib/core/definition'
+import { changedFields } from '@/lib/preflight/hash'
 
 /** What changed between the approved definition and the one now offered, field by field. */
 export function definitionDiff(approved: ApprovedDefinition, current: ApprovedDefinition): FieldChange[] {

@@ -4,6 +4,7 @@ import { z } from 'zod'
 import { findServedTool, listServedTools, type ServedTool, type ToolKey } from '@/db/queries/served-tools'
 import { readSnapshot } from '@/db/queries/preflight-state'
 import type { Db } from '@/db/client'
+import { wireOf } from '@/lib/core/definition'
 import { badRequest, describeError, ToolgateError, unavailableError } from '@/lib/core/errors'
 import { scopeOf, type Caller } from '@/lib/preflight/evaluate'
 import { isCallable } from '@/lib/preflight/classifier'
@@ -61,18 +62,8 @@ export const PAGE_SIZE = 100
  * gave it (the pin covers them all, so what an operator approved is what agents get).
  */
 export function toMcpTool(t: ServedTool): Tool {
-  return {
-    name: `${t.server}:${t.name}`,
-    ...(t.title !== null ? { title: t.title } : {}),
-    ...(t.description !== null ? { description: t.description } : {}),
-    // Stored as the upstream declared it; MCP upstreams always declare an object schema.
-    inputSchema: t.inputSchema as Tool['inputSchema'],
-    ...(t.outputSchema ? { outputSchema: t.outputSchema as Tool['outputSchema'] } : {}),
-    ...(t.annotations ? { annotations: t.annotations } : {}),
-    ...(t.execution ? { execution: t.execution as Tool['execution'] } : {}),
-    ...(t.icons ? { icons: t.icons as Tool['icons'] } : {}),
-    ...(t.meta ? { _meta: t.meta } : {}),
-  }
+  // Stored as the upstream declared it, which the SDK's schemas accepted on the way in.
+  return { ...wireOf(t), name: `${t.server}:${t.name}` } as Tool
 }
 
 const cursorSchema = z.tuple([z.string(), z.string()])

@@ -6,6 +6,7 @@ import type { Db } from '@/db/client'
 import { dropCredentials, serverConfig, serverState, updateServer } from '@/db/queries/servers'
 import type { Transport } from '@/db/schema'
 import { writeTransaction } from '@/db/write'
+import { storedOf, wireOf } from '@/lib/core/definition'
 import { mintRequestId } from '@/lib/activity/request-id'
 import { recordChange } from '@/lib/activity/record-change'
 import { secretTarget } from '@/lib/admin/upstreams'
@@ -14,7 +15,6 @@ import { parseJson, readBody, sendJson } from '@/lib/http/json'
 import { formatIssues } from '@/lib/schemas/issues'
 import { demoStateFile } from '@/lib/state/demo'
 import { parseStateFile } from '@/lib/state/load'
-import type { StateFile } from '@/lib/state/schema'
 import { DemoAuthorizationServer } from './authorization-server'
 import { listenOnLoopback, type Listening } from './loopback'
 import { mcpHandler } from './mcp-upstream'
@@ -99,20 +99,7 @@ function demoServersIn(db: Db): DemoServer[] {
 /** The tools the demo state lists for a server, as MCP serves them: the same definitions, so the same pins. */
 function demoTools(name: DemoServer): Tool[] {
   const state = parseStateFile(JSON.parse(readFileSync(demoStateFile(), 'utf8')))
-  return state.servers.find((s) => s.name === name)?.tools.map(mcpTool) ?? []
-}
-
-function mcpTool(t: StateFile['servers'][number]['tools'][number]): Tool {
-  return {
-    name: t.name,
-    ...(t.title != null ? { title: t.title } : {}),
-    ...(t.description != null ? { description: t.description } : {}),
-    inputSchema: t.input_schema as Tool['inputSchema'],
-    ...(t.output_schema != null ? { outputSchema: t.output_schema as Tool['outputSchema'] } : {}),
-    ...(t.annotations != null ? { annotations: t.annotations } : {}),
-    ...(t.execution != null ? { execution: t.execution } : {}),
-    ...(t.icons != null ? { icons: t.icons as Tool['icons'] } : {}),
-  }
+  return state.servers.find((s) => s.name === name)?.tools.map((t) => wireOf(storedOf(t.name, t)) as Tool) ?? []
 }
 
 /**

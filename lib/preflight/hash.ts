@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { definitionFields, type DefinitionField } from '@/lib/core/definition'
 
 /** Version of the hash schema below; part of every pin. Bump when the hashed fields change. */
 export const HASH_SCHEMA_VERSION = 3
@@ -18,13 +19,11 @@ export function argumentsHash(canonical: string): string {
 }
 
 /**
- * Every field the proxy serves of a tool besides its name (contract §6, hash schema v3), by
- * the state file's names. A pin covers them all, and so does an approval: a change to any of
- * them is tool_changed. `_meta` is among them: it is served, and clients act on it (a UI
+ * A pin covers every field the proxy serves of a tool (contract §6, hash schema v3), by the
+ * state file's names (lib/core/definition.ts lists them), and so does an approval: a change to
+ * any of them is tool_changed. `_meta` is among them: it is served, and clients act on it (a UI
  * resource to render, say), so a pin that left it out would let it change unreviewed.
  */
-export const definitionFields = ['title', 'description', 'input_schema', 'output_schema', 'annotations', 'execution', 'icons', '_meta'] as const
-export type DefinitionField = (typeof definitionFields)[number]
 export type Definition = { name: string } & { [F in DefinitionField]?: unknown }
 
 /** The tool's pin: sha256 over the canonical JSON of its name and every served field (absent = null). */

@@ -19,7 +19,7 @@ import { newTokenId } from '@/lib/admin/tokens'
 import { badRequest } from '@/lib/core/errors'
 import { formatIssue } from '@/lib/schemas/issues'
 import { toolPin } from '@/lib/preflight/hash'
-import { approvedOf, definitionOf } from '@/lib/core/definition'
+import { approvedOf, definitionOf, storedOf } from '@/lib/core/definition'
 import type { MovedSecrets } from '@/lib/core/activity'
 import { crossEntryIssues, stateFileSchema, type StateFile } from './schema'
 
@@ -97,13 +97,10 @@ export async function loadState(db: Db, doc: unknown, actor: string, opts: { kee
       }
       for (const t of s.tools) {
         toolCount++
-        const columns = {
-          title: t.title ?? null, description: t.description ?? null, inputSchema: t.input_schema, outputSchema: t.output_schema ?? null,
-          annotations: t.annotations ?? null, execution: t.execution ?? null, icons: t.icons ?? null, meta: t._meta ?? null,
-        }
-        const definition = definitionOf({ name: t.name, ...columns })
+        const stored = storedOf(t.name, t)
+        const definition = definitionOf(stored)
         const hash = toolPin(definition)
-        insertTool(tx, { serverName: s.name, name: t.name, ...columns, hash, firstSeen: now, lastSeen: now })
+        insertTool(tx, { serverName: s.name, ...stored, hash, firstSeen: now, lastSeen: now })
         if (t.approval) {
           const { name: _name, ...offered } = definition
           const approved = t.approval.status === 'approved' ? offered : t.approval.status === 'changed' ? t.approval.previous ?? null : null

@@ -13,10 +13,11 @@ import type { Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared
 import { z } from 'zod'
 import type { Db } from '@/db/client'
 import type { ConnectionAction, ConnectionState, Root, Transport } from '@/db/schema'
+import { storedOfWire, wireOf, type WireDefinition } from '@/lib/core/definition'
 import { describeError } from '@/lib/core/errors'
 import { projectRoot } from '@/lib/core/paths'
 import pkg from '@/package.json'
-import { applyDiscovery, recordInspectionFailure, type DiscoveredTool } from './discovery'
+import { applyDiscovery, recordInspectionFailure } from './discovery'
 import type { DiscoveredDefinition } from '@/lib/approvals/server-definitions'
 import { DbOAuthProvider, CALLBACK_PATH } from './oauth'
 import { oauthOf } from '@/db/queries/upstream'
@@ -84,23 +85,13 @@ const rawToolsPage = z.looseObject({
 })
 
 /** Every tool of an upstream, following each nextCursor page, every served field kept as given. */
-export async function listAllTools(client: Client, timeoutMs: number): Promise<DiscoveredTool[]> {
-  const all: DiscoveredTool[] = []
+export async function listAllTools(client: Client, timeoutMs: number): Promise<WireDefinition[]> {
+  const all: WireDefinition[] = []
   let cursor: string | undefined
   do {
     const page = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, rawToolsPage, { timeout: timeoutMs })
-    for (const t of page.tools) {
-      all.push({
-        name: t.name, inputSchema: t.inputSchema,
-        ...(t.title !== undefined ? { title: t.title } : {}),
-        ...(t.description !== undefined ? { description: t.description } : {}),
-        ...(t.outputSchema !== undefined ? { outputSchema: t.outputSchema } : {}),
-        ...(t.annotations !== undefined ? { annotations: t.annotations } : {}),
-        ...(t.execution !== undefined ? { execution: t.execution } : {}),
-        ...(t.icons !== undefined ? { icons: t.icons } : {}),
-        ...(t._meta !== undefined ? { _meta: t._meta } : {}),
-      })
-    }
+    // the served fields only, each as given (through the stored shape, which names them all)
+    for (const t of page.tools) all.push(wireOf(storedOfWire(t)))
     cursor = page.nextCursor
   } while (cursor)
   return all
@@ -152,7 +143,7 @@ export async function listDefinitions(client: Client, timeoutMs: number): Promis
 }
 
 /** Everything a server offers, as one discovery stores it (whole, or not at all). */
-export interface Offered { tools: DiscoveredTool[]; definitions: DiscoveredDefinition[] }
+export interface Offered { tools: WireDefinition[]; definitions: DiscoveredDefinition[] }
 
 async function listOffered(client: Client, timeoutMs: number): Promise<Offered> {
   return { tools: await listAllTools(client, timeoutMs), definitions: await listDefinitions(client, timeoutMs) }

@@ -2,41 +2,23 @@ import 'server-only'
 import type { Db, Tx } from '@/db/client'
 import { discoveryBasis, insertTool, markToolGone, relistTool, reviewContext, saveApproval } from '@/db/queries/tools'
 import { updateServer } from '@/db/queries/servers'
-import type { ApprovedDefinition, JsonObject, Server, ServerDefinition, ToolAnnotations, ToolApproval } from '@/db/schema'
+import type { ApprovedDefinition, Server, ServerDefinition, ToolApproval } from '@/db/schema'
 import { definitionsOf, insertDefinition, updateDefinition } from '@/db/queries/definitions'
 import { definitionChanges, definitionId, definitionPin, type DiscoveredDefinition } from '@/lib/approvals/server-definitions'
 import { writeTransaction } from '@/db/write'
 import { insertActivity, type ActivityInput } from '@/lib/activity/record'
 import { mintRequestId } from '@/lib/activity/request-id'
 import type { ActivityDataByType } from '@/lib/core/activity'
-import { approvedOf, definitionOf } from '@/lib/core/definition'
+import { approvedOf, definitionOf, storedOfWire, type WireDefinition } from '@/lib/core/definition'
 import { definitionDiff } from '@/lib/approvals/definition'
 import { reviewFindings, type ReviewContext } from '@/lib/approvals/findings'
 import { reachFindings, semanticDiff } from '@/lib/approvals/semantic-diff'
 import { toolPin } from '@/lib/preflight/hash'
 
-/** A tool as an upstream's tools/list describes it: every field, kept as given. */
-export interface DiscoveredTool {
-  name: string
-  title?: string
-  description?: string
-  inputSchema: JsonObject
-  outputSchema?: JsonObject
-  annotations?: ToolAnnotations
-  execution?: JsonObject
-  icons?: unknown[]
-  _meta?: JsonObject
-}
-
 export interface DiscoveryOutcome { baseline: boolean; added: string[]; changed: string[]; gone: string[]; returned: string[] }
 
 const RUNTIME = 'runtime'
 type DiscoveryRecord = 'tool.discovered' | 'tool.changed' | 'tool.auto_approved' | 'tool.gone' | 'tool.returned' | 'server.baseline' | 'server.inspected'
-
-const columnsOf = (d: DiscoveredTool) => ({
-  title: d.title ?? null, description: d.description ?? null, inputSchema: d.inputSchema, outputSchema: d.outputSchema ?? null,
-  annotations: d.annotations ?? null, execution: d.execution ?? null, icons: d.icons ?? null, meta: d._meta ?? null,
-})
 
 /** An inspection that failed: kept with its reason, so the server page says so rather than "Inspecting…" for ever. */
 export function recordInspectionFailure(db: Db, serverName: string, error: string, now = Date.now()): Promise<void> {
@@ -63,7 +45,7 @@ export function recordInspectionFailure(db: Db, serverName: string, error: strin
  * operator was shown); a tool approved before is held to its approval exactly as the runtime
  * would hold it, so an inspection cannot carry a changed definition past the guard.
  */
-export function applyDiscovery(db: Db, serverName: string, discovered: DiscoveredTool[], opts: { inspect?: boolean; now?: number; definitions?: DiscoveredDefinition[] } = {}): Promise<DiscoveryOutcome> {
+export function applyDiscovery(db: Db, serverName: string, discovered: WireDefinition[], opts: { inspect?: boolean; now?: number; definitions?: DiscoveredDefinition[] } = {}): Promise<DiscoveryOutcome> {
   const now = opts.now ?? Date.now()
   return writeTransaction(db, (tx) => {
     const basis = discoveryBasis(tx, serverName)
@@ -80,7 +62,7 @@ export function applyDiscovery(db: Db, serverName: string, discovered: Discovere
     const out: DiscoveryOutcome = { baseline, added: [], changed: [], gone: [], returned: [] }
 
     for (const d of discovered) {
-      const columns = columnsOf(d)
+      const { name: _n, ...columns } = storedOfWire(d)
       const definition = definitionOf({ name: d.name, ...columns })
       const { name: _name, ...offered } = definition
       const hash = toolPin(definition)
@@ -135,7 +117,7 @@ export function applyDiscovery(db: Db, serverName: string, discovered: Discovere
       record('server.inspected', {
         target: serverName, before: null, after: { tools: discovered.length, ...(opts.definitions ? { definitions: opts.definitions.length } : {}) },
         findings: [
-          ...discovered.flatMap((d) => findingsOf(definitionOf({ name: d.name, ...columnsOf(d) })).map((f) => ({ ...f, field: `${d.name}.${f.field}` }))),
+          ...discovered.flatMap((d) => findingsOf(definitionOf(storedOfWire(d))).map((f) => ({ ...f, field: `${d.name}.${f.field}` }))),
           ...(opts.definitions ?? []).flatMap((d) => reviewFindings(d.definition, context).map((f) => ({ ...f, field: `${definitionId(serverName, d.kind, d.key)}.${f.field}` }))),
         ],
       })
