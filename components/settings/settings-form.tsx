@@ -49,7 +49,7 @@ export function ProxySettingsForm({ settings, profiles }: { settings: PresentedS
       </label>
       <div>
         <label htmlFor="anonymous-profile" className="block text-sm font-medium">Anonymous MCP profile</label>
-        <select id="anonymous-profile" value={anonymous} onChange={(e) => setAnonymous(e.target.value)} className={`mt-1 max-w-full ${inputClass}`}>
+        <select id="anonymous-profile" value={anonymous} onChange={(e) => setAnonymous(e.target.value)} className={`mt-1 w-full ${inputClass}`}>
           <option value="">none — /mcp needs an agent token (401 without one)</option>
           {profiles.map((p) => <option key={p} value={p}>{p} — loopback callers without a token get this profile&apos;s scope</option>)}
         </select>
@@ -103,7 +103,7 @@ export function ProxySettingsForm({ settings, profiles }: { settings: PresentedS
         </label>
         <div>
           <label htmlFor="two-person-rule" className="block text-sm font-medium">Two-person rule (two_person_rule)</label>
-          <select id="two-person-rule" value={twoPerson} onChange={(e) => setTwoPerson(e.target.value as typeof twoPerson)} className={`mt-1 max-w-full ${inputClass}`}>
+          <select id="two-person-rule" value={twoPerson} onChange={(e) => setTwoPerson(e.target.value as typeof twoPerson)} className={`mt-1 w-full ${inputClass}`}>
             <option value="off">off — one approver decides</option>
             <option value="destructive">destructive — approving a tool, server release or held call that may destroy needs a second approver</option>
             <option value="all">all — every tool approval, server release and held call needs a second approver</option>
