@@ -137,7 +137,7 @@ describe('screens follow the truth (with the runtime)', () => {
     expect(await page.getByTestId('inspection-fix').textContent()).toMatch(/^Its command was not found on this machine/)
     // the truth after a reload too, with the way to try again
     await visit(page, '/servers/ghost')
-    expect(await page.getByTestId('inspection-failed').count()).toBe(1)
+    await eventually(() => page.getByTestId('inspection-failed').count()).toBe(1) // the quarantine card streams in
     expect(await page.getByRole('button', { name: 'Inspect again' }).count()).toBe(1)
 
     // a server that dies while starting: the failure points at its log, which has what it printed
