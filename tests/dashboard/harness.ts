@@ -86,6 +86,8 @@ export async function sessionHeaders(context: BrowserContext, page: Page): Promi
 export async function visit(page: Page, path: string) {
   const res = await page.goto(path)
   await page.locator('[data-session-bootstrap]').waitFor({ state: 'detached', timeout: 20_000 })
+  // then the route's own loading state, shown while the page reads state, gives way to the page
+  await page.locator('[role="status"][aria-label="Loading"]').waitFor({ state: 'detached', timeout: 20_000 })
   return res
 }
 
