@@ -79,19 +79,22 @@ export function PreflightWorkbench({ initial, options, autorun }: { initial: Pre
     if (!restarting) return
     const { server, form: f } = restarting
     const deadline = Date.now() + 60_000
-    const timer = setInterval(async () => {
+    // one question at a time (a slow answer must not start a second check), none once unmounted
+    let stopped = false
+    let timer: ReturnType<typeof setTimeout>
+    const ask = async () => {
       const landed = await restartSettled({ server })
+      if (stopped) return
       if (landed.ok && landed.data) {
-        clearInterval(timer)
         setRestarting(null)
         run(f, `Done: ${server} reported its new connection; the set was checked again.`)
       } else if (Date.now() > deadline) {
-        clearInterval(timer)
         setRestarting(null)
         setNotice(`${server} has not reported a new connection within a minute: its log (Servers → ${server}) says why. Run the check again when it has.`)
-      }
-    }, 1000)
-    return () => clearInterval(timer)
+      } else timer = setTimeout(() => void ask(), 1000)
+    }
+    timer = setTimeout(() => void ask(), 1000)
+    return () => { stopped = true; clearTimeout(timer) }
     // run is recreated each render; this follows one restart from start to end
   }, [restarting])
   const autoran = useRef(false)
