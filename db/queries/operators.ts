@@ -141,4 +141,8 @@ export function deletePendingApproval(tx: Tx, kind: string, target: string): voi
   tx.delete(pendingApprovals).where(and(eq(pendingApprovals.kind, kind), eq(pendingApprovals.target, target))).run()
 }
 
+/** Remove every first approval one person made; returns them. */
+export const deletePendingApprovalsBy = (tx: Tx, operatorId: string) =>
+  tx.delete(pendingApprovals).where(eq(pendingApprovals.operatorId, operatorId)).returning().all()
+
 export const pendingApprovalsOf = (db: DbLike, kind: string) => db.select().from(pendingApprovals).where(eq(pendingApprovals.kind, kind)).all()

@@ -65,12 +65,13 @@ export async function updateSettings(db: Db, patch: unknown, ctx: ActionContext)
 /**
  * Why passwords cannot be turned off now, or null: only once single sign-on works for whoever
  * turns them off — SSO is configured, and the acting admin's account is linked to the provider
- * (they signed in through it); for the CLI (no account), some enabled admin's is. The break-glass
- * key is apart from this: it stays as the way back in.
+ * (they signed in through it). The CLI (no account) is another process than the server, whose
+ * environment configures SSO, so it goes by what is stored: some enabled admin is linked (SSO
+ * worked for them). The break-glass key is apart from this: it stays as the way back in.
  */
 function whyLocalAccountsStay(tx: Tx, ctx: ActionContext): string | null {
-  if (!oidcConfig()) return 'single sign-on is not configured (TOOLGATE_OIDC_ISSUER, TOOLGATE_OIDC_CLIENT_ID): with passwords off, people sign in only through it'
   const me = ctx.operatorId ? operatorById(tx, ctx.operatorId) : undefined
+  if (me && !oidcConfig()) return 'single sign-on is not configured (TOOLGATE_OIDC_ISSUER, TOOLGATE_OIDC_CLIENT_ID): with passwords off, people sign in only through it'
   if (me) return me.oidcSubject ? null : `your account (${me.username}) has not signed in with single sign-on: sign in through it first, so that turning passwords off cannot lock you out`
   return operatorList(tx).some((o) => o.enabled && o.role === 'admin' && o.oidcSubject) ? null : 'no enabled admin has signed in with single sign-on yet: one must, before passwords are turned off'
 }

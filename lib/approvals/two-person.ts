@@ -1,9 +1,9 @@
 import 'server-only'
-import type { Db } from '@/db/client'
+import type { Db, Tx } from '@/db/client'
 import { writeTransaction } from '@/db/write'
 import { readSettings } from '@/db/queries/settings'
 import { knownTool } from '@/db/queries/tools'
-import { deletePendingApproval, pendingApproval, pendingApprovalsOf, putPendingApproval } from '@/db/queries/operators'
+import { deletePendingApproval, deletePendingApprovalsBy, pendingApproval, pendingApprovalsOf, putPendingApproval } from '@/db/queries/operators'
 import { listActivity } from '@/db/queries/activity'
 import { recordChange, type ActionContext } from '@/lib/activity/record-change'
 import { forbidden } from '@/lib/core/errors'
@@ -55,6 +55,13 @@ export async function twoPersonGate(db: Db, a: Approval, ctx: ActionContext): Pr
     recordChange(tx, 'approval.first_of_two', ctx, { target: a.target, before: null, after: { kind: a.kind, subject: a.subject } })
     return { proceed: false, firstOfTwo: { by: ctx.actor, target: a.target } }
   })
+}
+
+/** A person who can no longer approve (removed, disabled): their first approvals stop counting, each on the record, so nobody completes one on their strength. */
+export function withdrawFirstApprovalsOf(tx: Tx, operatorId: string, reason: string, ctx: ActionContext): void {
+  for (const p of deletePendingApprovalsBy(tx, operatorId)) {
+    recordChange(tx, 'approval.withdrawn', ctx, { target: p.target, before: { kind: p.kind as ApprovalKind, subject: p.subject, by: p.actor }, after: null, reason })
+  }
 }
 
 /** The first approvals waiting for a second, by target: what the dashboard shows as "1 of 2". */

@@ -131,6 +131,8 @@ export interface ActivityDataByType {
   'personal_token.revoked': ChangeData<{ name: string; role: string; expires_at: string }>
   // the two-person rule: a first approval, waiting for a second approver
   'approval.first_of_two': ChangeData<{ kind: 'tool' | 'definition' | 'release' | 'call'; subject: string }>
+  // a first approval that no longer counts: its approver's account was removed or disabled (by a state load)
+  'approval.withdrawn': ChangeData<{ kind: 'tool' | 'definition' | 'release' | 'call'; subject: string; by: string }> & { reason: string }
   'server.configured': ChangeData<{ disabledTools: string[]; enabledTools: string[] | null; trust: string; callTimeoutMs?: number; roots?: { uri: string; name?: string }[] }>
   'token.created': ChangeData<{ allowedServers: string[]; profilePin: string | null }>
   'token.updated': ChangeData<{ allowedServers: string[]; profilePin: string | null }>
@@ -170,7 +172,7 @@ export const activityTypes = [
   'tool.call_approval', 'call.approval_requested', 'call.approved', 'call.denied', 'call.expired', 'call.refused',
   'operator.signed_in', 'operator.signed_out', 'operator.sign_in_refused', 'server.configured',
   'operator.created', 'operator.invited', 'operator.invitation_accepted', 'operator.changed', 'operator.session_ended', 'operator.sso_linked',
-  'personal_token.created', 'personal_token.revoked', 'approval.first_of_two',
+  'personal_token.created', 'personal_token.revoked', 'approval.first_of_two', 'approval.withdrawn',
   'token.created', 'token.updated', 'token.revoked', 'token.rotated',
   'profile.created', 'profile.updated', 'profile.deleted', 'triage.acknowledged', 'triage.unacknowledged',
   'operator_key.rotated', 'settings.changed', 'activity.pruned', 'pins.upgraded', 'secrets.encrypted', 'surface.over_ceiling',

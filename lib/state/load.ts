@@ -7,9 +7,11 @@ import { insertProfile, insertToken } from '@/db/queries/access'
 import { writeSettings } from '@/db/queries/settings'
 import { deleteOperator, endCredentialsOf, insertOperator, operatorList, updateOperator } from '@/db/queries/operators'
 import { newOperatorId } from '@/lib/auth/accounts'
+import { can } from '@/lib/auth/roles'
+import { withdrawFirstApprovalsOf } from '@/lib/approvals/two-person'
 import { mintRequestId } from '@/lib/activity/request-id'
 import { holdToApproval } from '@/lib/upstream/discovery'
-import { recordChange } from '@/lib/activity/record-change'
+import { recordChange, type ActionContext } from '@/lib/activity/record-change'
 import { secretTarget } from '@/lib/admin/upstreams'
 import { describeTransport } from '@/lib/catalog/servers'
 import { insertServerRow, serverNames } from '@/db/queries/servers'
@@ -131,7 +133,7 @@ export async function loadState(db: Db, doc: unknown, actor: string, opts: { kee
         allowedServers: t.allowed_servers, profilePin: t.profile_pin, createdAt: now,
       })
     }
-    if (state.operators) applyOperators(tx, state.operators, now)
+    if (state.operators) applyOperators(tx, state.operators, now, { actor, requestId })
     return recordChange(tx, 'state.loaded', { actor, requestId }, {
       target: 'state', before: null,
       after: { servers: state.servers.length, tools: toolCount, profiles: state.profiles.length, agent_tokens: state.agent_tokens.length, ...(state.operators ? { operators: state.operators.length } : {}) },
@@ -164,12 +166,23 @@ export function isEmptyState(db: Db): boolean {
  * The file's accounts become the accounts. One the file keeps (by username) stays the same
  * person — its id, password and, unless its role changes or it is disabled, its sessions and
  * tokens; a new one has no password (it signs in by SSO, or an admin invites it); one the file
- * leaves out is removed, with its sessions, tokens and invitations.
+ * leaves out is removed, with its sessions, tokens and invitations. The first approvals (two-person
+ * rule) of one that can no longer approve — removed, disabled, or no longer an approver — are
+ * withdrawn: a second approver cannot complete them on the strength of someone gone.
  */
-function applyOperators(tx: Tx, people: NonNullable<StateFile['operators']>, now: number): void {
+function applyOperators(tx: Tx, people: NonNullable<StateFile['operators']>, now: number, ctx: ActionContext): void {
   const existing = new Map(operatorList(tx).map((o) => [o.username, o]))
   const kept = new Set(people.map((p) => p.username))
-  for (const o of existing.values()) if (!kept.has(o.username)) deleteOperator(tx, o.id)
+  for (const o of existing.values()) {
+    if (kept.has(o.username)) continue
+    withdrawFirstApprovalsOf(tx, o.id, `state load removed ${o.username}`, ctx)
+    deleteOperator(tx, o.id)
+  }
+  // a swap (A takes B's e-mail and B A's) must not trip the unique constraints halfway: free what changes first
+  for (const p of people) {
+    const o = existing.get(p.username)
+    if (o && (o.email !== p.email || o.oidcSubject !== p.oidc_subject)) updateOperator(tx, o.id, { email: null, oidcSubject: null })
+  }
   for (const p of people) {
     const fields = { name: p.name, email: p.email, role: p.role, enabled: p.enabled, oidcSubject: p.oidc_subject }
     const o = existing.get(p.username)
@@ -178,7 +191,7 @@ function applyOperators(tx: Tx, people: NonNullable<StateFile['operators']>, now
       continue
     }
     if (o.role !== p.role || (o.enabled && !p.enabled)) endCredentialsOf(tx, o.id)
+    if (!p.enabled || !can(p.role, 'approve')) withdrawFirstApprovalsOf(tx, o.id, `state load ${p.enabled ? `made ${o.username} ${p.role}` : `disabled ${o.username}`}`, ctx)
     updateOperator(tx, o.id, fields)
   }
 }
-

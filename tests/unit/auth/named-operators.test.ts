@@ -239,12 +239,13 @@ describe('turning passwords off (local_accounts)', () => {
     vi.stubEnv('TOOLGATE_OIDC_CLIENT_ID', 'toolgate')
   }
 
-  it('needs single sign-on configured and the acting admin signed in through it; the CLI needs some such admin', async () => {
+  it('needs single sign-on configured and the acting admin signed in through it; the CLI needs some such admin, whatever its own environment', async () => {
     const db = await setup()
     await addOperator(db, { username: 'ola', name: 'Ola', role: 'admin', password: PASSWORD }, admin)
     const ola = contextOf(session(await signInWithPassword(db, 'ola', PASSWORD, { address: '10.5.0.1' })).principal)
     vi.stubEnv('TOOLGATE_OIDC_ISSUER', '')
     await expect(updateSettings(db, { local_accounts: false }, ola)).rejects.toThrow(/^local_accounts: single sign-on is not configured/)
+    await expect(updateSettings(db, { local_accounts: false }, { actor: 'cli:ops' })).rejects.toThrow(/^local_accounts: no enabled admin has signed in with single sign-on/)
     sso()
     await expect(updateSettings(db, { local_accounts: false }, ola)).rejects.toThrow(/^local_accounts: your account \(ola\) has not signed in with single sign-on/)
     await expect(updateSettings(db, { local_accounts: false }, { actor: 'cli:ops' })).rejects.toThrow(/^local_accounts: no enabled admin has signed in with single sign-on/)
@@ -252,6 +253,10 @@ describe('turning passwords off (local_accounts)', () => {
     db.update(operators).set({ oidcSubject: 'https://login.example.com ola' }).where(eq(operators.username, 'ola')).run()
     expect((await updateSettings(db, { local_accounts: false }, ola)).after.local_accounts).toBe(false)
     expect(listActivity(db, { type: 'settings.changed' })[0]).toMatchObject({ actor: 'ola', data: { before: { local_accounts: true }, after: { local_accounts: false } } })
+    await updateSettings(db, { local_accounts: true }, ola)
+    // the CLI, without the server's TOOLGATE_OIDC_* environment, goes by the stored link
+    vi.stubEnv('TOOLGATE_OIDC_ISSUER', '')
+    expect((await updateSettings(db, { local_accounts: false }, { actor: 'cli:ops' })).after.local_accounts).toBe(false)
     // and back on, by anyone who may change settings
     expect((await updateSettings(db, { local_accounts: true }, { actor: 'cli:ops' })).after.local_accounts).toBe(true)
   })

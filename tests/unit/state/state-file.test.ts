@@ -16,6 +16,9 @@ import { operators } from '@/db/schema'
 import { operatorByLogin, operatorList } from '@/db/queries/operators'
 import { addOperator, changeOperator, createPersonalToken } from '@/lib/admin/operators'
 import { isValidSession, signInWithPassword } from '@/lib/auth/operator-sessions'
+import { updateSettings } from '@/lib/admin/settings'
+import { firstApprovals, twoPersonGate, type Approval } from '@/lib/approvals/two-person'
+import { listActivity } from '@/db/queries/activity'
 
 const demo = () => JSON.parse(readFileSync(demoStateFile(), 'utf8'))
 
@@ -197,6 +200,42 @@ describe('state file and operator accounts', () => {
     // a file without accounts (from before named operators) leaves them as they are
     await loadState(a, demo(), 'test')
     expect(operatorList(a).map((o) => o.username)).toEqual(['alice'])
+  })
+
+  it('a first approval (two-person rule) of someone the file removes, disables or makes no approver is withdrawn, on the record; others stay', async () => {
+    const db = await withPeople()
+    await addOperator(db, { username: 'carol', name: 'Carol', role: 'approver', password: PW }, by)
+    await addOperator(db, { username: 'dave', name: 'Dave', role: 'approver', password: PW }, by)
+    await addOperator(db, { username: 'erin', name: 'Erin', role: 'approver', password: PW }, by)
+    await updateSettings(db, { two_person_rule: 'all' }, by)
+    const as = (u: string) => ({ actor: u, operatorId: operatorByLogin(db, u)!.id, auth: 'session' })
+    const approve = (target: string, u: string) => twoPersonGate(db, { kind: 'tool', target, subject: 'pin', destructive: true } satisfies Approval, as(u))
+    for (const [target, u] of [['notes:a', 'alice'], ['notes:b', 'carol'], ['notes:c', 'dave'], ['notes:d', 'erin']]) expect((await approve(target, u)).proceed).toBe(false)
+    const file = dumpState(db)
+    file.operators = file.operators!.filter((o) => o.username !== 'alice').map((o) =>
+      o.username === 'carol' ? { ...o, enabled: false } : o.username === 'dave' ? { ...o, role: 'operator' as const } : o)
+    await loadState(db, file, 'test')
+    expect(Object.keys(firstApprovals(db, 'tool'))).toEqual(['notes:d'])
+    expect(listActivity(db, { type: 'approval.withdrawn' }).map((r) => r.data as { target: string }).sort((x, y) => x.target.localeCompare(y.target))).toEqual([
+      { target: 'notes:a', before: { kind: 'tool', subject: 'pin', by: 'alice' }, after: null, reason: 'state load removed alice' },
+      { target: 'notes:b', before: { kind: 'tool', subject: 'pin', by: 'carol' }, after: null, reason: 'state load disabled carol' },
+      { target: 'notes:c', before: { kind: 'tool', subject: 'pin', by: 'dave' }, after: null, reason: 'state load made dave operator' },
+    ])
+    // so a second approver's approval is a first again, not the completion of a gone person's
+    expect(await approve('notes:a', 'erin')).toEqual({ proceed: false, firstOfTwo: { by: 'erin', target: 'notes:a' } })
+  })
+
+  it('applies an e-mail (and SSO subject) swap between two accounts in one load', async () => {
+    const db = await withPeople()
+    await addOperator(db, { username: 'carol', name: 'Carol', email: 'carol@example.com', role: 'viewer', password: PW }, by)
+    db.update(operators).set({ oidcSubject: 'https://idp.example carol' }).where(eq(operators.username, 'carol')).run()
+    const file = dumpState(db)
+    const [alice, , carol] = file.operators!
+    file.operators = [{ ...alice, email: carol.email, oidc_subject: carol.oidc_subject }, file.operators![1], { ...carol, email: alice.email, oidc_subject: alice.oidc_subject }]
+    await loadState(db, file, 'test')
+    expect(operatorList(db).map((o) => [o.username, o.email, o.oidcSubject])).toEqual([
+      ['alice', 'carol@example.com', 'https://idp.example carol'], ['bob', null, null], ['carol', 'alice@example.com', 'https://idp.example alice'],
+    ])
   })
 
   it('rejects bad accounts by JSON path, a secret among them, and a file that would leave no admin to sign in; nothing changes', async () => {
