@@ -1,6 +1,6 @@
 import { setServerState } from '@/lib/actions/servers'
 import { restartAction } from '@/lib/actions/upstream'
-import type { ServerRow } from '@/lib/catalog/servers'
+import type { ServerStateRow } from '@/lib/catalog/servers'
 import { canLogin, canRestart, connectionAdvice, type ServerFacts } from '@/lib/dashboard/fixes'
 import { ActionButton } from '@/components/action-button'
 import { LinkButton } from '@/components/ui'
@@ -12,7 +12,7 @@ const detail = (name: string, anchor = '') => `/servers/${encodeURIComponent(nam
  * The one action a server's state calls for, admin state first (it gates everything else) —
  * the button itself, not a link to a page without it, and only when it can work for this server.
  */
-export function ServerAction({ s, facts }: { s: ServerRow; facts: ServerFacts }) {
+export function ServerAction({ s, facts }: { s: ServerStateRow; facts: ServerFacts }) {
   if (s.quarantined) return <LinkButton variant="primary" href={detail(s.name, '#release')} aria-label={`Review & release ${s.name}`}>Review &amp; release</LinkButton>
   if (s.restartPending) return <Pending text="Reconnecting… (restart asked; this row updates when the runtime reports)" />
   if (!s.enabled) return <ActionButton variant="primary" action={setServerState} permission="operate" input={{ server: s.name, change: 'enable' as const }} label="Enable" name={`Enable ${s.name}`} />

@@ -1,5 +1,5 @@
 import 'server-only'
-import { and, asc, eq, gte, isNull, lt, ne, type SQL } from 'drizzle-orm'
+import { and, asc, eq, gte, inArray, isNull, lt, ne, or, type SQL } from 'drizzle-orm'
 import type { DbLike, Tx } from '@/db/client'
 import { servers, toolApprovals, tools } from '@/db/schema'
 import type { ApprovedDefinition, StoredDefinition } from '@/lib/core/definition'
@@ -45,6 +45,23 @@ export function knownTools(db: DbLike, server?: string): KnownTool[] {
 export function knownTool(db: DbLike, server: string, name: string): KnownTool | undefined {
   const row = select(db, and(eq(tools.serverName, server), eq(tools.name, name))).get()
   return row && knownOf(row)
+}
+
+/** A known tool an operator's decision holds back: waiting for approval (new or changed), or blocked. */
+export interface GatedTool { server: string; name: string; annotations: KnownTool['annotations']; approval: ApprovalView }
+
+/**
+ * The known tools whose approval record is pending, changed or blocked, in (server, name) order:
+ * their names, annotations and approval alone. It walks the approval records in key order (their
+ * status and block flag, never the approved definition kept last in the row) and reads a tool's
+ * row only for a match: a page listing them does not read every tool's definition.
+ */
+export function gatedTools(db: DbLike): GatedTool[] {
+  return db.select({ server: tools.serverName, name: tools.name, annotations: tools.annotations, status: toolApprovals.status, disabled: toolApprovals.disabled })
+    .from(toolApprovals).innerJoin(tools, approvalJoin)
+    .where(and(isNull(tools.goneAt), or(inArray(toolApprovals.status, ['pending', 'changed']), eq(toolApprovals.disabled, true))))
+    .orderBy(asc(toolApprovals.serverName), asc(toolApprovals.toolName)).all()
+    .map(({ status, disabled, ...rest }) => ({ ...rest, approval: { status, disabled } }))
 }
 
 /** Known `server:tool` ids (matching `where`), in (server, name) order: the ids alone, for a caller that judges them. */

@@ -1,6 +1,6 @@
 import 'server-only'
 import type { DbLike } from '@/db/client'
-import { knownTools, type KnownTool } from '@/db/queries/tools'
+import { gatedTools, knownTools, type KnownTool } from '@/db/queries/tools'
 import { readSettings } from '@/db/queries/settings'
 import { serverStates, type ServerState } from '@/db/queries/servers'
 import { classify, type Classification } from '@/lib/preflight/classifier'
@@ -39,4 +39,21 @@ export function toolInventory(db: DbLike, server?: string): InventoryTool[] {
   const quarantineEnabled = readSettings(db).quarantineEnabled
   const byName = new Map(serverStates(db, server).map((s) => [s.name, s]))
   return knownTools(db, server).map((t) => inventoryOf(t, byName.get(t.server), quarantineEnabled))
+}
+
+/** A tool an operator holds back (waiting for approval or blocked), as the inventory judges it, without its definition. */
+export type GatedInventoryTool = Pick<InventoryTool, 'id' | 'server' | 'name' | 'status' | 'blocked' | 'annotations'>
+
+/**
+ * The tools whose approval record is pending, changed or blocked, judged by the same classifier
+ * as toolInventory (against `states`, the servers' states the caller has read): every other tool
+ * is callable or approved and unblocked, so none of them is read.
+ */
+export function gatedInventory(db: DbLike, states: readonly ServerState[]): GatedInventoryTool[] {
+  const quarantineEnabled = readSettings(db).quarantineEnabled
+  const byName = new Map(states.map((s) => [s.name, s]))
+  return gatedTools(db).map((t) => ({
+    id: `${t.server}:${t.name}`, server: t.server, name: t.name, annotations: t.annotations,
+    status: classify(byName.get(t.server), t.name, t, quarantineEnabled), blocked: t.approval.disabled,
+  }))
 }

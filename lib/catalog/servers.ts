@@ -46,14 +46,16 @@ function countTools(list: readonly InventoryTool[]) {
   }
 }
 
-function rowOf(s: ServerState, tools: readonly InventoryTool[]): ServerRow {
+/** A server's row without its tool counts: for a list that does not show them (it reads no tool). */
+export type ServerStateRow = Omit<ServerRow, 'tools'>
+
+export function serverStateRow(s: ServerState): ServerStateRow {
   return {
     name: s.name, enabled: s.enabled, quarantined: s.quarantined, trust: s.trust,
     transport: s.transport ? describeTransport(s.transport) : null, missingSecrets: s.missingSecrets,
     // a state file may call a server without a command or URL ready, but nothing is behind it to
     // call (preflight says server_unhealthy): never shown healthy
     connection: s.connection, health: !s.transport ? 'no_transport' : s.connection ? healthOf[s.connection.state] : 'unpublished',
-    tools: countTools(tools),
     isolation: {
       setting: s.isolation, sessionState: s.sessionState,
       runs: s.transport ? isolationRuns(s.isolation, 'url' in s.transport, s.sessionState) : null,
@@ -65,6 +67,8 @@ function rowOf(s: ServerState, tools: readonly InventoryTool[]): ServerRow {
   }
 }
 
+const rowOf = (s: ServerState, tools: readonly InventoryTool[]): ServerRow => ({ ...serverStateRow(s), tools: countTools(tools) })
+
 /** Whether a restart asked for has landed: the runtime reported since, and the connection is past its start. */
 export function restartLanded(db: DbLike, name: string): boolean {
   const s = serverStates(db, name)[0]
@@ -72,10 +76,10 @@ export function restartLanded(db: DbLike, name: string): boolean {
   return (s.connectionAt ?? 0) > (s.restartRequestedAt ?? 0) && (!s.connection || healthOf[s.connection.state] !== 'starting')
 }
 
-/** Every server with admin state, believed connection health and tool counts (from `inventory`, when the caller has read it already). */
-export function serverRows(db: DbLike, inventory: readonly InventoryTool[] = toolInventory(db)): ServerRow[] {
+/** Every server with admin state, believed connection health and tool counts. */
+export function serverRows(db: DbLike): ServerRow[] {
   const byServer = new Map<string, InventoryTool[]>()
-  for (const t of inventory) {
+  for (const t of toolInventory(db)) {
     const list = byServer.get(t.server)
     if (list) list.push(t)
     else byServer.set(t.server, [t])

@@ -6,8 +6,9 @@ import { triageAckMap } from '@/db/queries/triage'
 import type { TriageAck } from '@/db/schema'
 import { listActivity } from '@/db/queries/activity'
 import { presentRecords } from '@/lib/activity/present-records'
-import { toolInventory } from '@/lib/catalog/inventory'
-import { serverRows } from '@/lib/catalog/servers'
+import { serverStates } from '@/db/queries/servers'
+import { gatedInventory } from '@/lib/catalog/inventory'
+import { serverStateRow } from '@/lib/catalog/servers'
 import { accessOverview } from './access'
 import { explainAt, operatorAs, type Explained } from './explain'
 import type { RowFix } from './fixes'
@@ -174,15 +175,17 @@ function blockedAgents(db: Db, operator: string): { agents: BlockedAgent[]; ackn
  * over-ceiling scopes come from the worker (lib/dashboard/heavy.ts), none of them on this render.
  */
 export function overview(db: Db, operator: string) {
-  const inventory = toolInventory(db)
-  const servers = serverRows(db, inventory)
+  // only the tools an operator holds back are read, and no server's tool counts (none is shown)
+  const states = serverStates(db)
+  const gated = gatedInventory(db, states)
+  const servers = states.map(serverStateRow)
   const active = servers.filter((s) => s.enabled && !s.quarantined)
   // only a listed server needs its facts (for its one action): not the hundreds that are fine
   const listed = (keep: (s: (typeof servers)[number]) => boolean, among = servers) => withFacts(db, among.filter(keep))
   return {
     // by urgency: a changed definition (a tool agents relied on, now withheld) before a new one
-    tools: inventory.filter((t) => t.status === 'tool_changed').concat(inventory.filter((t) => t.status === 'tool_pending_approval')),
-    blockedTools: inventory.filter((t) => t.blocked),
+    tools: gated.filter((t) => t.status === 'tool_changed').concat(gated.filter((t) => t.status === 'tool_pending_approval')),
+    blockedTools: gated.filter((t) => t.blocked),
     quarantined: listed((s) => s.quarantined),
     disabled: listed((s) => !s.enabled && !s.quarantined),
     loginNeeded: listed((s) => s.health === 'login_needed', active),

@@ -119,6 +119,29 @@ describe('the Overview under a flood of refused checks', () => {
   }, 120_000)
 })
 
+describe('the Overview reads only the tools an operator holds back', () => {
+  it('lists the same waiting and blocked tools as the whole inventory\'s classifier, whatever gates apply', async () => {
+    const { db } = freshDb()
+    const tool = (name: string, approval?: { status: 'approved' | 'pending' | 'changed'; disabled?: boolean }) => ({ name, annotations: { destructiveHint: name === 't3' }, ...(approval ? { approval } : {}) })
+    await load(db, {
+      servers: [
+        { name: 'a', disabled_tools: ['t7'], tools: [tool('t1', { status: 'pending' }), tool('t2', { status: 'changed' }), tool('t3', { status: 'approved', disabled: true }), tool('t4', { status: 'pending', disabled: true }), tool('t5', { status: 'approved' }), tool('t6'), tool('t7', { status: 'pending' })] },
+        { name: 'b', trust: 'auto', tools: [tool('p', { status: 'pending' })] },
+        { name: 'd', enabled: false, tools: [tool('y', { status: 'pending', disabled: true })] },
+        { name: 'q', quarantined: true, tools: [tool('x', { status: 'pending' })] },
+      ],
+    })
+    const o = overview(db, 'operator')
+    const inventory = toolInventory(db)
+    const seen = (list: typeof inventory) => list.map(({ id, server, name, status, blocked, annotations }) => ({ id, server, name, status, blocked, annotations }))
+    expect(o.tools).toEqual(seen([...inventory.filter((t) => t.status === 'tool_changed'), ...inventory.filter((t) => t.status === 'tool_pending_approval')]))
+    expect(o.blockedTools).toEqual(seen(inventory.filter((t) => t.blocked)))
+    // denied by config, auto-trusted and quarantined tools are not waiting for an approval; a block shows on any server
+    expect(o.tools.map((t) => t.id)).toEqual(['a:t2', 'a:t1'])
+    expect(o.blockedTools.map((t) => [t.id, t.status])).toEqual([['a:t3', 'tool_blocked_by_user'], ['a:t4', 'tool_blocked_by_user'], ['d:y', 'server_disabled']])
+  })
+})
+
 describe('what the dashboard hands to other programs', () => {
   it('the CSV export never starts a cell with a formula: = + - @ tab and CR are shown as text', async () => {
     const { db } = freshDb()
