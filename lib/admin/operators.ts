@@ -8,6 +8,7 @@ import {
   operatorById, operatorByLogin, operatorList, personalTokenById, personalTokenList, updateOperator, useInvitation,
 } from '@/db/queries/operators'
 import { recordChange, type ActionContext } from '@/lib/activity/record-change'
+import { withdrawFirstApprovalsOf } from '@/lib/approvals/two-person'
 import { badRequest, forbidden, notFoundError } from '@/lib/core/errors'
 import { formatIssues } from '@/lib/schemas/issues'
 import type { OperatorState } from '@/lib/core/activity'
@@ -126,6 +127,8 @@ export async function changeOperator(db: Db, username: string, change: { role?: 
     let ended = { sessions: 0, tokens: 0 }
     if (change.enabled === false) ended = endCredentialsOf(tx, o.id)
     else if (change.role !== undefined) ended.tokens = deleteTokensNotIn(tx, o.id, ROLES.filter((r) => atMost(r, change.role!)))
+    const [enabled, role] = [change.enabled ?? o.enabled, change.role ?? roleSchema.parse(o.role)]
+    if (!enabled || !can(role, 'approve')) withdrawFirstApprovalsOf(tx, o.id, enabled ? `${by.actor} made ${username} ${role}` : `${by.actor} disabled ${username}`, by)
     const record = recordChange(tx, 'operator.changed', by, { target: username, before, after, ...(ended.sessions ? { sessions_ended: ended.sessions } : {}), ...(ended.tokens ? { tokens_revoked: ended.tokens } : {}) })
     return { before, after, ...ended, ...record }
   })

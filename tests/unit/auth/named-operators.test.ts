@@ -7,6 +7,7 @@ import { operators, settings, tools } from '@/db/schema'
 import { ensureOperatorKey } from '@/lib/admin/operator-key'
 import { addOperator, changeOperator, createPersonalToken, inviteOperator, acceptInvitation, revokePersonalToken } from '@/lib/admin/operators'
 import { updateSettings } from '@/lib/admin/settings'
+import { firstApprovals, twoPersonGate, type Approval } from '@/lib/approvals/two-person'
 import { readSettings } from '@/db/queries/settings'
 import { personalTokenPrincipal, restCredentials } from '@/lib/auth/caller'
 import { endSession, isValidSession, listSessions, signInBreakGlass, signInWithPassword } from '@/lib/auth/operator-sessions'
@@ -94,6 +95,20 @@ describe('operator accounts and local passwords', () => {
     expect(r.sessions).toBe(1)
     expect(isValidSession(db, s.session)).toBe(false)
     expect(await signInWithPassword(db, 'erin', PASSWORD, { address: '10.7.0.2' })).toMatchObject({ refused: 'This account is disabled.' })
+  })
+
+  it('disabling an approver, or making them no approver, withdraws their first approvals (two-person rule), on the record', async () => {
+    const db = await setup()
+    await updateSettings(db, { two_person_rule: 'all' }, admin)
+    for (const u of ['fay', 'gus', 'hal']) await addOperator(db, { username: u, name: u, role: 'approver', password: PASSWORD }, admin)
+    const as = (u: string) => ({ actor: u, operatorId: db.select().from(operators).where(eq(operators.username, u)).get()!.id, auth: 'session' })
+    const approve = (target: string, u: string) => twoPersonGate(db, { kind: 'tool', target, subject: 'pin', destructive: true } satisfies Approval, as(u))
+    for (const [target, u] of [['notes:a', 'fay'], ['notes:b', 'gus'], ['notes:c', 'hal']]) expect((await approve(target, u)).proceed).toBe(false)
+    await changeOperator(db, 'fay', { enabled: false }, admin)
+    await changeOperator(db, 'gus', { role: 'operator' }, admin)
+    await changeOperator(db, 'hal', { role: 'admin' }, admin) // still an approver: kept
+    expect(Object.keys(firstApprovals(db, 'tool'))).toEqual(['notes:c'])
+    expect(listActivity(db, { type: 'approval.withdrawn' }).map((r) => (r.data as { reason: string }).reason).sort()).toEqual(['test-admin disabled fay', 'test-admin made gus operator'])
   })
 
   it('nobody changes their own account, and the last enabled admin stays', async () => {
