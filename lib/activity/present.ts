@@ -19,6 +19,8 @@ type Presented<R> = R extends ActivityRecord ? {
   type: R['type']
   surface: R['surface']
   actor: string
+  /** how a person proved who they were (oidc | session | token | break-glass); null for agents, the runtime and the local CLI */
+  auth: string | null
   tier: R['tier']
   verdict: string | null
   server: string | null
@@ -59,7 +61,7 @@ export function summarize(r: ActivityRecord, call?: CallState): string {
 /** One record for people and JSON; a call's state comes from its reader (lib/activity/present-records.ts), which looks up its outcome. */
 export function presentActivity(r: ActivityRecord, call?: CallState): ActivityItem {
   return {
-    id: r.id, request_id: r.requestId, at: new Date(r.at).toISOString(), type: r.type, surface: r.surface, actor: r.actor,
+    id: r.id, request_id: r.requestId, at: new Date(r.at).toISOString(), type: r.type, surface: r.surface, actor: r.actor, auth: r.auth ?? null,
     tier: r.tier, verdict: r.verdict, server: r.server, summary: summarize(r, call), data: r.data,
     ...(r.type === 'tool.call' ? { call: stateOf(r, call) } : {}),
   } as ActivityItem // the same record, renamed: its type still decides its data

@@ -90,7 +90,8 @@ export function requestStory(db: Db, requestId: string) {
 }
 
 const EXPORT_LIMIT = 10_000
-const CSV_COLUMNS = ['id', 'request_id', 'at', 'type', 'surface', 'actor', 'tier', 'verdict', 'server', 'summary'] as const
+// auth: how the actor proved who they were (oidc, session, token, break-glass), so the file alone says who did what
+const CSV_COLUMNS = ['id', 'request_id', 'at', 'type', 'surface', 'actor', 'auth', 'tier', 'verdict', 'server', 'summary'] as const
 // a call's facts (lib/activity/present.ts), as the JSON export has them in data
 const CALL_COLUMNS = ['target', 'outcome', 'duration_ms', 'reason', 'error', 'call_id', 'approver', 'arguments_hash'] as const
 // a spreadsheet runs a cell that starts with = + - @ (or a tab or CR before one) as a formula;

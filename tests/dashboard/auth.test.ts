@@ -1,10 +1,9 @@
 import { and, eq } from 'drizzle-orm'
-import type { Request as PwRequest } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { agentTokens, toolApprovals, tools } from '@/db/schema'
 import { listActivity } from '@/db/queries/activity'
 import { rotateOperatorKey } from '@/lib/admin/operator-key'
-import { OPERATOR_KEY, signedIn, visit, startDashboard, type Dashboard, eventually } from './harness'
+import { captureAction, OPERATOR_KEY, replay, signedIn, visit, startDashboard, type Dashboard, eventually } from './harness'
 
 let d: Dashboard
 beforeAll(async () => { d = await startDashboard() })
@@ -13,21 +12,6 @@ afterAll(async () => { await d?.stop() })
 const pages = ['/', '/preflight', '/activity', '/activity/req_anything', '/servers', '/servers/notes', '/tokens', '/settings']
 const approval = (tool: string) => d.db.select().from(toolApprovals).where(eq(toolApprovals.toolName, tool)).get()
 const pin = (server: string, tool: string) => d.db.select().from(tools).where(and(eq(tools.serverName, server), eq(tools.name, tool))).get()!.hash!
-
-/** Capture a real server-action call made by the signed-in UI, to replay it over plain HTTP. */
-function captureAction(page: import('playwright-core').Page): Promise<PwRequest> {
-  return page.waitForRequest((r) => r.method() === 'POST' && r.headers()['next-action'] !== undefined)
-}
-
-async function replay(req: PwRequest, opts: { cookie?: string; body?: string }): Promise<{ status: number; text: string }> {
-  const headers: Record<string, string> = { ...req.headers() }
-  // the body may be rewritten: let fetch compute its length; the cookie is ours to choose
-  delete headers['content-length']
-  delete headers.cookie
-  if (opts.cookie) headers.cookie = opts.cookie
-  const res = await fetch(req.url(), { method: 'POST', headers, body: opts.body ?? req.postData() ?? '', redirect: 'manual' })
-  return { status: res.status, text: await res.text() }
-}
 
 describe('sign-in and the session', () => {
   it('signs in with the operator key, refuses an agent token and a wrong key, and sets a strict HttpOnly cookie', async () => {

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core'
 import { expect } from 'vitest'
 import type { Db } from '@/db/client'
 import type { StateFileInput } from '@/lib/state/schema'
@@ -77,6 +77,26 @@ export async function sessionHeaders(context: BrowserContext, page: Page): Promi
   const key = await page.evaluate(() => localStorage.getItem('toolgate.session-key'))
   if (!key) throw new Error('the page holds no session key: is it signed in, on toolgate\'s origin?')
   return { cookie, [SESSION_KEY_HEADER]: key }
+}
+
+/** Capture a real server-action call made by the signed-in UI, to replay it over plain HTTP. */
+export function captureAction(page: Page): Promise<Request> {
+  return page.waitForRequest((r) => r.method() === 'POST' && r.headers()['next-action'] !== undefined)
+}
+
+/**
+ * Replay a captured server action, its body possibly rewritten; the cookie is ours to choose,
+ * and `session` (sessionHeaders of another person) sends it as someone else.
+ */
+export async function replay(req: Request, opts: { cookie?: string; body?: string; session?: Record<string, string> }): Promise<{ status: number; text: string }> {
+  const headers: Record<string, string> = { ...req.headers() }
+  // the body may be rewritten: let fetch compute its length
+  delete headers['content-length']
+  delete headers.cookie
+  if (opts.cookie) headers.cookie = opts.cookie
+  Object.assign(headers, opts.session)
+  const res = await fetch(req.url(), { method: 'POST', headers, body: opts.body ?? req.postData() ?? '', redirect: 'manual' })
+  return { status: res.status, text: await res.text() }
 }
 
 /**

@@ -8,7 +8,7 @@ import { operatorByLogin, operatorList, sessionsWithOperators } from '@/db/queri
 import { readSettings } from '@/db/queries/settings'
 import { changeOperator } from '@/lib/admin/operators'
 import { freePort } from '@/tests/helpers/server'
-import { demoState, eventually, OPERATOR_KEY, signedIn, startDashboard, visit, type Dashboard } from './harness'
+import { captureAction, demoState, eventually, OPERATOR_KEY, replay, sessionHeaders, signedIn, startDashboard, visit, type Dashboard } from './harness'
 
 // A real, certified OpenID provider (oidc-provider) on loopback; its people and their claims:
 const people: Record<string, Record<string, unknown>> = {
@@ -18,6 +18,10 @@ const people: Record<string, Record<string, unknown>> = {
   carol: { email: 'carol@example.com', email_verified: true, name: 'Carol Approver', groups: ['tg-approvers'] },
   dave: { email: 'dave@example.com', email_verified: true, name: 'Dave Approver', groups: ['tg-approvers'] },
   erin: { email: 'erin@example.com', email_verified: true, name: 'Erin Admin', groups: ['tg-admins'] },
+  // the team of three
+  frank: { email: 'frank@example.com', email_verified: true, name: 'Frank Admin', groups: ['tg-admins'] },
+  grace: { email: 'grace@example.com', email_verified: true, name: 'Grace Approver', groups: ['tg-approvers'] },
+  heidi: { email: 'heidi@example.com', email_verified: true, name: 'Heidi Auditor', groups: ['tg-auditors'] },
 }
 
 let d: Dashboard
@@ -49,7 +53,7 @@ beforeAll(async () => {
   d = await startDashboard(demoState(), {
     TOOLGATE_OIDC_ISSUER: issuer, TOOLGATE_OIDC_CLIENT_ID: 'toolgate', TOOLGATE_OIDC_CLIENT_SECRET: 'a-client-secret-for-the-test-0123456789',
     TOOLGATE_OIDC_NAME: 'Test IdP', TOOLGATE_OIDC_SCOPES: 'openid email profile groups',
-    TOOLGATE_OIDC_ALLOWED_DOMAINS: 'example.com', TOOLGATE_OIDC_ROLES: 'tg-approvers=approver,tg-admins=admin',
+    TOOLGATE_OIDC_ALLOWED_DOMAINS: 'example.com', TOOLGATE_OIDC_ROLES: 'tg-approvers=approver,tg-admins=admin,tg-auditors=auditor',
   })
   const provider = new Provider(issuer, {
     clients: [{ client_id: 'toolgate', client_secret: 'a-client-secret-for-the-test-0123456789', redirect_uris: [`${d.server.url}/api/auth/oidc/callback`], response_types: ['code'], grant_types: ['authorization_code'] }],
@@ -256,4 +260,90 @@ describe('single sign-on with OpenID Connect, in Chromium against a real provide
     await login.waitForURL((u) => u.pathname === '/', { timeout: 20_000 })
     for (const c of [glass.context, context, fresh]) await c.close()
   }, 180_000)
+})
+
+describe('a team of three, each signed in through the provider, fixes a blocked agent together', () => {
+  const NIGHTLY = 'tg_at_demo_nightly_0000'
+  const needs = ['billing:get_invoice', 'notes:export_notes']
+  const preflight = async () => {
+    const res = await fetch(`${d.server.url}/api/v1/preflight`, {
+      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${NIGHTLY}` },
+      body: JSON.stringify({ tools: needs.map((id) => ({ id })) }),
+    })
+    return (await res.json() as { data: { verdict: string; tools: { id: string; status: string; reason?: string }[] } }).data
+  }
+  const signIn = async (login: string) => {
+    const { context, page } = await onSignInPage()
+    await throughProvider(page, login)
+    await page.waitForURL((u) => u.pathname === '/', { timeout: 30_000 })
+    await eventually(() => page.locator('[data-person]').getAttribute('data-person')).toBe(login)
+    return { context, page, session: await sessionHeaders(context, page) }
+  }
+
+  it('the admin widens the profile, the approver approves, the auditor reads who did what; nobody does more than their role allows', async () => {
+    // the agent is blocked: one tool outside its profile, one waiting for approval
+    const before = await preflight()
+    expect(before.verdict).not.toBe('ready')
+    expect(before.tools.map((t) => t.status)).not.toContain('ready')
+
+    const frank = await signIn('frank')
+    const grace = await signIn('grace')
+    const heidi = await signIn('heidi')
+    expect(['frank', 'grace', 'heidi'].map((l) => operatorByLogin(d.db, l)?.role)).toEqual(['admin', 'approver', 'auditor'])
+
+    // the auditor and the approver are offered no profile edit; the auditor no approval either
+    for (const { page } of [grace, heidi]) {
+      await visit(page, '/tokens')
+      await page.getByTestId('profile-ops').waitFor()
+      expect(await page.getByRole('button', { name: 'Save servers of profile ops' }).count()).toBe(0)
+    }
+    await visit(heidi.page, '/servers/notes')
+    await heidi.page.getByTestId('tool-notes:export_notes').waitFor()
+    expect(await heidi.page.getByRole('button', { name: /Review & approve|Block/ }).count()).toBe(0)
+
+    // the admin's part: billing into profile ops
+    await visit(frank.page, '/tokens#profile-ops')
+    const ops = frank.page.getByTestId('profile-ops')
+    await frank.page.getByRole('group', { name: 'Servers in ops' }).getByLabel('billing').check()
+    const profileSave = captureAction(frank.page)
+    await frank.page.getByRole('button', { name: 'Save servers of profile ops' }).click()
+    const profileReq = await profileSave
+    await eventually(async () => (await ops.getByRole('status').textContent()) ?? '').toMatch(/^Saved: ops reaches .*billing/)
+
+    // the approver's part: the definition export_notes waits on
+    await visit(grace.page, '/servers/notes')
+    const approveSave = captureAction(grace.page)
+    await grace.page.getByTestId('tool-notes:export_notes').getByRole('button', { name: 'Review & approve' }).click()
+    await grace.page.getByRole('button', { name: 'Approve this definition' }).click()
+    const approveReq = await approveSave
+    await eventually(async () => (await preflight()).verdict).toBe('ready')
+    expect((await preflight()).tools.map((t) => t.status)).toEqual(['ready', 'ready'])
+
+    // the same actions sent as someone whose role does not allow them: refused, naming the role, nothing recorded
+    const recorded = listActivity(d.db, { limit: 100_000 }).length
+    const asGrace = await replay(profileReq, { session: grace.session })
+    expect(asGrace.text).toContain('you need the admin role (you are approver)')
+    const asHeidi = await replay(approveReq, { session: heidi.session })
+    expect(asHeidi.text).toContain('you need the approver or admin role (you are auditor)')
+    // exporting the log is the auditor's and the admin's, not the approver's
+    const exportAs = async (session: Record<string, string>) => fetch(`${d.server.url}/activity/export?format=csv`, { headers: session })
+    expect((await exportAs(grace.session)).status).toBe(403)
+    expect(listActivity(d.db, { limit: 100_000 }).length).toBe(recorded)
+
+    // the auditor's part: the log, exported, says who did what and how each proved who they were
+    const csv = await exportAs(heidi.session)
+    expect(csv.status).toBe(200)
+    const [header, ...lines] = (await csv.text()).trim().split('\r\n').map((l) => l.split(','))
+    const rows = lines.map((cells) => Object.fromEntries(header.map((h, i) => [h, cells[i]])))
+    const by = (type: string) => rows.filter((r) => r.type === type).map((r) => `${r.actor}/${r.auth}`)
+    expect(by('profile.updated')).toEqual(['frank/oidc'])
+    expect(by('tool.approved')).toEqual(['grace/oidc'])
+    expect(by('operator.signed_in')).toEqual(expect.arrayContaining(['frank/oidc', 'grace/oidc', 'heidi/oidc']))
+    // and on the page, each change under its person's name
+    await visit(heidi.page, '/activity')
+    const actorOf = (type: string) => heidi.page.locator(`[data-testid=activity-record][data-type="${type}"]`).first().getAttribute('data-actor')
+    await eventually(() => actorOf('profile.updated')).toBe('frank')
+    expect(await actorOf('tool.approved')).toBe('grace')
+    for (const c of [frank, grace, heidi]) await c.context.close()
+  }, 240_000)
 })
