@@ -150,7 +150,8 @@ describe('what the dashboard hands to other programs', () => {
       await appendActivity(db, { requestId: mintRequestId(), type: 'tool.call', actor: 'token:nightly', surface: 'mcp-shape-a', tier: 'agent', data: { target, arguments_hash: 'a'.repeat(64), outcome: 'ok', duration_ms: 1 } })
     }
     const csv = activityExport(db, {}, 'csv').body
-    const summaries = parseCsv(csv).slice(1).map((row) => row[9])
+    const [header, ...rows] = parseCsv(csv)
+    const summaries = rows.map((row) => row[header.indexOf('summary')])
     expect(summaries.sort()).toEqual(hostile.map((h) => `'${h}: ok in 1 ms`).sort())
   })
 
