@@ -1,21 +1,11 @@
 import 'server-only'
-import type { Db, DbLike } from '@/db/client'
-import { decideDefinition, knownDefinition } from '@/db/queries/definitions'
-import type { ServerDefinition } from '@/db/schema'
+import type { Db } from '@/db/client'
+import { decideDefinition } from '@/db/queries/definitions'
 import { writeTransaction } from '@/db/write'
-import { badRequest, notFoundError } from '@/lib/core/errors'
-import { definitionGroups, parseDefinitionId, type DefinitionGroup } from '@/lib/approvals/server-definitions'
+import { badRequest } from '@/lib/core/errors'
+import type { DefinitionGroup } from '@/lib/approvals/server-definitions'
+import { requireDefinition } from '@/lib/approvals/review'
 import { recordChange, type ActionContext } from '@/lib/activity/record-change'
-
-/** The definition an operator names (a prompt `server:name`, a resource's toolgate URI, a server for its instructions), or the not-found error. */
-export function requireDefinition(db: DbLike, group: DefinitionGroup, id: string): ServerDefinition {
-  const g = definitionGroups[group]
-  const parsed = parseDefinitionId(group, id)
-  if (!parsed) throw badRequest(`"${id}" is not a ${g.noun} id: expected ${g.id}`)
-  const d = knownDefinition(db, parsed.server, g.kinds, parsed.key)
-  if (!d) throw notFoundError(`no ${g.noun} "${id}" is known to toolgate (toolgate ${group} list shows them)`)
-  return d
-}
 
 /**
  * Approve a definition as its server offers it now — what the review showed: with `hash`, only

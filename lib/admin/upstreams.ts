@@ -12,7 +12,7 @@ import { badRequest } from '@/lib/core/errors'
 import { describeTransport } from '@/lib/catalog/servers'
 import { formatIssue, formatIssues } from '@/lib/schemas/issues'
 import { serverNameSchema } from '@/lib/schemas/names'
-import { transportSchema } from '@/lib/state/schema'
+import { transportSchema } from '@/lib/schemas/transport'
 
 
 export const addServerSchema = z.strictObject({

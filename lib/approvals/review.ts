@@ -1,12 +1,11 @@
 import 'server-only'
-import type { Db } from '@/db/client'
+import type { Db, DbLike } from '@/db/client'
 import { listActivity } from '@/db/queries/activity'
 import { readSettings } from '@/db/queries/settings'
 import { serverState, serverStates, type ServerState } from '@/db/queries/servers'
-import { knownDefinitions, servedDefinition } from '@/db/queries/definitions'
+import { knownDefinition, knownDefinitions, servedDefinition } from '@/db/queries/definitions'
 import type { DefinitionKind, JsonObject, ServerDefinition } from '@/db/schema'
-import { requireDefinition } from '@/lib/admin/definitions'
-import { definitionChanges, definitionGroups, definitionId, groupOf, type DefinitionGroup } from './server-definitions'
+import { definitionChanges, definitionGroups, definitionId, groupOf, parseDefinitionId, type DefinitionGroup } from './server-definitions'
 import { knownTool, reviewContext, reviewContexts } from '@/db/queries/tools'
 import { presentRecords } from '@/lib/activity/present-records'
 import type { ActivityItem } from '@/lib/activity/present'
@@ -22,6 +21,16 @@ import { toolSurface } from '@/lib/surface/report'
 import type { OverlapPair } from '@/lib/surface/overlap'
 
 const HISTORY = 20
+
+/** The definition an operator names (a prompt `server:name`, a resource's toolgate URI, a server for its instructions), or the not-found error. */
+export function requireDefinition(db: DbLike, group: DefinitionGroup, id: string): ServerDefinition {
+  const g = definitionGroups[group]
+  const parsed = parseDefinitionId(group, id)
+  if (!parsed) throw badRequest(`"${id}" is not a ${g.noun} id: expected ${g.id}`)
+  const d = knownDefinition(db, parsed.server, g.kinds, parsed.key)
+  if (!d) throw notFoundError(`no ${g.noun} "${id}" is known to toolgate (toolgate ${group} list shows them)`)
+  return d
+}
 
 /**
  * Everything an operator needs to decide on a tool, and nothing they would have to guess:

@@ -2,22 +2,11 @@ import { z } from 'zod'
 import { connectionActions, connectionStates } from '@/db/schema/servers'
 import { settingsDefaults } from '@/db/queries/settings'
 import { displayNameSchema, emailSchema, roleSchema, usernameSchema } from '@/lib/auth/accounts'
+import { transportSchema } from '@/lib/schemas/transport'
 import { callApprovalWaitSchema, callTimeoutSchema, overlapCeilingSchema, profileNameSchema, recordedMibPerHourSchema, requestsPerSecondSchema, retentionDaysSchema, rootsSchema, serverNameSchema, tokenNameSchema, twoPersonRuleSchema } from '@/lib/admin/schemas'
 
 /** The state file, version 1 (see docs/state-file.md). Strict: unknown fields are errors. */
 const json = z.record(z.string(), z.unknown())
-
-/** A transport; `secrets` names env vars / headers whose values come from set-secret. */
-export const transportSchema = z.union([
-  z.strictObject({
-    command: z.string().min(1), args: z.array(z.string()).optional(), env: z.record(z.string(), z.string()).optional(),
-    cwd: z.string().min(1).optional(), secrets: z.array(z.string().min(1)).optional(),
-  }),
-  z.strictObject({
-    url: z.url({ protocol: /^https?$/ }), type: z.literal('sse').optional(), headers: z.record(z.string(), z.string()).optional(),
-    secrets: z.array(z.string().min(1)).optional(),
-  }),
-])
 
 /** The served fields of a tool besides its name, as given (contract §6: the pin covers them all). */
 const servedFields = {

@@ -1,0 +1,13 @@
+import { z } from 'zod'
+
+/** A transport; `secrets` names env vars / headers whose values come from set-secret. */
+export const transportSchema = z.union([
+  z.strictObject({
+    command: z.string().min(1), args: z.array(z.string()).optional(), env: z.record(z.string(), z.string()).optional(),
+    cwd: z.string().min(1).optional(), secrets: z.array(z.string().min(1)).optional(),
+  }),
+  z.strictObject({
+    url: z.url({ protocol: /^https?$/ }), type: z.literal('sse').optional(), headers: z.record(z.string(), z.string()).optional(),
+    secrets: z.array(z.string().min(1)).optional(),
+  }),
+])
