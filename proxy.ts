@@ -2,6 +2,7 @@ import { NextResponse, type NextRequest } from 'next/server'
 import { PATH_HEADER, SESSION_COOKIE } from './lib/dashboard/session-cookie'
 import { isDashboardPath } from './lib/dashboard/routes'
 import { pageCsp } from './lib/http/security-headers'
+import { isDevelopment } from './lib/core/config'
 
 /**
  * Every page Next.js renders gets a Content-Security-Policy with a fresh nonce (Next.js reads it
@@ -18,7 +19,7 @@ export function proxy(request: NextRequest) {
     login.searchParams.set('next', path)
     return NextResponse.redirect(login)
   }
-  const csp = pageCsp(btoa(crypto.randomUUID()), process.env.NODE_ENV === 'development')
+  const csp = pageCsp(btoa(crypto.randomUUID()), isDevelopment())
   const headers = new Headers(request.headers)
   headers.set('content-security-policy', csp)
   // the dashboard layout checks the session before anything streams; it returns here after sign-in

@@ -5,6 +5,7 @@ import type Database from 'better-sqlite3'
 import type { DbLike } from './client'
 import type { serverOauth } from './schema'
 import { keyFileOf } from '@/lib/core/paths'
+import { envVar } from '@/lib/core/config'
 
 /**
  * Secrets at rest: every value toolgate must read back (an upstream's header and env values, its
@@ -61,7 +62,7 @@ function keyOf(client: Database.Database): Key {
   const cached = keys.get(client)
   if (cached) return cached
   const file = client.memory ? undefined : keyFileOf(client.name)
-  const env = process.env[KEY_ENV]
+  const env = envVar(KEY_ENV)
   let key: Key
   if (env) key = parseKey(env, KEY_ENV)
   else if (!file) key = keyFrom(randomBytes(32), 'an in-memory database\'s own key')

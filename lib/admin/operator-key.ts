@@ -6,6 +6,7 @@ import { hashSecret, newSecret } from '@/lib/auth/secrets'
 import { operatorKeyHash, setOperatorKeyHash } from '@/db/queries/auth'
 import { recordChange, type ActionContext } from '@/lib/activity/record-change'
 import { badRequest } from '@/lib/core/errors'
+import { envVar } from '@/lib/core/config'
 
 
 /** A new key hash; the dashboard sessions the old break-glass key opened end with it (people's own sessions stay). Returns how many ended. */
@@ -22,7 +23,7 @@ export const MIN_API_KEY_LENGTH = 24
  * than MIN_API_KEY_LENGTH stops the start); otherwise a key is generated once. Returns the key
  * only when it was just generated, so it can be printed exactly once; only its hash is kept.
  */
-export async function ensureOperatorKey(db: Db, fromEnv = process.env.TOOLGATE_API_KEY): Promise<string | undefined> {
+export async function ensureOperatorKey(db: Db, fromEnv = envVar('TOOLGATE_API_KEY')): Promise<string | undefined> {
   const stored = operatorKeyHash(db)
   if (fromEnv) {
     if (fromEnv.length < MIN_API_KEY_LENGTH) throw badRequest(`TOOLGATE_API_KEY is ${fromEnv.length} characters long: use at least ${MIN_API_KEY_LENGTH} (e.g. openssl rand -base64 32), or unset it to let toolgate generate a key`)

@@ -7,6 +7,7 @@ import { describeError } from '@/lib/core/errors'
 import { formatIssues } from '@/lib/schemas/issues'
 import { sameSitePath } from '@/lib/schemas/return-path'
 import { ROLES, type Role } from './roles'
+import { environment } from '@/lib/core/config'
 
 /**
  * Single sign-on with OpenID Connect. The protocol is openid-client's (a certified relying
@@ -70,7 +71,7 @@ export interface OidcConfig {
 }
 
 /** SSO's configuration, or null when TOOLGATE_OIDC_ISSUER is unset. A bad value is an error that names the variable. */
-export function oidcConfig(env: Record<string, string | undefined> = process.env): OidcConfig | null {
+export function oidcConfig(env: Record<string, string | undefined> = environment()): OidcConfig | null {
   if (!env.TOOLGATE_OIDC_ISSUER) return null
   const p = envSchema.safeParse(env)
   if (!p.success) throw new Error(`single sign-on is misconfigured: ${formatIssues(p.error)}`)

@@ -9,6 +9,7 @@ import { commandHelp, groupHelp, overview } from './help'
 import { allFlags, type Command, type FlagSpec, type Values } from './spec'
 import { commands, groups } from './commands'
 import { forTerminal, toJson } from './output'
+import { envVar } from '@/lib/core/config'
 
 // Only what every call needs is imported here; each command loads what it runs (the database
 // driver with lib/cli/db.ts), so help, --version and completion of command words stay light.
@@ -107,7 +108,7 @@ async function run(c: Command, words: string[]): Promise<number> {
   // commands on a database load its driver, and mint the request id their records go under;
   // the others (help, completion, its helper) record nothing and stay light
   const takesDb = c.db !== false
-  if (process.env.TOOLGATE_DATABASE_URL !== undefined && !c.postgres && takesDb) throw await sqliteOnly(c.name)
+  if (envVar('TOOLGATE_DATABASE_URL') !== undefined && !c.postgres && takesDb) throw await sqliteOnly(c.name)
   const [{ openCliDb }, { mintRequestId }] = takesDb ? await Promise.all([import('./db'), import('@/lib/activity/request-id')]) : [{ openCliDb: undefined }, { mintRequestId: () => '' }]
   const ctx = { actor: cliActor(), requestId: mintRequestId() }
   const noDb = () => { throw new Error(`toolgate ${c.name} takes no database`) }
@@ -155,7 +156,7 @@ async function noteOtherDatabase(db: Db, flag: string | undefined): Promise<void
 async function sqliteOnly(name: string): Promise<Error> {
   const { maskUrl } = await import('@/db/pg/url')
   const what = name === 'serve' ? 'serving on PostgreSQL is not available yet' : `toolgate ${name} does not run on PostgreSQL yet`
-  return new Error(`${what}: TOOLGATE_DATABASE_URL is set (${maskUrl(process.env.TOOLGATE_DATABASE_URL!)}), and toolgate would otherwise quietly use the SQLite file. What works on PostgreSQL now: toolgate db copy (copy a SQLite database into it), toolgate db migrate and toolgate doctor (connection, server version, migrations). To run on SQLite, unset TOOLGATE_DATABASE_URL (the file: --db or TOOLGATE_DB).`)
+  return new Error(`${what}: TOOLGATE_DATABASE_URL is set (${maskUrl(envVar('TOOLGATE_DATABASE_URL')!)}), and toolgate would otherwise quietly use the SQLite file. What works on PostgreSQL now: toolgate db copy (copy a SQLite database into it), toolgate db migrate and toolgate doctor (connection, server version, migrations). To run on SQLite, unset TOOLGATE_DATABASE_URL (the file: --db or TOOLGATE_DB).`)
 }
 
 function checkArgs(c: Command, positionals: string[]): void {

@@ -1,6 +1,7 @@
 import type { PreflightData } from '@/lib/gate/check'
 import { exitCodes } from '@/lib/preflight/taxonomy'
 import { INVISIBLE, showInvisible } from '@/lib/approvals/findings'
+import { environment } from '@/lib/core/config'
 
 const hex = (c: string, width: number) => c.charCodeAt(0).toString(16).padStart(width, '0')
 const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g
@@ -37,7 +38,7 @@ export interface Look { color: boolean; width?: number }
  * scripts always get whole lines.
  */
 export function terminal(): Look {
-  const env = process.env
+  const env = environment()
   const color = env.NO_COLOR ? false : env.FORCE_COLOR && env.FORCE_COLOR !== '0' ? true : !!process.stdout.isTTY && env.TERM !== 'dumb'
   return { color, width: process.stdout.isTTY ? process.stdout.columns || undefined : undefined }
 }

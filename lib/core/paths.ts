@@ -1,13 +1,14 @@
 import path from 'node:path'
+import { envVar } from './config'
 
 /** The project root: set by bin/toolgate.mjs for the CLI; the cwd under `next start`. */
 export function projectRoot(): string {
-  return process.env.TOOLGATE_ROOT ?? process.cwd()
+  return envVar('TOOLGATE_ROOT') ?? process.cwd()
 }
 
 /** TOOLGATE_DB (relative to the cwd), else ./data/toolgate.db in the project. */
 export function defaultDbFile(): string {
-  const fromEnv = process.env.TOOLGATE_DB
+  const fromEnv = envVar('TOOLGATE_DB')
   return fromEnv ? path.resolve(fromEnv) : path.join(projectRoot(), 'data', 'toolgate.db')
 }
 
@@ -15,4 +16,4 @@ export function defaultDbFile(): string {
 export const keyFileOf = (dbFile: string) => `${dbFile}.key`
 
 /** The web app's build folder: $NEXT_DIST_DIR (npm test builds into .next-test), else .next. */
-export const buildDir = () => path.resolve(projectRoot(), process.env.NEXT_DIST_DIR || '.next')
+export const buildDir = () => path.resolve(projectRoot(), envVar('NEXT_DIST_DIR') || '.next')

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net'
+import { environment } from '@/lib/core/config'
 
 /**
  * Who may reach toolgate at all (contract §13, the MCP transport's DNS-rebinding rule):
@@ -20,7 +21,7 @@ const LOOPBACK_NAMES = ['localhost', 'localhost.']
 
 const list = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean)
 
-export function boundaryFromEnv(env: Record<string, string | undefined> = process.env): Boundary {
+export function boundaryFromEnv(env: Record<string, string | undefined> = environment()): Boundary {
   return {
     hosts: new Set([...LOOPBACK_NAMES, ...list(env.TOOLGATE_ALLOWED_HOSTS)]),
     origins: new Set(list(env.TOOLGATE_ALLOWED_ORIGINS).map((o) => o.replace(/\/+$/, ''))),

@@ -1,6 +1,7 @@
 import path from 'node:path'
 import type { RuntimeHolder } from '@/db/queries/connections'
 import { defaultDbFile } from '@/lib/core/paths'
+import { envVar } from '@/lib/core/config'
 
 /**
  * Where toolgate is: one rule for the server and every CLI command, so both find the same
@@ -18,7 +19,7 @@ export type DbSource = '--db' | 'TOOLGATE_DB' | 'default'
 /** The database a command uses, and which rule chose it. */
 export function databaseOf(flag: string | undefined): { file: string; from: DbSource } {
   if (flag) return { file: path.resolve(flag), from: '--db' }
-  return { file: defaultDbFile(), from: process.env.TOOLGATE_DB ? 'TOOLGATE_DB' : 'default' }
+  return { file: defaultDbFile(), from: envVar('TOOLGATE_DB') ? 'TOOLGATE_DB' : 'default' }
 }
 
 /** Whether a listen address is reachable from this machine only. */
@@ -32,16 +33,17 @@ export function urlHost(host: string): string {
 }
 
 /** The server's own URL (printed, OAuth callbacks): $TOOLGATE_URL, else where it listens. */
-export const ownUrl = (host: string, port: number) => process.env.TOOLGATE_URL ?? `http://${urlHost(host)}:${port}`
+export const ownUrl = (host: string, port: number) => envVar('TOOLGATE_URL') ?? `http://${urlHost(host)}:${port}`
 
 export type UrlSource = '--url' | 'TOOLGATE_URL' | 'running server' | 'default'
 
 /** The URL a CLI command reaches toolgate at, and which rule chose it; `holder` runs on its database (runtimeHolder). */
 export function serverUrlOf(holder: RuntimeHolder | null, flag: string | undefined): { url: string; from: UrlSource } {
   if (flag) return { url: flag, from: '--url' }
-  if (process.env.TOOLGATE_URL) return { url: process.env.TOOLGATE_URL, from: 'TOOLGATE_URL' }
+  const url = envVar('TOOLGATE_URL')
+  if (url) return { url, from: 'TOOLGATE_URL' }
   if (holder?.url) return { url: holder.url, from: 'running server' }
-  return { url: `http://127.0.0.1:${process.env.PORT || 3000}`, from: 'default' }
+  return { url: `http://127.0.0.1:${envVar('PORT') || 3000}`, from: 'default' }
 }
 
 /** Whether a toolgate answers at this base URL (its /api/v1 answers carry a req_ request id). */

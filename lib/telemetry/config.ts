@@ -1,3 +1,5 @@
+import { environment } from '@/lib/core/config'
+
 /**
  * What telemetry this process emits, read from the environment here and nowhere else. The
  * OpenTelemetry variables keep their standard meaning (the SDK itself reads the exporter details:
@@ -30,7 +32,7 @@ const list = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()
 const yes = (v: string | undefined) => ['1', 'true', 'yes', 'on'].includes((v ?? '').trim().toLowerCase())
 const ms = (v: string | undefined) => (v && Number.isFinite(Number(v)) && Number(v) > 0 ? Number(v) : undefined)
 
-export function readTelemetryConfig(env: Env = process.env): TelemetryConfig {
+export function readTelemetryConfig(env: Env = environment()): TelemetryConfig {
   const disabled = yes(env.OTEL_SDK_DISABLED)
   const endpoint = (signal: 'TRACES' | 'METRICS') => Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env[`OTEL_EXPORTER_OTLP_${signal}_ENDPOINT`])
   const tracesExporters = list(env.OTEL_TRACES_EXPORTER)

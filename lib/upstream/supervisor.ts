@@ -10,6 +10,7 @@ import { logError } from '@/lib/core/log'
 import { isolationRuns, type ConnectionState, type Isolation } from '@/lib/core/state'
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js'
 import { inspectServer, UpstreamConnection, type RuntimeOptions } from './connection'
+import { environment } from '@/lib/core/config'
 
 const TICK_MS = 500
 const LOG_FLUSH_MS = 250
@@ -374,7 +375,7 @@ type WithSupervisor = typeof globalThis & { [GLOBAL_KEY]?: Supervisor }
 const num = (v: string | undefined, d: number) => (v && Number.isFinite(Number(v)) ? Number(v) : d)
 
 /** The runtime's settings from the environment (tests shorten them). */
-export function supervisorOptions(baseUrl: string, env: Record<string, string | undefined> = process.env): SupervisorOptions {
+export function supervisorOptions(baseUrl: string, env: Record<string, string | undefined> = environment()): SupervisorOptions {
   return {
     baseUrl,
     connectTimeoutMs: num(env.TOOLGATE_CONNECT_TIMEOUT_MS, 20_000),

@@ -30,6 +30,13 @@ function rawSqlOutsideDb(dir: string, r: ICruiseResult): string[] {
     .flatMap((m) => readFileSync(path.join(dir, m.source), 'utf8').split('\n').flatMap((line, i) => (RAW_SQL.test(line) ? [`sql-only-in-db: ${m.source}:${i + 1} runs SQL on the raw connection`] : [])))
 }
 
+/** The environment is read in lib/core/config.ts only (the one list of variables toolgate reads). */
+const PROCESS_ENV = /\bprocess\.env\b/
+function envOutsideConfig(dir: string, r: ICruiseResult): string[] {
+  return r.modules.filter((m) => !m.coreModule && !m.source.startsWith('node_modules/') && m.source !== 'lib/core/config.ts' && /[.]tsx?$/.test(m.source))
+    .flatMap((m) => readFileSync(path.join(dir, m.source), 'utf8').split('\n').flatMap((line, i) => (PROCESS_ENV.test(line) ? [`env-only-in-config: ${m.source}:${i + 1} reads process.env`] : [])))
+}
+
 const named = (v: IViolation) => `${v.rule.name}: ${v.from} → ${v.to}${v.cycle?.length ? ` (circle: ${v.cycle.map((c) => c.name).join(' → ')})` : ''}`
 const errors = (r: ICruiseResult) => r.summary.violations.filter((v) => v.rule.severity === 'error').map(named)
 
@@ -89,15 +96,17 @@ describe('layering (dependency-cruiser, .dependency-cruiser.cjs)', () => {
     expect(r.summary.totalCruised).toBeGreaterThan(200)
     expect(errors(r)).toEqual([])
     expect(rawSqlOutsideDb(root, r)).toEqual([])
+    expect(envOutsideConfig(root, r)).toEqual([])
     expect(roomKnots(r).map((k) => `rooms in a circle: ${k.circle.join(' → ')} (knot: ${k.rooms.join(', ')})`)).toEqual([])
   })
 
-  it('the rules bite: a planted circle, a back-import from db/, an impure evaluator and raw SQL outside db/ are each reported by name', async () => {
+  it('the rules bite: a planted circle, a back-import from db/, an impure evaluator, raw SQL outside db/ and the environment read outside the config module are each reported by name', async () => {
     const r = await cruiseIn(path.join(root, 'tests/fixtures/layering'), ['db', 'lib'])
     const found = errors(r)
     expect(found).toContain('db-on-the-ground-floor: db/client.ts → lib/approvals/review.ts')
     expect(found).toContain('evaluator-is-pure: lib/preflight/evaluate.ts → db/client.ts')
     expect(rawSqlOutsideDb(path.join(root, 'tests/fixtures/layering'), r)).toEqual(['sql-only-in-db: lib/admin/raw-sql.ts:3 runs SQL on the raw connection'])
+    expect(envOutsideConfig(path.join(root, 'tests/fixtures/layering'), r)).toEqual(['env-only-in-config: lib/admin/env.ts:2 reads process.env'])
     expect(found.some((v) => v.startsWith('no-circular: lib/admin/tools.ts → lib/approvals/review.ts (circle: lib/approvals/review.ts → lib/admin/tools.ts'))).toBe(true)
     expect(roomKnots(r).map((k) => k.rooms)).toContainEqual(['lib/admin', 'lib/approvals'])
   })

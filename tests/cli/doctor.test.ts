@@ -40,7 +40,7 @@ describe('toolgate doctor', { timeout: 180_000 }, () => {
     const { code, report, r } = await doctor(['--db', file, '--port', String(await freePort())])
     expect(code, r.stderr).toBe(0)
     expect(report.ok).toBe(true)
-    expect(report.checks.map((c) => c.name)).toEqual(['node', 'better-sqlite3', 'database', 'server', 'web app', 'operator key', 'upstream local', 'upstream remote', 'chromium'])
+    expect(report.checks.map((c) => c.name)).toEqual(['node', 'environment', 'better-sqlite3', 'database', 'server', 'web app', 'operator key', 'upstream local', 'upstream remote', 'chromium'])
     for (const c of report.checks.filter((x) => x.name !== 'chromium')) expect(c, c.name).toMatchObject({ status: 'ok' })
     expect(check(report, 'chromium').detail).toContain('for browser tests only')
     expect(['ok', 'warn']).toContain(check(report, 'chromium').status)
@@ -51,6 +51,15 @@ describe('toolgate doctor', { timeout: 180_000 }, () => {
     // the table says the same for people
     const table = await runCli(['doctor', '--db', file], { TOOLGATE_API_KEY: KEY, NEXT_DIST_DIR: builtDir() })
     expect(table.stdout).toMatch(/^database +ok +/m)
+  })
+
+  it('a TOOLGATE_* variable toolgate does not read warns, naming the one it likely meant; the rest of the report is unchanged', async () => {
+    const { code, report } = await doctor(['--db', await healthyDb(), '--port', String(await freePort())], { TOOLGATE_OIDC_ISUER: 'https://idp.example', TOOLGATE_FROBNICATE: '1' })
+    expect(code).toBe(0) // a warning, not a failure
+    expect(check(report, 'environment')).toMatchObject({ status: 'warn', fix: expect.stringContaining('docs/configuration.md') })
+    expect(check(report, 'environment').detail).toBe('toolgate reads no variable named TOOLGATE_FROBNICATE, TOOLGATE_OIDC_ISUER (did you mean TOOLGATE_OIDC_ISSUER?)')
+    const clean = await doctor(['--db', await healthyDb(), '--port', String(await freePort())])
+    expect(check(clean.report, 'environment')).toMatchObject({ status: 'ok' })
   })
 
   it('without a key anywhere, the operator key only warns and says how to get one', async () => {

@@ -3,12 +3,13 @@ import { table, terminal, toJson } from '@/lib/cli/output'
 import { command, EXIT_ERROR, type Command } from '@/lib/cli/spec'
 import type { CopyProgress } from '@/db/queries/pg-copy'
 import type { PgDb } from '@/db/pg/client'
+import { envVar } from '@/lib/core/config'
 
 export const DATABASE_URL_VAR = 'TOOLGATE_DATABASE_URL'
 
 /** The PostgreSQL URL a command was given (its flag, else $TOOLGATE_DATABASE_URL), checked; undefined when neither is set. */
 export async function databaseUrlOf(flag: string | undefined, flagName: string): Promise<string | undefined> {
-  const raw = flag ?? process.env[DATABASE_URL_VAR]
+  const raw = flag ?? envVar(DATABASE_URL_VAR)
   if (raw === undefined) return undefined
   const { parseDatabaseUrl } = await import('@/db/pg/url')
   return parseDatabaseUrl(raw, flag !== undefined ? flagName : `$${DATABASE_URL_VAR}`)

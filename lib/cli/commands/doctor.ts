@@ -13,6 +13,8 @@ import { databaseUrlOf } from './db'
 import { addressFlags, listenAddress } from './serve'
 import { engineVersion } from '@/db/engine'
 import { schemaVersion } from '@/db/queries/schema-version'
+import { envVar, unknownVariables, VARIABLES } from '@/lib/core/config'
+import { editDistance } from '@/lib/preflight/suggest'
 
 // The checks' heavy parts (the database driver and its queries), loaded when doctor runs: a
 // driver that does not load must become a failed check, and help must not load it at all.
@@ -50,6 +52,18 @@ function nodeCheck(): Check {
   return satisfies(process.versions.node, range)
     ? { name: 'node', status: 'ok', detail: `Node.js ${process.versions.node} (supported: ${range})` }
     : { name: 'node', status: 'fail', detail: `Node.js ${process.versions.node} is outside the supported range ${range}`, fix: 'install Node.js 20.9 or later in the 20 line, or 22 or later (nvm install 22)' }
+}
+
+/** A misspelt TOOLGATE_* variable does nothing, silently: name each one set that toolgate does not read, with the one it likely meant. */
+function environmentCheck(): Check {
+  const unknown = unknownVariables()
+  if (!unknown.length) return { name: 'environment', status: 'ok', detail: 'every TOOLGATE_* variable set is one toolgate reads' }
+  const meant = (name: string) => VARIABLES.find((v) => editDistance(name, v, 3) <= 3)
+  const named = unknown.map((name) => (meant(name) ? `${name} (did you mean ${meant(name)}?)` : name))
+  return {
+    name: 'environment', status: 'warn', detail: `toolgate reads no variable named ${named.join(', ')}`,
+    fix: 'correct its name or unset it; docs/configuration.md lists every variable toolgate reads',
+  }
 }
 
 async function driverCheck(): Promise<Check> {
@@ -134,7 +148,7 @@ async function serverCheck(db: Db | undefined, port: number, host: string, file:
 
 function keyCheck(db: Db | undefined): Check {
   const name = 'operator key'
-  if (process.env.TOOLGATE_API_KEY) return { name, status: 'ok', detail: 'TOOLGATE_API_KEY is set (it is the key)' }
+  if (envVar('TOOLGATE_API_KEY')) return { name, status: 'ok', detail: 'TOOLGATE_API_KEY is set (it is the key)' }
   if (!db) return { name, status: 'warn', detail: 'not checked: no database to read it from', fix: 'fix the database check first' }
   if (operatorKeyHash(db)) return { name, status: 'ok', detail: 'set (stored as a hash; printed once when it was made)' }
   return { name, status: 'warn', detail: 'no operator key yet', fix: 'toolgate serve makes one on first start and prints it once; or make one now: toolgate operator-key rotate' }
@@ -156,7 +170,7 @@ function resolveTransport(t: Transport): { ok: true; detail: string } | { ok: fa
     const p = path.resolve(t.cwd ?? projectRoot(), t.command)
     return executable(p) ? { ok: true, detail: `${t.command} → ${p}` } : { ok: false, detail: `command ${p} does not exist or is not executable` }
   }
-  const found = (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((d) => path.join(d, t.command)).find(executable)
+  const found = (envVar('PATH') ?? '').split(path.delimiter).filter(Boolean).map((d) => path.join(d, t.command)).find(executable)
   return found ? { ok: true, detail: `${t.command} → ${found}` } : { ok: false, detail: `command "${t.command}" is not on PATH` }
 }
 
@@ -254,7 +268,7 @@ export const doctorCommand: Command = command({
     if (pgUrl) {
       const { maskUrl } = await import('@/db/pg/url')
       const from = values['database-url'] !== undefined ? '--database-url' : '$TOOLGATE_DATABASE_URL'
-      const checks = [nodeCheck(), ...await postgresChecks(pgUrl), buildCheck(), chromiumCheck()]
+      const checks = [nodeCheck(), environmentCheck(), ...await postgresChecks(pgUrl), buildCheck(), chromiumCheck()]
       return report(json, { database: maskUrl(pgUrl), database_from: from }, checks, [`database: ${maskUrl(pgUrl)} (PostgreSQL, from ${from})`])
     }
     const database = databaseOf(values.db)
@@ -263,7 +277,7 @@ export const doctorCommand: Command = command({
     if (driver.status === 'ok') await loadChecks()
     const { check: dbCheck, db } = driver.status === 'ok' ? databaseCheck(database.file, database.from)
       : { check: { name: 'database', status: 'warn', detail: `not checked: better-sqlite3 does not load, so no database opens (${database.file})`, fix: 'fix better-sqlite3 first (above)' } satisfies Check, db: undefined }
-    const checks: Check[] = [nodeCheck(), driver, dbCheck, await serverCheck(db, port, host, database.file), buildCheck(), keyCheck(db), ...upstreamChecks(db), chromiumCheck()]
+    const checks: Check[] = [nodeCheck(), environmentCheck(), driver, dbCheck, await serverCheck(db, port, host, database.file), buildCheck(), keyCheck(db), ...upstreamChecks(db), chromiumCheck()]
     const url = serverUrlOf(db ? runtimeHolder(db) : null, undefined)
     db?.$client.close()
     // the one rule every command follows (lib/server/address.ts), as it resolved here

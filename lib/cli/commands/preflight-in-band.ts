@@ -7,6 +7,7 @@ import type { Policy } from '@/lib/core/state'
 import type { ToolResult } from '@/lib/preflight/evaluate'
 import { exitCodes } from '@/lib/preflight/taxonomy'
 import { EXTENSION_ID, facetSchema, legacySettings, MAX_RIDER_TOOLS, type Facet, type FacetTool, type Rider } from '@/lib/mcp/extension-schema'
+import { envVar } from '@/lib/core/config'
 
 /** The flags `tools preflight` parsed; in band only a subset applies. */
 export interface InBandFlags {
@@ -94,7 +95,7 @@ export async function preflightInBand(values: InBandFlags, ids: string[], json: 
     ...(values['exclude-destructive'] ? { exclude_destructive: true } : {}),
     ...(values['exclude-open-world'] ? { exclude_open_world: true } : {}),
   }
-  const token = values.token ?? process.env.TOOLGATE_AGENT_TOKEN
+  const token = values.token ?? envVar('TOOLGATE_AGENT_TOKEN')
   const facet = await sendRider(values.url, { tools: ids.map((id) => ({ id })), ...(Object.keys(policy).length ? { policy } : {}) }, token)
   if (json) console.log(toJson(facet))
   else console.log(preflightTable({ verdict: facet.verdict, checked_at: facet.checked_at, request_id: facet.request_id ?? '', tools: facet.tools.map(toResult) }))

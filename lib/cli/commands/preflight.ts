@@ -10,6 +10,7 @@ import type { Policy } from '@/lib/core/state'
 import type { Caller, EvaluationInput } from '@/lib/preflight/evaluate'
 import { unauthorized } from '@/lib/core/errors'
 import type { InBandFlags } from './preflight-in-band'
+import { envVar } from '@/lib/core/config'
 
 /** --pin <id>=<pin>, each naming a requested id. */
 function parsePins(pins: string[], ids: string[]): { id: string; pin_hash?: string }[] {
@@ -73,7 +74,7 @@ async function outOfBand(values: InBandFlags, positionals: string[], json: boole
   // the REST body's own rules (caps, bounds, pins, wait): a fault is exit 1 before anything is asked
   const { input, waitMs } = parsePreflightBody(body)
   const data = values.url
-    ? await overRest(values.url, body, values.token, values['api-key'] ?? process.env.TOOLGATE_API_KEY)
+    ? await overRest(values.url, body, values.token, values['api-key'] ?? envVar('TOOLGATE_API_KEY'))
     : await direct(db(), input, waitMs, values.token)
   console.log(json ? toJson(data) : preflightTable(data))
   return exitCodes[data.verdict]

@@ -11,14 +11,15 @@ import { projectRoot } from '@/lib/core/paths'
 import { isLoopbackHost, urlHost } from '@/lib/server/address'
 import { buildIdFile } from '@/lib/server/build'
 import type { RunningToolgate } from '@/lib/server/start'
+import { envVar, environment, setEnvVar } from '@/lib/core/config'
 
 const nextBin = () => path.join(projectRoot(), 'node_modules', 'next', 'dist', 'bin', 'next')
 
 /** Where serve listens: flags, else $PORT and $HOST, else 127.0.0.1:3000. doctor checks the same address. */
 export function listenAddress(values: { port?: string; host?: string }): { port: number; host: string } {
-  const port = values.port ?? process.env.PORT ?? '3000'
+  const port = values.port ?? envVar('PORT') ?? '3000'
   if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) throw new UsageError(`--port must be a port number (0-65535), not "${port}"`)
-  return { port: Number(port), host: values.host ?? process.env.HOST ?? '127.0.0.1' }
+  return { port: Number(port), host: values.host ?? envVar('HOST') ?? '127.0.0.1' }
 }
 
 export const addressFlags = {
@@ -32,7 +33,7 @@ function buildWebApp(): void {
   const started = Date.now()
   const build = spawnSync(process.execPath, [nextBin(), 'build'], {
     cwd: projectRoot(), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024,
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', TOOLGATE_SKIP_TYPECHECK: '1' },
+    env: { ...environment(), NEXT_TELEMETRY_DISABLED: '1', TOOLGATE_SKIP_TYPECHECK: '1' },
   })
   if (build.status !== 0) {
     process.stderr.write(`${build.stdout ?? ''}${build.stderr ?? ''}`)
@@ -92,8 +93,8 @@ const serveCommand = command({
       import('@/db/client'), import('@/db/queries/connections'), import('@/lib/upstream/supervisor'), import('@/lib/state/demo'),
       import('@/lib/demo/tokens'), import('@/lib/demo/services'), import('@/lib/server/start'),
     ])
-    if (values.db) process.env.TOOLGATE_DB = path.resolve(values.db) // the server opens the same file
-    const runtime = process.env.TOOLGATE_RUNTIME !== 'off'
+    if (values.db) setEnvVar('TOOLGATE_DB', path.resolve(values.db)) // the server opens the same file
+    const runtime = envVar('TOOLGATE_RUNTIME') !== 'off'
     const setup = db()
     // a second toolgate on this database is refused before it changes anything: no demo, no build
     const holder = runtime ? runtimeHolder(setup) : null
@@ -109,7 +110,7 @@ const serveCommand = command({
 
     if (!values.dev && (values.rebuild || !existsSync(buildIdFile()))) buildWebApp()
 
-    ;(process.env as Record<string, string>).NODE_ENV ??= values.dev ? 'development' : 'production'
+    if (!envVar('NODE_ENV')) setEnvVar('NODE_ENV', values.dev ? 'development' : 'production')
     // the demo's services re-point its servers: only under this process's runtime lease, before
     // the runtime reads the transports (and after the build, a synchronous child that would stall them)
     const started: { services?: DemoServices | null } = {}
@@ -130,7 +131,7 @@ const serveCommand = command({
       demo && !revoked.length ? `  first start: the demo state was loaded; its agent token is ${DEMO_AGENT_TOKEN}` : demo ? '  first start: the demo state was loaded' : '',
       demoServices ? `  demo upstreams on loopback for this run: ${Object.entries(demoServices.urls).map(([name, url]) => `${name} ${url}`).join(', ')}${demoServices.authorizationServer ? ` (jira's authorization server: ${demoServices.authorizationServer})` : ''}` : '',
       `  try: curl -s -X POST ${running.url}/api/v1/preflight -H "X-API-Key: $TOOLGATE_API_KEY" -H 'content-type: application/json' -d '{"tools":[{"id":"notebook:list_notes"}]}'`,
-      process.env.TOOLGATE_API_KEY ? '  operator API key: the value of TOOLGATE_API_KEY' : running.newKey ? '' : '  operator API key: printed once at first start (new one: toolgate operator-key rotate)',
+      envVar('TOOLGATE_API_KEY') ? '  operator API key: the value of TOOLGATE_API_KEY' : running.newKey ? '' : '  operator API key: printed once at first start (new one: toolgate operator-key rotate)',
     ].filter((l, i) => i === 0 || l !== '').join('\n'))
     // the one thing to copy comes last, apart from the log above it
     if (running.newKey) {
@@ -159,7 +160,7 @@ const rotateCommand = command({
   exits: { 0: 'rotated', 1: `TOOLGATE_API_KEY is set, or ${EXIT_ERROR}` },
   run: async ({ json, db, ctx }) => {
     const { rotateOperatorKey } = await import('@/lib/admin/operator-key')
-    if (process.env.TOOLGATE_API_KEY) throw new UsageError('TOOLGATE_API_KEY is set: the operator key is that value; change it there', 'unset TOOLGATE_API_KEY to let toolgate keep the key')
+    if (envVar('TOOLGATE_API_KEY')) throw new UsageError('TOOLGATE_API_KEY is set: the operator key is that value; change it there', 'unset TOOLGATE_API_KEY to let toolgate keep the key')
     const r = await rotateOperatorKey(db(), ctx)
     console.log(json ? toJson({ operator_key: r.key, sessions_signed_out: r.signedOut, activity_id: r.activityId, request_id: r.requestId }) : r.key)
     return 0
