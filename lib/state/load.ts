@@ -130,7 +130,7 @@ export async function loadState(db: Db, doc: unknown, actor: string, opts: { kee
       const tokenHash = t.token !== undefined ? hashSecret(t.token) : t.token_hash!.slice('sha256:'.length)
       insertToken(tx, {
         name: t.name, id: tokenIds.get(tokenHash) ?? newTokenId(), tokenHash,
-        allowedServers: t.allowed_servers, profilePin: t.profile_pin, createdAt: now,
+        allowedServers: t.allowed_servers, profilePin: t.profile_pin, createdAt: now, expiresAt: t.expires_at === null ? null : Date.parse(t.expires_at),
       })
     }
     if (state.operators) applyOperators(tx, state.operators, now, { actor, requestId })
