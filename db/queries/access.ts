@@ -54,7 +54,7 @@ export function removeProfile(tx: Tx, name: string): void {
 }
 
 /** An agent token's stored fields: its secret only as a hash. */
-export interface NewToken { name: string; id: string; tokenHash: string; allowedServers: readonly string[]; profilePin: string | null; createdAt: number; expiresAt: number | null }
+export interface NewToken { name: string; id: string; tokenHash: string; allowedServers: readonly string[]; profilePin: string | null; createdAt: number; expiresAt: number | null; lastUsedAt?: number | null }
 
 export function insertToken(tx: Tx, t: NewToken): void {
   tx.insert(agentTokens).values({ ...t, allowedServers: [...t.allowedServers] }).run()

@@ -26,7 +26,7 @@ export const tokenExpired = (expiresAt: number | null, now: number) => expiresAt
 
 /** The 401 of an expired agent token: it names when, so its owner knows to renew it rather than hunt for a typo. */
 export const expiredToken = (name: string, expiresAt: number) =>
-  unauthorized(`agent token "${name}" expired at ${new Date(expiresAt).toISOString()}: an admin can give it a new expiry (dashboard → Tokens & profiles → Edit)`)
+  unauthorized(`agent token "${name}" expired at ${new Date(expiresAt).toISOString()}: an admin can give it a new expiry (dashboard → Tokens & profiles → Edit scope and expiry)`)
 
 /**
  * How stale a token's last use may be before it is written again: a last-used time is for a
