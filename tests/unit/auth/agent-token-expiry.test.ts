@@ -133,7 +133,8 @@ describe('expires_at in a state file', () => {
     expect(stored(db, 'a')).toMatchObject({ expiresAt: Date.parse('2030-01-01T00:00:00Z'), lastUsedAt: used })
     // never expiring: no expires_at in the dump
     await loadState(db, parseStateFile(file(null)), 'test')
-    expect(dumpState(db).agent_tokens[0]).not.toHaveProperty('expires_at')
+    expect(dumpState(db).agent_tokens).toHaveLength(1)
+    expect(dumpState(db).agent_tokens?.[0]).not.toHaveProperty('expires_at')
   })
 
   it('a malformed expires_at is refused, naming it', () => {
