@@ -6,6 +6,7 @@ import { tokenExpirySchema } from '@/lib/admin/schemas'
 import { createAgentToken, rotateAgentToken, setAgentTokenExpiry } from '@/lib/admin/tokens'
 import { agentCaller, callerNow, LAST_USED_EVERY_MS } from '@/lib/auth/caller'
 import { accessOverview } from '@/lib/dashboard/access'
+import { callerFor } from '@/lib/dashboard/preflight'
 import { dumpState } from '@/lib/state/dump'
 import { loadState, parseStateFile } from '@/lib/state/load'
 import { freshDb } from '@/tests/helpers/db'
@@ -65,6 +66,9 @@ describe('agent token expiry and last use', () => {
     expect(callerNow(db, caller, at + DAY)).toMatchObject({ allowedServers: [], profilePin: null })
     // the refusal noted no use
     expect(stored(db, 'a').lastUsedAt).toBe(at - 1)
+    // the dashboard's Preflight and /mcp preview as this token answer as /mcp would
+    await setAgentTokenExpiry(db, 'a', Date.now() - 1, ctx)
+    expect(() => callerFor(db, 'a', 'op')).toThrow(/^agent token "a" expired at /)
   })
 
   it('creating, setting, clearing and rotating are recorded; rotation keeps the expiry unless given one', async () => {
