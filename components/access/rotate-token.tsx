@@ -6,8 +6,8 @@ import { CopyButton } from '@/components/copy-button'
 import { ErrorNote } from '@/components/error-note'
 import { Button } from '@/components/ui'
 
-/** Rotate a token after confirming, then show its new secret once (the old one stops working at once). */
-export function RotateToken({ name }: { name: string }) {
+/** Rotate a token after confirming, then show its new secret once (the old one stops working at once). Its expiry stays. */
+export function RotateToken({ name, expired }: { name: string; expired: boolean }) {
   const [asking, setAsking] = useState(false)
   const [secret, setSecret] = useState<string | null>(null)
   const [failure, setFailure] = useState<{ error: string; fix: string } | null>(null)
@@ -17,7 +17,7 @@ export function RotateToken({ name }: { name: string }) {
       {!asking && <Button aria-label={`Rotate token ${name}`} onClick={() => { setAsking(true); setSecret(null) }}>Rotate</Button>}
       {asking && (
         <span role="alertdialog" aria-label={`Confirm rotating ${name}`} className="flex flex-wrap items-center gap-2 text-sm">
-          Its current secret stops working at once.
+          Its current secret stops working at once.{expired && ' It has expired: the new secret is refused too until you give it a new expiry (Edit scope and expiry).'}
           <Button variant="danger" disabled={pending} onClick={() => start(async () => {
             const r = await rotateTokenAction({ name })
             setFailure(r.ok ? null : r)

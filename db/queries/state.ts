@@ -7,13 +7,13 @@ import { agentTokens, profiles, serverConnections, serverDefinitions, serverOaut
  * across the replacement is read first, everything is deleted, and the file's state is written.
  */
 
-/** What a load may carry over: each server's transport, its stored credentials (as stored: sealed), the token ids by hash, the server definitions. */
+/** What a load may carry over: each server's transport, its stored credentials (as stored: sealed), the tokens' ids and last uses by hash, the server definitions. */
 export function carriedOver(tx: Tx) {
   return {
     transports: new Map(tx.select({ name: servers.name, transport: servers.transport }).from(servers).all().map((r) => [r.name, r.transport])),
     secrets: tx.select().from(serverSecrets).all(),
     oauth: tx.select().from(serverOauth).all(),
-    tokenIds: new Map(tx.select({ hash: agentTokens.tokenHash, id: agentTokens.id }).from(agentTokens).all().map((t) => [t.hash, t.id])),
+    tokensByHash: new Map(tx.select({ hash: agentTokens.tokenHash, id: agentTokens.id, lastUsedAt: agentTokens.lastUsedAt }).from(agentTokens).all().map((t) => [t.hash, t])),
     definitions: tx.select().from(serverDefinitions).all(),
   }
 }

@@ -18,6 +18,10 @@ export const agentTokens = sqliteTable('agent_tokens', {
   // may name a profile that no longer exists: that means deny-all
   profilePin: text('profile_pin'),
   createdAt: integer('created_at').notNull(),
+  // when the token stops working (ms); null = never
+  expiresAt: integer('expires_at'),
+  // when it last authenticated (ms), kept to within a minute (lib/auth/caller.ts noteTokenUse); null = never used
+  lastUsedAt: integer('last_used_at'),
 })
 
 export type Profile = typeof profiles.$inferSelect

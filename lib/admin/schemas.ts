@@ -17,6 +17,10 @@ export const tokenScopeSchema = z.strictObject({
 })
 export type TokenScope = z.infer<typeof tokenScopeSchema>
 
+/** When an agent token stops working (ms since the epoch), or null for never; set from now on, it must lie ahead. */
+export const tokenExpirySchema = z.number().int('must be a whole number of milliseconds').nullable()
+  .refine((at) => at === null || at > Date.now(), 'must be in the future (or null: never expires)')
+
 /** A server's call timeout: long enough for real tools, bounded so a hung call ends. */
 export const callTimeoutSchema = z.number().int('must be a whole number of milliseconds')
   .min(1_000, 'must be at least 1000 ms').max(24 * 60 * 60_000, 'must be at most 86400000 ms (24 hours)')

@@ -2,7 +2,7 @@ import 'server-only'
 import { randomBytes } from 'node:crypto'
 import type { Db, Tx } from '@/db/client'
 import { writeTransaction } from '@/db/write'
-import { insertToken, profileServers, removeToken, setTokenHash, setTokenScope, tokenByName, type TokenRow } from '@/db/queries/access'
+import { insertToken, profileServers, removeToken, setTokenExpiry, setTokenHash, setTokenScope, tokenByName, type TokenRow } from '@/db/queries/access'
 import { hashSecret, newSecret } from '@/lib/auth/secrets'
 import { badRequest, notFoundError } from '@/lib/core/errors'
 import { recordChange, type ActionContext } from '@/lib/activity/record-change'
@@ -24,8 +24,21 @@ function assertProfile(tx: Tx, pin: string | null) {
   }
 }
 
-/** Create an agent token. The secret is returned once and only its hash is stored. */
-export function createAgentToken(db: Db, name: string, scope: TokenScope, ctx: ActionContext) {
+/** An expiry as the record shows it. */
+const expiryOf = (expiresAt: number | null) => ({ expiresAt: expiresAt === null ? null : new Date(expiresAt).toISOString() })
+
+/** Set or clear a token's expiry and record the change (nothing, when it is already so). */
+function changeExpiry(tx: Tx, name: string, before: number | null, expiresAt: number | null, ctx: ActionContext) {
+  if (before === expiresAt) return undefined
+  setTokenExpiry(tx, name, expiresAt)
+  return recordChange(tx, 'token.expiry_changed', ctx, { target: name, before: expiryOf(before), after: expiryOf(expiresAt) })
+}
+
+/**
+ * Create an agent token, optionally expiring at `expiresAt` (ms; null = never). The secret is
+ * returned once and only its hash is stored.
+ */
+export function createAgentToken(db: Db, name: string, scope: TokenScope, ctx: ActionContext, expiresAt: number | null = null) {
   return writeTransaction(db, (tx: Tx) => {
     if (tokenByName(tx, name)) {
       throw badRequest(`a token named "${name}" already exists: pick another name or revoke it first`)
@@ -33,8 +46,18 @@ export function createAgentToken(db: Db, name: string, scope: TokenScope, ctx: A
     assertProfile(tx, scope.profilePin)
     const token = newSecret('tg_at_')
     const now = Date.now()
-    insertToken(tx, { name, id: newTokenId(), tokenHash: hashSecret(token), ...scope, createdAt: now })
-    return { name, token, ...recordChange(tx, 'token.created', ctx, { target: name, before: null, after: scope }, { now }) }
+    insertToken(tx, { name, id: newTokenId(), tokenHash: hashSecret(token), ...scope, createdAt: now, expiresAt })
+    return { name, token, ...recordChange(tx, 'token.created', ctx, { target: name, before: null, after: { ...scope, ...expiryOf(expiresAt) } }, { now }) }
+  })
+}
+
+/** Set (ms) or clear (null: never expires) a token's expiry. */
+export function setAgentTokenExpiry(db: Db, name: string, expiresAt: number | null, ctx: ActionContext) {
+  return writeTransaction(db, (tx: Tx) => {
+    const row = tokenByName(tx, name)
+    scopeOf(row, name)
+    const recorded = changeExpiry(tx, name, row!.expiresAt, expiresAt, ctx)
+    return { name, ...expiryOf(expiresAt), changed: recorded !== undefined }
   })
 }
 
@@ -51,13 +74,17 @@ export function updateAgentToken(db: Db, name: string, scope: TokenScope, ctx: A
 
 /**
  * Rotate a token: a new secret for the same token, so its id (what tasks and held calls belong
- * to), name and scope stay. The old secret stops working at once; the new one is returned once.
+ * to), name, scope and expiry stay — unless `expiresAt` is given (ms, or null: never), which
+ * sets the expiry in the same change. The old secret stops working at once; the new one is
+ * returned once.
  */
-export function rotateAgentToken(db: Db, name: string, ctx: ActionContext) {
+export function rotateAgentToken(db: Db, name: string, ctx: ActionContext, expiresAt?: number | null) {
   return writeTransaction(db, (tx: Tx) => {
-    scopeOf(tokenByName(tx, name), name)
+    const row = tokenByName(tx, name)
+    scopeOf(row, name)
     const token = newSecret('tg_at_')
     setTokenHash(tx, name, hashSecret(token))
+    if (expiresAt !== undefined) changeExpiry(tx, name, row!.expiresAt, expiresAt, ctx)
     return { name, token, ...recordChange(tx, 'token.rotated', ctx, { target: name, before: null, after: null }) }
   })
 }

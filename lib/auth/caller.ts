@@ -2,7 +2,7 @@ import 'server-only'
 import type { Db } from '@/db/client'
 import { statements } from '@/db/queries/preflight-state'
 import { readSettings } from '@/db/queries/settings'
-import { tokenById } from '@/db/queries/access'
+import { noteTokenUse, tokenById } from '@/db/queries/access'
 import type { Caller } from '@/lib/preflight/evaluate'
 import { describeError, forbidden, unauthorized } from '@/lib/core/errors'
 import { logError } from '@/lib/core/log'
@@ -18,18 +18,45 @@ const ANONYMOUS = 'anonymous'
 /** What credential parsing needs of a request's headers (web Headers, or a node adapter). */
 export interface HeaderReader { get(name: string): string | null }
 
-/** An agent token's caller identity; undefined when no such token exists. */
-export function agentCaller(db: Db, token: string): Caller | undefined {
-  const row = statements(db).tokenByHash.get({ hash: hashSecret(token) })
-  return row && { tier: 'agent', name: `token:${row.name}`, id: row.id, allowedServers: row.allowedServers, profilePin: row.profilePin }
+/** The stored agent token a secret belongs to, expired or not; undefined when none. A lookup only: it authenticates nothing. */
+export const agentTokenOf = (db: Db, token: string) => statements(db).tokenByHash.get({ hash: hashSecret(token) })
+
+/** Whether a token's expiry (ms; null = never) has come. */
+export const tokenExpired = (expiresAt: number | null, now: number) => expiresAt !== null && expiresAt <= now
+
+/** The 401 of an expired agent token: it names when, so its owner knows to renew it rather than hunt for a typo. */
+export const expiredToken = (name: string, expiresAt: number) =>
+  unauthorized(`agent token "${name}" expired at ${new Date(expiresAt).toISOString()}: an admin can give it a new expiry (dashboard → Tokens & profiles → Edit scope and expiry)`)
+
+/**
+ * How stale a token's last use may be before it is written again: a last-used time is for a
+ * person deciding whether a token is still in use, which a minute does not change, and a write
+ * per call (a lock and an fsync) would tax every request of a busy agent.
+ */
+export const LAST_USED_EVERY_MS = 60_000
+
+/**
+ * An agent token's caller identity; undefined when no such token exists; an expired one is a
+ * 401 that says so (expiredToken). Its use is noted (lastUsedAt, at most once a minute) in the
+ * background: a failed note never fails the request.
+ */
+export function agentCaller(db: Db, token: string, now = Date.now()): Caller | undefined {
+  const row = agentTokenOf(db, token)
+  if (!row) return undefined
+  if (tokenExpired(row.expiresAt, now)) throw expiredToken(row.name, row.expiresAt!)
+  if (row.lastUsedAt === null || row.lastUsedAt < now - LAST_USED_EVERY_MS) {
+    writeTransaction(db, (tx) => noteTokenUse(tx, row.id, now, LAST_USED_EVERY_MS), 1_000)
+      .catch((e: unknown) => logError(`toolgate: could not note agent token "${row.name}"'s last use: ${describeError(e)}`))
+  }
+  return { tier: 'agent', name: `token:${row.name}`, id: row.id, allowedServers: row.allowedServers, profilePin: row.profilePin }
 }
 
 /**
  * An agent caller as it stands now, for a gate asked again later (a held call about to run):
- * its token's current scope, and none once the token is revoked (or, for an anonymous caller,
- * once anonymous access is turned off).
+ * its token's current scope, and none once the token is revoked or has expired (or, for an
+ * anonymous caller, once anonymous access is turned off).
  */
-export function callerNow(db: Db, caller: Caller): Caller {
+export function callerNow(db: Db, caller: Caller, now = Date.now()): Caller {
   if (caller.tier !== 'agent') return caller
   const none: Caller = { ...caller, allowedServers: [], profilePin: null }
   if (caller.id === undefined) {
@@ -38,7 +65,7 @@ export function callerNow(db: Db, caller: Caller): Caller {
   }
   // by its id: a token re-created under the same name is another caller
   const row = tokenById(db, caller.id)
-  return row ? { ...caller, allowedServers: row.allowedServers, profilePin: row.profilePin } : none
+  return row && !tokenExpired(row.expiresAt, now) ? { ...caller, allowedServers: row.allowedServers, profilePin: row.profilePin } : none
 }
 
 /**

@@ -11,7 +11,7 @@ import { logError } from '@/lib/core/log'
 import { sessionByHash } from '@/db/queries/auth'
 import { readSettings } from '@/db/queries/settings'
 import { deleteSession, deleteSessionById, insertSession, operatorById, operatorByLogin, sessionsWithOperators, touchSession } from '@/db/queries/operators'
-import { agentCaller } from './caller'
+import { agentTokenOf } from './caller'
 import { contextOf, ensureBootstrapAdmin, principalOf } from './accounts'
 import { isOperatorKey } from './operator-key'
 import { verifyPassword } from './passwords'
@@ -192,7 +192,7 @@ export function signInBreakGlass(db: Db, key: string, origin: SessionOrigin = {}
   if (blocked !== null) return Promise.resolve({ refused: tooMany(`from ${address}`, blocked, now), fix: 'Wait until then, then sign in again.' })
   return orStorageFault(async () => {
     if (!isOperatorKey(db, key)) {
-      const agent = agentCaller(db, key) !== undefined
+      const agent = agentTokenOf(db, key) !== undefined
       const until = noteFailedSignIn(`address:${address}`, now)
       await refusedRecord(db, now, { address, reason: agent ? 'agent_token' : 'wrong_key', until })
       const why = agent ? 'That is an agent token: agent tokens cannot open the dashboard. Use the break-glass key, or sign in with your account.' : 'That is not the break-glass key.'

@@ -134,11 +134,14 @@ export interface ActivityDataByType {
   // a first approval that no longer counts: its approver's account was removed or disabled (by a state load)
   'approval.withdrawn': ChangeData<{ kind: 'tool' | 'definition' | 'release' | 'call'; subject: string; by: string }> & { reason: string }
   'server.configured': ChangeData<{ disabledTools: string[]; enabledTools: string[] | null; trust: string; callTimeoutMs?: number; roots?: { uri: string; name?: string }[] }>
-  'token.created': ChangeData<{ allowedServers: string[]; profilePin: string | null }>
+  // expiresAt: when the token stops working (ISO), null = never
+  'token.created': ChangeData<{ allowedServers: string[]; profilePin: string | null; expiresAt?: string | null }>
   'token.updated': ChangeData<{ allowedServers: string[]; profilePin: string | null }>
   'token.revoked': ChangeData<{ allowedServers: string[]; profilePin: string | null }>
   // a new secret for the same token (id, name and scope kept): the old secret stops working at once
   'token.rotated': ChangeData<Record<string, never>>
+  // a token's expiry set or cleared (null = never expires)
+  'token.expiry_changed': ChangeData<{ expiresAt: string | null }>
   'profile.created': ChangeData<{ servers: string[] }>
   'profile.updated': ChangeData<{ servers: string[] }>
   'profile.deleted': ChangeData<{ servers: string[] }>
@@ -173,7 +176,7 @@ export const activityTypes = [
   'operator.signed_in', 'operator.signed_out', 'operator.sign_in_refused', 'server.configured',
   'operator.created', 'operator.invited', 'operator.invitation_accepted', 'operator.changed', 'operator.session_ended', 'operator.sso_linked',
   'personal_token.created', 'personal_token.revoked', 'approval.first_of_two', 'approval.withdrawn',
-  'token.created', 'token.updated', 'token.revoked', 'token.rotated',
+  'token.created', 'token.updated', 'token.revoked', 'token.rotated', 'token.expiry_changed',
   'profile.created', 'profile.updated', 'profile.deleted', 'triage.acknowledged', 'triage.unacknowledged',
   'operator_key.rotated', 'settings.changed', 'activity.pruned', 'pins.upgraded', 'secrets.encrypted', 'surface.over_ceiling',
 ] as const satisfies readonly ActivityType[]

@@ -2,6 +2,7 @@ import 'server-only'
 import type { Db } from '@/db/client'
 import { profileList, tokenByName, tokens } from '@/db/queries/access'
 import { mintRequestId } from '@/lib/activity/request-id'
+import { expiredToken, tokenExpired } from '@/lib/auth/caller'
 import { allowToolInConfig } from '@/lib/admin/server-settings'
 import { enableServer, unquarantineServer } from '@/lib/admin/servers'
 import type { ActionContext } from '@/lib/activity/record-change'
@@ -41,6 +42,8 @@ export function callerFor(db: Db, token: string | null, operator: string): Calle
   if (token === null) return { tier: 'operator', name: operator }
   const row = tokenByName(db, token)
   if (!row) throw badRequest(`no agent token named "${token}": choose one from the list`)
+  // as /mcp would: an expired token is refused (401) before anything is checked
+  if (tokenExpired(row.expiresAt, Date.now())) throw expiredToken(row.name, row.expiresAt!)
   return { tier: 'agent', name: `token:${row.name}`, allowedServers: row.allowedServers, profilePin: row.profilePin }
 }
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import type { Db } from '@/db/client'
 import { mintRequestId } from '@/lib/activity/request-id'
 import { revokeAgentToken } from '@/lib/admin/tokens'
-import { agentCaller } from '@/lib/auth/caller'
+import { agentTokenOf } from '@/lib/auth/caller'
 import { demoStateFile } from '@/lib/state/demo'
 import { parseStateFile } from '@/lib/state/load'
 
@@ -17,11 +17,10 @@ export async function revokeWellKnownTokens(db: Db): Promise<string[]> {
   const ctx = { actor: 'toolgate:serve', requestId: mintRequestId() }
   const revoked: string[] = []
   for (const { token } of known) {
-    const caller = token ? agentCaller(db, token) : undefined
-    if (!caller) continue
-    const name = caller.name.replace(/^token:/, '')
-    await revokeAgentToken(db, name, ctx)
-    revoked.push(name)
+    const row = token ? agentTokenOf(db, token) : undefined
+    if (!row) continue
+    await revokeAgentToken(db, row.name, ctx)
+    revoked.push(row.name)
   }
   return revoked
 }

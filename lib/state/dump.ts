@@ -42,6 +42,7 @@ export function dumpState(db: Db): StateFileInput {
       profiles: profileList(tx).map((p) => ({ name: p.name, servers: p.servers })),
       agent_tokens: tokensWithHashes(tx).map((t) => ({
         name: t.name, token_hash: `sha256:${t.tokenHash}`, allowed_servers: t.allowedServers, profile_pin: t.profilePin,
+        ...(t.expiresAt !== null ? { expires_at: new Date(t.expiresAt).toISOString() } : {}),
       })),
       operators: operatorList(tx).map((o) => ({
         username: o.username, name: o.name, email: o.email, role: o.role as Role, enabled: o.enabled, source: o.source as 'bootstrap' | 'local' | 'oidc', oidc_subject: o.oidcSubject,

@@ -58,7 +58,7 @@ export async function loadState(db: Db, doc: unknown, actor: string, opts: { kee
     // a token the file keeps (the same secret) stays the same caller: its tasks and held calls stay
     // its own; server definitions are not in a file: a server the file keeps keeps them, with
     // their approvals (the runtime re-lists them)
-    const { transports: previous, secrets: storedSecrets, oauth: storedOauth, tokenIds, definitions: storedDefinitions } = carriedOver(tx)
+    const { transports: previous, secrets: storedSecrets, oauth: storedOauth, tokensByHash, definitions: storedDefinitions } = carriedOver(tx)
     const approvedBefore = approvedDefinitions(tx)
     clearState(tx)
     writeSettings(tx, {
@@ -128,9 +128,11 @@ export async function loadState(db: Db, doc: unknown, actor: string, opts: { kee
     for (const p of state.profiles) insertProfile(tx, p.name, p.servers)
     for (const t of state.agent_tokens) {
       const tokenHash = t.token !== undefined ? hashSecret(t.token) : t.token_hash!.slice('sha256:'.length)
+      // the same secret is the same token: it keeps its id and when it was last used
+      const kept = tokensByHash.get(tokenHash)
       insertToken(tx, {
-        name: t.name, id: tokenIds.get(tokenHash) ?? newTokenId(), tokenHash,
-        allowedServers: t.allowed_servers, profilePin: t.profile_pin, createdAt: now,
+        name: t.name, id: kept?.id ?? newTokenId(), tokenHash, lastUsedAt: kept?.lastUsedAt ?? null,
+        allowedServers: t.allowed_servers, profilePin: t.profile_pin, createdAt: now, expiresAt: t.expires_at === null ? null : Date.parse(t.expires_at),
       })
     }
     if (state.operators) applyOperators(tx, state.operators, now, { actor, requestId })

@@ -57,6 +57,8 @@ const tokenSchema = z.strictObject({
   token_hash: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'token_hash must be sha256:<64 hex digits>').optional(),
   allowed_servers: z.array(z.union([z.literal('*'), serverNameSchema])),
   profile_pin: profileNameSchema.nullable().default(null),
+  // when the token stops working; a past time loads too (a dump of an expired token loads back: it stays refused)
+  expires_at: z.iso.datetime({ offset: true, message: 'expires_at must be an ISO 8601 date-time, e.g. 2027-01-31T00:00:00Z' }).nullable().default(null),
 })
 
 /** An operator account without its secrets: no password hash, sessions, tokens or invitations are ever in a file. */

@@ -7,7 +7,7 @@ import type { Db } from '@/db/client'
 import { activity, toolApprovals } from '@/db/schema'
 import { addServer } from '@/lib/admin/upstreams'
 import { updateSettings } from '@/lib/admin/settings'
-import { createAgentToken, revokeAgentToken } from '@/lib/admin/tokens'
+import { createAgentToken, revokeAgentToken, setAgentTokenExpiry } from '@/lib/admin/tokens'
 import { approveTool, blockTool, enableTool } from '@/lib/admin/tools'
 import { approvalsInbox } from '@/lib/dashboard/approvals'
 import { listCalls } from '@/db/queries/calls'
@@ -134,6 +134,20 @@ describe('a held call is gated again when its approval would run it', () => {
     const approved = await approve(held.id)
     expect(approved.code, approved.stderr).toBe(0)
     // the revoked token's scope is empty: the tool is unknown to it, as to any caller outside it
+    await expect(answer).rejects.toThrow(/Unknown tool/)
+    expect(runs(args)).toBe(0)
+    expect(recordsOf(held.request_id).find((a) => a.type === 'call.refused')?.data).toMatchObject({ reason: 'not_found' })
+  }, TEST_MS)
+
+  it('the caller’s token expires while the call is pending: approving does not run it, as if it were revoked', async () => {
+    const temp = await clientFor((await createAgentToken(db, 'expiring', { allowedServers: ['*'], profilePin: null }, ctx, Date.now() + 3_600_000)).token)
+    const args = { amount: 350, to: 'erin' }
+    const answer = call(temp, args)
+    answer.catch(() => undefined) // handled below
+    const held = await pendingFor(args)
+    await setAgentTokenExpiry(db, 'expiring', Date.now() - 1, ctx)
+    const approved = await approve(held.id)
+    expect(approved.code, approved.stderr).toBe(0)
     await expect(answer).rejects.toThrow(/Unknown tool/)
     expect(runs(args)).toBe(0)
     expect(recordsOf(held.request_id).find((a) => a.type === 'call.refused')?.data).toMatchObject({ reason: 'not_found' })

@@ -46,7 +46,7 @@ describe('screens follow the truth (demo state, no runtime)', () => {
     await visit(page, '/tokens')
     const row = page.getByTestId('token-notes-bot')
     expect(await row.textContent()).toContain('servers: notes')
-    await row.getByRole('button', { name: 'Edit scope of token notes-bot' }).click()
+    await row.getByRole('button', { name: 'Edit scope and expiry of token notes-bot' }).click()
     await row.getByRole('group', { name: 'Allowed servers' }).getByLabel('billing').check()
     await row.getByRole('button', { name: 'Save scope of token notes-bot' }).click()
     await eventually(() => row.getByText('servers: notes, billing').count()).toBe(1)

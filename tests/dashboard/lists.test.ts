@@ -110,7 +110,7 @@ describe('lists at 5,000 tools', () => {
     const { page, context } = await signedIn(d)
     await visit(page, '/tokens')
     const row = page.getByTestId('token-agent-01')
-    await row.getByRole('button', { name: 'Edit scope of token agent-01' }).click()
+    await row.getByRole('button', { name: 'Edit scope and expiry of token agent-01' }).click()
     const picker = row.getByRole('group', { name: 'Allowed servers' })
     expect(await picker.getByRole('checkbox').count()).toBeLessThanOrEqual(21) // "All servers" and at most 20 matches
     expect(await picker.getByText('40 of 200 chosen').count()).toBe(1)

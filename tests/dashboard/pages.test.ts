@@ -102,6 +102,59 @@ describe('dashboard pages', () => {
     await context.close()
   })
 
+  it('a token expires when told (a past time is refused, changing nothing), shows when, and when it was last used', async () => {
+    const { page, context } = await signedIn(d)
+    const local = (ms: number) => { const t = new Date(ms - new Date(ms).getTimezoneOffset() * 60_000); return t.toISOString().slice(0, 16) }
+    const stored = () => d.db.select().from(agentTokens).where(eq(agentTokens.name, 'expiring')).get()
+    const expiryRecords = () => listActivity(d.db, { limit: 50 }).filter((r) => r.type === 'token.expiry_changed' || (r.type === 'token.created' && r.data.target === 'expiring')).length
+    await visit(page, '/tokens')
+    await page.getByLabel('Name').first().fill('expiring')
+    await page.locator('#token-expires').fill('2020-01-01T00:00')
+    await page.getByRole('button', { name: 'Create token' }).click()
+    const form = page.getByRole('form', { name: 'Create an agent token' })
+    await eventually(async () => (await form.textContent()) ?? '').toContain('Invalid input: expiresAt: must be in the future (or null: never expires)')
+    expect(stored()).toBeUndefined()
+    expect(expiryRecords()).toBe(0)
+
+    const at = Date.now() + 3 * 86_400_000 + 3_600_000
+    await page.locator('#token-expires').fill(local(at))
+    await page.getByRole('button', { name: 'Create token' }).click()
+    const secret = (await page.getByTestId('new-token').textContent())!
+    expect(Math.abs(stored()!.expiresAt! - at)).toBeLessThan(60_000) // the input has minutes
+    const row = page.getByTestId('token-expiring')
+    await eventually(async () => (await row.getByTestId('token-expiry').textContent()) ?? '').toBe('expires in 3 days')
+    expect(await row.getByTestId('token-last-used').textContent()).toBe('never used')
+
+    expect((await preflightRest(secret, ['notes:read_note'])).status).toBe(200)
+    await visit(page, '/tokens/expiring')
+    await eventually(async () => (await page.getByTestId('token-last-used').textContent()) ?? '').toMatch(/^last used (now|\d+ seconds? ago)$/)
+    expect(await page.getByTestId('token-expiry').textContent()).toBe('expires in 3 days')
+    await screenshot(page, 'token-expiry')
+
+    // a past expiry in the editor is refused and changes nothing
+    const before = stored()!.expiresAt
+    const records = expiryRecords()
+    await page.getByRole('button', { name: 'Edit scope and expiry of token expiring' }).click()
+    await page.locator('#token-expires-expiring').fill('2020-01-01T00:00')
+    await page.getByRole('button', { name: 'Save expiry of token expiring' }).click()
+    await eventually(async () => (await page.getByTestId('token-expiring').textContent()) ?? '').toContain('expiresAt: must be in the future')
+    expect(stored()!.expiresAt).toBe(before)
+    expect(expiryRecords()).toBe(records)
+
+    await page.getByRole('button', { name: 'Make token expiring never expire' }).click()
+    await eventually(async () => (await page.getByTestId('token-expiry').textContent()) ?? '').toBe('never expires')
+    expect(stored()!.expiresAt).toBeNull()
+    expect(expiryRecords()).toBe(records + 1)
+
+    // expired (as time passes): shown as such, and refused
+    d.db.update(agentTokens).set({ expiresAt: Date.now() - 2 * 3_600_000 }).where(eq(agentTokens.name, 'expiring')).run()
+    await visit(page, '/tokens')
+    await eventually(async () => (await page.getByTestId('token-expiring').getByTestId('token-expiry').textContent()) ?? '').toBe('expired 2 hours ago')
+    expect(await page.getByTestId('token-expiring').getByTestId('token-expiry').getAttribute('data-expired')).toBe('true')
+    expect((await preflightRest(secret, ['notes:read_note'])).status).toBe(401)
+    await context.close()
+  })
+
   it('the activity timeline shows new records live, without a reload', async () => {
     const { page, context } = await signedIn(d)
     await visit(page, '/activity')

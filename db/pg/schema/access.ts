@@ -13,4 +13,6 @@ export const agentTokens = pgTable('agent_tokens', {
   allowedServers: json('allowed_servers').$type<string[]>().notNull(),
   profilePin: text('profile_pin'),
   createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+  expiresAt: bigint('expires_at', { mode: 'number' }),
+  lastUsedAt: bigint('last_used_at', { mode: 'number' }),
 })
