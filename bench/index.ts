@@ -8,7 +8,7 @@ import { freshDb, tempDbFile } from '@/tests/helpers/db'
 import { startServer } from '@/tests/helpers/server'
 import { BENCH_AGENT, benchmarkState } from './state'
 import { benchCore } from './core'
-import { benchMcp } from './mcp'
+import { benchListen, benchMcp } from './mcp'
 import { benchDashboard } from './dashboard'
 import { benchPages } from './pages'
 import { benchUpstream } from './upstream'
@@ -47,7 +47,10 @@ async function benchServer() {
   const server = await startServer({ TOOLGATE_DB: file, TOOLGATE_API_KEY: API_KEY })
   try {
     if (wanted('core')) await benchCore(db, server.url, API_KEY)
-    if (wanted('mcp')) await benchMcp({ url: server.url, agentToken: BENCH_AGENT })
+    if (wanted('mcp')) {
+      await benchMcp({ url: server.url, agentToken: BENCH_AGENT, pid: server.pid })
+      await benchListen({ url: server.url, agentToken: BENCH_AGENT, pid: server.pid })
+    }
     if (wanted('load')) await benchLoad(db, server.url, API_KEY)
     if (wanted('dashboard')) await benchDashboard({ url: server.url, apiKey: API_KEY, dbFile: file })
   } finally {

@@ -1,10 +1,11 @@
 // MCP endpoint benchmarks: the served listing with and without the Shape A rider, Shape B
 // resolve, and describe_tool check mode, as a 2026-07-28 client sends them over loopback.
+import { readdirSync, readFileSync } from 'node:fs'
 import { EXTENSION_ID } from '@/lib/mcp/extension-schema'
 import { readyIds } from './state'
 import { fmt, printTable, printTarget, timeInterleavedAsync, type Row } from './stats'
 
-export interface McpBenchContext { url: string; agentToken: string }
+export interface McpBenchContext { url: string; agentToken: string; /** the server's process group, whose CPU the listen bench reads */ pid: number }
 
 const MODERN = '2026-07-28'
 let id = 0
@@ -54,4 +55,52 @@ export async function benchMcp(ctx: McpBenchContext): Promise<Row[]> {
   printTable('MCP endpoint on loopback (2026-07-28, JSON responses)', rows, plain)
   printTarget('a 50-id Shape A rider adds ≤ 1.5 ms p95 to tools/list', `+${fmt(rider50.p95 - plain.p95)}`, rider50.p95 - plain.p95 <= 1.5)
   return rows
+}
+
+/** CPU time (ms) the processes of group `pgid` have used so far, from Linux's /proc; undefined elsewhere. */
+function groupCpuMs(pgid: number): number | undefined {
+  let ticks = 0
+  try {
+    for (const entry of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
+      let stat: string
+      try {
+        stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      } catch {
+        continue // gone meanwhile
+      }
+      // after the command (which may hold spaces): state ppid pgrp … utime stime (fields 3, 4, 5 … 14, 15)
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      if (Number(f[2]) === pgid) ticks += Number(f[11]) + Number(f[12])
+    }
+  } catch {
+    return undefined
+  }
+  return ticks * 10 // USER_HZ is 100 on Linux
+}
+
+const LISTENERS = 20
+const IDLE_MS = 5_000
+
+/**
+ * What agents listening for list_changed cost the server while nothing changes: 20 open
+ * 2025-11-25 GET streams of one token, and the server's CPU over 5 idle seconds (each stream's
+ * listings are read only after a change, once per token: lib/mcp/listen.ts).
+ */
+export async function benchListen(ctx: McpBenchContext): Promise<void> {
+  const left = new AbortController()
+  const streams = await Promise.all(Array.from({ length: LISTENERS }, () => fetch(`${ctx.url}/mcp`, {
+    method: 'GET', signal: left.signal,
+    headers: { accept: 'text/event-stream', authorization: `Bearer ${ctx.agentToken}`, 'mcp-protocol-version': '2025-11-25' },
+  })))
+  try {
+    if (streams.some((s) => s.status !== 200)) throw new Error(`a GET stream answered ${streams.find((s) => s.status !== 200)!.status}`)
+    await new Promise((r) => setTimeout(r, 2_000)) // the baselines are read
+    const before = groupCpuMs(ctx.pid)
+    if (before === undefined) return void console.log('listen bench: no /proc, skipped')
+    await new Promise((r) => setTimeout(r, IDLE_MS))
+    const used = groupCpuMs(ctx.pid)! - before
+    console.log(`\n${LISTENERS} idle 2025-11-25 list_changed streams: the server used ${(used / (IDLE_MS / 1000)).toFixed(0)} ms CPU per second`)
+  } finally {
+    left.abort()
+  }
 }

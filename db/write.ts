@@ -40,6 +40,18 @@ export function proveWritable(db: Db, waitMs: number): void {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
+const WRITES = Symbol.for('toolgate.writes')
+type Counted = Db['$client'] & { [WRITES]?: number }
+
+/**
+ * How many transactions that may change what is served this connection has committed (every
+ * writeTransaction but writeRecords'): with SQLite's data_version (another connection's commits)
+ * it tells whether anything served can have changed since it was last read. Kept on the
+ * connection, which the server and the Next.js bundles share (each bundle has its own copy of
+ * this module).
+ */
+export const servedWrites = (db: Db): number => (db.$client as Counted)[WRITES] ?? 0
+
 /**
  * Run `fn` in one IMMEDIATE transaction. The connection's busy timeout is 0, so a lock held by
  * another process makes BEGIN fail at once instead of blocking the event loop; the attempt is
@@ -47,11 +59,26 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
  * (503 / -32603 / exit 1). Nothing of `fn` runs before the lock is held, so a retry repeats
  * nothing. `fn` is synchronous: the transaction never spans an await.
  */
-export async function writeTransaction<T>(db: Db, fn: (tx: Tx) => T, waitMs = WRITE_WAIT_MS): Promise<T> {
+export function writeTransaction<T>(db: Db, fn: (tx: Tx) => T, waitMs = WRITE_WAIT_MS): Promise<T> {
+  return write(db, fn, waitMs, true)
+}
+
+/**
+ * writeTransaction for what nothing served is made of — activity records and their index, log
+ * lines, use counts, the runtime lease — so the steady stream of them does not make every
+ * listen stream read its listings again (lib/mcp/listen.ts).
+ */
+export function writeRecords<T>(db: Db, fn: (tx: Tx) => T, waitMs = WRITE_WAIT_MS): Promise<T> {
+  return write(db, fn, waitMs, false)
+}
+
+async function write<T>(db: Db, fn: (tx: Tx) => T, waitMs: number, served: boolean): Promise<T> {
   const deadline = Date.now() + waitMs
   for (let pause = 2; ; pause = Math.min(pause * 2, 100)) {
     try {
-      return transactionOn(db, fn, 'immediate')
+      const result = transactionOn(db, fn, 'immediate')
+      if (served) (db.$client as Counted)[WRITES] = servedWrites(db) + 1
+      return result
     } catch (e) {
       if (!isBusy(e)) throw e
       if (Date.now() + pause > deadline) throw unavailableError(`the state database stayed locked by another process for ${waitMs} ms`)

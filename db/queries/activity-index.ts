@@ -1,6 +1,6 @@
 import 'server-only'
 import type { Db, DbLike } from '@/db/client'
-import { writeTransaction } from '@/db/write'
+import { writeRecords } from '@/db/write'
 
 /**
  * Data derived from the records, filled in batches off the request path under one watermark:
@@ -60,7 +60,7 @@ export const unindexedFor = (db: DbLike, server: string): number[] => statements
 export async function indexActivityServers(db: Db, batch = BATCH): Promise<boolean> {
   // caught up: no write lock taken at all (other processes share this file)
   if (statementsOf(db).upTo.get(indexedThrough(db), 1) === null) return false
-  return writeTransaction(db, (tx) => {
+  return writeRecords(db, (tx) => {
     const st = statementsOf(tx)
     const from = indexedThrough(tx)
     const to = st.upTo.get(from, batch) as number | null

@@ -2,7 +2,7 @@ import 'server-only'
 import { hostname } from 'node:os'
 import { and, eq, inArray } from 'drizzle-orm'
 import type { Db, DbLike, Tx } from '@/db/client'
-import { writeTransaction } from '@/db/write'
+import { writeRecords, writeTransaction } from '@/db/write'
 import { runtimeLease, serverConnections, servers, upstreamSessions, type ServerConnection } from '@/db/schema'
 import type { ConnectionState, ConnectionAction, ConnectionView } from '@/lib/core/state'
 
@@ -26,7 +26,7 @@ export function takeLease(tx: Tx, lease: Lease & { startedAt: number }): void {
 
 /** Renew the lease, if `instance` still holds it. */
 export function renewLease(db: Db, lease: Lease): Promise<void> {
-  return writeTransaction(db, (tx) => {
+  return writeRecords(db, (tx) => {
     tx.update(runtimeLease).set(lease).where(eq(runtimeLease.instance, lease.instance)).run()
   })
 }

@@ -3,7 +3,7 @@ import { and, desc, eq, sql } from 'drizzle-orm'
 import type { Db, DbLike, Tx } from '@/db/client'
 import { serverLogs, serverOauth } from '@/db/schema'
 import { openOauth, sealOauth, type OAuthState } from '@/db/secrets'
-import { writeTransaction } from '@/db/write'
+import { writeRecords } from '@/db/write'
 import { LOG_LINE_MAX } from '@/lib/core/log'
 
 /** The last `n` log lines of a server, oldest first. */
@@ -16,7 +16,7 @@ export const LOG_LINES_KEPT = 200
 /** Append log lines and keep only the last LOG_LINES_KEPT per server. */
 export function appendLogs(db: Db, lines: { serverName: string; at: number; stream: 'stderr' | 'event'; line: string }[]): Promise<void> {
   if (!lines.length) return Promise.resolve()
-  return writeTransaction(db, (tx) => {
+  return writeRecords(db, (tx) => {
     for (const l of lines) tx.insert(serverLogs).values({ ...l, line: l.line.slice(0, LOG_LINE_MAX) }).run()
     for (const name of new Set(lines.map((l) => l.serverName))) {
       tx.delete(serverLogs).where(and(eq(serverLogs.serverName, name), sql`${serverLogs.id} < (select ${serverLogs.id} from ${serverLogs}

@@ -2,7 +2,7 @@ import 'server-only'
 import type { Db, DbLike } from '@/db/client'
 import type { ActivityRow } from '@/db/schema'
 import { insertActivityRow, newestActivityHash } from '@/db/queries/activity'
-import { writeTransaction } from '@/db/write'
+import { writeRecords } from '@/db/write'
 import { meterRecorded } from '@/lib/limits/budgets'
 import { commitClock, noteActivityCommit } from '@/lib/telemetry/notes'
 import { CHAIN_GENESIS, chainHash } from '@/lib/core/activity-chain'
@@ -95,7 +95,7 @@ async function flush(db: Db, queue: Queue): Promise<void> {
   const batch = queue.pending.splice(0)
   const started = commitClock()
   try {
-    const rows = await writeTransaction(db, (tx) => batch.map((p) => insertActivity(tx, p.input)))
+    const rows = await writeRecords(db, (tx) => batch.map((p) => insertActivity(tx, p.input)))
     noteActivityCommit(batch.length, started)
     batch.forEach((p, i) => p.resolve(rows[i]))
   } catch (e) {

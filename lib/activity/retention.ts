@@ -2,7 +2,7 @@ import 'server-only'
 import { statSync } from 'node:fs'
 import { activityExtent, deleteOldest } from '@/db/queries/activity'
 import type { Db, Tx } from '@/db/client'
-import { writeTransaction } from '@/db/write'
+import { writeRecords } from '@/db/write'
 import { readSettings } from '@/db/queries/settings'
 import { deleteOldCalls } from '@/db/queries/calls'
 import { describeError } from '@/lib/core/errors'
@@ -25,7 +25,7 @@ export function retentionCutoff(db: Db, now = Date.now()): number | null {
 async function inBatches(db: Db, deleteBatch: (tx: Tx) => number, onBatch?: (deleted: number) => void): Promise<number> {
   let total = 0
   for (;;) {
-    const n = await writeTransaction(db, deleteBatch)
+    const n = await writeRecords(db, deleteBatch)
     total += n
     onBatch?.(total)
     if (n < PRUNE_BATCH) return total

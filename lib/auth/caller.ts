@@ -6,7 +6,7 @@ import { noteTokenUse, tokenById } from '@/db/queries/access'
 import type { Caller } from '@/lib/preflight/evaluate'
 import { describeError, forbidden, unauthorized } from '@/lib/core/errors'
 import { logError } from '@/lib/core/log'
-import { writeTransaction } from '@/db/write'
+import { writeRecords } from '@/db/write'
 import { notePersonalTokenUse, personalTokenByHash } from '@/db/queries/operators'
 import { isOperatorKey } from './operator-key'
 import { principalOf } from './accounts'
@@ -100,7 +100,7 @@ export const PERSONAL_TOKEN_PREFIX = 'tg_pt_'
 export function personalTokenPrincipal(db: Db, token: string, now = Date.now()): Principal {
   const found = personalTokenByHash(db, hashSecret(token))
   if (!found || found.token.expiresAt <= now || !found.operator.enabled || !isRole(found.token.role)) throw unauthorized('invalid, expired or revoked personal access token')
-  writeTransaction(db, (tx) => notePersonalTokenUse(tx, found.token.id, now), 1_000)
+  writeRecords(db, (tx) => notePersonalTokenUse(tx, found.token.id, now), 1_000)
     .catch((e: unknown) => logError(`toolgate: could not count a personal token's use: ${describeError(e)}`))
   return principalOf(found.operator, 'token', found.token.role)
 }

@@ -1,6 +1,6 @@
 import 'server-only'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { createMcpHandler, isLegacyRequest, ProtocolErrorCode, WebStandardStreamableHTTPServerTransport, type JSONRPCMessage } from '@modelcontextprotocol/server'
+import { createMcpHandler, isLegacyRequest, ProtocolErrorCode, SUPPORTED_PROTOCOL_VERSIONS, WebStandardStreamableHTTPServerTransport, type JSONRPCMessage } from '@modelcontextprotocol/server'
 import type { Db } from '@/db/client'
 import { callerKey, type HeaderReader } from '@/lib/auth/caller'
 import { parseJson, publicMessage, readBody, retryAfter, statusOfError } from '@/lib/http/json'
@@ -17,7 +17,7 @@ import { setLogLevel } from './log-level'
 import { answerFromClient, askOverStream, isResponse, type ElicitParams } from './elicitation'
 import { jsonUntilStreamed, streamWhenLate } from './auto-stream'
 import { leanRequest, serveLean } from './lean'
-import { gateListen, listenBus, listening } from './listen'
+import { gateListen, listenBus, listening, watchListings } from './listen'
 
 /**
  * Calls in flight, by caller and JSON-RPC id. A 2025-11-25 client cancels with a separate POST
@@ -213,6 +213,43 @@ async function sendWeb(res: ServerResponse, web: Response, requestId: string, le
   res.end()
 }
 
+/** The node request as the SDK takes it: its method, url and headers (a body is handed over parsed). */
+function webRequest(req: IncomingMessage, method: 'GET' | 'POST'): Request {
+  const headers = new Headers()
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v)
+  return new Request(`http://toolgate${req.url ?? '/mcp'}`, { method, headers })
+}
+
+function methodNotAllowed(res: ServerResponse, message: string): void {
+  res.writeHead(405, { allow: 'GET, POST', 'content-type': 'application/json' })
+  res.end(JSON.stringify(jsonRpcError(null, SERVER_ERROR, message)))
+}
+
+/**
+ * The 2025-11-25 standalone SSE stream (GET): the SDK's stateless transport frames it (headers,
+ * events, keep-alive comments every 15 s) and toolgate sends on it, as JSON-RPC notifications,
+ * each change to a listing this caller is served — the changes a subscriptions/listen stream
+ * hears (watchListings). The endpoint keeps no session, so the stream is its token's (and path
+ * profile's): every stream of it hears the same. It ends when the client leaves.
+ */
+async function listingStream(session: McpContext, web: Request): Promise<Response> {
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined })
+  transport.onerror = logMcpError
+  const answer = await transport.handleRequest(web)
+  if (!answer.body || !(answer.headers.get('content-type') ?? '').includes('text/event-stream')) {
+    await transport.close()
+    return answer
+  }
+  const stop = watchListings(session, (kind) => {
+    const method = `notifications/${kind.slice(0, kind.indexOf('_'))}/list_changed`
+    transport.send({ jsonrpc: '2.0', method }).catch(logMcpError)
+  })
+  return new Response(whenDone(answer.body, async () => {
+    stop()
+    await transport.close().catch(logMcpError)
+  }), { status: answer.status, headers: answer.headers })
+}
+
 export interface McpRequestContext {
   db: Db
   requestId: string
@@ -230,13 +267,16 @@ export interface McpRequestContext {
  * response carries the X-Request-Id its checks were recorded under.
  */
 export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: McpRequestContext): Promise<void> {
-  if (req.method !== 'POST') {
-    res.writeHead(405, { allow: 'POST', 'content-type': 'application/json' })
-    res.end(JSON.stringify(jsonRpcError(null, SERVER_ERROR, 'Method not allowed: this endpoint is stateless, POST JSON-RPC requests')))
-    return
+  const stream = req.method === 'GET' && (req.headers.accept ?? '').includes('text/event-stream')
+  if (req.method !== 'POST' && !stream) return methodNotAllowed(res, 'Method not allowed: POST JSON-RPC requests (a GET opens a 2025-11-25 listing-change stream, with Accept: text/event-stream)')
+  const version = ctx.headers.get('mcp-protocol-version')
+  // 2026-07-28 hears of changes on subscriptions/listen (POST); an absent header is 2025-era traffic (the spec's 2025-03-26 default, which has this stream too)
+  if (stream && version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+    return methodNotAllowed(res, `Method not allowed: a GET stream is served on ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}; on ${version}, POST subscriptions/listen`)
   }
   let session: McpContext
   let body: unknown
+  let changes: Response | undefined
   // the client going away mid-call, or cancelling it, cancels what it asked for (an upstream call, a held wait)
   const cancel = new AbortController()
   res.on('close', () => { if (!res.writableFinished) cancel.abort() })
@@ -246,10 +286,12 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
     admit(ctx.db, opened.caller) // a limited agent is refused before its request is read
     requestId = ownRequestId(ctx.db, requestId, ctx.requestIdFromClient, opened.caller.name)
     session = { ...opened, requestId, closed: cancel.signal }
-    body = parseJson(await readBody(req))
+    if (stream) changes = await listingStream(session, webRequest(req, 'GET'))
+    else body = parseJson(await readBody(req))
   } catch (e) {
     return httpError(res, e, requestId)
   }
+  if (changes) return sendWeb(res, changes, requestId, cancel.signal, undefined)
   const msg = body as { id?: unknown; method?: unknown; params?: { requestId?: unknown } } | null
   // what a later request may do to an earlier one — answer its elicitation, cancel it — only the
   // same token may (by its id); an anonymous caller shares nothing, with anyone
@@ -287,9 +329,7 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
     return op.run(serveLean, session, lean, res, requestId, op)
   }
   // The SDK speaks web Requests: hand it the headers and the already-parsed body.
-  const webHeaders = new Headers()
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) webHeaders.set(k, Array.isArray(v) ? v.join(', ') : v)
-  const web = new Request(`http://toolgate${req.url ?? '/mcp'}`, { method: 'POST', headers: webHeaders })
+  const web = webRequest(req, 'POST')
   // its SERVER span and duration (undefined while telemetry is off)
   const op = mcpServerOp(req, body, session)
   let answer: Response

@@ -9,6 +9,10 @@ import { describeError } from '@/lib/core/errors'
 import { allTools } from '@/lib/catalog/listing'
 import { listPrompts, listResources, listResourceTemplates, subscriptionTarget } from './resources'
 import type { McpContext } from './context'
+import type { Db } from '@/db/client'
+import { foreignCommits } from '@/db/queries/settings'
+import { servedWrites } from '@/db/write'
+import { runningSupervisor } from '@/lib/upstream/supervisor'
 
 /**
  * 2026-07-28 `subscriptions/listen`: the SDK serves the stream (acknowledgement, filter,
@@ -19,8 +23,11 @@ import type { McpContext } from './context'
  * arrived pending approval, and hears of an approval or a release as soon as it is served.
  *
  * What is served changes in many ways (an upstream's list_changed and re-discovery, an
- * operator's approval in another process, a token's scope edited, a server stopping), so each
- * stream's listings are compared, once a second, with the last ones it was told about.
+ * operator's approval in another process, a token's scope edited, a server stopping), so the
+ * listings are compared, once a second, with the last ones each stream was told about — read
+ * again only when something they are made of can have changed since (changeStamp), and once per
+ * caller scope (the same token and path profile), however many streams it has open. The
+ * 2025-11-25 GET stream (lib/mcp/http.ts) hears the same way (watchListings).
  *
  * Resource subscriptions (the filter's resourceSubscriptions) pass a read's gates before the SDK
  * sees the request, so its acknowledgement names only the URIs that will be heard of; each is
@@ -29,18 +36,29 @@ import type { McpContext } from './context'
  */
 const CHECK_EVERY_MS = 1_000
 
-type Kind = 'tools_list_changed' | 'prompts_list_changed' | 'resources_list_changed'
+export type ListingKind = 'tools_list_changed' | 'prompts_list_changed' | 'resources_list_changed'
+type Listings = Record<ListingKind, string>
 
-interface Listener {
+/** The streams of one caller scope, and its listings as last read. */
+interface Scope {
+  key: string
+  /** the session of the stream that opened it: listings read only its db, caller and profile */
   session: McpContext
-  deliver: (event: ServerEvent) => void
+  streams: Set<Stream>
+  /** digests of the listings as read when changeStamp was `stamp` (dropped when the read fails) */
+  read?: { stamp: string; listings: Promise<Listings> }
+}
+
+interface Stream {
+  scope: Scope
+  deliver: (kind: ListingKind) => void
   /** a digest of each listing as last told (undefined until first read) */
-  seen?: Record<Kind, string>
+  seen?: Listings
 }
 
 /** The exchange a subscriptions/listen stream opens in (the SDK subscribes within it): its session, and the resources it subscribes to. */
 const opening = new AsyncLocalStorage<{ session: McpContext; resources: string[] }>()
-const listeners = new Set<Listener>()
+const scopes = new Map<string, Scope>()
 let timer: NodeJS.Timeout | undefined
 let checking = false
 const listenParams = z.looseObject({ notifications: z.looseObject({ resourceSubscriptions: z.array(z.string()).optional() }) })
@@ -71,35 +89,89 @@ const digest = (value: unknown) => createHash('sha256').update(JSON.stringify(va
 /** The session as it stands now: its token's current scope (none once revoked). */
 const now = (session: McpContext): McpContext => ({ ...session, caller: callerNow(session.db, session.caller) })
 
-/** The listings `listener`'s caller is served now. */
-async function listings(listener: Listener): Promise<Record<Kind, string>> {
-  const session = now(listener.session)
+/**
+ * Changes whenever anything a listing is made of may have: a commit of this process that may
+ * change what is served (servedWrites: approvals, discoveries, scopes, settings), any commit of
+ * another process (data_version: the CLI, a state load), or a server connecting or dropping
+ * (held in memory, so read as such).
+ */
+function changeStamp(db: Db): string {
+  return `${foreignCommits(db)}:${servedWrites(db)}:${runningSupervisor()?.connectedServers().join('\u0000') ?? ''}`
+}
+
+/** The listings `session`'s caller is served now. */
+async function readListings(session: McpContext): Promise<Listings> {
+  const current = now(session)
   return {
-    tools_list_changed: digest(allTools(session)),
-    prompts_list_changed: digest(await listPrompts(session)),
-    resources_list_changed: digest([await listResources(session), await listResourceTemplates(session)]),
+    tools_list_changed: digest(allTools(current)),
+    prompts_list_changed: digest(await listPrompts(current)),
+    resources_list_changed: digest([await listResources(current), await listResourceTemplates(current)]),
   }
 }
 
-async function check(listener: Listener): Promise<void> {
-  const current = await listings(listener)
-  const before = listener.seen
-  listener.seen = current
-  if (!before || !listeners.has(listener)) return
-  // the SDK's router passes on only the kinds this stream asked for and was acknowledged
-  for (const kind of Object.keys(current) as Kind[]) if (current[kind] !== before[kind]) listener.deliver({ kind })
+/** The scope's listings at this stamp: read once for all its streams, again only once the stamp moves. */
+function listingsOf(scope: Scope): Promise<Listings> {
+  const stamp = changeStamp(scope.session.db)
+  if (scope.read?.stamp !== stamp) {
+    const listings = readListings(scope.session)
+    const read = { stamp, listings }
+    scope.read = read
+    // an unreadable state tells nothing this time; the next check reads again
+    listings.catch(() => { if (scope.read === read) scope.read = undefined })
+  }
+  return scope.read!.listings
+}
+
+/** Tell `stream` of each listing that differs from what it was last told. */
+function tell(stream: Stream, current: Listings): void {
+  const before = stream.seen
+  stream.seen = current
+  if (!before || !stream.scope.streams.has(stream)) return
+  for (const kind of Object.keys(current) as ListingKind[]) if (current[kind] !== before[kind]) stream.deliver(kind)
 }
 
 async function checkAll(): Promise<void> {
   if (checking) return
   checking = true
   try {
-    for (const listener of listeners) {
-      // an unreadable state tells nothing this time; the next check compares again
-      await check(listener).catch((e: unknown) => logError(`toolgate: mcp: a subscriptions/listen stream's listings could not be read: ${describeError(e)}`))
+    for (const scope of scopes.values()) {
+      try {
+        const current = await listingsOf(scope)
+        for (const stream of scope.streams) tell(stream, current)
+      } catch (e) {
+        logError(`toolgate: mcp: a listing-change stream's listings could not be read: ${describeError(e)}`)
+      }
     }
   } finally {
     checking = false
+  }
+}
+
+/**
+ * Hear, until the returned stop, of each change to a listing `session`'s caller is served
+ * (tools, prompts, resources and templates), as `deliver(kind)`: compared with what it is served
+ * as it opens, so only later changes are told.
+ */
+export function watchListings(session: McpContext, deliver: (kind: ListingKind) => void): () => void {
+  const key = JSON.stringify([session.caller, session.profile ?? null])
+  let scope = scopes.get(key)
+  if (!scope) scopes.set(key, (scope = { key, session, streams: new Set() }))
+  const stream: Stream = { scope, deliver }
+  scope.streams.add(stream)
+  // what it is served as it opens is what later listings are compared with
+  void listingsOf(scope).then((current) => { stream.seen ??= current }, () => undefined)
+  if (!timer) {
+    timer = setInterval(() => void checkAll(), CHECK_EVERY_MS)
+    timer.unref()
+  }
+  return () => {
+    const own = stream.scope
+    own.streams.delete(stream)
+    if (!own.streams.size && scopes.get(own.key) === own) scopes.delete(own.key)
+    if (!scopes.size && timer) {
+      clearInterval(timer)
+      timer = undefined
+    }
   }
 }
 
@@ -108,7 +180,7 @@ async function checkAll(): Promise<void> {
  * sessions says of it goes to `deliver` under the URI the caller named, while the gates still
  * let the caller read it (a scope narrowed since silences it). Resolves to the stops.
  */
-async function watchResources(session: McpContext, uris: string[], deliver: Listener['deliver']): Promise<(() => void)[]> {
+async function watchResources(session: McpContext, uris: string[], deliver: (event: ServerEvent) => void): Promise<(() => void)[]> {
   const stops: (() => void)[] = []
   for (const uri of uris) {
     const target = subscriptionTarget(session, uri)
@@ -141,22 +213,11 @@ export const listenBus: ServerEventBus = {
     const exchange = opening.getStore()
     if (!exchange) throw new Error('a subscriptions/listen stream opened outside a toolgate exchange')
     const { session } = exchange
-    const listener: Listener = { session, deliver }
-    listeners.add(listener)
+    const stopListings = watchListings(session, (kind) => deliver({ kind }))
     const stops = watchResources(session, exchange.resources, deliver)
-    // what it is served as it opens is what later listings are compared with
-    void check(listener).catch(() => undefined)
-    if (!timer) {
-      timer = setInterval(() => void checkAll(), CHECK_EVERY_MS)
-      timer.unref()
-    }
     return () => {
-      listeners.delete(listener)
+      stopListings()
       void stops.then((all) => { for (const stop of all) stop() })
-      if (!listeners.size && timer) {
-        clearInterval(timer)
-        timer = undefined
-      }
     }
   },
 }

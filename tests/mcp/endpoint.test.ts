@@ -157,10 +157,41 @@ describe('the served listing', () => {
     expect(wrongType.status).toBe(415)
   })
 
-  it('non-POST methods are refused: the endpoint is stateless', async () => {
-    const res = await fetch(h.mcp, { method: 'GET', headers: { accept: 'text/event-stream' } })
-    expect(res.status).toBe(405)
-    expect(res.headers.get('allow')).toBe('POST')
+  it('a GET is a 2025-11-25 event stream only: without Accept: text/event-stream, or on 2026-07-28, it is refused (405); other methods too', async () => {
+    const auth = { authorization: `Bearer ${AGENT}` }
+    const plain = await fetch(h.mcp, { method: 'GET', headers: auth })
+    expect(plain.status).toBe(405)
+    expect(plain.headers.get('allow')).toBe('GET, POST')
+    expect((await plain.json()).error.message).toMatch(/Accept: text\/event-stream/)
+    const modern = await fetch(h.mcp, { method: 'GET', headers: { ...auth, accept: 'text/event-stream', 'mcp-protocol-version': MODERN } })
+    expect(modern.status).toBe(405)
+    expect((await modern.json()).error.message).toMatch(/subscriptions\/listen/)
+    for (const method of ['PUT', 'DELETE']) expect((await fetch(h.mcp, { method, headers: { ...auth, accept: 'text/event-stream' } })).status).toBe(405)
+  })
+
+  it('the GET stream authenticates as POST does: no token or a bad one is the same 401, a path profile of no use the same 404', async () => {
+    const sse = { accept: 'text/event-stream', 'mcp-protocol-version': LEGACY }
+    for (const headers of [sse, { ...sse, authorization: 'Bearer tg_at_not_a_token_000' }]) {
+      const get = await fetch(h.mcp, { method: 'GET', headers })
+      const post = await fetch(h.mcp, { method: 'POST', headers: { ...headers, accept: 'application/json, text/event-stream', 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) })
+      expect(get.status).toBe(401)
+      expect(get.headers.get('www-authenticate')).toBe(post.headers.get('www-authenticate'))
+      expect(await get.json()).toEqual(await post.json())
+    }
+    const nowhere = await fetch(`${h.mcp}/p/nowhere`, { method: 'GET', headers: { ...sse, authorization: `Bearer ${AGENT}` } })
+    expect(nowhere.status).toBe(404)
+  })
+
+  it('an authenticated GET (2025-11-25, or no version header: 2025-era) opens an event stream, ended when the client leaves', async () => {
+    for (const version of [{ 'mcp-protocol-version': LEGACY }, {}] as Record<string, string>[]) {
+      const left = new AbortController()
+      const res = await fetch(`${h.mcp}/p/ops`, { method: 'GET', headers: { ...version, accept: 'text/event-stream', authorization: `Bearer ${AGENT}` }, signal: left.signal })
+      expect(res.status).toBe(200)
+      expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/)
+      expect(res.headers.get('mcp-session-id')).toBeNull()
+      left.abort()
+      await res.body!.cancel().catch(() => undefined)
+    }
   })
 })
 

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { ElicitRequestSchema, type CallToolResult, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js'
+import { ElicitRequestSchema, PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema, ToolListChangedNotificationSchema, type CallToolResult, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js'
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client'
 import type { Db } from '@/db/client'
 import { addServer } from '@/lib/admin/upstreams'
@@ -301,4 +301,66 @@ describe('resource subscriptions on 2026-07-28 (subscriptions/listen)', () => {
       }
     }
   }, 240_000)
+})
+
+describe('list_changed on 2025-11-25 (the GET stream)', () => {
+  /**
+   * An agent's 2025-11-25 client (the 1.x SDK), which opens the GET stream itself once
+   * initialized, counting each list_changed it hears; `open` resolves once that stream answered.
+   */
+  async function legacyListener(token: string) {
+    const c = new Client({ name: 'capabilities-test', version: '1' })
+    const heard: string[] = []
+    for (const [schema, kind] of [[ToolListChangedNotificationSchema, 'tools'], [PromptListChangedNotificationSchema, 'prompts'], [ResourceListChangedNotificationSchema, 'resources']] as const) {
+      c.setNotificationHandler(schema, () => void heard.push(kind))
+    }
+    let opened!: () => void
+    const open = new Promise<void>((r) => (opened = r))
+    const watching: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init)
+      if (init?.method === 'GET' && res.ok) opened()
+      return res
+    }
+    await c.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { fetch: watching, requestInit: { headers: { authorization: `Bearer ${token}` } } }))
+    await open
+    return { c, heard }
+  }
+  const status = async (id: string) => {
+    const listed = await runCli(['tools', 'list', '--server', id.split(':')[0], '-o', 'json', '--db', dbFile])
+    return (JSON.parse(listed.stdout) as { id: string; status: string }[]).find((t) => t.id === id)?.status
+  }
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+  it('an approval reaches the connected clients it is served to within seconds, and their re-listing has the tool; another scope hears nothing', async () => {
+    const fx3 = stdioFixture({ tools: [{ name: 'a' }] })
+    await addServer(db, { name: 'fx3', transport: fx3.transport, trusted: true }, { actor: 'test' })
+    await waitFor('fx3 ready', () => connectionState(db, 'fx3')?.state === 'ready')
+    const wide = await legacyListener(agent)
+    const fxOnly = await legacyListener(narrow)
+    try {
+      // a tool arriving pending approval is no news; its approval is, to the scope it is served to
+      fx3.set({ tools: [{ name: 'a' }, { name: 'b' }] })
+      expect(await waitFor('fx3:b discovered', () => status('fx3:b'))).toMatch(/pending/)
+      await sleep(1_500)
+      expect(wide.heard).toEqual([])
+      expect((await runCli(['tools', 'approve', 'fx3:b', '--db', dbFile])).code).toBe(0)
+      const approved = Date.now()
+      await waitFor('the wide agent told', () => wide.heard.length > 0, 5_000)
+      expect(Date.now() - approved).toBeLessThan(5_000)
+      expect(wide.heard).toEqual(['tools'])
+      expect((await wide.c.listTools()).tools.map((t) => t.name)).toContain('fx3:b')
+      // fx3 is outside narrow's scope: a check later it still heard nothing...
+      await sleep(1_500)
+      expect(fxOnly.heard).toEqual([])
+      // ...while its own stream is live: an approval on fx, in its scope, reaches it
+      fx.set({ tools: [{ name: 'ok' }, { name: 'c' }, { name: 'd' }] })
+      expect(await waitFor('fx:d discovered', () => status('fx:d'))).toMatch(/pending/)
+      expect((await runCli(['tools', 'approve', 'fx:d', '--db', dbFile])).code).toBe(0)
+      await waitFor('narrow told', () => fxOnly.heard.length > 0, 5_000)
+      expect(fxOnly.heard).toEqual(['tools'])
+      expect((await fxOnly.c.listTools()).tools.map((t) => t.name)).toContain('fx:d')
+    } finally {
+      for (const l of [wide, fxOnly]) await l.c.close()
+    }
+  }, 120_000)
 })
