@@ -45,7 +45,7 @@ export function agentCaller(db: Db, token: string, now = Date.now()): Caller | u
   if (!row) return undefined
   if (tokenExpired(row.expiresAt, now)) throw expiredToken(row.name, row.expiresAt!)
   if (row.lastUsedAt === null || row.lastUsedAt < now - LAST_USED_EVERY_MS) {
-    writeTransaction(db, (tx) => noteTokenUse(tx, row.id, now, LAST_USED_EVERY_MS), 1_000)
+    writeRecords(db, (tx) => noteTokenUse(tx, row.id, now, LAST_USED_EVERY_MS), 1_000)
       .catch((e: unknown) => logError(`toolgate: could not note agent token "${row.name}"'s last use: ${describeError(e)}`))
   }
   return { tier: 'agent', name: `token:${row.name}`, id: row.id, allowedServers: row.allowedServers, profilePin: row.profilePin }
