@@ -7,8 +7,9 @@ import { servers } from '@/db/schema'
 import { decideCall, requestCall } from '@/lib/approvals/calls'
 import { listCalls } from '@/db/queries/calls'
 import { addServer } from '@/lib/admin/upstreams'
+import { addOperator } from '@/lib/admin/operators'
 import { agentToken, connectionState, runtimeEnv, stdioFixture, waitFor } from '@/tests/upstream/harness'
-import { screenshot, sessionHeaders, signedIn, visit, startDashboard, type Dashboard, eventually } from './harness'
+import { screenshot, seriousViolations, sessionHeaders, signedIn, signedInWithPassword, visit, startDashboard, type Dashboard, eventually } from './harness'
 
 // The Approvals inbox in a real browser: an operator puts a tool under call approval on its
 // server page, a real MCP client's call is held, and the operator approves it live.
@@ -138,6 +139,196 @@ describe('approvals inbox', () => {
     expect(JSON.parse((await all.textContent())!)).toEqual({ blob, n: 3 })
     await context.close()
     for (const c of held) await decideCall(d.db, c.id, 'deny', { actor: 'test' })
+  })
+})
+
+const hold = (args: Record<string, unknown>) => mcp.request({ method: 'tools/call', params: { name: 'bank:transfer', arguments: args } }, CallToolResultSchema, { timeout: 60_000 }) as Promise<CallToolResult>
+const heldWith = (mark: string) => waitFor(`the call ${mark} held`, () => listCalls(d.db, 'pending').find((c) => c.arguments.includes(mark))?.id)
+const isFocused = (el: HTMLElement | SVGElement) => el === document.activeElement
+const said = (page: import('playwright-core').Page) => page.getByTestId('shortcut-said').textContent()
+
+describe('the held calls by keyboard', () => {
+  it('j selects the held call (focused, named, ringed), a approves it through its button\'s action, and the agent\'s call completes', async () => {
+    const { page, context } = await signedIn(d)
+    await visit(page, '/approvals')
+    expect(await page.getByText('Keyboard: j/k move, a approve, d deny, ? all shortcuts.').count()).toBe(1)
+    const args = { amount: 7, to: 'keyboard-approve' }
+    const answer = hold(args)
+    const id = await heldWith('keyboard-approve')
+    const card = page.getByTestId(`call-${id}`)
+    await eventually(() => card.count()).toBe(1)
+    const ran = fx.calls().length
+
+    await page.keyboard.press('a') // nothing selected yet: it says how to select, and decides nothing
+    expect(await said(page)).toBe('Select a held call first: j moves to the next one.')
+    await page.keyboard.press('j')
+    expect(await card.evaluate(isFocused)).toBe(true)
+    expect(await card.getAttribute('aria-current')).toBe('true')
+    expect(await card.getAttribute('aria-label')).toBe('Held call 1 of 1: bank:transfer, asked by token:upstream-tests')
+    expect(await card.evaluate((el) => getComputedStyle(el).boxShadow)).not.toBe('none') // the ring
+    expect(listCalls(d.db, 'pending').some((c) => c.id === id)).toBe(true)
+
+    await page.keyboard.press('?')
+    expect(await page.getByRole('region', { name: 'Keyboard shortcuts' }).textContent()).toContain('approve the selected call')
+    await page.keyboard.press('Escape')
+    expect(await page.getByRole('region', { name: 'Keyboard shortcuts' }).count()).toBe(0)
+
+    await page.keyboard.press('a')
+    const r = await answer
+    expect(r.isError).toBeFalsy()
+    expect((r.content[0] as { text: string }).text).toBe(`transfer: ${JSON.stringify(args)}`)
+    expect(fx.calls()).toHaveLength(ran + 1)
+    await eventually(() => card.count()).toBe(0)
+    await eventually(() => page.getByLabel('Latest decisions').textContent()).toContain('done by break-glass')
+    await context.close()
+  })
+
+  it('shortcuts are text while typing in a field and off with a modifier; d asks first (Escape goes back, Enter denies with the reason typed) and the next call is selected', async () => {
+    const { page, context } = await signedIn(d)
+    await visit(page, '/approvals')
+    const first = hold({ amount: 1, to: 'kb-first' })
+    const firstId = await heldWith('kb-first')
+    await eventually(() => page.getByTestId(`call-${firstId}`).count()).toBe(1)
+    const second = hold({ amount: 2, to: 'kb-second' })
+    const secondId = await heldWith('kb-second')
+    await eventually(() => page.getByTestId(`call-${secondId}`).count()).toBe(1)
+    const [one, two] = [page.getByTestId(`call-${firstId}`), page.getByTestId(`call-${secondId}`)]
+    const order = await page.getByRole('list', { name: 'Calls waiting for approval' }).locator(':scope > li').evaluateAll((els) => els.map((e) => e.id))
+    expect(order).toEqual([`call-${firstId}`, `call-${secondId}`])
+
+    await page.keyboard.press('j')
+    await page.keyboard.press('j')
+    expect(await two.evaluate(isFocused)).toBe(true)
+    await page.keyboard.press('ArrowUp') // within the list, the arrows move too
+    expect(await one.evaluate(isFocused)).toBe(true)
+    expect(await one.getAttribute('aria-current')).toBe('true')
+    expect(await two.getAttribute('aria-current')).toBeNull()
+
+    // typed into the reason field: letters, not commands
+    const reason = one.getByLabel(`Reason to deny call ${firstId}`)
+    await reason.click()
+    await page.keyboard.type('jad?')
+    expect(await reason.inputValue()).toBe('jad?')
+    expect(await page.getByRole('alertdialog').count()).toBe(0)
+    expect(await page.getByRole('region', { name: 'Keyboard shortcuts' }).count()).toBe(0)
+    expect(await one.getAttribute('aria-current')).toBe('true')
+    await page.keyboard.press('Tab') // on to the Deny button: out of the field, the keys are commands again
+    await page.keyboard.press('Alt+d')
+    await page.keyboard.press('Control+j')
+    expect(await page.getByRole('alertdialog').count()).toBe(0)
+    expect(await one.getAttribute('aria-current')).toBe('true')
+
+    await page.keyboard.press('d')
+    const ask = one.getByRole('alertdialog', { name: `Confirm denying call ${firstId}` })
+    expect(await ask.textContent()).toContain('(reason: jad?)')
+    expect(await ask.getByRole('button', { name: 'Yes, deny' }).evaluate(isFocused)).toBe(true)
+    await page.keyboard.press('Escape')
+    expect(await ask.count()).toBe(0)
+    expect(await one.evaluate(isFocused)).toBe(true)
+    expect(listCalls(d.db, 'pending').map((c) => c.id)).toEqual(expect.arrayContaining([firstId, secondId]))
+
+    await page.keyboard.press('d')
+    await ask.waitFor()
+    await screenshot(page, 'approvals-keyboard-deny')
+    expect(await seriousViolations(page)).toEqual([]) // a call selected, its confirmation open
+    await page.keyboard.press('Enter')
+    const r = await first
+    expect(r.isError).toBe(true)
+    expect(JSON.stringify(r.content)).toContain('jad?')
+    await eventually(() => one.count()).toBe(0)
+    // the call now in its place is selected and focused: the triage goes on
+    await eventually(() => two.getAttribute('aria-current')).toBe('true')
+    expect(await two.evaluate(isFocused)).toBe(true)
+    await page.keyboard.press('d')
+    await page.keyboard.press('Enter')
+    expect((await second).isError).toBe(true)
+    await context.close()
+  })
+
+  it('a viewer\'s shortcut decides nothing and says they cannot', async () => {
+    await addOperator(d.db, { username: 'vic', name: 'Vic Viewer', role: 'viewer', password: 'vic picks a long password' }, { actor: 'test-setup' })
+    const { page, context } = await signedInWithPassword(d, 'vic', 'vic picks a long password')
+    await visit(page, '/approvals')
+    const answer = hold({ amount: 9, to: 'kb-viewer' })
+    const id = await heldWith('kb-viewer')
+    const card = page.getByTestId(`call-${id}`)
+    await eventually(() => card.count()).toBe(1)
+    expect(await card.getByRole('button', { name: /^(Approve|Deny) call/ }).count()).toBe(0)
+    await page.keyboard.press('j')
+    await page.keyboard.press('a')
+    expect(await said(page)).toBe('Your role (viewer) cannot approve or deny calls.')
+    await page.keyboard.press('d')
+    expect(await page.getByRole('alertdialog').count()).toBe(0)
+    expect(listCalls(d.db, 'pending').some((c) => c.id === id)).toBe(true)
+    await context.close()
+    await decideCall(d.db, id, 'deny', { actor: 'test' })
+    expect((await answer).isError).toBe(true)
+  })
+})
+
+describe('held-call notifications', () => {
+  it('once asked for, one notification per newly held call (its tool named), none for calls already seen nor per poll; clicking one opens the call on Approvals', async () => {
+    const { page, context } = await signedIn(d)
+    await context.grantPermissions(['notifications'], { origin: d.server.url })
+    // every Notification the page makes is recorded (and still made)
+    await context.addInitScript(() => {
+      const w = window as unknown as { notes: { title: string; body?: string; tag?: string; n?: Notification }[] }
+      w.notes = []
+      const Real = window.Notification
+      window.Notification = new Proxy(Real, {
+        construct(target, args: [string, NotificationOptions?]) {
+          const note: (typeof w.notes)[number] = { title: args[0], body: args[1]?.body, tag: args[1]?.tag }
+          w.notes.push(note)
+          return (note.n = Reflect.construct(target, args))
+        },
+      })
+    })
+    const notes = () => page.evaluate(() => (window as unknown as { notes: { title: string; body?: string; tag?: string }[] }).notes.map(({ title, body, tag }) => ({ title, body, tag })))
+    const badge = page.getByRole('navigation', { name: 'Main' }).getByTestId('held-badge')
+
+    // held before the operator asked: seen, not notified
+    const before = (await requestCall(d.db, { server: 'bank', tool: 'transfer', args: { n: 'before' }, caller: 'token:upstream-tests', requestId: 'note_before' })).call
+    await visit(page, '/approvals')
+    await eventually(() => badge.textContent()).toBe('1')
+    await page.getByRole('button', { name: 'Notify me of held calls' }).click()
+    await page.getByRole('button', { name: 'Stop notifying me of held calls' }).waitFor()
+
+    const a = hold({ amount: 1, to: 'note-a' })
+    const b = hold({ amount: 2, to: 'note-b' })
+    const ids = [await heldWith('note-a'), await heldWith('note-b')]
+    await eventually(() => badge.textContent()).toBe('3')
+    await eventually(async () => (await notes()).length).toBe(2)
+    expect((await notes()).sort((x, y) => x.tag!.localeCompare(y.tag!))).toEqual(ids.sort().map((id) => ({ title: 'A call is held for your approval', body: `bank:transfer (call ${id}) waits for an operator.`, tag: id })))
+    await new Promise((r) => setTimeout(r, 5000)) // two more polls: nothing new, nothing notified
+    expect(await notes()).toHaveLength(2)
+
+    // another page, loaded afresh: what is held when it opens is seen; a new call is notified, and a click opens it
+    await visit(page, '/')
+    await eventually(() => badge.textContent()).toBe('3')
+    const c = (await requestCall(d.db, { server: 'bank', tool: 'transfer', args: { n: 'after' }, caller: 'token:upstream-tests', requestId: 'note_after' })).call
+    await eventually(async () => (await notes()).map((n) => n.tag)).toEqual([c.id])
+    await page.evaluate(() => (window as unknown as { notes: { n: Notification }[] }).notes[0].n.dispatchEvent(new Event('click')))
+    await page.waitForURL((u) => u.pathname === '/approvals' && u.hash === `#call-${c.id}`)
+    await page.getByTestId(`call-${c.id}`).waitFor()
+
+    // turned off: a newly held call is not notified
+    await page.getByRole('button', { name: 'Stop notifying me of held calls' }).click()
+    const off = (await requestCall(d.db, { server: 'bank', tool: 'transfer', args: { n: 'off' }, caller: 'token:upstream-tests', requestId: 'note_off' })).call
+    await eventually(() => badge.textContent()).toBe('4')
+    expect(await notes()).toHaveLength(1)
+    await context.close()
+    for (const id of [before.id, ...ids, c.id, off.id]) await decideCall(d.db, id, 'deny', { actor: 'test' })
+    expect((await a).isError).toBe(true)
+    expect((await b).isError).toBe(true)
+  })
+
+  it('the button is absent where the browser was told not to notify', async () => {
+    const { page, context } = await signedIn(d)
+    await context.addInitScript(() => Object.defineProperty(Notification, 'permission', { get: () => 'denied' }))
+    await visit(page, '/approvals')
+    expect(await page.getByText('Keyboard: j/k move').count()).toBe(1)
+    expect(await page.getByRole('button', { name: /notify/i }).count()).toBe(0)
+    await context.close()
   })
 })
 
