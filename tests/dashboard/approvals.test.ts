@@ -298,7 +298,7 @@ describe('held-call notifications', () => {
     const ids = [await heldWith('note-a'), await heldWith('note-b')]
     await eventually(() => badge.textContent()).toBe('3')
     await eventually(async () => (await notes()).length).toBe(2)
-    expect((await notes()).sort((x, y) => x.tag!.localeCompare(y.tag!))).toEqual(ids.sort().map((id) => ({ title: 'A call is held for your approval', body: `bank:transfer (call ${id}) waits for an operator.`, tag: id })))
+    expect((await notes()).sort((x, y) => (x.tag! < y.tag! ? -1 : 1))).toEqual(ids.sort().map((id) => ({ title: 'A call is held for your approval', body: `bank:transfer (call ${id}) waits for an operator.`, tag: id })))
     await new Promise((r) => setTimeout(r, 5000)) // two more polls: nothing new, nothing notified
     expect(await notes()).toHaveLength(2)
 
