@@ -4,10 +4,11 @@ import { Pill } from '@/components/ui'
 import { RelativeTime } from '@/components/relative-time'
 import { VerdictPill } from '@/components/verdict'
 import { tokenPage } from '@/lib/dashboard/fixes'
+import { CallArguments } from './call-arguments'
 
 const outcomeTone = (o: string) => (o === 'ok' ? 'good' : o === 'held' || o === 'running' ? 'warn' : o === 'unknown' ? 'muted' : 'bad')
 
-/** A call's facts on its row: how it ended and in how long, its held-call id, who decided it. */
+/** A call's facts on its row: how it ended and in how long, its held-call id (and, on demand, its arguments), who decided it. */
 function CallFactsLine({ item }: { item: ActivityItem }) {
   const f = callFacts(item)
   if (!f.outcome && !f.call_id && !f.approver) return null
@@ -18,6 +19,7 @@ function CallFactsLine({ item }: { item: ActivityItem }) {
       {f.duration_ms !== undefined && <span>{f.duration_ms} ms</span>}
       {f.call_id && <span>call <span className="font-mono">{f.call_id}</span></span>}
       {f.approver && <span>by <span className="font-mono">{f.approver}</span></span>}
+      {f.call_id && <CallArguments callId={f.call_id} />}
     </span>
   )
 }

@@ -10,6 +10,13 @@ export function callById(db: DbLike, id: string): CallApproval | undefined {
   return db.select().from(callApprovals).where(eq(callApprovals.id, id)).get()
 }
 
+/** The arguments (their JSON text) of the held calls among `ids` (at most the export's 10 000). */
+export function callArgumentsOf(db: DbLike, ids: readonly string[]): Map<string, string> {
+  if (!ids.length) return new Map()
+  const rows = db.select({ id: callApprovals.id, arguments: callApprovals.arguments }).from(callApprovals).where(inArray(callApprovals.id, [...ids])).all()
+  return new Map(rows.map((r) => [r.id, r.arguments]))
+}
+
 /** Pending calls whose hour ran out before `now`. */
 export function pendingExpired(db: DbLike, now: number): CallApproval[] {
   return db.select().from(callApprovals).where(and(eq(callApprovals.status, 'pending'), lt(callApprovals.expiresAt, now))).all()

@@ -2,6 +2,7 @@ import 'server-only'
 import { z } from 'zod'
 import type { Db } from '@/db/client'
 import { activityAfter, chainHead, activityIdWindow, listActivity, verdictCounts, type ActivityFilter as RecordFilter } from '@/db/queries/activity'
+import { callArgumentsOf } from '@/db/queries/calls'
 import { presentRecords } from '@/lib/activity/present-records'
 import { callFacts, type ActivityItem } from '@/lib/activity/present'
 import { activityTypes, surfaces } from '@/lib/core/activity'
@@ -92,7 +93,8 @@ export function requestStory(db: Db, requestId: string) {
 const EXPORT_LIMIT = 10_000
 // auth: how the actor proved who they were (oidc, session, token, break-glass), so the file alone says who did what
 const CSV_COLUMNS = ['id', 'request_id', 'at', 'type', 'surface', 'actor', 'auth', 'tier', 'verdict', 'server', 'summary'] as const
-// a call's facts (lib/activity/present.ts), as the JSON export has them in data
+// a call's facts (lib/activity/present.ts), as the JSON export has them in data; a held call's
+// arguments besides (the log keeps only their hash; the held call keeps them for its decision)
 const CALL_COLUMNS = ['target', 'outcome', 'duration_ms', 'reason', 'error', 'call_id', 'approver', 'arguments_hash'] as const
 // a spreadsheet runs a cell that starts with = + - @ (or a tab or CR before one) as a formula;
 // agents and upstreams choose much of what is recorded, so such a cell gets a ' and shows as text
@@ -109,9 +111,12 @@ export function activityExport(db: Db, f: ActivityFilter, format: 'json' | 'csv'
   const filename = `toolgate-activity-${new Date().toISOString().replace(/[:.]/g, '-')}.${format}`
   // the chain head as of the export: a copy kept elsewhere proves later what the log said then
   if (format === 'json') return { body: JSON.stringify({ chain_head: chainHead(db), records: items }, null, 2), type: 'application/json', filename }
-  const lines = [[...CSV_COLUMNS, ...CALL_COLUMNS].join(','), ...items.map((it) => {
-    const call = callFacts(it)
-    return [...CSV_COLUMNS.map((c) => csvCell(it[c])), ...CALL_COLUMNS.map((c) => csvCell(call[c]))].join(',')
+  const facts = items.map(callFacts)
+  // only export_activity's roles get here, and each of them reads call arguments (lib/auth/roles.ts)
+  const args = callArgumentsOf(db, [...new Set(facts.flatMap((f) => (f.call_id ? [f.call_id] : [])))])
+  const lines = [[...CSV_COLUMNS, ...CALL_COLUMNS, 'arguments'].join(','), ...items.map((it, i) => {
+    const call = facts[i]
+    return [...CSV_COLUMNS.map((c) => csvCell(it[c])), ...CALL_COLUMNS.map((c) => csvCell(call[c])), csvCell(call.call_id && args.get(call.call_id))].join(',')
   })]
   return { body: `${lines.join('\r\n')}\r\n`, type: 'text/csv; charset=utf-8', filename }
 }

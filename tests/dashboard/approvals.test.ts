@@ -67,7 +67,8 @@ describe('approvals inbox', () => {
   it('a held call is on Overview within a second with a countdown to the agent\'s wait, on the nav badge and in the title; denied, the agent\'s page shows the call as it ended', async () => {
     const { page, context } = await signedIn(d)
     await visit(page, '/')
-    const answer = mcp.request({ method: 'tools/call', params: { name: 'bank:transfer', arguments: { amount: 3, to: 'overview' } } }, CallToolResultSchema, { timeout: 60_000 }) as Promise<CallToolResult>
+    // a zero-width space in its arguments, for the log's rows to show
+    const answer = mcp.request({ method: 'tools/call', params: { name: 'bank:transfer', arguments: { amount: 3, to: 'overview\u200b' } } }, CallToolResultSchema, { timeout: 60_000 }) as Promise<CallToolResult>
     const id = await waitFor('the call held', () => listCalls(d.db, 'pending').find((c) => c.arguments.includes('overview'))?.id)
     const held = page.getByTestId(`held-${id}`)
     await eventually(() => held.count()).toBe(1)
@@ -99,6 +100,9 @@ describe('approvals inbox', () => {
     const facts = await page.getByTestId('call-facts').allTextContents()
     expect(facts.some((f) => /^ok.*\d+ ms/.test(f))).toBe(true)
     expect(facts.some((f) => f.startsWith('denied') && f.includes(`call ${id}`))).toBe(true)
+    // its arguments, on demand, hidden characters shown
+    await page.getByRole('button', { name: `Show the arguments of call ${id}` }).first().click()
+    await eventually(() => page.getByLabel(`Arguments of call ${id}`).first().textContent()).toContain('"to": "overview⟦U+200B⟧"')
     const headers = await sessionHeaders(context, page)
     const csv = await (await fetch(`${d.server.url}/activity/export?format=csv`, { headers })).text()
     const [head, ...lines] = csv.trim().split('\r\n')
@@ -106,6 +110,11 @@ describe('approvals inbox', () => {
     expect(cols).toEqual(expect.arrayContaining(['outcome', 'duration_ms', 'call_id', 'approver']))
     const approved = lines.map((l) => l.split(',')).find((c) => c[cols.indexOf('type')] === 'call.denied' && c[cols.indexOf('call_id')] === id)
     expect(approved?.[cols.indexOf('approver')]).toBe('break-glass')
+    // the last column: the held call's arguments, exactly as held
+    expect(cols.at(-1)).toBe('arguments')
+    const stored = listCalls(d.db, 'denied').find((c) => c.id === id)!.arguments
+    const deniedLine = lines.find((l) => l.includes('call.denied') && l.includes(id))!
+    expect(deniedLine.endsWith(`,"${stored.replaceAll('"', '""')}"`), deniedLine).toBe(true)
     await context.close()
   })
 

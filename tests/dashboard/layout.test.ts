@@ -139,7 +139,7 @@ describe('polish', () => {
     const csv = await fetch(`${d.server.url}/activity/export?format=csv&verdict=blocked`, { headers: session })
     expect(csv.headers.get('content-type')).toContain('text/csv')
     const lines = (await csv.text()).trim().split('\r\n')
-    expect(lines[0]).toBe('id,request_id,at,type,surface,actor,tier,verdict,server,summary,target,outcome,duration_ms,reason,error,call_id,approver,arguments_hash')
+    expect(lines[0]).toBe('id,request_id,at,type,surface,actor,auth,tier,verdict,server,summary,target,outcome,duration_ms,reason,error,call_id,approver,arguments_hash,arguments')
     expect(lines.slice(1).every((l) => l.includes(',blocked,'))).toBe(true)
     expect(lines.some((l) => l.includes('legacy-ci:run_job server_disabled'))).toBe(true)
     const json = await (await fetch(`${d.server.url}/activity/export?format=json&verdict=blocked`, { headers: session })).json()
