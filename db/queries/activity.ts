@@ -112,6 +112,26 @@ export function requestOwner(db: Db, requestId: string): string | undefined {
   return db.select({ actor: activity.actor }).from(activity).where(eq(activity.requestId, requestId)).orderBy(asc(activity.id)).limit(1).get()?.actor
 }
 
+// One seek of the request-id index per distinct id, greatest first (exported for its query-plan test).
+export const REQUEST_IDS_WITH_PREFIX = `with recursive ids(rid) as (
+    select max(request_id) from activity where request_id >= :lo and request_id < :hi
+    union all
+    select (select max(request_id) from activity where request_id >= :lo and request_id < ids.rid) from ids where ids.rid is not null
+    limit :limit
+  )
+  select rid from ids where rid is not null order by (select max(id) from activity where request_id = rid) desc`
+
+/**
+ * Up to `limit` request ids on the record that start with `prefix` (case-sensitive, as ids
+ * are), newest record first. It skips down the request-id index, never reading the whole
+ * range, which a short prefix of a minted id (its time part) makes huge; so it takes the
+ * greatest matching ids, and minted ids sort by time: those are the newest.
+ */
+export function requestIdsStartingWith(db: Db, prefix: string, limit: number): string[] {
+  // request ids are ASCII (REQUEST_ID_RE): every one starting with `prefix` sorts below prefix + U+FFFF
+  return db.$client.prepare(REQUEST_IDS_WITH_PREFIX).pluck().all({ lo: prefix, hi: `${prefix}\uffff`, limit }) as string[]
+}
+
 export function getActivity(db: Db, id: number): ActivityRecord | undefined {
   const row = db.select().from(activity).where(eq(activity.id, id)).get()
   return row && typed([row])[0]

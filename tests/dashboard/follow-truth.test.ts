@@ -8,7 +8,7 @@ import { servers } from '@/db/schema'
 import { tokenByName } from '@/db/queries/access'
 import { addServer } from '@/lib/admin/upstreams'
 import { connectionState, runtimeEnv, stdioFixture, waitFor } from '@/tests/upstream/harness'
-import { eventually, signedIn, startDashboard, visit, type Dashboard } from './harness'
+import { clickConfirmed, eventually, signedIn, startDashboard, visit, type Dashboard } from './harness'
 
 const serverRow = (d: Dashboard, name: string) => d.db.select().from(servers).where(eq(servers.name, name)).get()!
 
@@ -56,7 +56,6 @@ describe('screens follow the truth (demo state, no runtime)', () => {
 
   it('restart and inspect say they are under way until the runtime reports (here it never does: no runtime runs)', async () => {
     const { page, context } = await signedIn(d)
-    page.on('dialog', (dialog) => void dialog.accept())
     await visit(page, '/servers')
     const slack = page.getByTestId('server-slack')
     await slack.getByRole('button', { name: 'Restart slack' }).click()
@@ -67,7 +66,7 @@ describe('screens follow the truth (demo state, no runtime)', () => {
     expect(await page.getByTestId('pending-action').textContent()).toMatch(/^Reconnecting…/)
 
     await visit(page, '/servers/github')
-    await page.getByRole('button', { name: 'Inspect (list its tools)' }).click()
+    await clickConfirmed(page, 'Inspect (list its tools)')
     await eventually(() => page.getByTestId('pending-action').textContent()).toMatch(/^Inspecting…/)
     expect(await page.getByRole('button', { name: /^Inspect/ }).count()).toBe(0)
     expect(serverRow(d, 'github').inspectRequestedAt).toBeGreaterThan(0)
@@ -103,11 +102,10 @@ describe('screens follow the truth (with the runtime)', () => {
 
   it('an inspection lists the tools on the page by itself once the runtime has; a restart shows connected again', async () => {
     const { page, context } = await signedIn(d)
-    page.on('dialog', (dialog) => void dialog.accept())
     await visit(page, '/servers/vault')
     const loads = countLoads(page)
     expect(await page.getByText('open_vault').count()).toBe(0)
-    await page.getByRole('button', { name: 'Inspect (list its tools)' }).click()
+    await clickConfirmed(page, 'Inspect (list its tools)')
     // no reload: the tools arrive, and the pending note goes
     await eventually(() => page.getByText('open_vault', { exact: true }).count()).toBeGreaterThan(0)
     await eventually(() => page.getByTestId('pending-action').count()).toBe(0)
@@ -128,9 +126,8 @@ describe('screens follow the truth (with the runtime)', () => {
 
   it('an inspection that fails says so, why and what to do, instead of "Inspecting…"; inspecting again after the fix lists the tools', async () => {
     const { page, context } = await signedIn(d)
-    page.on('dialog', (dialog) => void dialog.accept())
     await visit(page, '/servers/ghost')
-    await page.getByRole('button', { name: 'Inspect (list its tools)' }).click()
+    await clickConfirmed(page, 'Inspect (list its tools)')
     await eventually(() => page.getByTestId('inspection-failed').count()).toBe(1)
     expect(await page.getByTestId('pending-action').count()).toBe(0)
     expect(await page.getByTestId('inspection-failed').textContent()).toContain('ENOENT')
@@ -142,14 +139,14 @@ describe('screens follow the truth (with the runtime)', () => {
 
     // a server that dies while starting: the failure points at its log, which has what it printed
     await visit(page, '/servers/ledger')
-    await page.getByRole('button', { name: 'Inspect (list its tools)' }).click()
+    await clickConfirmed(page, 'Inspect (list its tools)')
     await eventually(() => page.getByTestId('inspection-failed').count()).toBe(1)
     expect(await page.getByTestId('inspection-fix').textContent()).toMatch(/^Its log shows what it printed/)
     expect(serverRow(d, 'ledger').inspectError).toBeTruthy()
     // fixed: inspecting again lists its tools and the failure goes, without a reload
     crashing.set({ tools: [{ name: 'read_ledger', description: 'Read the ledger.' }] })
     const loads = countLoads(page)
-    await page.getByRole('button', { name: 'Inspect again' }).click()
+    await clickConfirmed(page, 'Inspect again')
     await eventually(() => page.getByText('read_ledger', { exact: true }).count()).toBeGreaterThan(0)
     await eventually(() => page.getByTestId('inspection-failed').count()).toBe(0)
     expect(await page.getByTestId('pending-action').count()).toBe(0)

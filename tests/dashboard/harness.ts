@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
-import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type Locator, type Page, type Request } from 'playwright-core'
 import { expect } from 'vitest'
 import type { Db } from '@/db/client'
 import type { StateFileInput } from '@/lib/state/schema'
@@ -114,6 +114,15 @@ export async function visit(page: Page, path: string) {
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true })
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true })
+}
+
+/**
+ * Click a drastic ActionButton and then its inline confirmation (components/action-button.tsx):
+ * `name` is the button's accessible name, which its confirming button repeats.
+ */
+export async function clickConfirmed(scope: Page | Locator, name: string): Promise<void> {
+  await scope.getByRole('button', { name, exact: true }).click()
+  await scope.getByRole('alertdialog', { name: `Confirm: ${name}` }).getByRole('button', { name, exact: true }).click()
 }
 
 /** expect.poll with room for a loaded 2-core machine (vitest's default gives up after 1 s). */

@@ -5,7 +5,7 @@ import { agentTokens } from '@/db/schema'
 import { serverState } from '@/db/queries/servers'
 import { tokenByName } from '@/db/queries/access'
 import { connectionState, runtimeEnv, waitFor } from '@/tests/upstream/harness'
-import { eventually, screenshot, signedIn, startDashboard, visit, type Dashboard } from './harness'
+import { clickConfirmed, eventually, screenshot, signedIn, startDashboard, visit, type Dashboard } from './harness'
 
 // Onboarding (issue 26, item 8) on an empty instance: the first-run checklist, adding a server
 // from the dashboard (form and pasted mcpServers JSON, quarantined, then inspect and release),
@@ -67,8 +67,7 @@ describe('onboarding', () => {
     // then Inspect, from the link the success names, and release
     await page.getByRole('link', { name: 'notes', exact: true }).click()
     await page.waitForURL((u) => u.pathname === '/servers/notes')
-    page.once('dialog', (dlg) => dlg.accept())
-    await page.getByRole('button', { name: 'Inspect (list its tools)' }).click()
+    await clickConfirmed(page, 'Inspect (list its tools)')
     await waitFor('notes inspected', () => serverState(d.db, 'notes')?.inspectedAt)
     await visit(page, '/servers/notes')
     expect(await page.getByLabel('Tools notes would expose').textContent()).toContain('read_note')

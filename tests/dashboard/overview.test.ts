@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js'
 import { listActivity } from '@/db/queries/activity'
-import { screenshot, signedIn, visit, startDashboard, type Dashboard, eventually } from './harness'
+import { clickConfirmed, screenshot, signedIn, visit, startDashboard, type Dashboard, eventually } from './harness'
 
 let d: Dashboard
 beforeAll(async () => { d = await startDashboard() })
@@ -51,8 +51,7 @@ describe('overview', () => {
 
     // a token whose pinned profile is deleted is listed, with the way to re-pin it
     await visit(page, '/tokens')
-    page.once('dialog', (dlg) => dlg.accept())
-    await page.getByRole('button', { name: 'Delete profile ops' }).click()
+    await clickConfirmed(page, 'Delete profile ops')
     await eventually(() => page.getByTestId('profile-ops').count()).toBe(0)
     await visit(page, '/')
     expect(await page.getByTestId('dangling-nightly').textContent()).toContain('pinned to “ops”, which no longer exists')

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { agentTokens, servers, toolApprovals } from '@/db/schema'
 import { listActivity } from '@/db/queries/activity'
-import { screenshot, signedIn, visit, startDashboard, type Dashboard, eventually } from './harness'
+import { clickConfirmed, screenshot, signedIn, visit, startDashboard, type Dashboard, eventually } from './harness'
 import { connectionState } from '@/tests/upstream/harness'
 
 let d: Dashboard
@@ -95,8 +95,7 @@ describe('dashboard pages', () => {
     await eventually(() => page.getByTestId('row-notes:read_note').getAttribute('data-reason')).toBe('not_found')
 
     await visit(page, '/tokens')
-    page.once('dialog', (dlg) => dlg.accept())
-    await page.getByTestId('token-ci-bot').getByRole('button', { name: 'Revoke' }).click()
+    await clickConfirmed(page.getByTestId('token-ci-bot'), 'Revoke token ci-bot')
     await eventually(() => page.getByTestId('token-ci-bot').count()).toBe(0)
     expect((await preflightRest(secret, ['billing:get_invoice'])).status).toBe(401)
     await context.close()

@@ -4,7 +4,7 @@ import { knownTool } from '@/db/queries/tools'
 import { serverState } from '@/db/queries/servers'
 import { addServer } from '@/lib/admin/upstreams'
 import { connectionState, runtimeEnv, stdioFixture, waitFor } from '@/tests/upstream/harness'
-import { eventually, screenshot, signedIn, startDashboard, visit, type Dashboard } from './harness'
+import { clickConfirmed, eventually, screenshot, signedIn, startDashboard, visit, type Dashboard } from './harness'
 
 // Reviews that catch rug pulls (issue 26, item 4): a real upstream changes an approved tool the way
 // the demo's share_note did, and the review says what the change means, riskiest first, with a
@@ -62,8 +62,7 @@ describe('reviews that catch rug pulls', () => {
     const card = page.locator('section', { has: page.locator('#release') })
     const buttons = await card.getByRole('button').allTextContents()
     expect(buttons).toEqual(['Inspect (list its tools)', 'Release github'])
-    page.once('dialog', (dlg) => dlg.accept())
-    await card.getByRole('button', { name: 'Inspect (list its tools)' }).click()
+    await clickConfirmed(card, 'Inspect (list its tools)')
     await waitFor('github inspected', () => serverState(d.db, 'github')?.inspectedAt)
     // the runtime inspects in the background (following it live is item 6's): look again once it has
     await visit(page, '/servers/github')
