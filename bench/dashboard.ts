@@ -84,7 +84,7 @@ export async function benchDashboard({ url, apiKey, dbFile }: { url: string; api
 
   const runPreflight = actionId('runPreflight')
   const preflight = [
-    timeSync('dashboardPreflight(), 10 ids (lib: evaluate + durable record)', 2000, (i) => dashboardPreflight(db, form(i), 'bench')),
+    timeSync('dashboardPreflight(), 10 ids (lib: evaluate + durable record)', 2000, (i) => dashboardPreflight(db, form(i), { actor: 'bench' })),
     await timeAsync('server action runPreflight, 10 ids (HTTP round trip)', 500, async (i) => {
       const res = await fetch(`${url}/preflight`, {
         method: 'POST',

@@ -14,7 +14,7 @@ import { z } from 'zod'
 import { operatorAction } from './safe-action'
 
 /** Run and record a check (surface `dashboard`). */
-export const runPreflight = operatorAction('operate', preflightFormSchema, (form, { db, by }) => dashboardPreflight(db, form, by.actor))
+export const runPreflight = operatorAction('operate', preflightFormSchema, (form, { db, by }) => dashboardPreflight(db, form, by))
 
 /** A row's remediation button: the shared mutation (on the record), then the same check again. */
 export const remediate = operatorAction('operate', remediateSchema, async ({ fix, check, requestId }, { db, by, principal }) => {

@@ -45,7 +45,7 @@ const stateOf = (r: Extract<ActivityRecord, { type: 'tool.call' }>, found?: Call
 export function summarize(r: ActivityRecord, call?: CallState): string {
   if (r.type === 'preflight') {
     const blocked = r.data.tools.filter((t) => t.status !== 'ready').map((t) => `${t.id} ${t.reason}`)
-    return `${r.data.tools.length} id${r.data.tools.length === 1 ? '' : 's'}: ${blocked.join(', ') || 'all ready'}`
+    return `${r.data.tools.length} id${r.data.tools.length === 1 ? '' : 's'}${r.data.as ? ` as ${r.data.as}` : ''}: ${blocked.join(', ') || 'all ready'}`
   }
   if (r.type === 'tool.call') return callText(r.data.target, stateOf(r, call))
   if (r.type === 'tool.call_outcome') return `${r.data.target}: ${endText(r.data)} (the end of call record ${r.data.call})`

@@ -22,6 +22,8 @@ export interface PreflightData {
   ids_raw: number
   ids_unique: number
   tools: CheckedTool[]
+  /** run by an operator as this agent caller (`token:<name>`): what it would be told; the record is the operator's */
+  as?: string
   profile?: string
   policy?: Policy
   pinned?: number

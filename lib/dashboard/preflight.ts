@@ -47,11 +47,12 @@ export function callerFor(db: Db, token: string | null, operator: string): Calle
   return { tier: 'agent', name: `token:${row.name}`, allowedServers: row.allowedServers, profilePin: row.profilePin }
 }
 
-/** A recorded check (surface `dashboard`) through the one evaluation seam. */
-export async function dashboardPreflight(db: Db, form: PreflightForm, operator: string, requestId = mintRequestId()): Promise<DashboardCheck> {
+/** A recorded check (surface `dashboard`) through the one evaluation seam, on the record as `by`'s (as a token too). */
+export async function dashboardPreflight(db: Db, form: PreflightForm, by: ActionContext, requestId = mintRequestId()): Promise<DashboardCheck> {
+  const operator = by.actor
   const caller = callerFor(db, form.token, operator)
   const input: EvaluationInput = { ids: form.ids, ...(form.profile !== null ? { profile: form.profile } : {}), ...(hasPolicy(form) ? { policy: form.policy } : {}) }
-  const data = await runCheck(db, { caller, surface: 'dashboard', requestId, input })
+  const data = await runCheck(db, { caller, surface: 'dashboard', requestId, input, by: { actor: by.actor, operatorId: by.operatorId, auth: by.auth } })
   const { causes, rows } = explain(db, caller, operator, input, data.tools)
   return { ...data, exit_code: exitCodes[data.verdict], tier: caller.tier, caller: caller.name, details: await rowDetails(db, causes), rows }
 }
@@ -96,7 +97,7 @@ export async function applyFix(db: Db, fix: Fix, ctx: ActionContext): Promise<vo
  */
 export async function remediateAndRecheck(db: Db, fix: Fix, form: PreflightForm, requestId: string, by: ActionContext): Promise<DashboardCheck> {
   await applyFix(db, fix, { ...by, requestId })
-  return dashboardPreflight(db, form, by.actor, requestId)
+  return dashboardPreflight(db, form, by, requestId)
 }
 
 /** What the preflight form offers besides ids: the agent tokens and the profiles. */

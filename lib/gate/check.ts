@@ -25,6 +25,11 @@ export interface CheckRequest {
   waitMs?: number
   /** false only for previews that must not be on the record (the dashboard's _meta preview) */
   record?: boolean
+  /**
+   * The person who ran it, when not the caller: a dashboard check as an agent token is evaluated
+   * as the token, but it is the operator's act, so the record is theirs (the token in its data).
+   */
+  by?: { actor: string; operatorId?: string; auth?: string }
 }
 
 export const WAIT_POLL_MS = 250
@@ -96,13 +101,16 @@ async function finishCheck(db: Db, req: Omit<CheckRequest, 'waitMs'>, evaluation
       type: 'preflight',
       surface: req.surface,
       tier: req.caller.tier,
-      actor: req.caller.name,
+      actor: req.by?.actor ?? req.caller.name,
+      ...(req.by?.operatorId ? { operatorId: req.by.operatorId } : {}),
+      ...(req.by?.auth ? { auth: req.by.auth } : {}),
       verdict: evaluation.verdict,
       at: checkedAt.getTime(),
       data: {
         ids_raw: input.ids.length,
         ids_unique: uniqueIds(input.ids).length,
         tools: evaluation.tools.map((t) => (t.status === 'ready' ? { id: t.id, status: t.status } : { id: recordedId(t), status: t.status, reason: t.reason })),
+        ...(req.by && req.by.actor !== req.caller.name ? { as: req.caller.name } : {}),
         ...(input.profile !== undefined ? { profile: input.profile } : {}),
         ...(input.policy ? { policy: input.policy } : {}),
         ...(input.pins?.size ? { pinned: input.pins.size } : {}),

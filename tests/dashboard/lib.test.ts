@@ -51,8 +51,11 @@ describe('dashboard logic', () => {
 
   it('a check as a token carries the operator-tier cause and the fix that can work', async () => {
     const db = await demo()
-    const r = await dashboardPreflight(db, { ids: ['billing:get_invoice', 'jira:create_ticket', 'notes:export_notes'], token: 'nightly', profile: null, policy: {} }, 'operator')
+    const r = await dashboardPreflight(db, { ids: ['billing:get_invoice', 'jira:create_ticket', 'notes:export_notes'], token: 'nightly', profile: null, policy: {} }, { actor: 'alice', operatorId: 'op_alice', auth: 'session' })
     expect(r.tier).toBe('agent')
+    // what nightly would be told, on the record as alice's act, not as nightly's own check
+    const [record] = listActivity(db, { type: 'preflight', requestId: r.request_id })
+    expect(record).toMatchObject({ actor: 'alice', operatorId: 'op_alice', auth: 'session', tier: 'agent', surface: 'dashboard', data: { as: 'token:nightly' } })
     expect(r.tools[0]).toMatchObject({ id: 'billing:get_invoice', reason: 'not_found' })
     expect(r.rows['billing:get_invoice'].cause).toMatchObject({ reason: 'server_not_in_scope', detail: expect.stringContaining('outside profile "ops"') })
     expect(r.rows['billing:get_invoice'].fix).toEqual({ kind: 'link', href: '/tokens#profile-ops', label: 'Edit profile ops' })
@@ -66,7 +69,7 @@ describe('dashboard logic', () => {
 
   it('a dashboard check shows the diff of a changed tool and what a quarantined server would expose', async () => {
     const db = await demo()
-    const r = await dashboardPreflight(db, { ids: ['notes:share_note', 'github:list_issues'], token: null, profile: null, policy: {} }, 'operator')
+    const r = await dashboardPreflight(db, { ids: ['notes:share_note', 'github:list_issues'], token: null, profile: null, policy: {} }, { actor: 'operator' })
     expect(r.exit_code).toBe(11)
     const review = r.details['notes:share_note']
     expect(review).toMatchObject({ kind: 'review', review: { id: 'notes:share_note', status: 'tool_changed' } })
