@@ -12,7 +12,7 @@ import {
 import type { Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { z } from 'zod'
 import type { Db } from '@/db/client'
-import type { ConnectionAction, ConnectionState, Root, Transport } from '@/db/schema'
+import { isStdio, type ConnectionAction, type ConnectionState, type Root, type Transport } from '@/db/schema'
 import { storedOfWire, wireOf, type WireDefinition } from '@/lib/core/definition'
 import { describeError } from '@/lib/core/errors'
 import { projectRoot } from '@/lib/core/paths'
@@ -153,7 +153,7 @@ async function listOffered(client: Client, timeoutMs: number): Promise<Offered> 
 function makeTransport(db: Db, spec: Pick<ConnectionSpec, 'name' | 'transport' | 'secrets'>, opts: Pick<RuntimeOptions, 'baseUrl'>, log: Log, onStreamRequest?: OnStreamRequest): SdkTransport {
   const t = spec.transport
   const secretValues = Object.fromEntries((t.secrets ?? []).map((n) => [n, spec.secrets[n]]))
-  if ('command' in t) {
+  if (isStdio(t)) {
     const transport = new StdioClientTransport({
       command: t.command, args: t.args ?? [], cwd: t.cwd ?? projectRoot(), stderr: 'pipe',
       env: { ...getDefaultEnvironment(), ...(t.env ?? {}), ...secretValues },
@@ -637,7 +637,7 @@ export class UpstreamConnection {
 
   /** Why the connection ended, as specifically as the transport lets us say. */
   private endedBecause(): string {
-    if (!('command' in this.spec.transport)) return 'the upstream connection ended'
+    if (!isStdio(this.spec.transport)) return 'the upstream connection ended'
     // the SDK keeps its child process private; its exit code is worth reading all the same
     const code = (this.transport as unknown as { _process?: { exitCode: number | null } } | undefined)?._process?.exitCode
     return `the server process exited${typeof code === 'number' ? ` with code ${code}` : ''}${this.lastStderr ? `; its last stderr line: ${this.lastStderr.slice(0, 300)}` : ''}`
@@ -735,13 +735,13 @@ export class UpstreamConnection {
       this.publish('ready')
       this.log('event', 'ready')
     } catch (e) {
-      return finish(isUnauthorized(e) ? 'unauthorized' : `failed: ${describeConnectionError(e)}${'command' in this.spec.transport && this.lastStderr ? `; its last stderr line: ${this.lastStderr.slice(0, 300)}` : ''}`)
+      return finish(isUnauthorized(e) ? 'unauthorized' : `failed: ${describeConnectionError(e)}${isStdio(this.spec.transport) && this.lastStderr ? `; its last stderr line: ${this.lastStderr.slice(0, 300)}` : ''}`)
     }
     // Liveness: a ping notices dropped connections and expired logins between calls; a periodic
     // re-list notices definitions changed without list_changed (stateless HTTP servers never send it).
     let listedAt = Date.now()
     // (an agent's session is pinged at the slower pace: there may be one per token)
-    const pingEvery = 'url' in this.spec.transport && !this.of ? this.opts.httpPingIntervalMs : this.opts.pingIntervalMs
+    const pingEvery = !isStdio(this.spec.transport) && !this.of ? this.opts.httpPingIntervalMs : this.opts.pingIntervalMs
     while (!finished && !this.stopped) {
       await sleep(this.of ? pingEvery : Math.min(pingEvery, this.opts.relistIntervalMs), this.stopController.signal)
       if (finished || this.stopped) break
