@@ -1,9 +1,8 @@
 import 'server-only'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import {
   ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, RELATED_TASK_META_KEY, LoggingMessageNotificationSchema, McpError, ProgressNotificationSchema, ToolListChangedNotificationSchema,
   PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema,
@@ -26,6 +25,7 @@ import { refreshOnce } from './refresh-once'
 import { tapResponse, type OnStreamRequest } from './stream-requests'
 import { mcpClientOp, type UpstreamPeer } from '@/lib/telemetry/mcp-client'
 import { following, releasingFetch } from '@/lib/signals'
+import { describeConnectionError, isTransportFailure, isUnauthorized, outcomeText, type ConnectionOutcome } from './outcome'
 
 export interface ConnectionSpec {
   name: string
@@ -194,28 +194,6 @@ function serverFetch(server: URL, headers: Record<string, string>, oauth: DbOAut
   })
 }
 
-/** What an operator needs to know about a failed connection: refused where, DNS, TLS, spawn. */
-export function describeConnectionError(e: unknown): string {
-  const err = e as { message?: string; code?: string; cause?: { code?: string; address?: string; port?: number; hostname?: string; message?: string }; path?: string }
-  const cause = err?.cause
-  const code = cause?.code ?? err?.code
-  if (code === 'ECONNREFUSED') return `connection refused${cause?.address ? ` by ${cause.address}${cause.port ? `:${cause.port}` : ''}` : ''} (ECONNREFUSED)`
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `DNS lookup failed for ${cause?.hostname ?? 'the host'} (${code})`
-  if (code === 'ECONNRESET') return 'the connection was reset by the server (ECONNRESET)'
-  if (code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return `connecting timed out (${code})`
-  if (code && (/^ERR_TLS|^CERT_|_CERT|^DEPTH_ZERO|^SELF_SIGNED|^UNABLE_TO_VERIFY/.test(code))) return `TLS error: ${cause?.message ?? err.message} (${code})`
-  if (code === 'ENOENT' && err.path) return `could not start "${err.path}": no such file or command (ENOENT)`
-  if (code === 'EACCES' && err.path) return `could not start "${err.path}": permission denied (EACCES)`
-  return describeError(e)
-}
-
-/** A failure of the connection itself (not an error the server answered): the upstream needs reconnecting. */
-function isTransportFailure(e: unknown): boolean {
-  if (e instanceof McpError) return e.code === ErrorCode.ConnectionClosed
-  if (e instanceof StreamableHTTPError) return e.code === 404 || e.code === 400 || (e.code ?? 0) >= 500 // session gone, server failing
-  return true // fetch failed, not connected, stream errors
-}
-
 const RAW_RESULT = z.looseObject({})
 /** A task as an upstream reports it (tasks/get, and tools/call with a task) */
 const upstreamTask = z.looseObject({ taskId: z.string(), status: z.string(), statusMessage: z.string().optional(), pollInterval: z.number().optional() })
@@ -273,9 +251,6 @@ export async function inspectServer(db: Db, spec: Pick<ConnectionSpec, 'name' | 
   }
 }
 
-/** A 401 that the OAuth provider could not fix by refreshing: only a login helps. */
-const isUnauthorized = (e: unknown) => e instanceof UnauthorizedError || (e as { code?: unknown })?.code === 401
-
 /** Sleep, waking early when the connection stops; the abort listener never outlives the sleep. */
 const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve) => {
   const wake = () => { clearTimeout(t); signal.removeEventListener('abort', wake); resolve() }
@@ -302,7 +277,7 @@ export class UpstreamConnection {
   private discovering: Promise<void> | null = null
   private rediscoverAgain = false
   /** ends the current connection (a reconnect follows); set while one is open */
-  private fail?: (reason: string) => void
+  private fail?: (outcome: ConnectionOutcome) => void
   private lastStderr = ''
   private transport?: SdkTransport
   private calls = 0
@@ -490,7 +465,7 @@ export class UpstreamConnection {
       // a token the server no longer accepts, or one without a scope this call needs (step-up):
       // the login is the server's, so an agent session's refusal asks its main connection for it
       if (isUnauthorized(e)) (this.of ?? this).loginNeeded()
-      else if (isTransportFailure(e) && !opts.signal?.aborted) this.fail?.(`closed: a call failed: ${describeConnectionError(e)}`)
+      else if (isTransportFailure(e) && !opts.signal?.aborted) this.fail?.({ kind: 'closed', why: `a call failed: ${describeConnectionError(e)}` })
       throw e
     } finally {
       clearTimeout(timer)
@@ -503,7 +478,7 @@ export class UpstreamConnection {
 
   /** The server refused this connection's credentials (or an agent session's call): ask for a login. */
   loginNeeded(): void {
-    this.fail?.('unauthorized')
+    this.fail?.({ kind: 'unauthorized' })
   }
 
   /**
@@ -606,7 +581,7 @@ export class UpstreamConnection {
     } catch (e) {
       op?.end(undefined, e)
       answered = !(e instanceof McpError && e.code === ErrorCode.RequestTimeout)
-      if (isTransportFailure(e)) this.fail?.(`closed: a request failed: ${describeConnectionError(e)}`)
+      if (isTransportFailure(e)) this.fail?.({ kind: 'closed', why: `a request failed: ${describeConnectionError(e)}` })
       throw e
     } finally {
       this.release(entry, answered)
@@ -657,32 +632,38 @@ export class UpstreamConnection {
       // unhealthy with its reason, never "connecting" between attempts
       if (attempt === 0) this.publish('connecting')
       this.log('event', `connecting (attempt ${attempt + 1})`)
-      const closed = new Promise<string>((resolve) => {
-        void this.connectAndServe(resolve).catch((e: unknown) => resolve(`failed: ${describeError(e)}`))
+      const outcome = await new Promise<ConnectionOutcome>((resolve) => {
+        void this.connectAndServe(resolve).catch((e: unknown) => resolve({ kind: 'failed', why: describeError(e) }))
       })
-      const outcome = await closed
       this.ready = false
       await this.client?.close().catch(() => undefined)
       this.client = undefined
       if (this.stopped) return
-      if (outcome === 'unauthorized') {
-        const scope = oauthOf(this.db, this.spec.name)?.challengedScope
-        this.publish('pending_auth', `the server asks for an OAuth login${scope ? ` with scope "${scope}"` : ''}: toolgate upstream login ${this.spec.name}`, 'login')
-        this.log('event', 'the server requires an OAuth login')
-        return // the supervisor restarts this connection when tokens are saved
+      switch (outcome.kind) {
+        case 'stopped':
+          return
+        case 'unauthorized': {
+          const scope = oauthOf(this.db, this.spec.name)?.challengedScope
+          this.publish('pending_auth', `the server asks for an OAuth login${scope ? ` with scope "${scope}"` : ''}: toolgate upstream login ${this.spec.name}`, 'login')
+          this.log('event', 'the server requires an OAuth login')
+          return // the supervisor restarts this connection when tokens are saved
+        }
+        case 'closed':
+        case 'failed': {
+          // a connection that was up starts its backoff afresh; one that never came up backs off further
+          if (outcome.kind === 'closed') attempt = 0
+          // the runtime retries by itself; an operator's restart starts afresh at once (a new process, a new session)
+          this.publish(outcome.kind === 'closed' ? 'disconnected' : 'error', outcomeText(outcome), 'restart')
+          const backoff = Math.min(this.opts.backoffMaxMs, this.opts.backoffBaseMs * 2 ** attempt)
+          this.log('event', `${outcomeText(outcome)}; reconnecting in ${backoff} ms`)
+          await sleep(backoff, signal)
+        }
       }
-      const wasReady = outcome.startsWith('closed')
-      if (wasReady) attempt = 0
-      // the runtime retries by itself; an operator's restart starts afresh at once (a new process, a new session)
-      this.publish(wasReady ? 'disconnected' : 'error', outcome, 'restart')
-      const backoff = Math.min(this.opts.backoffMaxMs, this.opts.backoffBaseMs * 2 ** attempt)
-      this.log('event', `${outcome}; reconnecting in ${backoff} ms`)
-      await sleep(backoff, signal)
     }
   }
 
-  /** Connect, discover, then serve until the connection ends; resolve(reason) exactly once. */
-  private async connectAndServe(done: (reason: string) => void): Promise<void> {
+  /** Connect, discover, then serve until the connection ends; done(outcome) exactly once. */
+  private async connectAndServe(done: (outcome: ConnectionOutcome) => void): Promise<void> {
     // roots: the ones configured for this server (none unless the operator set some)
     // elicitation: forwarded to the caller whose call it is for, when its client can answer
     const client = new Client({ name: 'toolgate', version: pkg.version }, { capabilities: CLIENT_CAPABILITIES })
@@ -699,23 +680,23 @@ export class UpstreamConnection {
     })
     this.client = client
     let finished = false
-    const finish = (reason: string) => {
-      if (!finished) { finished = true; done(reason) }
+    const finish = (outcome: ConnectionOutcome) => {
+      if (!finished) { finished = true; done(outcome) }
     }
-    this.fail = (reason) => {
+    this.fail = (outcome) => {
       this.ready = false
-      finish(reason)
+      finish(outcome)
     }
     // settled a turn later: a failing connect rejects with the better reason (refused where, DNS, TLS, HTTP status)
-    client.onclose = () => void setImmediate(() => finish(this.ready ? `closed: ${this.endedBecause()}` : `failed: ${this.endedBecause()}`))
+    client.onclose = () => void setImmediate(() => finish({ kind: this.ready ? 'closed' : 'failed', why: this.endedBecause() }))
     client.onerror = (e) => {
       this.log('event', `transport error: ${describeError(e)}`)
       // the SDK may close the transport before connect() rejects: settle the reason here
-      if (isUnauthorized(e)) finish('unauthorized')
+      if (isUnauthorized(e)) finish({ kind: 'unauthorized' })
     }
     try {
       await client.connect(this.makeTransport(), { timeout: this.opts.connectTimeoutMs })
-      if (this.stopped) return finish('stopped')
+      if (this.stopped) return finish({ kind: 'stopped' })
       // a session serves its agent; what the server offers is its server connection's to discover
       if (!this.of) {
         this.publish('discovering')
@@ -735,7 +716,7 @@ export class UpstreamConnection {
       this.publish('ready')
       this.log('event', 'ready')
     } catch (e) {
-      return finish(isUnauthorized(e) ? 'unauthorized' : `failed: ${describeConnectionError(e)}${isStdio(this.spec.transport) && this.lastStderr ? `; its last stderr line: ${this.lastStderr.slice(0, 300)}` : ''}`)
+      return finish(isUnauthorized(e) ? { kind: 'unauthorized' } : { kind: 'failed', why: `${describeConnectionError(e)}${isStdio(this.spec.transport) && this.lastStderr ? `; its last stderr line: ${this.lastStderr.slice(0, 300)}` : ''}` })
     }
     // Liveness: a ping notices dropped connections and expired logins between calls; a periodic
     // re-list notices definitions changed without list_changed (stateless HTTP servers never send it).
@@ -756,10 +737,10 @@ export class UpstreamConnection {
         // more, longer chance before the server is called unhealthy
         const slow = e instanceof McpError && e.code === ErrorCode.RequestTimeout
         const again = slow ? await client.ping({ timeout: this.opts.connectTimeoutMs }).then(() => undefined, (e2: unknown) => e2) : e
-        if (again !== undefined) finish(isUnauthorized(again) ? 'unauthorized' : `closed: ping failed: ${describeConnectionError(again)}`)
+        if (again !== undefined) finish(isUnauthorized(again) ? { kind: 'unauthorized' } : { kind: 'closed', why: `ping failed: ${describeConnectionError(again)}` })
       }
     }
-    finish('stopped')
+    finish({ kind: 'stopped' })
   }
 
   /** Everything the server offers, every page, then stored (the rug-pull guard). */
@@ -794,7 +775,7 @@ export class UpstreamConnection {
           // nothing can hold its tools to their approvals: it is not ready until a discovery
           // completes. Meanwhile agents are served the approved definitions, and calls wait.
           this.log('event', `re-discovery failed: ${describeConnectionError(e)}`)
-          fail?.(`closed: listing its tools failed: ${describeConnectionError(e)}`)
+          fail?.({ kind: 'closed', why: `listing its tools failed: ${describeConnectionError(e)}` })
           break
         }
         try {
