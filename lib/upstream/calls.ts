@@ -1,7 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { RELATED_TASK_META_KEY, type CallToolResult, type ElicitRequest, type ElicitResult, type LoggingMessageNotification, type Progress } from '@modelcontextprotocol/sdk/types.js'
+import { ErrorCode, McpError, RELATED_TASK_META_KEY, type CallToolResult, type ElicitRequest, type ElicitResult, type LoggingMessageNotification, type Progress } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
-import { sleep } from '@/lib/signals'
+import { following, sleep } from '@/lib/signals'
+import { mcpClientOp, type UpstreamPeer } from '@/lib/telemetry/mcp-client'
 import type { OnStreamRequest } from './stream-requests'
 import type { Log } from './transport'
 
@@ -40,7 +41,7 @@ export interface InflightCall {
   serverRequests?: Set<string | number>
 }
 /** The longest a timer can wait (setTimeout's limit): the SDK's own timeout, out of the way of toolgate's. */
-export const MAX_TIMER_MS = 2 ** 31 - 1
+const MAX_TIMER_MS = 2 ** 31 - 1
 
 /**
  * The requests in flight on one connection (and, for a while, ones abandoned): where what the
@@ -111,11 +112,73 @@ export class InflightCalls {
 }
 
 /**
+ * One tools/call on `client`, its result passed through as given; a tool the server runs only as
+ * a task (`asTask`) is run as one, so every client can call it. Runs out after `opts.timeoutMs`
+ * without progress (a RequestTimeout error); what the connection makes of a failure is its own.
+ */
+export async function callTool(client: Client, inflight: InflightCalls, upstream: { peer(): UpstreamPeer }, tool: string, args: Record<string, unknown> | undefined, opts: CallOptions, asTask: boolean): Promise<CallToolResult> {
+  // toolgate keeps the timeout itself (restarted by progress) and its own progress tokens: the
+  // SDK drops a progress notification that arrives in the same read as the result, and an
+  // agent should see every step
+  const token = inflight.nextToken()
+  // one signal stops the call: the caller's, or this call's own clock running out
+  const stop = following(opts.signal)
+  let timedOut = false
+  let timer: NodeJS.Timeout | undefined
+  const restartClock = () => {
+    clearTimeout(timer)
+    timer = setTimeout(() => { timedOut = true; stop.controller.abort() }, opts.timeoutMs)
+  }
+  restartClock()
+  const progressed = (p: Progress) => {
+    restartClock()
+    opts.onProgress?.(p)
+  }
+  // a question waits for a person: the call's clock stops meanwhile, and the question lapses with
+  // the call (made only when a question comes: an abort costs, and most calls ask nothing)
+  let ended: AbortController | undefined
+  const call: InflightCall = {
+    token,
+    onLog: opts.onLog,
+    onElicit: opts.onElicit && (async (params) => {
+      clearTimeout(timer)
+      ended ??= new AbortController()
+      try {
+        return await opts.onElicit!(params, ended.signal)
+      } finally {
+        if (!ended.signal.aborted) restartClock()
+      }
+    }),
+  }
+  inflight.add(call, progressed)
+  const signal = stop.controller.signal
+  const params = { name: tool, arguments: args ?? {}, _meta: { ...opts.meta, progressToken: token } as Record<string, unknown> }
+  // its CLIENT span and duration; the span's context rides in params._meta (undefined while telemetry is off)
+  const op = mcpClientOp(upstream, 'tools/call', tool, params)
+  try {
+    const result = asTask
+      ? await runTask(client, params, progressed, signal, call)
+      : await client.request({ method: 'tools/call', params }, RAW_RESULT, { timeout: MAX_TIMER_MS, signal }) as CallToolResult
+    op?.end(result)
+    return result
+  } catch (e) {
+    op?.end(undefined, timedOut ? new McpError(ErrorCode.RequestTimeout, 'timed out') : e)
+    if (timedOut) throw new McpError(ErrorCode.RequestTimeout, `the call took longer than ${opts.timeoutMs} ms without progress`)
+    throw e
+  } finally {
+    clearTimeout(timer)
+    stop.release()
+    ended?.abort()
+    inflight.release(call, !signal.aborted)
+  }
+}
+
+/**
  * A call of a tool the server runs only as a task (execution.taskSupport "required"): create
  * the task, follow it with tasks/get (each new status is progress), then fetch its result.
  * Stopping early cancels the task upstream.
  */
-export async function runTask(client: Client, params: Record<string, unknown>, progressed: (p: Progress) => void, signal: AbortSignal, call: InflightCall): Promise<CallToolResult> {
+async function runTask(client: Client, params: Record<string, unknown>, progressed: (p: Progress) => void, signal: AbortSignal, call: InflightCall): Promise<CallToolResult> {
   const ask = async <T extends z.ZodType>(method: string, p: Record<string, unknown>, schema: T) =>
     schema.parse(await client.request({ method, params: p }, RAW_RESULT, { timeout: MAX_TIMER_MS, signal })) as z.infer<T>
   // the upstream forgets a task its ttl after creating it, finished or not: ask for long enough

@@ -3,17 +3,17 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import {
   ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, LoggingMessageNotificationSchema, McpError, ProgressNotificationSchema, ToolListChangedNotificationSchema,
   PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema,
-  type CallToolResult, type LoggingLevel, type Progress,
+  type CallToolResult, type LoggingLevel,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { Db } from '@/db/client'
 import { oauthOf } from '@/db/queries/upstream'
 import { isStdio, type ConnectionAction, type ConnectionState, type Root } from '@/db/schema'
 import { describeError } from '@/lib/core/errors'
-import { following, sleep } from '@/lib/signals'
+import { sleep } from '@/lib/signals'
 import { mcpClientOp, type UpstreamPeer } from '@/lib/telemetry/mcp-client'
 import pkg from '@/package.json'
-import { InflightCalls, MAX_TIMER_MS, RAW_RESULT, runTask, type CallOptions, type InflightCall } from './calls'
+import { callTool, InflightCalls, RAW_RESULT, type CallOptions, type InflightCall } from './calls'
 import { applyDiscovery, recordInspectionFailure } from './discovery'
 import { listOffered, type Offered } from './listing'
 import { describeConnectionError, isTransportFailure, isUnauthorized, outcomeText, type ConnectionOutcome } from './outcome'
@@ -225,63 +225,14 @@ export class UpstreamConnection {
   }
 
   private async callOn(client: Client, tool: string, args: Record<string, unknown> | undefined, opts: CallOptions): Promise<CallToolResult> {
-    // toolgate keeps the timeout itself (restarted by progress) and its own progress tokens: the
-    // SDK drops a progress notification that arrives in the same read as the result, and an
-    // agent should see every step
-    const token = this.inflight.nextToken()
-    // one signal stops the call: the caller's, or this call's own clock running out
-    const stop = following(opts.signal)
-    let timedOut = false
-    let timer: NodeJS.Timeout | undefined
-    const restartClock = () => {
-      clearTimeout(timer)
-      timer = setTimeout(() => { timedOut = true; stop.controller.abort() }, opts.timeoutMs)
-    }
-    restartClock()
-    const progressed = (p: Progress) => {
-      restartClock()
-      opts.onProgress?.(p)
-    }
-    // a question waits for a person: the call's clock stops meanwhile, and the question lapses with
-    // the call (made only when a question comes: an abort costs, and most calls ask nothing)
-    let ended: AbortController | undefined
-    const call: InflightCall = {
-      token,
-      onLog: opts.onLog,
-      onElicit: opts.onElicit && (async (params) => {
-        clearTimeout(timer)
-        ended ??= new AbortController()
-        try {
-          return await opts.onElicit!(params, ended.signal)
-        } finally {
-          if (!ended.signal.aborted) restartClock()
-        }
-      }),
-    }
-    this.inflight.add(call, progressed)
-    const signal = stop.controller.signal
-    const params = { name: tool, arguments: args ?? {}, _meta: { ...opts.meta, progressToken: token } as Record<string, unknown> }
-    // its CLIENT span and duration; the span's context rides in params._meta (undefined while telemetry is off)
-    const op = mcpClientOp(this, 'tools/call', tool, params)
     try {
-      const result = this.taskRequired.has(tool)
-        ? await runTask(client, params, progressed, signal, call)
-        : await client.request({ method: 'tools/call', params }, RAW_RESULT, { timeout: MAX_TIMER_MS, signal }) as CallToolResult
-      op?.end(result)
-      return result
+      return await callTool(client, this.inflight, this, tool, args, opts, this.taskRequired.has(tool))
     } catch (e) {
-      op?.end(undefined, timedOut ? new McpError(ErrorCode.RequestTimeout, 'timed out') : e)
-      if (timedOut) throw new McpError(ErrorCode.RequestTimeout, `the call took longer than ${opts.timeoutMs} ms without progress`)
       // a token the server no longer accepts, or one without a scope this call needs (step-up):
       // the login is the server's, so an agent session's refusal asks its main connection for it
       if (isUnauthorized(e)) (this.of ?? this).loginNeeded()
       else if (isTransportFailure(e) && !opts.signal?.aborted) this.fail?.({ kind: 'closed', why: `a call failed: ${describeConnectionError(e)}` })
       throw e
-    } finally {
-      clearTimeout(timer)
-      stop.release()
-      ended?.abort()
-      this.inflight.release(call, !signal.aborted)
     }
   }
 
