@@ -336,10 +336,11 @@ export class UpstreamConnection {
         case 'failed': {
           // a connection that was up starts its backoff afresh; one that never came up backs off further
           if (outcome.kind === 'closed') attempt = 0
+          const text = outcomeText(outcome)
           // the runtime retries by itself; an operator's restart starts afresh at once (a new process, a new session)
-          this.publish(outcome.kind === 'closed' ? 'disconnected' : 'error', outcomeText(outcome), 'restart')
+          this.publish(outcome.kind === 'closed' ? 'disconnected' : 'error', text, 'restart')
           const backoff = Math.min(this.opts.backoffMaxMs, this.opts.backoffBaseMs * 2 ** attempt)
-          this.log('event', `${outcomeText(outcome)}; reconnecting in ${backoff} ms`)
+          this.log('event', `${text}; reconnecting in ${backoff} ms`)
           await sleep(backoff, signal)
         }
       }
