@@ -299,7 +299,12 @@ export class UpstreamConnection {
     if (!isStdio(this.spec.transport)) return 'the upstream connection ended'
     // the SDK keeps its child process private; its exit code is worth reading all the same
     const code = (this.transport as unknown as { _process?: { exitCode: number | null } } | undefined)?._process?.exitCode
-    return `the server process exited${typeof code === 'number' ? ` with code ${code}` : ''}${this.lastStderr ? `; its last stderr line: ${this.lastStderr.slice(0, 300)}` : ''}`
+    return `the server process exited${typeof code === 'number' ? ` with code ${code}` : ''}${this.stderrTail()}`
+  }
+
+  /** A stdio server's last stderr line, as the end of a reason (it often says why the process gave up). */
+  private stderrTail(): string {
+    return isStdio(this.spec.transport) && this.lastStderr ? `; its last stderr line: ${this.lastStderr.slice(0, 300)}` : ''
   }
 
   private async run(): Promise<void> {
@@ -401,7 +406,7 @@ export class UpstreamConnection {
       this.publish('ready')
       this.log('event', 'ready')
     } catch (e) {
-      return finish(isUnauthorized(e) ? { kind: 'unauthorized' } : { kind: 'failed', why: `${describeConnectionError(e)}${isStdio(this.spec.transport) && this.lastStderr ? `; its last stderr line: ${this.lastStderr.slice(0, 300)}` : ''}` })
+      return finish(isUnauthorized(e) ? { kind: 'unauthorized' } : { kind: 'failed', why: `${describeConnectionError(e)}${this.stderrTail()}` })
     }
     // Liveness: a ping notices dropped connections and expired logins between calls; a periodic
     // re-list notices definitions changed without list_changed (stateless HTTP servers never send it).
