@@ -64,3 +64,10 @@ export function releasingFetch(f: typeof fetch): typeof fetch {
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
   }
 }
+
+/** Sleep, waking early when `signal` aborts; the abort listener never outlives the sleep. */
+export const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve) => {
+  const wake = () => { clearTimeout(t); signal.removeEventListener('abort', wake); resolve() }
+  const t = setTimeout(wake, ms)
+  signal.addEventListener('abort', wake, { once: true })
+})

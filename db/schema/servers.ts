@@ -4,10 +4,14 @@ import { sqliteTable, integer, text, primaryKey, index } from 'drizzle-orm/sqlit
  * How the runtime reaches an upstream. `secrets` names env vars (stdio) or headers (HTTP)
  * whose values come from `toolgate upstream set-secret`, never from the config itself.
  */
-export type Transport =
-  | { command: string; args?: string[]; env?: Record<string, string>; cwd?: string; secrets?: string[] }
-  /** type "sse": the 2024-11-05 HTTP+SSE transport; otherwise Streamable HTTP */
-  | { url: string; type?: 'sse'; headers?: Record<string, string>; secrets?: string[] }
+export type Transport = StdioTransport | HttpTransport
+/** A server run as a local process, spoken to over its stdin and stdout. */
+export type StdioTransport = { command: string; args?: string[]; env?: Record<string, string>; cwd?: string; secrets?: string[] }
+/** A server at a URL. type "sse": the 2024-11-05 HTTP+SSE transport; otherwise Streamable HTTP */
+export type HttpTransport = { url: string; type?: 'sse'; headers?: Record<string, string>; secrets?: string[] }
+
+/** Whether the server runs as a local process (stdio) rather than at a URL: the one test of a transport's kind. */
+export const isStdio = (t: Transport): t is StdioTransport => 'command' in t
 
 /** A root the runtime declares to a server (MCP roots); none unless configured. */
 export interface Root { uri: string; name?: string }

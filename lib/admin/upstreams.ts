@@ -2,7 +2,7 @@ import 'server-only'
 import path from 'node:path'
 import { z } from 'zod'
 import type { Db, Tx } from '@/db/client'
-import type { Transport } from '@/db/schema'
+import { isStdio, type Transport } from '@/db/schema'
 import { insertActivity } from '@/lib/activity/record'
 import { recordChange, recordedAs, type ActionContext } from '@/lib/activity/record-change'
 import { deleteServer, insertServerRow, requireServer, saveSecret, serverConfig, updateServer } from '@/db/queries/servers'
@@ -37,7 +37,7 @@ function parse<T extends z.ZodType>(schema: T, input: unknown, prefix = ''): z.i
  * with set-secret. The transport keeps only the names.
  */
 export function separateSecrets(t: Transport): { transport: Transport; values: Record<string, string> } {
-  const given = 'command' in t ? t.env : t.headers
+  const given = isStdio(t) ? t.env : t.headers
   const names = new Set(t.secrets ?? [])
   const values: Record<string, string> = {}
   for (const [k, v] of Object.entries(given ?? {})) {
@@ -45,7 +45,7 @@ export function separateSecrets(t: Transport): { transport: Transport; values: R
     if (v !== '' && !/^\$\{[^}]*\}$/.test(v)) values[k] = v
   }
   const secrets = names.size ? { secrets: [...names] } : {}
-  const transport: Transport = 'command' in t
+  const transport: Transport = isStdio(t)
     ? { command: t.command, ...(t.args ? { args: t.args } : {}), ...(t.cwd ? { cwd: t.cwd } : {}), ...secrets }
     : { url: t.url, ...(t.type ? { type: t.type } : {}), ...secrets }
   return { transport, values }
@@ -160,5 +160,5 @@ export function requestRestart(db: Db, server: string, ctx: ActionContext): Prom
  */
 export function secretTarget(t: Transport | null | undefined): string {
   if (!t) return '(no transport)'
-  return 'url' in t ? new URL(t.url).origin : JSON.stringify([t.command, ...(t.args ?? []), t.cwd ?? null])
+  return !isStdio(t) ? new URL(t.url).origin : JSON.stringify([t.command, ...(t.args ?? []), t.cwd ?? null])
 }

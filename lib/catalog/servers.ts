@@ -1,6 +1,6 @@
 import 'server-only'
 import type { DbLike } from '@/db/client'
-import type { Transport } from '@/db/schema'
+import { isStdio, type Transport } from '@/db/schema'
 import { serverStates, type ServerState } from '@/db/queries/servers'
 import { isolationRuns, type Isolation } from '@/lib/core/state'
 import { toolInventory, type InventoryTool } from './inventory'
@@ -58,7 +58,7 @@ export function serverStateRow(s: ServerState): ServerStateRow {
     connection: s.connection, health: !s.transport ? 'no_transport' : s.connection ? healthOf[s.connection.state] : 'unpublished',
     isolation: {
       setting: s.isolation, sessionState: s.sessionState,
-      runs: s.transport ? isolationRuns(s.isolation, 'url' in s.transport, s.sessionState) : null,
+      runs: s.transport ? isolationRuns(s.isolation, !isStdio(s.transport), s.sessionState) : null,
     },
     connectionAt: s.connectionAt,
     restartPending: s.transport !== null && s.enabled && !s.quarantined && (s.restartRequestedAt ?? 0) > (s.connectionAt ?? 0),
@@ -102,5 +102,5 @@ export function serverDetail(db: DbLike, name: string) {
 
 /** A one-line, secret-free description of a transport. */
 export function describeTransport(t: Transport): string {
-  return 'command' in t ? [t.command, ...(t.args ?? [])].join(' ') + (t.cwd ? ` (in ${t.cwd})` : '') : `${t.url}${t.type === 'sse' ? ' (SSE)' : ''}`
+  return isStdio(t) ? [t.command, ...(t.args ?? [])].join(' ') + (t.cwd ? ` (in ${t.cwd})` : '') : `${t.url}${t.type === 'sse' ? ' (SSE)' : ''}`
 }

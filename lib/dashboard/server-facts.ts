@@ -2,12 +2,12 @@ import 'server-only'
 import type { DbLike } from '@/db/client'
 import { serverConfig } from '@/db/queries/servers'
 import { oauthOf } from '@/db/queries/upstream'
-import type { Transport } from '@/db/schema'
+import { isStdio, type Transport } from '@/db/schema'
 import type { ServerFacts } from './fixes'
 
 /** The facts a fix depends on, from a server's transport and how it gets its OAuth tokens. */
 export function factsOf(db: DbLike, server: string, transport: Transport | null): ServerFacts {
-  const kind = transport === null ? null : 'url' in transport ? 'http' : 'stdio'
+  const kind = transport === null ? null : isStdio(transport) ? 'stdio' : 'http'
   return { transport: kind, clientCredentials: kind === 'http' && oauthOf(db, server)?.grant === 'client_credentials' }
 }
 

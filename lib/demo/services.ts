@@ -4,7 +4,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import type { Db } from '@/db/client'
 import { dropCredentials, serverConfig, serverState, updateServer } from '@/db/queries/servers'
-import type { Transport } from '@/db/schema'
+import { isStdio, type Transport } from '@/db/schema'
 import { writeTransaction } from '@/db/write'
 import { storedOf, wireOf } from '@/lib/core/definition'
 import { mintRequestId } from '@/lib/activity/request-id'
@@ -31,12 +31,12 @@ const SLACK_SCRIPT = 'demo/upstreams/slack.mjs'
 const DEMO_SERVERS = {
   jira: {
     path: '/demo/jira/mcp',
-    urlOf: (t: Transport) => ('url' in t ? t.url : null),
+    urlOf: (t: Transport) => (isStdio(t) ? null : t.url),
     withUrl: (t: Transport, url: string): Transport => ({ ...t, url }),
   },
   slack: {
     path: '/demo/slack',
-    urlOf: (t: Transport) => ('command' in t && t.command === 'node' && t.args?.length === 3 && t.args[0] === SLACK_SCRIPT && t.args[1] === '--workspace' ? t.args[2] : null),
+    urlOf: (t: Transport) => (isStdio(t) && t.command === 'node' && t.args?.length === 3 && t.args[0] === SLACK_SCRIPT && t.args[1] === '--workspace' ? t.args[2] : null),
     withUrl: (t: Transport, url: string): Transport => ({ ...t, args: [SLACK_SCRIPT, '--workspace', url] }),
   },
 } as const

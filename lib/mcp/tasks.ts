@@ -7,7 +7,7 @@ import { describeError } from '@/lib/core/errors'
 import { jsonRpcError, jsonRpcResult } from '@/lib/http/json-rpc'
 import { evaluateNow } from '@/lib/gate/check'
 import { callerKey } from '@/lib/auth/caller'
-import { TERMINAL_TASK_STATES } from '@/lib/upstream/connection'
+import { TERMINAL_TASK_STATES } from '@/lib/upstream/calls'
 import { dispatchToolCall } from '@/lib/upstream/dispatch'
 import type { McpContext } from './context'
 import { toProtocolError } from './errors'
@@ -17,7 +17,7 @@ import { callResult } from './wire'
  * Tasks (2025-11-25): a task-augmented tools/call runs in the background here, and the caller
  * follows it with tasks/get, tasks/result, tasks/list and tasks/cancel. toolgate runs the task
  * itself, so every tool can be called this way; a tool an upstream runs only as a task is run
- * as one upstream by the connection (lib/upstream/connection.ts). The gate applies when the task
+ * as one upstream by the connection (lib/upstream/calls.ts). The gate applies when the task
  * is created (a refused call is answered as a plain call, at once), and a task is visible only
  * to the caller that created it — the same token, by its id, not its name — and to anyone else
  * its id is unknown. An anonymous caller has no identity to follow a task with: it may not create one.

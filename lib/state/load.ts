@@ -1,6 +1,6 @@
 import 'server-only'
 import type { Db, Tx } from '@/db/client'
-import type { ApprovedDefinition, Transport } from '@/db/schema'
+import { isStdio, type ApprovedDefinition, type Transport } from '@/db/schema'
 import { knownTools, reviewContext, saveApproval } from '@/db/queries/tools'
 import { carriedOver, clearState, insertConnection, insertTool, restoreDefinition, restoreOauth, restoreSecret } from '@/db/queries/state'
 import { insertProfile, insertToken } from '@/db/queries/access'
@@ -82,7 +82,7 @@ export async function loadState(db: Db, doc: unknown, actor: string, opts: { kee
       })
       const named = new Set(s.transport?.secrets ?? [])
       const secrets = storedSecrets.filter((x) => x.serverName === s.name && named.has(x.name))
-      const oauth = s.transport && 'url' in s.transport ? storedOauth.find((x) => x.serverName === s.name) : undefined
+      const oauth = s.transport && !isStdio(s.transport) ? storedOauth.find((x) => x.serverName === s.name) : undefined
       const before = previous.get(s.name)
       const moved = before !== undefined && secretTarget(before) !== secretTarget(s.transport) && (secrets.length > 0 || oauth !== undefined)
       if (moved) (opts.keepSecrets ? secretsKept : secretsDropped).push({ server: s.name, from: shown(before), to: shown(s.transport), secrets: secrets.map((x) => x.name), oauth: oauth !== undefined })

@@ -1,11 +1,12 @@
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api'
 import { ATTR, EXECUTE_TOOL, TOOL_ERROR, TOOLGATE } from './names'
 import { telemetry, type Telemetry } from './state'
+import { isStdio, type Transport } from '@/db/schema'
 
 /** An upstream as the conventions describe its peer: a process over pipes, or a host and port over HTTP. */
 export interface UpstreamPeer {
   name: string
-  transport: { command: string } | { url: string }
+  transport: Transport
   /** the HTTP session the server gave, if any */
   sessionId?: string
   /** the protocol version negotiated, when the transport knows it */
@@ -17,7 +18,7 @@ const peers = new WeakMap<UpstreamPeer['transport'], Attributes>()
 function peerAttributes(peer: UpstreamPeer): Attributes {
   let attrs = peers.get(peer.transport)
   if (!attrs) {
-    if ('command' in peer.transport) attrs = { [ATTR.NETWORK_TRANSPORT]: 'pipe', [TOOLGATE.SERVER]: peer.name }
+    if (isStdio(peer.transport)) attrs = { [ATTR.NETWORK_TRANSPORT]: 'pipe', [TOOLGATE.SERVER]: peer.name }
     else {
       // host and port only: a URL's path, query or user part may carry a secret
       const url = new URL(peer.transport.url)

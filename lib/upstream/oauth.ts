@@ -7,6 +7,7 @@ import type { Db } from '@/db/client'
 import { insertActivity } from '@/lib/activity/record'
 import { writeTransaction } from '@/db/write'
 import type { OAuthState } from '@/db/secrets'
+import { isStdio } from '@/db/schema'
 import { mintRequestId } from '@/lib/activity/request-id'
 import { badRequest } from '@/lib/core/errors'
 import { requireServer } from '@/db/queries/servers'
@@ -202,7 +203,7 @@ function httpServer(db: Db, name: string) {
   const s = requireServer(db, name)
   // the error names what the operator can do instead, since a login cannot help either kind
   if (!s.transport) throw badRequest(`server "${name}" has no transport (its state comes from a state file), so toolgate never connects to it and there is nothing to log in to: give it a URL (toolgate upstream add ${name} --url <https://…/mcp>) or load a state where it has one`)
-  if (!('url' in s.transport)) throw badRequest(`server "${name}" runs over stdio: it takes its credentials from its environment, not from an OAuth login; set one with toolgate upstream set-secret ${name} <NAME>`)
+  if (isStdio(s.transport)) throw badRequest(`server "${name}" runs over stdio: it takes its credentials from its environment, not from an OAuth login; set one with toolgate upstream set-secret ${name} <NAME>`)
   return { ...s, url: s.transport.url }
 }
 

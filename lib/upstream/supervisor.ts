@@ -4,6 +4,7 @@ import { clearSessionStates, publishSessionState, publishState, putConnectionSta
 import { managedServers } from '@/db/queries/servers'
 import { appendLogs } from '@/db/queries/upstream'
 import type { Db } from '@/db/client'
+import { isStdio } from '@/db/schema'
 import { writeTransaction } from '@/db/write'
 import { describeError } from '@/lib/core/errors'
 import { logError } from '@/lib/core/log'
@@ -226,7 +227,7 @@ export class Supervisor {
   }
 
   private isolationOf(isolation: Isolation, main: UpstreamConnection): 'shared' | 'per_token' {
-    return isolationRuns(isolation, 'url' in main.spec.transport, main.declaresSessionState)
+    return isolationRuns(isolation, !isStdio(main.spec.transport), main.declaresSessionState)
   }
 
   private writeSessionState(server: string, tokenId: string, p: Parameters<typeof publishSessionState>[3]): void {
@@ -289,7 +290,7 @@ export class Supervisor {
    */
   private inspectIfAsked(row: ReturnType<typeof managedServers>[number]): void {
     const asked = row.inspectRequestedAt !== null && row.inspectRequestedAt > (row.inspectedAt ?? 0)
-    const onAdd = row.inspectRequestedAt === null && row.inspectedAt === null && 'url' in row.transport
+    const onAdd = row.inspectRequestedAt === null && row.inspectedAt === null && !isStdio(row.transport)
     const key = `${row.name}\u0000${row.inspectRequestedAt ?? 'added'}`
     if (!(asked || onAdd) || this.inspections.has(key)) return
     this.inspections.add(key)

@@ -6,7 +6,7 @@ import type { Db } from '@/db/client'
 import { forTerminal, paint, statusColour, table, terminal, toJson, wrap } from '@/lib/cli/output'
 import { command, type Command } from '@/lib/cli/spec'
 import { projectRoot } from '@/lib/core/paths'
-import type { Transport } from '@/db/schema'
+import { isStdio, type Transport } from '@/db/schema'
 import { databaseOf, serverUrlOf, toolgateAnswersAt, urlHost, type DbSource, type UrlSource } from '@/lib/server/address'
 import { buildIdFile } from '@/lib/server/build'
 import { databaseUrlOf } from './db'
@@ -156,7 +156,7 @@ function keyCheck(db: Db | undefined): Check {
 
 /** What the runtime would start: a command on PATH (or a path, from its working directory), or a URL. */
 function resolveTransport(t: Transport): { ok: true; detail: string } | { ok: false; detail: string } {
-  if (!('command' in t)) {
+  if (!isStdio(t)) {
     try {
       const u = new URL(t.url)
       if (u.protocol === 'http:' || u.protocol === 'https:') return { ok: true, detail: `${u.href} parses` }

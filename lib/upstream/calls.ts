@@ -1,0 +1,209 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { ErrorCode, McpError, RELATED_TASK_META_KEY, type CallToolResult, type ElicitRequest, type ElicitResult, type LoggingMessageNotification, type Progress } from '@modelcontextprotocol/sdk/types.js'
+import { z } from 'zod'
+import { following, sleep } from '@/lib/signals'
+import { mcpClientOp, type UpstreamPeer } from '@/lib/telemetry/mcp-client'
+import type { OnStreamRequest } from './stream-requests'
+import type { Log } from './transport'
+
+/** How one call may run: its timeout (restarted by progress), where progress goes, what cancels it. */
+export interface CallOptions {
+  timeoutMs: number
+  onProgress?: (p: Progress) => void
+  /** the caller's answer to an elicitation the server sends during the call (absent: declined); `ended` aborts when the call is over */
+  onElicit?: (params: ElicitRequest['params'], ended: AbortSignal) => Promise<ElicitResult>
+  /** log messages the server sends during the call */
+  onLog?: (params: LoggingMessageNotification['params']) => void
+  signal?: AbortSignal
+  /** the client's request _meta, passed on (the progress token is toolgate's own) */
+  meta?: Record<string, unknown>
+}
+
+/** A result as the server sent it, every field kept. */
+export const RAW_RESULT = z.looseObject({})
+/** A task as an upstream reports it (tasks/get, and tools/call with a task) */
+const upstreamTask = z.looseObject({ taskId: z.string(), status: z.string(), statusMessage: z.string().optional(), pollInterval: z.number().optional() })
+export const TERMINAL_TASK_STATES: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled'])
+const UPSTREAM_TASK_TTL_MS = 24 * 60 * 60 * 1000
+/** How long an abandoned request still counts as in flight (the server may still be working on it). */
+const ABANDONED_LINGER_MS = 10_000
+
+/**
+ * A request in flight: where what the server sends during it goes (nowhere once abandoned), and
+ * what tells that it is for this call: the progress token toolgate gave it, the upstream task it
+ * runs as, the server requests its response stream carried (HTTP).
+ */
+export interface InflightCall {
+  onElicit?: (params: ElicitRequest['params']) => Promise<ElicitResult>
+  onLog?: CallOptions['onLog']
+  token?: string
+  taskId?: string
+  serverRequests?: Set<string | number>
+}
+/** The longest a timer can wait (setTimeout's limit): the SDK's own timeout, out of the way of toolgate's. */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
+/**
+ * The requests in flight on one connection (and, for a while, ones abandoned): where what the
+ * server sends during them (elicitations, log messages, progress) goes.
+ */
+export class InflightCalls {
+  private calls = new Set<InflightCall>()
+  /** progress listeners of the calls in flight, by the progress token toolgate gave each */
+  private progress = new Map<string, (p: Progress) => void>()
+  private issued = 0
+
+  /** The progress token for the next call: toolgate's own, one per call of this connection. */
+  nextToken(): string {
+    return `tg_${++this.issued}`
+  }
+
+  add(call: InflightCall, onProgress?: (p: Progress) => void): void {
+    this.calls.add(call)
+    if (call.token && onProgress) this.progress.set(call.token, onProgress)
+  }
+
+  /** Progress the server reported for the call given `token`. */
+  progressed(token: string, p: Progress): void {
+    this.progress.get(token)?.(p)
+  }
+
+  /**
+   * The call a server's elicitation or log message belongs to: the one running the task its
+   * `_meta` names (related-task), or (HTTP) the one whose response stream carried it; failing
+   * both, the one request in flight, when there is only one (stdio says nothing more).
+   */
+  callFor(meta: Record<string, unknown> | undefined, requestId?: string | number): InflightCall | undefined {
+    const taskId = (meta?.[RELATED_TASK_META_KEY] as { taskId?: unknown } | undefined)?.taskId
+    for (const call of this.calls) {
+      if (typeof taskId === 'string' && call.taskId === taskId) return call
+      if (requestId !== undefined && call.serverRequests?.has(requestId)) return call
+    }
+    return this.calls.size === 1 ? this.calls.values().next().value : undefined
+  }
+
+  /** A server request arrived on the response stream of the call given `token` (HTTP). */
+  readonly onStreamRequest: OnStreamRequest = (requestId, token) => {
+    for (const call of this.calls) if (call.token === token) (call.serverRequests ??= new Set()).add(requestId)
+  }
+
+  /**
+   * A request is over. One the server answered leaves at once; one abandoned (cancelled, timed
+   * out) may still be running upstream, so it stays counted, without a caller, for a while:
+   * what the server sends for it must not be taken for another caller's.
+   */
+  release(call: InflightCall, answered: boolean): void {
+    if (call.token) this.progress.delete(call.token)
+    if (answered) return void this.calls.delete(call)
+    call.onElicit = undefined
+    call.onLog = undefined
+    setTimeout(() => this.calls.delete(call), ABANDONED_LINGER_MS).unref()
+  }
+
+  /** An elicitation from the server: asked of the caller whose call it is for, else declined. */
+  async elicit(params: ElicitRequest['params'], requestId: string | number, log: Log): Promise<ElicitResult> {
+    const call = this.callFor(params._meta, requestId)
+    if (!call?.onElicit) {
+      log('event', `declined an elicitation ("${String(params.message).slice(0, 80)}"): ${call ? 'its call\'s client cannot answer elicitations' : this.calls.size ? `${this.calls.size} calls are in flight, and nothing says which one it is for` : 'no call is in flight'}`)
+      return { action: 'decline' }
+    }
+    return call.onElicit(params)
+  }
+}
+
+/**
+ * One tools/call on `client`, its result passed through as given; a tool the server runs only as
+ * a task (`asTask`) is run as one, so every client can call it. Runs out after `opts.timeoutMs`
+ * without progress (a RequestTimeout error); what the connection makes of a failure is its own.
+ */
+export async function callTool(client: Client, inflight: InflightCalls, upstream: { peer(): UpstreamPeer }, tool: string, args: Record<string, unknown> | undefined, opts: CallOptions, asTask: boolean): Promise<CallToolResult> {
+  // toolgate keeps the timeout itself (restarted by progress) and its own progress tokens: the
+  // SDK drops a progress notification that arrives in the same read as the result, and an
+  // agent should see every step
+  const token = inflight.nextToken()
+  // one signal stops the call: the caller's, or this call's own clock running out
+  const stop = following(opts.signal)
+  let timedOut = false
+  let timer: NodeJS.Timeout | undefined
+  const restartClock = () => {
+    clearTimeout(timer)
+    timer = setTimeout(() => { timedOut = true; stop.controller.abort() }, opts.timeoutMs)
+  }
+  restartClock()
+  const progressed = (p: Progress) => {
+    restartClock()
+    opts.onProgress?.(p)
+  }
+  // a question waits for a person: the call's clock stops meanwhile, and the question lapses with
+  // the call (made only when a question comes: an abort costs, and most calls ask nothing)
+  let ended: AbortController | undefined
+  const call: InflightCall = {
+    token,
+    onLog: opts.onLog,
+    onElicit: opts.onElicit && (async (params) => {
+      clearTimeout(timer)
+      ended ??= new AbortController()
+      try {
+        return await opts.onElicit!(params, ended.signal)
+      } finally {
+        if (!ended.signal.aborted) restartClock()
+      }
+    }),
+  }
+  inflight.add(call, progressed)
+  const signal = stop.controller.signal
+  const params = { name: tool, arguments: args ?? {}, _meta: { ...opts.meta, progressToken: token } as Record<string, unknown> }
+  // its CLIENT span and duration; the span's context rides in params._meta (undefined while telemetry is off)
+  const op = mcpClientOp(upstream, 'tools/call', tool, params)
+  try {
+    const result = asTask
+      ? await runTask(client, params, progressed, signal, call)
+      : await client.request({ method: 'tools/call', params }, RAW_RESULT, { timeout: MAX_TIMER_MS, signal }) as CallToolResult
+    op?.end(result)
+    return result
+  } catch (e) {
+    op?.end(undefined, timedOut ? new McpError(ErrorCode.RequestTimeout, 'timed out') : e)
+    if (timedOut) throw new McpError(ErrorCode.RequestTimeout, `the call took longer than ${opts.timeoutMs} ms without progress`)
+    throw e
+  } finally {
+    clearTimeout(timer)
+    stop.release()
+    ended?.abort()
+    inflight.release(call, !signal.aborted)
+  }
+}
+
+/**
+ * A call of a tool the server runs only as a task (execution.taskSupport "required"): create
+ * the task, follow it with tasks/get (each new status is progress), then fetch its result.
+ * Stopping early cancels the task upstream.
+ */
+async function runTask(client: Client, params: Record<string, unknown>, progressed: (p: Progress) => void, signal: AbortSignal, call: InflightCall): Promise<CallToolResult> {
+  const ask = async <T extends z.ZodType>(method: string, p: Record<string, unknown>, schema: T) =>
+    schema.parse(await client.request({ method, params: p }, RAW_RESULT, { timeout: MAX_TIMER_MS, signal })) as z.infer<T>
+  // the upstream forgets a task its ttl after creating it, finished or not: ask for long enough
+  let task = (await ask('tools/call', { ...params, task: { ttl: UPSTREAM_TASK_TTL_MS } }, z.looseObject({ task: upstreamTask }))).task
+  const taskId = task.taskId
+  // what the server sends for the task names it (related-task): it is this call's
+  call.taskId = taskId
+  let steps = 0
+  try {
+    // a task that needs input asks through tasks/result (which waits for the end): go there at once
+    while (!TERMINAL_TASK_STATES.has(task.status) && task.status !== 'input_required') {
+      await sleep(Math.min(Math.max(task.pollInterval ?? 1_000, 100), 2_000), signal)
+      const now = await ask('tasks/get', { taskId }, upstreamTask)
+      // a new message is the news; a new status under the same message (e.g. completed) is told as the status
+      if (now.statusMessage !== task.statusMessage) progressed({ progress: ++steps, message: now.statusMessage ?? now.status })
+      else if (now.status !== task.status) progressed({ progress: ++steps, message: now.status })
+      task = now
+    }
+    if (task.status === 'cancelled') return { isError: true, content: [{ type: 'text', text: `the upstream cancelled the task${task.statusMessage ? `: ${task.statusMessage}` : ''}` }] }
+    const { _meta, ...result } = await ask('tasks/result', { taskId }, RAW_RESULT) as CallToolResult
+    // the task is toolgate's business with the upstream: its id means nothing to the caller
+    const { [RELATED_TASK_META_KEY]: _task, ...meta } = _meta ?? {}
+    return { ...result, ...(Object.keys(meta).length ? { _meta: meta } : {}) } as CallToolResult
+  } catch (e) {
+    if (signal.aborted) void client.request({ method: 'tasks/cancel', params: { taskId } }, RAW_RESULT, { timeout: 5_000 }).catch(() => undefined)
+    throw e
+  }
+}

@@ -1,0 +1,91 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
+import { z } from 'zod'
+import { storedOfWire, wireOf, type WireDefinition } from '@/lib/core/definition'
+import type { DiscoveredDefinition } from '@/lib/approvals/server-definitions'
+
+const json = z.record(z.string(), z.unknown())
+/**
+ * tools/list as the upstream sent it. The SDK's own listTools parses tools with a schema that
+ * drops fields it does not know; toolgate stores and serves every field as given, so it reads
+ * the raw page and checks only what it relies on.
+ */
+const rawToolsPage = z.looseObject({
+  tools: z.array(z.looseObject({
+    name: z.string().min(1),
+    title: z.string().optional(),
+    description: z.string().optional(),
+    inputSchema: json,
+    outputSchema: json.optional(),
+    annotations: json.optional(),
+    execution: json.optional(),
+    icons: z.array(z.unknown()).optional(),
+    _meta: json.optional(),
+  })),
+  nextCursor: z.string().optional(),
+})
+
+/** Every tool of an upstream, following each nextCursor page, every served field kept as given. */
+async function listAllTools(client: Client, timeoutMs: number): Promise<WireDefinition[]> {
+  const all: WireDefinition[] = []
+  let cursor: string | undefined
+  do {
+    const page = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, rawToolsPage, { timeout: timeoutMs })
+    // the served fields only, each as given (through the stored shape, which names them all)
+    for (const t of page.tools) all.push(wireOf(storedOfWire(t)))
+    cursor = page.nextCursor
+  } while (cursor)
+  return all
+}
+
+const rawPage = z.looseObject({ nextCursor: z.string().optional() })
+/** A listing's pages are followed this far at most: a server cursoring forever is cut off, not followed. */
+const MAX_DEFINITION_PAGES = 100
+
+/** Every item of one of a server's listings (prompts/list, …), every page, each object kept as given. */
+async function listAllOf(client: Client, method: string, key: string, timeoutMs: number): Promise<Record<string, unknown>[]> {
+  const all: Record<string, unknown>[] = []
+  let cursor: string | undefined
+  for (let page = 0; page < MAX_DEFINITION_PAGES; page++) {
+    let r: Record<string, unknown>
+    try {
+      r = await client.request({ method, params: cursor ? { cursor } : {} }, rawPage, { timeout: timeoutMs })
+    } catch (e) {
+      // offered as a capability, but not this listing (resources without templates): none of it
+      if (e instanceof McpError && e.code === ErrorCode.MethodNotFound) return all
+      throw e
+    }
+    const items = r[key]
+    if (Array.isArray(items)) for (const it of items) if (it && typeof it === 'object' && !Array.isArray(it)) all.push(it as Record<string, unknown>)
+    cursor = typeof r.nextCursor === 'string' ? r.nextCursor : undefined
+    if (!cursor) break
+  }
+  return all
+}
+
+/**
+ * What a server gives agents besides its tools, each kept as given for review and pinning:
+ * its instructions, its prompts, its resources and resource templates (where it offers them).
+ */
+async function listDefinitions(client: Client, timeoutMs: number): Promise<DiscoveredDefinition[]> {
+  const caps = client.getServerCapabilities()
+  const out: DiscoveredDefinition[] = []
+  const instructions = client.getInstructions()
+  if (instructions) out.push({ kind: 'instructions', key: '', definition: { instructions } })
+  const keyed = (kind: DiscoveredDefinition['kind'], field: string) => (items: Record<string, unknown>[]) => {
+    for (const definition of items) if (typeof definition[field] === 'string') out.push({ kind, key: definition[field] as string, definition })
+  }
+  if (caps?.prompts) keyed('prompt', 'name')(await listAllOf(client, 'prompts/list', 'prompts', timeoutMs))
+  if (caps?.resources) {
+    keyed('resource', 'uri')(await listAllOf(client, 'resources/list', 'resources', timeoutMs))
+    keyed('resource_template', 'uriTemplate')(await listAllOf(client, 'resources/templates/list', 'resourceTemplates', timeoutMs))
+  }
+  return out
+}
+
+/** Everything a server offers, as one discovery stores it (whole, or not at all). */
+export interface Offered { tools: WireDefinition[]; definitions: DiscoveredDefinition[] }
+
+export async function listOffered(client: Client, timeoutMs: number): Promise<Offered> {
+  return { tools: await listAllTools(client, timeoutMs), definitions: await listDefinitions(client, timeoutMs) }
+}
