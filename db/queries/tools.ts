@@ -47,6 +47,16 @@ export function knownTool(db: DbLike, server: string, name: string): KnownTool |
   return row && knownOf(row)
 }
 
+/** A known tool by name with its approval alone: what judging and counting its status needs. */
+export interface ToolApproval { server: string; name: string; approval: ApprovalView | null }
+
+/** Every known tool's name and approval, in (server, name) order, reading no definition: for counts by status. */
+export function toolApprovalList(db: DbLike): ToolApproval[] {
+  return db.select({ server: tools.serverName, name: tools.name, status: toolApprovals.status, disabled: toolApprovals.disabled })
+    .from(tools).leftJoin(toolApprovals, approvalJoin).where(isNull(tools.goneAt)).orderBy(asc(tools.serverName), asc(tools.name)).all()
+    .map(({ status, disabled, ...rest }) => ({ ...rest, approval: status ? { status, disabled: disabled ?? false } : null }))
+}
+
 /** A known tool an operator's decision holds back: waiting for approval (new or changed), or blocked. */
 export interface GatedTool { server: string; name: string; annotations: KnownTool['annotations']; approval: ApprovalView }
 

@@ -1,6 +1,6 @@
 import 'server-only'
 import type { DbLike } from '@/db/client'
-import { gatedTools, knownTools, type KnownTool } from '@/db/queries/tools'
+import { gatedTools, knownTools, toolApprovalList, type KnownTool } from '@/db/queries/tools'
 import { readSettings } from '@/db/queries/settings'
 import { serverStates, type ServerState } from '@/db/queries/servers'
 import { classify, type Classification } from '@/lib/preflight/classifier'
@@ -56,4 +56,18 @@ export function gatedInventory(db: DbLike, states: readonly ServerState[]): Gate
     id: `${t.server}:${t.name}`, server: t.server, name: t.name, annotations: t.annotations,
     status: classify(byName.get(t.server), t.name, t, quarantineEnabled), blocked: t.approval.disabled,
   }))
+}
+
+/** A tool's status and block flag alone, for counting. */
+export type ToolStatus = Pick<InventoryTool, 'server' | 'status' | 'blocked'>
+
+/**
+ * Every known tool's status and block flag, judged by the same classifier as toolInventory
+ * (against `states`, the servers' states the caller has read), reading names and approvals
+ * only: counts per server do not read a definition.
+ */
+export function toolStatuses(db: DbLike, states: readonly ServerState[]): ToolStatus[] {
+  const quarantineEnabled = readSettings(db).quarantineEnabled
+  const byName = new Map(states.map((s) => [s.name, s]))
+  return toolApprovalList(db).map((t) => ({ server: t.server, status: classify(byName.get(t.server), t.name, t, quarantineEnabled), blocked: t.approval?.disabled ?? false }))
 }

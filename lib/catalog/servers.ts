@@ -3,7 +3,7 @@ import type { DbLike } from '@/db/client'
 import { isStdio, type Transport } from '@/db/schema'
 import { serverStates, type ServerState } from '@/db/queries/servers'
 import { isolationRuns, type Isolation } from '@/lib/core/state'
-import { toolInventory, type InventoryTool } from './inventory'
+import { toolInventory, toolStatuses, type ToolStatus } from './inventory'
 
 /** Connection health, kept apart from admin state: one is what the operator set, the other what the runtime sees. */
 export type Health = 'ready' | 'starting' | 'login_needed' | 'unhealthy' | 'unpublished' | 'no_transport'
@@ -36,7 +36,7 @@ export interface ServerRow {
   inspectFailed: { at: number; error: string } | null
 }
 
-function countTools(list: readonly InventoryTool[]) {
+function countTools(list: readonly ToolStatus[]) {
   return {
     total: list.length,
     callable: list.filter((t) => t.status === 'callable').length,
@@ -67,7 +67,7 @@ export function serverStateRow(s: ServerState): ServerStateRow {
   }
 }
 
-const rowOf = (s: ServerState, tools: readonly InventoryTool[]): ServerRow => ({ ...serverStateRow(s), tools: countTools(tools) })
+const rowOf = (s: ServerState, tools: readonly ToolStatus[]): ServerRow => ({ ...serverStateRow(s), tools: countTools(tools) })
 
 /** Whether a restart asked for has landed: the runtime reported since, and the connection is past its start. */
 export function restartLanded(db: DbLike, name: string): boolean {
@@ -76,15 +76,16 @@ export function restartLanded(db: DbLike, name: string): boolean {
   return (s.connectionAt ?? 0) > (s.restartRequestedAt ?? 0) && (!s.connection || healthOf[s.connection.state] !== 'starting')
 }
 
-/** Every server with admin state, believed connection health and tool counts. */
+/** Every server with admin state, believed connection health and tool counts (no tool definition read). */
 export function serverRows(db: DbLike): ServerRow[] {
-  const byServer = new Map<string, InventoryTool[]>()
-  for (const t of toolInventory(db)) {
+  const states = serverStates(db)
+  const byServer = new Map<string, ToolStatus[]>()
+  for (const t of toolStatuses(db, states)) {
     const list = byServer.get(t.server)
     if (list) list.push(t)
     else byServer.set(t.server, [t])
   }
-  return serverStates(db).map((s) => rowOf(s, byServer.get(s.name) ?? []))
+  return states.map((s) => rowOf(s, byServer.get(s.name) ?? []))
 }
 
 /** One server with its settings and every tool it has (served or withheld), with pins. */

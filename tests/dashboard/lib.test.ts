@@ -5,6 +5,7 @@ import { transactionOn } from '@/db/client'
 import { overview } from '@/lib/dashboard/overview'
 import { changeTools } from '@/lib/admin/bulk-tools'
 import { toolInventory } from '@/lib/catalog/inventory'
+import { serverRows } from '@/lib/catalog/servers'
 import { activityExport, activityPage } from '@/lib/dashboard/activity'
 import { cliFor } from '@/lib/dashboard/preview-commands'
 import { mintRequestId } from '@/lib/activity/request-id'
@@ -142,6 +143,16 @@ describe('the Overview reads only the tools an operator holds back', () => {
     // denied by config, auto-trusted and quarantined tools are not waiting for an approval; a block shows on any server
     expect(o.tools.map((t) => t.id)).toEqual(['a:t2', 'a:t1'])
     expect(o.blockedTools.map((t) => [t.id, t.status])).toEqual([['a:t3', 'tool_blocked_by_user'], ['a:t4', 'tool_blocked_by_user'], ['d:y', 'server_disabled']])
+
+    // the Servers list counts by name and approval alone, and counts what the whole inventory says
+    const count = (server: string) => {
+      const list = inventory.filter((t) => t.server === server)
+      const by = (status: string) => list.filter((t) => t.status === status).length
+      return { total: list.length, callable: by('callable'), pending: by('tool_pending_approval'), changed: by('tool_changed'), blocked: list.filter((t) => t.blocked).length }
+    }
+    const rows = serverRows(db)
+    expect(Object.fromEntries(rows.map((r) => [r.name, r.tools]))).toEqual(Object.fromEntries(['a', 'b', 'd', 'q'].map((s) => [s, count(s)])))
+    expect(rows.find((r) => r.name === 'a')!.tools).toEqual({ total: 7, callable: 2, pending: 1, changed: 1, blocked: 2 })
   })
 })
 
