@@ -12,6 +12,7 @@ import { CopyButton } from '@/components/copy-button'
 import { ErrorNote } from '@/components/error-note'
 import { Button, Card, Empty, inputClass, Pill } from '@/components/ui'
 import { RelativeTime } from '@/components/relative-time'
+import { ExpiryField, expiryMs } from './expiry-field'
 import { RotateToken } from './rotate-token'
 import { ServerPicker } from './server-picker'
 
@@ -30,18 +31,6 @@ function ScopeFields({ scope, onChange, data }: { scope: TokenScope; onChange: (
         </label>
       </div>
     </>
-  )
-}
-
-/** A datetime-local value (the browser's own zone) as ms; '' = never expires. NaN (unparsable) is left for the action to refuse. */
-const expiryMs = (local: string): number | null => (local === '' ? null : new Date(local).getTime())
-
-function ExpiryField({ id, value, onChange }: { id: string; value: string; onChange: (v: string) => void }) {
-  return (
-    <div>
-      <label htmlFor={id} className="block text-sm font-medium">Expires <span className="font-normal text-slate-600 dark:text-slate-400">(empty: never)</span></label>
-      <input id={id} type="datetime-local" value={value} onChange={(e) => onChange(e.target.value)} className={`mt-1 ${inputClass}`} />
-    </div>
   )
 }
 

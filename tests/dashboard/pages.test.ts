@@ -151,6 +151,17 @@ describe('dashboard pages', () => {
     await eventually(async () => (await page.getByTestId('token-expiring').getByTestId('token-expiry').textContent()) ?? '').toBe('expired 2 hours ago')
     expect(await page.getByTestId('token-expiring').getByTestId('token-expiry').getAttribute('data-expired')).toBe('true')
     expect((await preflightRest(secret, ['notes:read_note'])).status).toBe(401)
+
+    // rotated with a new expiry: the new secret works, the old one stays refused
+    const row2 = page.getByTestId('token-expiring')
+    await row2.getByRole('button', { name: 'Rotate token expiring' }).click()
+    const next = Date.now() + 7 * 86_400_000 + 3_600_000
+    await page.locator('#rotate-expires-expiring').fill(local(next))
+    await row2.getByRole('button', { name: 'Yes, rotate' }).click()
+    const rotated = (await page.getByTestId('rotated-expiring').textContent())!
+    expect(Math.abs(stored()!.expiresAt! - next)).toBeLessThan(60_000)
+    expect((await preflightRest(rotated, ['notes:read_note'])).status).toBe(200)
+    expect((await preflightRest(secret, ['notes:read_note'])).status).toBe(401)
     await context.close()
   })
 
