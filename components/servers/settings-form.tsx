@@ -3,7 +3,7 @@
 import { Allowed } from '@/components/operator-context'
 import { useState, useTransition } from 'react'
 import { saveServerSettings } from '@/lib/actions/servers'
-import type { ServerSettings } from '@/lib/admin/schemas'
+import type { ServerSettings } from '@/lib/schemas/admin'
 import { ErrorNote } from '@/components/error-note'
 import { Button, inputClass } from '@/components/ui'
 

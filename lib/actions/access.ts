@@ -3,7 +3,7 @@
 import 'server-only'
 import { z } from 'zod'
 import { createProfile, deleteProfile, updateProfile } from '@/lib/admin/profiles'
-import { profileNameSchema, serverNameSchema, tokenExpirySchema, tokenNameSchema, tokenScopeSchema } from '@/lib/admin/schemas'
+import { profileNameSchema, serverNameSchema, tokenExpirySchema, tokenNameSchema, tokenScopeSchema } from '@/lib/schemas/admin'
 import { createAgentToken, revokeAgentToken, rotateAgentToken, setAgentTokenExpiry, updateAgentToken } from '@/lib/admin/tokens'
 import { operatorAction } from './safe-action'
 

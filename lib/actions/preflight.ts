@@ -2,14 +2,14 @@
 
 import 'server-only'
 import { dashboardPreflight, remediateAndRecheck } from '@/lib/dashboard/preflight'
-import { preflightFormSchema, remediateSchema } from '@/lib/dashboard/schemas'
+import { preflightFormSchema, remediateSchema } from '@/lib/schemas/dashboard'
 import { fixPermission } from '@/lib/dashboard/fix-permission'
 import { can, refusal } from '@/lib/auth/roles'
 import { forbidden } from '@/lib/core/errors'
 import { isDestructive, releaseRequester, twoPersonGate, type Gate } from '@/lib/approvals/two-person'
 import { releaseSubject } from '@/lib/approvals/two-person-subjects'
 import { restartLanded } from '@/lib/catalog/servers'
-import { serverNameSchema } from '@/lib/admin/schemas'
+import { serverNameSchema } from '@/lib/schemas/admin'
 import { z } from 'zod'
 import { operatorAction } from './safe-action'
 

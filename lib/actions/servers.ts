@@ -3,7 +3,7 @@
 import 'server-only'
 import { z } from 'zod'
 import { changeTools } from '@/lib/admin/bulk-tools'
-import { serverNameSchema, serverSettingsSchema } from '@/lib/admin/schemas'
+import { serverNameSchema, serverSettingsSchema } from '@/lib/schemas/admin'
 import { configureServer, setCallApproval } from '@/lib/admin/server-settings'
 import { approveDefinition } from '@/lib/admin/definitions'
 import { disableServer, enableServer, quarantineServer, requestInspection, unquarantineServer } from '@/lib/admin/servers'

@@ -3,7 +3,7 @@
 import 'server-only'
 import { z } from 'zod'
 import { updateSettings } from '@/lib/admin/settings'
-import { settingsPatchSchema } from '@/lib/admin/schemas'
+import { settingsPatchSchema } from '@/lib/schemas/admin'
 import { pruneActivity, retentionCutoff } from '@/lib/activity/retention'
 import { operatorAction } from './safe-action'
 

@@ -3,7 +3,7 @@
 import 'server-only'
 import { headers } from 'next/headers'
 import { z } from 'zod'
-import { serverNameSchema } from '@/lib/admin/schemas'
+import { serverNameSchema } from '@/lib/schemas/admin'
 import { requestIdSchema } from '@/lib/schemas/request-id'
 import { requestRestart, setSecret } from '@/lib/admin/upstreams'
 import { startLogin } from '@/lib/upstream/oauth'

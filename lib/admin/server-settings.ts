@@ -6,7 +6,7 @@ import { badRequest, notFoundError } from '@/lib/core/errors'
 import { knownTool } from '@/db/queries/tools'
 import { parseToolId } from '@/lib/preflight/ids'
 import { recordChange, type ActionContext } from '@/lib/activity/record-change'
-import { serverSettingsSchema, type ServerSettings } from './schemas'
+import { serverSettingsSchema, type ServerSettings } from '@/lib/schemas/admin'
 import { formatIssues } from '@/lib/schemas/issues'
 
 const dedupe = (names: readonly string[]) => [...new Set(names)]

@@ -8,7 +8,7 @@ import { oidcConfig } from '@/lib/auth/oidc'
 import { badRequest } from '@/lib/core/errors'
 import { formatIssues } from '@/lib/schemas/issues'
 import { recordChange, type ActionContext } from '@/lib/activity/record-change'
-import { settingsPatchSchema } from './schemas'
+import { settingsPatchSchema } from '@/lib/schemas/admin'
 
 /** Settings as the state file and the CLI name them. */
 export const presentSettings = (s: ProxySettings) => ({

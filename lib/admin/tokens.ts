@@ -6,7 +6,7 @@ import { insertToken, profileServers, removeToken, setTokenExpiry, setTokenHash,
 import { hashSecret, newSecret } from '@/lib/auth/secrets'
 import { badRequest, notFoundError } from '@/lib/core/errors'
 import { recordChange, type ActionContext } from '@/lib/activity/record-change'
-import type { TokenScope } from './schemas'
+import type { TokenScope } from '@/lib/schemas/admin'
 
 /** A new token's id: who it is for good (a name can be taken again once its token is revoked). */
 export const newTokenId = () => `tok_${randomBytes(12).toString('hex')}`

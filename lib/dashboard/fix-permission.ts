@@ -1,5 +1,5 @@
 import type { Permission } from '@/lib/auth/roles'
-import type { Fix } from './schemas'
+import type { Fix } from '@/lib/schemas/dashboard'
 
 /** What each preflight remediation needs (lib/auth/roles.ts): the same as the button it stands for elsewhere. Dependency-free for the client. */
 export const fixPermission: Record<Fix['kind'], Permission> = {

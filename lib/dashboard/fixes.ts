@@ -1,6 +1,6 @@
 import type { Narrowing, ToolResult } from '@/lib/preflight/evaluate'
 import { parseToolId } from '@/lib/preflight/ids'
-import type { Fix } from './schemas'
+import type { Fix } from '@/lib/schemas/dashboard'
 
 /**
  * What toolgate can do to a server's connection, decided from facts rather than hoped for:

@@ -1,4 +1,4 @@
-import type { PreflightForm } from './schemas'
+import type { PreflightForm } from '@/lib/schemas/dashboard'
 import type { Exchange } from './preview'
 
 /** The token stands in as a shell variable: the dashboard never holds an agent token's secret. */

@@ -10,9 +10,9 @@ import { mcpCaller } from '@/lib/auth/caller'
 import type { Caller } from '@/lib/preflight/evaluate'
 import { getDb } from '@/db/client'
 import { profileServers } from '@/db/queries/access'
-import { policySchema } from '@/lib/preflight/schemas'
+import { policySchema } from '@/lib/schemas/preflight'
 import { callerFor } from './preflight'
-import { profileNameSchema, tokenNameSchema } from '@/lib/admin/schemas'
+import { profileNameSchema, tokenNameSchema } from '@/lib/schemas/admin'
 
 export const PROTOCOLS = { modern: '2026-07-28', legacy: '2025-11-25' } as const
 

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { PreflightForm } from './schemas'
+import type { PreflightForm } from '@/lib/schemas/dashboard'
 
 /** A page's search params as Next hands them over. */
 export type SearchParams = Record<string, string | string[] | undefined>

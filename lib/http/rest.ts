@@ -4,7 +4,7 @@ import type { Db } from '@/db/client'
 import { callerFromHeaders, restCredentials, type HeaderReader } from '@/lib/auth/caller'
 import { ownRequestId } from '@/lib/activity/request-id'
 import { admit } from '@/lib/limits/budgets'
-import { parsePreflightBody } from '@/lib/preflight/schemas'
+import { parsePreflightBody } from '@/lib/schemas/preflight'
 import { runCheck } from '@/lib/gate/check'
 import { parseJson, readBody, sendError, sendJson } from './json'
 

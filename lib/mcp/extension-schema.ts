@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { actions, verdicts, type Reason } from '@/lib/preflight/taxonomy'
 import { idBoundsFault, MAX_CHECK_IDS } from '@/lib/preflight/ids'
 import { issuePath } from '@/lib/schemas/issues'
-import { policySchema } from '@/lib/preflight/schemas'
+import { policySchema } from '@/lib/schemas/preflight'
 
 /**
  * The app.mcpproxy/required-tools extension, v1: toolgate's own copy of the wire rules it

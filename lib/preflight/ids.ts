@@ -1,4 +1,4 @@
-import { MAX_NAME, MAX_TOOL_ID } from '@/lib/schemas/names'
+import { MAX_NAME, MAX_TOOL_ID } from '@/lib/core/names'
 import { quote } from '@/lib/core/log'
 
 /** Tool ids one in-band check takes: a rider's tools, or describe_tool with check: true (fixed in extension v1). */

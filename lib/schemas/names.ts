@@ -1,13 +1,11 @@
 import { z } from 'zod'
+import { MAX_NAME } from '@/lib/core/names'
 
 /**
  * Names and bounds, one rule each, for every surface (routes, actions, the CLI, state files,
  * the runtime). Tool names come from upstreams and are only bounded; names toolgate's operators
  * choose follow one pattern (no ":", which separates a tool id's halves).
  */
-export const MAX_NAME = 64
-export const MAX_TOOL_ID = 256
-
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
 
 const name = (what: string) => z.string().trim()

@@ -3,7 +3,7 @@ import { connectionActions, connectionStates } from '@/db/schema/servers'
 import { settingsDefaults } from '@/db/queries/settings'
 import { displayNameSchema, emailSchema, roleSchema, usernameSchema } from '@/lib/auth/accounts'
 import { transportSchema } from '@/lib/schemas/transport'
-import { callApprovalWaitSchema, callTimeoutSchema, overlapCeilingSchema, profileNameSchema, recordedMibPerHourSchema, requestsPerSecondSchema, retentionDaysSchema, rootsSchema, serverNameSchema, tokenNameSchema, twoPersonRuleSchema } from '@/lib/admin/schemas'
+import { callApprovalWaitSchema, callTimeoutSchema, overlapCeilingSchema, profileNameSchema, recordedMibPerHourSchema, requestsPerSecondSchema, retentionDaysSchema, rootsSchema, serverNameSchema, tokenNameSchema, twoPersonRuleSchema } from '@/lib/schemas/admin'
 
 /** The state file, version 1 (see docs/state-file.md). Strict: unknown fields are errors. */
 const json = z.record(z.string(), z.unknown())

@@ -5,7 +5,7 @@ import { command, EXIT_ERROR } from '@/lib/cli/spec'
 import { HASH_SCHEMA_VERSION } from '@/lib/preflight/hash'
 import type { PreflightData } from '@/lib/gate/check'
 import { exitCodes } from '@/lib/preflight/taxonomy'
-import type { PreflightBody } from '@/lib/preflight/schemas'
+import type { PreflightBody } from '@/lib/schemas/preflight'
 import type { Policy } from '@/lib/core/state'
 import type { Caller, EvaluationInput } from '@/lib/preflight/evaluate'
 import { unauthorized } from '@/lib/core/errors'
@@ -57,7 +57,7 @@ export const preflightCommand = command({
 
 /** Direct on the database, or over REST with --url. */
 async function outOfBand(values: InBandFlags, positionals: string[], json: boolean, db: () => Db): Promise<number> {
-  const { MAX_WAIT_MS, parsePreflightBody } = await import('@/lib/preflight/schemas')
+  const { MAX_WAIT_MS, parsePreflightBody } = await import('@/lib/schemas/preflight')
   const tools = parsePins(values.pin ?? [], positionals)
   const policy: Policy = {
     ...(values['read-only-only'] ? { read_only_only: true } : {}),

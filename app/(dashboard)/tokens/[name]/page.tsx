@@ -12,7 +12,7 @@ import { listQuery, pageOf } from '@/lib/dashboard/lists'
 import { searchValue, type SearchParams } from '@/lib/dashboard/search-params'
 import { Pager } from '@/components/pager'
 import type { Narrowing } from '@/lib/preflight/evaluate'
-import { MAX_DASHBOARD_IDS } from '@/lib/dashboard/schemas'
+import { MAX_DASHBOARD_IDS } from '@/lib/schemas/dashboard'
 import { getDb } from '@/db/client'
 
 export const metadata: Metadata = { title: 'Agent token' }

@@ -1,9 +1,9 @@
 import { z } from 'zod'
 import { badRequest } from '@/lib/core/errors'
 import { profileNameSchema } from '@/lib/schemas/names'
-import { idBoundsFault } from './ids'
+import { idBoundsFault } from '@/lib/preflight/ids'
 import { formatIssues } from '@/lib/schemas/issues'
-import type { EvaluationInput } from './evaluate'
+import type { EvaluationInput } from '@/lib/preflight/evaluate'
 
 export const MAX_REST_IDS = 100
 export const MAX_WAIT_MS = 10_000

@@ -1,7 +1,7 @@
 import { z } from 'zod'
-import { policySchema } from '@/lib/preflight/schemas'
+import { policySchema } from '@/lib/schemas/preflight'
 import { requestIdSchema } from '@/lib/schemas/request-id'
-import { profileNameSchema, serverNameSchema, tokenNameSchema } from '@/lib/admin/schemas'
+import { profileNameSchema, serverNameSchema, tokenNameSchema } from '@/lib/schemas/admin'
 
 /**
  * The dashboard's boundary schemas: what its forms and URLs may carry. Actions parse their
