@@ -109,7 +109,10 @@ describe('the demo on a fresh machine (npm start)', () => {
     await visit(page, await cliLogin())
     await approveOnConsentPage(page, 'demo-jira-consent-from-cli')
     await page.getByRole('heading', { name: 'Login complete' }).waitFor()
-    await eventually(() => connection('jira')?.state).toBe('ready')
+    // ready since this login completed (the connection from before it may still read ready
+    // until the runtime has reconnected with the new token, and with it the agents' sessions)
+    const completedAt = listActivity(db, { type: 'server.login_completed' }).find((r) => r.server === 'jira')!.at
+    await eventually(() => { const c = connection('jira'); return c?.state === 'ready' && c.updatedAt > completedAt }).toBe(true)
     const again = await callThroughToolgate('jira:create_ticket', { summary: 'again' })
     expect(again.isError ?? false, JSON.stringify(again.content)).toBe(false)
     // no definition changed: the served tool is the one the demo state pinned
