@@ -147,6 +147,13 @@ describe('activity: the verdict chart\'s counts (one grouped query)', () => {
     expect(hour.bars.map((b) => b.counts.blocked)).toEqual([2, ...Array(11).fill(0)])
   })
 
+  it('follow the free-text search: a tool id in the checks\' data', () => {
+    const window = { from: b1, to: b1 + H - 1 }
+    expect(sum(verdictChart(d.db, { ...window, q: 'billing:get_invoice' }, '24h'))).toEqual({ ready: 0, degraded_retryable: 2, blocked: 5, unknown_ids: 1 })
+    // the minute counts cannot answer free text: the records are counted, the same over the day as in the hour
+    expect(sum(verdictChart(d.db, { q: 'NOTES:READ_NOTE' }, '24h'))).toEqual({ ready: 5, degraded_retryable: 0, blocked: 0, unknown_ids: 0 })
+  })
+
   it('has no chart for a type that carries no verdict', () => {
     expect(verdictChart(d.db, { type: 'tool.call' }, '24h')).toBeNull()
     expect(verdictChart(d.db, { type: 'preflight' }, '7d')!.bars).toHaveLength(28)
@@ -234,6 +241,68 @@ describe('activity: verdict chart, token picker, live updates', () => {
     await page.waitForTimeout(Math.max(0, opened + 5_000 - Date.now()))
     expect(api).toEqual(['fetch /api/dashboard/activity/stream'])
     expect(await page.evaluate(() => performance.getEntriesByType('navigation').length)).toBe(1)
+    await context.close()
+  })
+})
+
+describe('activity: the log explorer', () => {
+  const exportCall = (requestId: string) => appendActivity(d.db, {
+    requestId, type: 'tool.call', actor: 'token:exporter', surface: 'mcp-shape-a', tier: 'agent', server: 'notes',
+    data: { target: 'notes:export_notes', arguments_hash: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', outcome: 'ok', duration_ms: 3 },
+  })
+
+  it('free-text search (q) finds a record by tool id and by request id prefix, in the list and the export; too long is refused naming q', async () => {
+    const exported = await exportCall('search-run-4711')
+    const other = await exportCall('search-run-4712')
+    const { page, context } = await signedIn(d)
+    await visit(page, '/activity')
+    await page.getByLabel('Search text').fill('export_notes')
+    await page.getByRole('button', { name: 'Apply filters' }).click()
+    await page.waitForURL((u) => u.searchParams.get('q') === 'export_notes')
+    await eventually(async () => (await shownIds(page)).sort(byId)).toEqual([exported.id, other.id])
+    await visit(page, '/activity?q=search-run-4711')
+    await eventually(() => shownIds(page)).toEqual([exported.id])
+    await visit(page, '/activity?q=search-run-47')
+    await eventually(async () => (await shownIds(page)).sort(byId)).toEqual([exported.id, other.id])
+    expect(await page.getByLabel('Search text').inputValue()).toBe('search-run-47')
+    const json = await (await fetch(`${d.server.url}/activity/export?format=json&q=search-run-4711`, { headers: session })).json()
+    expect(json.records.map((r: ActivityItem) => r.id)).toEqual([exported.id])
+
+    await visit(page, `/activity?q=${'x'.repeat(201)}`)
+    await eventually(() => page.getByText('Ignored filter: q: search text is at most 200 characters').count()).toBe(1)
+    const refused = await fetch(`${d.server.url}/activity/export?format=json&q=${'x'.repeat(201)}`, { headers: session })
+    expect(refused.status).toBe(400)
+    expect((await refused.json()).error).toMatch(/^q: search text is at most 200 characters/)
+    await context.close()
+  })
+
+  it('facets count per type, actor and verdict as listActivity does for the same filter; a facet link (by keyboard) adds its filter', async () => {
+    const expected = (records: ActivityItem[] | ReturnType<typeof listActivity>, field: 'type' | 'actor' | 'verdict') => {
+      const counts = new Map<string, number>()
+      for (const r of records) if (r[field] !== null) counts.set(r[field]!, (counts.get(r[field]!) ?? 0) + 1)
+      return [...counts].sort(([a, n], [b, m]) => m - n || (a < b ? -1 : a > b ? 1 : 0)).slice(0, 8)
+    }
+    const shown = (page: Page, field: string) => page.locator(`[data-testid=facet][data-facet=${field}]`)
+      .evaluateAll((els) => els.map((e) => [e.getAttribute('data-value'), Number(e.getAttribute('data-count'))]))
+    const { page, context } = await signedIn(d, { width: 1440, height: 900 })
+    await visit(page, '/activity')
+    expect(await page.getByText('in the latest 10 000 records these filters match').count()).toBe(1)
+    const all = listActivity(d.db, { limit: 100_000 })
+    expect(all.length).toBeLessThan(10_000) // so the window holds them all
+    for (const field of ['type', 'actor', 'verdict'] as const) await eventually(() => shown(page, field)).toEqual(expected(all, field))
+    expect(await seriousViolations(page)).toEqual([])
+
+    await visit(page, '/activity?token=nightly')
+    const nightly = listActivity(d.db, { actor: 'token:nightly', limit: 100_000 })
+    for (const field of ['type', 'actor', 'verdict'] as const) await eventually(() => shown(page, field)).toEqual(expected(nightly, field))
+    expect(await shown(page, 'actor')).toEqual([['token:nightly', nightly.length]])
+    const checks = page.getByRole('link', { name: `preflight: ${nightly.filter((r) => r.type === 'preflight').length} records, filter by it` })
+    await checks.focus()
+    await page.keyboard.press('Enter')
+    await page.waitForURL((u) => u.searchParams.get('type') === 'preflight')
+    expect(new URL(page.url()).searchParams.get('token')).toBe('nightly')
+    const want = listActivity(d.db, { actor: 'token:nightly', type: 'preflight', limit: 50 }).map((r) => r.id)
+    await eventually(() => shownIds(page)).toEqual(want)
     await context.close()
   })
 })
