@@ -305,4 +305,44 @@ describe('activity: the log explorer', () => {
     await eventually(() => shownIds(page)).toEqual(want)
     await context.close()
   })
+
+  it('a record opens whole in a dialog by Enter or a click: focus moves in and stays, Escape closes and returns it; invisible characters shown', async () => {
+    const rec = await appendActivity(d.db, {
+      requestId: 'drawer-run-1', type: 'tool.call', actor: 'token:exporter', surface: 'mcp-shape-a', tier: 'agent', server: 'notes',
+      data: { target: 'notes:read\u200b_note', arguments_hash: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', outcome: 'ok', duration_ms: 2 },
+    })
+    const { page, context } = await signedIn(d, { width: 1440, height: 900 })
+    await visit(page, '/activity?q=drawer-run-1')
+    const line = page.locator(`[data-testid=activity-record][data-id="${rec.id}"]`)
+    await line.focus()
+    await page.keyboard.press('Enter')
+    const dialog = page.getByRole('dialog', { name: `Record ${rec.id}: tool.call` })
+    await eventually(() => dialog.count()).toBe(1)
+    expect(await page.evaluate(() => !!document.activeElement?.closest('[role=dialog]'))).toBe(true)
+    // every field, data included, as recorded; the arguments themselves are not in the log (only their hash)
+    const raw = JSON.parse((await dialog.locator('pre').getAttribute('data-raw'))!)
+    expect(raw).toMatchObject({ id: rec.id, request_id: 'drawer-run-1', type: 'tool.call', actor: 'token:exporter', surface: 'mcp-shape-a', tier: 'agent', server: 'notes', verdict: null, auth: null })
+    expect(raw.data).toEqual({ target: 'notes:read\u200b_note', arguments_hash: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', outcome: 'ok', duration_ms: 2 })
+    expect(await dialog.locator('pre').innerText()).toContain('"target": "notes:read⟦U+200B⟧_note"')
+    expect(await dialog.getByRole('link', { name: 'drawer-run-1' }).getAttribute('href')).toBe('/activity/drawer-run-1')
+    expect(await dialog.getByRole('button', { name: 'Copy the request id' }).count()).toBe(1)
+    expect(await dialog.getByRole('button', { name: `Copy JSON: Record ${rec.id}` }).count()).toBe(1)
+    expect(await seriousViolations(page)).toEqual([])
+    // Tab wraps inside the dialog
+    for (let i = 0; i < 8; i++) {
+      await page.keyboard.press('Tab')
+      expect(await page.evaluate(() => !!document.activeElement?.closest('[role=dialog]'))).toBe(true)
+    }
+    await page.keyboard.press('Escape')
+    await eventually(() => dialog.count()).toBe(0)
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-id'))).toBe(String(rec.id))
+
+    // a click on the line opens it too (a link in the line keeps its own job); Close closes
+    await line.locator('span').last().click()
+    await eventually(() => dialog.count()).toBe(1)
+    await dialog.getByRole('button', { name: 'Close' }).click()
+    await eventually(() => dialog.count()).toBe(0)
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-id'))).toBe(String(rec.id))
+    await context.close()
+  })
 })
