@@ -244,17 +244,41 @@ export function verdictCounts(db: Db, f: ActivityFilter, start: number, end: num
   return [...sums.values()]
 }
 
-/** The same counts from the records themselves (those past `afterId` only, when given). */
-export function countRecords(db: Db, f: ActivityFilter, start: number, end: number, width: number, afterId?: number): BucketCount[] {
-  const bucket = sql<number>`cast((${activity.at} - ${start}) / ${width} as integer)`
-  const where = [...columnConditions(f), eq(activity.type, 'preflight')]
+/** Records of `type` matching `f` with `at` in [start, end): the conditions the chart's counts share. */
+function bucketConditions(db: Db, f: ActivityFilter, type: string, start: number, end: number): SQL[] {
+  const where = [...columnConditions(f), eq(activity.type, type)]
   // a request's or a server's records are few: reach them by their own index, not by scanning the time range
   // (the unary + keeps SQLite's planner off the `at` index, which it would otherwise pick)
   const at = f.requestId || f.server ? sql`+${activity.at}` : activity.at
   where.push(sql`${at} >= ${start}`, sql`${at} < ${end}`)
-  if (afterId !== undefined) where.push(gt(activity.id, afterId))
   if (f.server) where.push(concernsServer(db, f.server))
+  return where
+}
+
+const bucketOf = (start: number, width: number) => sql<number>`cast((${activity.at} - ${start}) / ${width} as integer)`
+
+/** The same counts from the records themselves (those past `afterId` only, when given). */
+export function countRecords(db: Db, f: ActivityFilter, start: number, end: number, width: number, afterId?: number): BucketCount[] {
+  const bucket = bucketOf(start, width)
+  const where = bucketConditions(db, f, 'preflight', start, end)
+  if (afterId !== undefined) where.push(gt(activity.id, afterId))
   return db.select({ bucket, verdict: activity.verdict, checks: count() }).from(activity).where(and(...where)).groupBy(bucket, activity.verdict).all()
+}
+
+export interface CallBucketCount { bucket: number; outcome: string | null; calls: number }
+
+/**
+ * Tool calls (tool.call records, by when they were received) per outcome in `width`-ms buckets of
+ * [start, end), one grouped query: a call's outcome is on its own record, or on the outcome record
+ * naming it (reached through the request-id index); null while it has neither.
+ */
+export function callCounts(db: Db, f: ActivityFilter, start: number, end: number, width: number): CallBucketCount[] {
+  const bucket = bucketOf(start, width)
+  // the outer record named in full: drizzle writes a one-table query's columns unqualified, which inside would mean o's
+  const outcome = sql<string | null>`coalesce(json_extract(activity.data, '$.outcome'), (select json_extract(o.data, '$.outcome') from activity o
+    where o.request_id = activity.request_id and o.type = 'tool.call_outcome' and json_extract(o.data, '$.call') = activity.id limit 1))`
+  return db.select({ bucket, outcome, calls: count() }).from(activity).where(and(...bucketConditions(db, f, 'tool.call', start, end)))
+    .groupBy(bucket, outcome).all()
 }
 
 /**

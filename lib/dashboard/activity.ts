@@ -1,7 +1,7 @@
 import 'server-only'
 import { z } from 'zod'
 import type { Db } from '@/db/client'
-import { activityAfter, activityFacet, chainHead, activityIdWindow, listActivity, verdictCounts, type ActivityFilter as RecordFilter, type FacetCount, type FacetField } from '@/db/queries/activity'
+import { activityAfter, activityFacet, callCounts, chainHead, activityIdWindow, listActivity, verdictCounts, type ActivityFilter as RecordFilter, type FacetCount, type FacetField } from '@/db/queries/activity'
 import { callArgumentsOf } from '@/db/queries/calls'
 import { presentRecords } from '@/lib/activity/present-records'
 import { callFacts, type ActivityItem } from '@/lib/activity/present'
@@ -174,7 +174,13 @@ const BAR_WIDTHS = [MINUTE, 5 * MINUTE, 15 * MINUTE, 30 * MINUTE, HOUR, 3 * HOUR
 const MAX_BARS = 36
 const barWidth = (length: number) => BAR_WIDTHS.find((w) => length / w <= MAX_BARS) ?? Math.ceil(length / MAX_BARS / DAY) * DAY
 
-export interface ChartBar { start: number; end: number; counts: Record<Verdict, number> }
+/** How calls ended, as the chart groups them: not run covers refused, denied, expired and cancelled; pending, no end recorded yet. */
+export const callGroups = ['ok', 'failed', 'refused', 'held', 'pending'] as const
+export type CallGroup = (typeof callGroups)[number]
+const callGroupOf = (outcome: string | null): CallGroup =>
+  outcome === null ? 'pending' : outcome === 'ok' || outcome === 'held' ? outcome : outcome === 'tool_error' || outcome === 'failed' ? 'failed' : 'refused'
+
+export interface ChartBar { start: number; end: number; counts: Record<Verdict, number>; calls: Record<CallGroup, number> }
 /** `span` is null when the From–To filter sets the window instead. */
 export interface VerdictChart { span: ChartSpan | null; width: number; bars: ChartBar[] }
 
@@ -194,8 +200,8 @@ function chartWindow(f: ActivityFilter, span: ChartSpan, now: number): { start: 
 }
 
 /**
- * Checks per interval and verdict for the current filters (one grouped query). Null when the
- * type filter excludes checks: only checks carry a verdict.
+ * Checks per interval and verdict, and tool calls per interval and outcome, for the current
+ * filters (one grouped query each). Null when the type filter excludes checks: only checks carry a verdict.
  */
 export function verdictChart(db: Db, f: ActivityFilter, span: ChartSpan, now = Date.now()): VerdictChart | null {
   if (f.type !== undefined && f.type !== 'preflight') return null
@@ -204,11 +210,16 @@ export function verdictChart(db: Db, f: ActivityFilter, span: ChartSpan, now = D
     start: start + i * width,
     end: Math.min(start + (i + 1) * width, end),
     counts: Object.fromEntries(verdicts.map((v) => [v, 0])) as Record<Verdict, number>,
+    calls: Object.fromEntries(callGroups.map((g) => [g, 0])) as Record<CallGroup, number>,
   }))
   if (bars.length) {
     for (const row of verdictCounts(db, recordFilter(f), start, end, width)) {
       const bar = bars[row.bucket]
       if (bar && (verdicts as readonly (string | null)[]).includes(row.verdict)) bar.counts[row.verdict as Verdict] = row.checks
+    }
+    for (const row of callCounts(db, recordFilter(f), start, end, width)) {
+      const bar = bars[row.bucket]
+      if (bar) bar.calls[callGroupOf(row.outcome)] += row.calls
     }
   }
   return { span: f.from === undefined && f.to === undefined ? span : null, width, bars }

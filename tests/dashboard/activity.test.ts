@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { tokens } from '@/db/queries/access'
-import { latestActivityId, listActivity } from '@/db/queries/activity'
+import { callOutcomes, latestActivityId, listActivity } from '@/db/queries/activity'
 import type { ActivityItem } from '@/lib/activity/present'
 import { appendActivity } from '@/lib/activity/record'
 import { mintRequestId } from '@/lib/activity/request-id'
@@ -343,6 +343,50 @@ describe('activity: the log explorer', () => {
     await dialog.getByRole('button', { name: 'Close' }).click()
     await eventually(() => dialog.count()).toBe(0)
     expect(await page.evaluate(() => document.activeElement?.getAttribute('data-id'))).toBe(String(rec.id))
+    await context.close()
+  })
+
+  it('the chart counts tool calls per interval by outcome (an outcome record ends its call), the check counts unchanged', async () => {
+    const checksBefore = verdictChart(d.db, {}, '24h')!.bars.map((b) => b.counts)
+    const hash = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'
+    const base = { type: 'tool.call' as const, actor: 'token:exporter', surface: 'mcp-shape-a' as const, tier: 'agent' as const, server: 'notes' }
+    const forwarded = await appendActivity(d.db, { ...base, requestId: 'calls-run-1', data: { target: 'notes:read_note', arguments_hash: hash } })
+    await appendActivity(d.db, { ...base, type: 'tool.call_outcome', requestId: 'calls-run-1', data: { target: 'notes:read_note', call: forwarded.id, outcome: 'tool_error', duration_ms: 5 } })
+    await appendActivity(d.db, { ...base, requestId: 'calls-run-2', data: { target: 'notes:delete_note', arguments_hash: hash, outcome: 'held', duration_ms: 1 } })
+    await appendActivity(d.db, { ...base, requestId: 'calls-run-3', data: { target: 'notes:delete_note', arguments_hash: hash, outcome: 'refused', reason: 'not_approved', duration_ms: 1 } })
+    await appendActivity(d.db, { ...base, requestId: 'calls-run-4', data: { target: 'notes:read_note', arguments_hash: hash } })
+
+    const chart = verdictChart(d.db, {}, '24h')!
+    // checks are counted as before: the calls are a series of their own
+    expect(chart.bars.map((b) => b.counts)).toEqual(checksBefore)
+    // the same counts from the records, in JS: each call's end on its own record or its outcome record
+    const calls = listActivity(d.db, { type: 'tool.call', limit: 100_000 }).filter((r) => r.type === 'tool.call' && r.at >= chart.bars[0].start)
+    const ends = callOutcomes(d.db, calls)
+    const group = (o?: string) => (o === undefined ? 'pending' : o === 'tool_error' || o === 'failed' ? 'failed' : o === 'ok' || o === 'held' ? o : 'refused')
+    const want = (from: number) => {
+      const n: Record<string, number> = { ok: 0, failed: 0, refused: 0, held: 0, pending: 0 }
+      for (const c of calls) if (c.at >= from) n[group((c.data as { outcome?: string }).outcome ?? ends.get(c.id)?.data.outcome)]++
+      return n
+    }
+    const total = chart.bars.reduce((acc, b) => {
+      for (const [g, n] of Object.entries(b.calls)) acc[g] = (acc[g] ?? 0) + n
+      return acc
+    }, {} as Record<string, number>)
+    expect(total).toEqual(want(chart.bars[0].start))
+    expect(total).toMatchObject({ failed: 1, refused: 1, held: 1, pending: 1 })
+
+    const { page, context } = await signedIn(d, { width: 1440, height: 900 })
+    await visit(page, '/activity')
+    const last = chart.bars[chart.bars.length - 1]
+    const inLast = want(last.start)
+    const n = Object.values(inLast).reduce((a, b) => a + b, 0)
+    const callBar = page.locator(`[data-testid=call-bar][data-start="${iso(last.start)}"]`)
+    // the bar names the outcomes it has (run alone, this test's calls are the hour's only ones)
+    await eventually(() => callBar.getAttribute('aria-label'))
+      .toMatch(new RegExp(`: ${n} calls — ${inLast.ok ? `${inLast.ok} ok, ` : ''}1 failed, 1 refused or not run, 1 held, 1 no outcome yet$`))
+    expect(await page.getByRole('list', { name: 'Legend: tool calls in this range' }).innerText()).toContain(`held ${total.held}`)
+    expect(await page.getByTestId('call-bar').count()).toBe(24)
+    expect(await seriousViolations(page)).toEqual([])
     await context.close()
   })
 })
