@@ -2,6 +2,7 @@ import type { Metadata } from 'next'
 import Link from 'next/link'
 import { ExportLinks } from '@/components/activity/export-links'
 import { ActivityFacets } from '@/components/activity/facets'
+import { SavedViews } from '@/components/activity/saved-views'
 import { ActivityFilters } from '@/components/activity/filters'
 import { Timeline } from '@/components/activity/timeline'
 import { VerdictChart } from '@/components/activity/verdict-chart'
@@ -68,6 +69,7 @@ export default async function ActivityPage({ searchParams }: { searchParams: Pro
         <span className="text-slate-600 dark:text-slate-300">Export the records these filters match (up to 10 000):</span>
         <ExportLinks query={query} />
       </p>
+      <SavedViews query={new URLSearchParams(withSpan).toString()} />
       {problems.length > 0 && <div className="mb-4"><ErrorNote error={`Ignored filter: ${problems.join('; ')}`} fix="Correct the filter or clear it." /></div>}
       {chart
         ? <VerdictChart chart={chart} filters={raw} spans={spanLinks} />
