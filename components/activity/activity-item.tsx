@@ -1,4 +1,5 @@
 import Link from 'next/link'
+import type { KeyboardEvent, MouseEvent } from 'react'
 import { callFacts, type ActivityItem } from '@/lib/activity/present'
 import { Pill } from '@/components/ui'
 import { RelativeTime } from '@/components/relative-time'
@@ -24,11 +25,24 @@ function CallFactsLine({ item }: { item: ActivityItem }) {
   )
 }
 
-/** One activity record on a line: when, what, where from, who, the verdict, a call's outcome and duration, and a summary. */
-export function ActivityLine({ item, fresh = false }: { item: ActivityItem; fresh?: boolean }) {
+/**
+ * One activity record on a line: when, what, where from, who, the verdict, a call's outcome and duration, and a summary.
+ * With `onOpen`, a click on the line (not on a link or button in it) or Enter on it opens the record.
+ */
+export function ActivityLine({ item, fresh = false, onOpen }: { item: ActivityItem; fresh?: boolean; onOpen?: (item: ActivityItem, line: HTMLElement) => void }) {
+  const opens = onOpen && {
+    tabIndex: 0,
+    title: 'Show the whole record (Enter)',
+    onClick: (e: MouseEvent<HTMLLIElement>) => { if (!(e.target as HTMLElement).closest('a, button, summary, input')) onOpen(item, e.currentTarget) },
+    onKeyDown: (e: KeyboardEvent<HTMLLIElement>) => {
+      if (e.key !== 'Enter' || e.target !== e.currentTarget) return
+      e.preventDefault()
+      onOpen(item, e.currentTarget)
+    },
+  }
   return (
-    <li data-testid="activity-record" data-type={item.type} data-id={item.id} data-actor={item.actor} data-call={item.call?.state}
-      className={`flex flex-wrap items-baseline gap-x-3 gap-y-1 px-3 py-2 text-sm ${fresh ? 'bg-sky-50 dark:bg-sky-950/40' : ''}`}>
+    <li data-testid="activity-record" data-type={item.type} data-id={item.id} data-actor={item.actor} data-call={item.call?.state} {...opens}
+      className={`flex flex-wrap items-baseline gap-x-3 gap-y-1 px-3 py-2 text-sm ${onOpen ? 'cursor-pointer hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-sky-600 dark:hover:bg-slate-800/50' : ''} ${fresh ? 'bg-sky-50 dark:bg-sky-950/40' : ''}`}>
       <RelativeTime iso={item.at} className="w-40 shrink-0 text-xs text-slate-600 dark:text-slate-300" />
       <Pill tone={item.type === 'preflight' ? 'info' : 'muted'}>{item.type}</Pill>
       {item.surface && <span className="text-xs text-slate-600 dark:text-slate-300">via {item.surface}</span>}

@@ -5,7 +5,7 @@ import { activityTypes, surfaces } from '@/lib/core/activity'
 import { verdicts } from '@/lib/preflight/taxonomy'
 import { buttonClass, inputClass } from '@/components/ui'
 
-type Values = Partial<Record<'request_id' | 'type' | 'surface' | 'verdict' | 'server' | 'token' | 'person' | 'from' | 'to', string>>
+type Values = Partial<Record<'q' | 'request_id' | 'type' | 'surface' | 'verdict' | 'server' | 'token' | 'person' | 'from' | 'to', string>>
 
 const groupLabels: Record<string, string> = {
   preflight: 'Checks', tool: 'Tools', server: 'Servers', call: 'Held calls', token: 'Agent tokens', profile: 'Profiles',
@@ -48,6 +48,7 @@ export function ActivityFilters({ values, servers, tokens, people, span }: { val
       const q = new URLSearchParams([...new FormData(e.currentTarget)].flatMap(([k, v]) => (typeof v === 'string' && v.trim() ? [[k, v.trim()]] : [])))
       router.push(q.size ? `/activity?${q}` : '/activity')
     }} className="mb-4 grid grid-cols-2 gap-3 rounded-lg border border-slate-200 bg-white p-3 md:grid-cols-4 xl:grid-cols-10 dark:border-slate-800 dark:bg-slate-900">
+      <div className="col-span-2">{text('q', 'Search text', 'search')}</div>
       <div className="col-span-2">{text('request_id', 'Request id')}</div>
       <div>
         <label htmlFor="f-type" className="block text-xs font-medium">Type</label>

@@ -6,6 +6,7 @@ import { groupByRequest, settleCalls, type ActivityItem } from '@/lib/activity/p
 import { ErrorNote } from '@/components/error-note'
 import { Empty } from '@/components/ui'
 import { ActivityLine } from './activity-item'
+import { RecordDrawer } from './record-drawer'
 import { useActivityStream, type StreamStatus } from './use-activity-stream'
 
 /** New records kept on the page; past this the oldest arrivals give way (Newest reloads them all). */
@@ -31,6 +32,14 @@ export function Timeline({ initial, filters, after, live }: { initial: ActivityI
     setArrived((a) => ({ items: [...batch].reverse().concat(a.items).slice(0, MAX_ARRIVED), count: a.count + batch.length })))
   // a call on the page shows as running until its outcome arrives
   const items = settleCalls([...arrived.items, ...initial])
+  // the record shown whole, and the line it was opened from (focus goes back there)
+  const [opened, setOpened] = useState<number | null>(null)
+  const opener = useRef<HTMLElement | null>(null)
+  const openRecord = (it: ActivityItem, line: HTMLElement) => {
+    opener.current = line
+    setOpened(it.id)
+  }
+  const shown = opened === null ? undefined : items.find((it) => it.id === opened)
   return (
     <div>
       <p className="mb-2 text-xs text-slate-500 dark:text-slate-400" aria-live="polite">
@@ -47,12 +56,16 @@ export function Timeline({ initial, filters, after, live }: { initial: ActivityI
                 <span className="text-xs text-slate-600 dark:text-slate-300">{g.items.length} record{g.items.length === 1 ? '' : 's'}</span>
               </div>
               <ul className="divide-y divide-slate-100 dark:divide-slate-800">
-                {g.items.map((it) => <ActivityLine key={it.id} item={it} fresh={!seen.current.has(it.id)} />)}
+                {g.items.map((it) => <ActivityLine key={it.id} item={it} fresh={!seen.current.has(it.id)} onOpen={openRecord} />)}
               </ul>
             </li>
           ))}
         </ol>
       )}
+      {shown && <RecordDrawer item={shown} onClose={() => {
+        setOpened(null)
+        opener.current?.focus()
+      }} />}
     </div>
   )
 }

@@ -2,7 +2,7 @@
 
 import Link from 'next/link'
 import { useEffect, useState } from 'react'
-import type { ChartBar, ChartSpan, VerdictChart as Chart } from '@/lib/dashboard/activity'
+import type { CallGroup, ChartBar, ChartSpan, VerdictChart as Chart } from '@/lib/dashboard/activity'
 import type { Verdict } from '@/lib/preflight/taxonomy'
 
 // top to bottom in each bar: what needs an operator first, ready checks on the baseline
@@ -11,6 +11,15 @@ const series: { verdict: Verdict; label: string; colour: string }[] = [
   { verdict: 'unknown_ids', label: 'unknown ids', colour: 'bg-fuchsia-700 dark:bg-fuchsia-400' },
   { verdict: 'degraded_retryable', label: 'retryable', colour: 'bg-amber-400' },
   { verdict: 'ready', label: 'ready', colour: 'bg-emerald-500' },
+]
+
+// calls, bottom up: those that ran, then those that failed, were refused, are held, have no end yet
+const callSeries: { group: CallGroup; label: string; colour: string }[] = [
+  { group: 'pending', label: 'no outcome yet', colour: 'bg-slate-400' },
+  { group: 'held', label: 'held', colour: 'bg-amber-400' },
+  { group: 'refused', label: 'refused or not run', colour: 'bg-fuchsia-700 dark:bg-fuchsia-400' },
+  { group: 'failed', label: 'failed', colour: 'bg-red-600 dark:bg-red-500' },
+  { group: 'ok', label: 'ok', colour: 'bg-sky-600 dark:bg-sky-400' },
 ]
 
 const HOUR = 3_600_000
@@ -81,7 +90,38 @@ export function VerdictChart({ chart, filters, spans }: { chart: Chart; filters:
         ))}
       </div>
       {sums.every((s) => s.n === 0) && <p className="mt-2 text-xs text-slate-600 dark:text-slate-300">No checks in this range match the filters.</p>}
+      <CallBars bars={chart.bars} range={range} />
     </section>
+  )
+}
+
+/** Tool calls in the same intervals, split by how they ended: a second row of bars with its own legend and scale. */
+function CallBars({ bars, range }: { bars: ChartBar[]; range: Intl.DateTimeFormat }) {
+  const calls = (b: ChartBar) => callSeries.reduce((n, s) => n + b.calls[s.group], 0)
+  const highest = Math.max(1, ...bars.map(calls))
+  // the legend lists what ran first, as people read it; the bars stack it at the bottom
+  const sums = [...callSeries].reverse().map((s) => ({ ...s, n: bars.reduce((n, b) => n + b.calls[s.group], 0) }))
+  return (
+    <div className="mt-3">
+      <h3 id="call-chart-title" className="mb-1 text-xs font-semibold">Tool calls in the same intervals</h3>
+      <ul className="mb-2 flex flex-wrap gap-x-4 gap-y-1 text-xs" aria-label="Legend: tool calls in this range">
+        {sums.map((s) => <li key={s.group} className="flex items-center gap-1"><span aria-hidden className={`inline-block size-3 rounded-sm ${s.colour}`} />{s.label} {s.n}</li>)}
+      </ul>
+      <div role="group" aria-labelledby="call-chart-title" className="flex h-20 items-stretch gap-px border-b border-slate-300 dark:border-slate-600">
+        {bars.map((b) => {
+          const when = range.formatRange(b.start, b.end)
+          const n = calls(b)
+          const parts = callSeries.filter((s) => b.calls[s.group] > 0)
+          const name = n ? `${when}: ${n} call${n === 1 ? '' : 's'} — ${[...parts].reverse().map((s) => `${b.calls[s.group]} ${s.label}`).join(', ')}` : `${when}: no calls`
+          return (
+            <div key={b.start} role="img" aria-label={name} title={name} data-testid="call-bar" data-start={new Date(b.start).toISOString()} data-calls={n}
+              className="flex min-w-0 flex-1 flex-col justify-end">
+              {parts.map((s) => <span key={s.group} style={{ height: `${(b.calls[s.group] / highest) * 100}%` }} className={`block min-h-[3px] ${s.colour}`} />)}
+            </div>
+          )
+        })}
+      </div>
+    </div>
   )
 }
 

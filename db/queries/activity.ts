@@ -1,5 +1,5 @@
 import 'server-only'
-import { and, asc, count, desc, eq, gt, gte, inArray, lt, lte, max, min, ne, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, gt, gte, inArray, isNotNull, lt, lte, max, min, ne, sql, type SQL } from 'drizzle-orm'
 import type { Db, DbLike, Tx } from '@/db/client'
 import { activity, activityCheckMinutes, activityServers, type ActivityRow } from '@/db/schema'
 import type { StoredLink } from '@/lib/core/activity-chain'
@@ -13,6 +13,7 @@ export interface ActivityFilter {
   server?: string
   surface?: string
   actor?: string
+  q?: string // free text: see `matchesText`
   before?: number // id cursor: rows with a smaller id
   limit?: number
 }
@@ -67,6 +68,24 @@ export function callOutcomes(db: DbLike, calls: readonly { id: number; requestId
   return found
 }
 
+/** A LIKE pattern that finds `text` anywhere, its own % _ and \\ matched literally (ESCAPE '\\'). */
+export const containsPattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+
+/**
+ * Free text anywhere in a record: its request id, actor, server, type, or its data's JSON text
+ * (tool ids, targets…), which holds the text JSON-escaped (a quote as \"), so that is matched too.
+ * LIKE is ASCII case-insensitive. No index serves a substring, so the rows are read newest first
+ * until the page is full: the result is bounded by the page size (and the id window), the work by
+ * how rare the text is. A text on no record reads the whole log: about 40 ms per 100 000 (small) records
+ * (measured: tests/unit/activity/text-search.test.ts).
+ */
+function matchesText(q: string): SQL {
+  const plain = containsPattern(q)
+  const json = containsPattern(JSON.stringify(q).slice(1, -1))
+  return sql`(${activity.requestId} like ${plain} escape '\\' or ${activity.actor} like ${plain} escape '\\'
+    or ${activity.server} like ${plain} escape '\\' or ${activity.type} like ${plain} escape '\\' or ${activity.data} like ${json} escape '\\')`
+}
+
 /** The column filters every reader shares (the server filter needs its index: `concernsServer`). */
 function columnConditions(f: ActivityFilter, range: AtRange = {}): SQL[] {
   const where: SQL[] = []
@@ -76,6 +95,7 @@ function columnConditions(f: ActivityFilter, range: AtRange = {}): SQL[] {
   if (f.verdict) where.push(eq(activity.verdict, f.verdict))
   if (f.surface) where.push(eq(activity.surface, f.surface))
   if (f.actor) where.push(eq(activity.actor, f.actor))
+  if (f.q) where.push(matchesText(f.q))
   if (range.from !== undefined) where.push(gte(activity.at, range.from))
   if (range.to !== undefined) where.push(lte(activity.at, range.to))
   return where
@@ -105,6 +125,27 @@ export function listActivity(db: Db, f: ActivityFilter = {}): ActivityRecord[] {
   }
   if (f.before !== undefined) where.push(lt(activity.id, f.before))
   return typed(db.select().from(activity).where(and(...where)).orderBy(desc(activity.id)).limit(f.limit ?? 50).all())
+}
+
+export type FacetField = 'type' | 'actor' | 'verdict'
+export interface FacetCount { value: string; count: number }
+
+/**
+ * The commonest values of one column among the newest `window` records that match (below
+ * `before`, from `floor`), most first, at most `top`: one grouped query. The window keeps it
+ * bounded on any log; the newest matching records come off the id key (or the type's or
+ * verdict's (column, id) index when that filter is set), like a page of the list.
+ */
+export function activityFacet(db: Db, f: ActivityFilter, field: FacetField, bounds: { floor?: number; before?: number; window: number; top: number }): FacetCount[] {
+  const where = columnConditions(f)
+  if (f.server) where.push(concernsServer(db, f.server))
+  if (bounds.floor !== undefined) where.push(gte(activity.id, bounds.floor))
+  if (bounds.before !== undefined) where.push(lt(activity.id, bounds.before))
+  const recent = db.select({ value: activity[field] }).from(activity).where(and(...where))
+    .orderBy(desc(activity.id)).limit(bounds.window).as('recent')
+  // a verdict is null on records other than checks: those are not a facet value
+  return db.select({ value: recent.value, count: count() }).from(recent).where(isNotNull(recent.value))
+    .groupBy(recent.value).orderBy(desc(count()), asc(recent.value)).limit(bounds.top).all() as FacetCount[]
 }
 
 /** Who a request is: the actor of its first record (undefined when nothing is recorded under it). */
@@ -178,11 +219,11 @@ export interface BucketCount { bucket: number; verdict: string | null; checks: n
  * Checks (preflight records) per verdict in `width`-ms buckets of [start, end). Bucket n covers
  * [start + n·width, start + (n+1)·width). Whole minutes filtered at most by verdict, surface and
  * actor add up the per-minute counts (plus the records past their watermark); anything else
- * (a request id, a server, bounds inside a minute) counts the records themselves.
+ * (a request id, a server, free text, bounds inside a minute) counts the records themselves.
  */
 export function verdictCounts(db: Db, f: ActivityFilter, start: number, end: number, width: number): BucketCount[] {
   const wholeMinutes = start % MINUTE === 0 && end % MINUTE === 0 && width % MINUTE === 0
-  if (!wholeMinutes || f.requestId || f.server || (f.type && f.type !== 'preflight')) return countRecords(db, f, start, end, width)
+  if (!wholeMinutes || f.requestId || f.server || f.q || (f.type && f.type !== 'preflight')) return countRecords(db, f, start, end, width)
   const through = indexedThrough(db)
   const m = activityCheckMinutes
   // the bound numbers may arrive as floats: cast, so the division is a whole bucket number
@@ -203,17 +244,41 @@ export function verdictCounts(db: Db, f: ActivityFilter, start: number, end: num
   return [...sums.values()]
 }
 
-/** The same counts from the records themselves (those past `afterId` only, when given). */
-export function countRecords(db: Db, f: ActivityFilter, start: number, end: number, width: number, afterId?: number): BucketCount[] {
-  const bucket = sql<number>`cast((${activity.at} - ${start}) / ${width} as integer)`
-  const where = [...columnConditions(f), eq(activity.type, 'preflight')]
+/** Records of `type` matching `f` with `at` in [start, end): the conditions the chart's counts share. */
+function bucketConditions(db: Db, f: ActivityFilter, type: string, start: number, end: number): SQL[] {
+  const where = [...columnConditions(f), eq(activity.type, type)]
   // a request's or a server's records are few: reach them by their own index, not by scanning the time range
   // (the unary + keeps SQLite's planner off the `at` index, which it would otherwise pick)
   const at = f.requestId || f.server ? sql`+${activity.at}` : activity.at
   where.push(sql`${at} >= ${start}`, sql`${at} < ${end}`)
-  if (afterId !== undefined) where.push(gt(activity.id, afterId))
   if (f.server) where.push(concernsServer(db, f.server))
+  return where
+}
+
+const bucketOf = (start: number, width: number) => sql<number>`cast((${activity.at} - ${start}) / ${width} as integer)`
+
+/** The same counts from the records themselves (those past `afterId` only, when given). */
+export function countRecords(db: Db, f: ActivityFilter, start: number, end: number, width: number, afterId?: number): BucketCount[] {
+  const bucket = bucketOf(start, width)
+  const where = bucketConditions(db, f, 'preflight', start, end)
+  if (afterId !== undefined) where.push(gt(activity.id, afterId))
   return db.select({ bucket, verdict: activity.verdict, checks: count() }).from(activity).where(and(...where)).groupBy(bucket, activity.verdict).all()
+}
+
+export interface CallBucketCount { bucket: number; outcome: string | null; calls: number }
+
+/**
+ * Tool calls (tool.call records, by when they were received) per outcome in `width`-ms buckets of
+ * [start, end), one grouped query: a call's outcome is on its own record, or on the outcome record
+ * naming it (reached through the request-id index); null while it has neither.
+ */
+export function callCounts(db: Db, f: ActivityFilter, start: number, end: number, width: number): CallBucketCount[] {
+  const bucket = bucketOf(start, width)
+  // the outer record named in full: drizzle writes a one-table query's columns unqualified, which inside would mean o's
+  const outcome = sql<string | null>`coalesce(json_extract(activity.data, '$.outcome'), (select json_extract(o.data, '$.outcome') from activity o
+    where o.request_id = activity.request_id and o.type = 'tool.call_outcome' and json_extract(o.data, '$.call') = activity.id limit 1))`
+  return db.select({ bucket, outcome, calls: count() }).from(activity).where(and(...bucketConditions(db, f, 'tool.call', start, end)))
+    .groupBy(bucket, outcome).all()
 }
 
 /**

@@ -1,7 +1,7 @@
 import 'server-only'
 import { z } from 'zod'
 import type { Db } from '@/db/client'
-import { activityAfter, chainHead, activityIdWindow, listActivity, verdictCounts, type ActivityFilter as RecordFilter } from '@/db/queries/activity'
+import { activityAfter, activityFacet, callCounts, chainHead, activityIdWindow, listActivity, verdictCounts, type ActivityFilter as RecordFilter, type FacetCount, type FacetField } from '@/db/queries/activity'
 import { callArgumentsOf } from '@/db/queries/calls'
 import { presentRecords } from '@/lib/activity/present-records'
 import { callFacts, type ActivityItem } from '@/lib/activity/present'
@@ -29,12 +29,14 @@ export const activityFilterSchema = z.strictObject({
   token: optional(tokenNameSchema),
   // a person: their username, or break-glass
   person: optional(z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'a person is a username (or break-glass)')),
+  // free text (db/queries/activity.ts matchesText): bounded, as each row is searched for it
+  q: optional(z.string().trim().max(200, 'search text is at most 200 characters')),
   from: optional(instant),
   to: optional(instant),
   before: optional(z.coerce.number().int().positive()),
 })
 export type ActivityFilter = z.output<typeof activityFilterSchema>
-export const filterKeys = ['request_id', 'type', 'surface', 'verdict', 'server', 'token', 'person', 'from', 'to'] as const
+export const filterKeys = ['q', 'request_id', 'type', 'surface', 'verdict', 'server', 'token', 'person', 'from', 'to'] as const
 
 /** Parse search params; a bad filter is reported (and ignored), never silently widened into "everything". */
 export function activityFilterFromSearch(sp: SearchParams): { filter: ActivityFilter; problems: string[] } {
@@ -49,18 +51,42 @@ export function activityFilterFromSearch(sp: SearchParams): { filter: ActivityFi
 
 /** The filter in the queries' terms: an agent token's records are those it acted as (`token:<name>`), a person's those under their username. */
 export function recordFilter(f: ActivityFilter): RecordFilter {
-  return { requestId: f.request_id, type: f.type, surface: f.surface, verdict: f.verdict, server: f.server, actor: f.token ? `token:${f.token}` : f.person }
+  return { requestId: f.request_id, type: f.type, surface: f.surface, verdict: f.verdict, server: f.server, actor: f.token ? `token:${f.token}` : f.person, q: f.q }
+}
+
+/** The From–To filter and the page cursor as an id window: records with floor <= id < before. */
+function idBounds(db: Db, f: ActivityFilter): { floor?: number; before: number } {
+  const { floor, ceiling } = activityIdWindow(db, f.from, f.to)
+  return { floor, before: Math.min(f.before ?? Number.MAX_SAFE_INTEGER, ceiling === undefined ? Number.MAX_SAFE_INTEGER : ceiling + 1) }
 }
 
 /** One page, newest first, plus the cursor of the next (older) page. */
 export function activityPage(db: Db, f: ActivityFilter, limit = ACTIVITY_PAGE_SIZE): { items: ActivityItem[]; nextBefore: number | null } {
-  const { floor, ceiling } = activityIdWindow(db, f.from, f.to)
-  const before = Math.min(f.before ?? Number.MAX_SAFE_INTEGER, ceiling === undefined ? Number.MAX_SAFE_INTEGER : ceiling + 1)
+  const { floor, before } = idBounds(db, f)
   if (floor !== undefined && before <= floor) return { items: [], nextBefore: null }
   const rows = listActivity(db, { ...recordFilter(f), before: before === Number.MAX_SAFE_INTEGER ? undefined : before, limit: limit + 1 })
   const inWindow = floor === undefined ? rows : rows.filter((r) => r.id >= floor)
   const page = inWindow.slice(0, limit)
   return { items: presentRecords(db, page), nextBefore: inWindow.length > limit ? page[page.length - 1].id : null }
+}
+
+export const FACET_WINDOW = 10_000
+const FACET_TOP = 8
+export const facetFields: readonly FacetField[] = ['type', 'actor', 'verdict']
+
+/** Counts per type, actor and verdict among the latest FACET_WINDOW records the filters match (the page's cursor and From–To included). */
+export function activityFacets(db: Db, f: ActivityFilter): Record<FacetField, FacetCount[]> {
+  const { floor, before } = idBounds(db, f)
+  const bounds = { floor, before: before === Number.MAX_SAFE_INTEGER ? undefined : before, window: FACET_WINDOW, top: FACET_TOP }
+  const filter = recordFilter(f)
+  return Object.fromEntries(facetFields.map((field) => [field, activityFacet(db, filter, field, bounds)])) as Record<FacetField, FacetCount[]>
+}
+
+/** The URL filter a facet value adds (an actor is a token's or a person's; any other actor has none), or null. */
+export function facetParam(field: FacetField, value: string): [string, string] | null {
+  const [key, v] = field === 'actor' ? (value.startsWith('token:') ? ['token', value.slice('token:'.length)] : ['person', value]) : [field, value]
+  const parsed = activityFilterSchema.shape[key as keyof typeof activityFilterSchema.shape].safeParse(v)
+  return parsed.success ? [key, v] : null
 }
 
 const STORY_LIMIT = 500
@@ -148,7 +174,13 @@ const BAR_WIDTHS = [MINUTE, 5 * MINUTE, 15 * MINUTE, 30 * MINUTE, HOUR, 3 * HOUR
 const MAX_BARS = 36
 const barWidth = (length: number) => BAR_WIDTHS.find((w) => length / w <= MAX_BARS) ?? Math.ceil(length / MAX_BARS / DAY) * DAY
 
-export interface ChartBar { start: number; end: number; counts: Record<Verdict, number> }
+/** How calls ended, as the chart groups them: not run covers refused, denied, expired and cancelled; pending, no end recorded yet. */
+export const callGroups = ['ok', 'failed', 'refused', 'held', 'pending'] as const
+export type CallGroup = (typeof callGroups)[number]
+const callGroupOf = (outcome: string | null): CallGroup =>
+  outcome === null ? 'pending' : outcome === 'ok' || outcome === 'held' ? outcome : outcome === 'tool_error' || outcome === 'failed' ? 'failed' : 'refused'
+
+export interface ChartBar { start: number; end: number; counts: Record<Verdict, number>; calls: Record<CallGroup, number> }
 /** `span` is null when the From–To filter sets the window instead. */
 export interface VerdictChart { span: ChartSpan | null; width: number; bars: ChartBar[] }
 
@@ -168,8 +200,8 @@ function chartWindow(f: ActivityFilter, span: ChartSpan, now: number): { start: 
 }
 
 /**
- * Checks per interval and verdict for the current filters (one grouped query). Null when the
- * type filter excludes checks: only checks carry a verdict.
+ * Checks per interval and verdict, and tool calls per interval and outcome, for the current
+ * filters (one grouped query each). Null when the type filter excludes checks: only checks carry a verdict.
  */
 export function verdictChart(db: Db, f: ActivityFilter, span: ChartSpan, now = Date.now()): VerdictChart | null {
   if (f.type !== undefined && f.type !== 'preflight') return null
@@ -178,11 +210,16 @@ export function verdictChart(db: Db, f: ActivityFilter, span: ChartSpan, now = D
     start: start + i * width,
     end: Math.min(start + (i + 1) * width, end),
     counts: Object.fromEntries(verdicts.map((v) => [v, 0])) as Record<Verdict, number>,
+    calls: Object.fromEntries(callGroups.map((g) => [g, 0])) as Record<CallGroup, number>,
   }))
   if (bars.length) {
     for (const row of verdictCounts(db, recordFilter(f), start, end, width)) {
       const bar = bars[row.bucket]
       if (bar && (verdicts as readonly (string | null)[]).includes(row.verdict)) bar.counts[row.verdict as Verdict] = row.checks
+    }
+    for (const row of callCounts(db, recordFilter(f), start, end, width)) {
+      const bar = bars[row.bucket]
+      if (bar) bar.calls[callGroupOf(row.outcome)] += row.calls
     }
   }
   return { span: f.from === undefined && f.to === undefined ? span : null, width, bars }

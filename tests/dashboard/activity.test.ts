@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { tokens } from '@/db/queries/access'
-import { latestActivityId, listActivity } from '@/db/queries/activity'
+import { callOutcomes, latestActivityId, listActivity } from '@/db/queries/activity'
 import type { ActivityItem } from '@/lib/activity/present'
 import { appendActivity } from '@/lib/activity/record'
 import { mintRequestId } from '@/lib/activity/request-id'
@@ -147,6 +147,13 @@ describe('activity: the verdict chart\'s counts (one grouped query)', () => {
     expect(hour.bars.map((b) => b.counts.blocked)).toEqual([2, ...Array(11).fill(0)])
   })
 
+  it('follow the free-text search: a tool id in the checks\' data', () => {
+    const window = { from: b1, to: b1 + H - 1 }
+    expect(sum(verdictChart(d.db, { ...window, q: 'billing:get_invoice' }, '24h'))).toEqual({ ready: 0, degraded_retryable: 2, blocked: 5, unknown_ids: 1 })
+    // the minute counts cannot answer free text: the records are counted, the same over the day as in the hour
+    expect(sum(verdictChart(d.db, { q: 'NOTES:READ_NOTE' }, '24h'))).toEqual({ ready: 5, degraded_retryable: 0, blocked: 0, unknown_ids: 0 })
+  })
+
   it('has no chart for a type that carries no verdict', () => {
     expect(verdictChart(d.db, { type: 'tool.call' }, '24h')).toBeNull()
     expect(verdictChart(d.db, { type: 'preflight' }, '7d')!.bars).toHaveLength(28)
@@ -234,6 +241,179 @@ describe('activity: verdict chart, token picker, live updates', () => {
     await page.waitForTimeout(Math.max(0, opened + 5_000 - Date.now()))
     expect(api).toEqual(['fetch /api/dashboard/activity/stream'])
     expect(await page.evaluate(() => performance.getEntriesByType('navigation').length)).toBe(1)
+    await context.close()
+  })
+})
+
+describe('activity: the log explorer', () => {
+  const exportCall = (requestId: string) => appendActivity(d.db, {
+    requestId, type: 'tool.call', actor: 'token:exporter', surface: 'mcp-shape-a', tier: 'agent', server: 'notes',
+    data: { target: 'notes:export_notes', arguments_hash: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', outcome: 'ok', duration_ms: 3 },
+  })
+
+  it('free-text search (q) finds a record by tool id and by request id prefix, in the list and the export; too long is refused naming q', async () => {
+    const exported = await exportCall('search-run-4711')
+    const other = await exportCall('search-run-4712')
+    const { page, context } = await signedIn(d)
+    await visit(page, '/activity')
+    await page.getByLabel('Search text').fill('export_notes')
+    await page.getByRole('button', { name: 'Apply filters' }).click()
+    await page.waitForURL((u) => u.searchParams.get('q') === 'export_notes')
+    await eventually(async () => (await shownIds(page)).sort(byId)).toEqual([exported.id, other.id])
+    await visit(page, '/activity?q=search-run-4711')
+    await eventually(() => shownIds(page)).toEqual([exported.id])
+    await visit(page, '/activity?q=search-run-47')
+    await eventually(async () => (await shownIds(page)).sort(byId)).toEqual([exported.id, other.id])
+    expect(await page.getByLabel('Search text').inputValue()).toBe('search-run-47')
+    const json = await (await fetch(`${d.server.url}/activity/export?format=json&q=search-run-4711`, { headers: session })).json()
+    expect(json.records.map((r: ActivityItem) => r.id)).toEqual([exported.id])
+
+    await visit(page, `/activity?q=${'x'.repeat(201)}`)
+    await eventually(() => page.getByText('Ignored filter: q: search text is at most 200 characters').count()).toBe(1)
+    const refused = await fetch(`${d.server.url}/activity/export?format=json&q=${'x'.repeat(201)}`, { headers: session })
+    expect(refused.status).toBe(400)
+    expect((await refused.json()).error).toMatch(/^q: search text is at most 200 characters/)
+    await context.close()
+  })
+
+  it('facets count per type, actor and verdict as listActivity does for the same filter; a facet link (by keyboard) adds its filter', async () => {
+    const expected = (records: ActivityItem[] | ReturnType<typeof listActivity>, field: 'type' | 'actor' | 'verdict') => {
+      const counts = new Map<string, number>()
+      for (const r of records) if (r[field] !== null) counts.set(r[field]!, (counts.get(r[field]!) ?? 0) + 1)
+      return [...counts].sort(([a, n], [b, m]) => m - n || (a < b ? -1 : a > b ? 1 : 0)).slice(0, 8)
+    }
+    const shown = (page: Page, field: string) => page.locator(`[data-testid=facet][data-facet=${field}]`)
+      .evaluateAll((els) => els.map((e) => [e.getAttribute('data-value'), Number(e.getAttribute('data-count'))]))
+    const { page, context } = await signedIn(d, { width: 1440, height: 900 })
+    await visit(page, '/activity')
+    expect(await page.getByText('in the latest 10 000 records these filters match').count()).toBe(1)
+    const all = listActivity(d.db, { limit: 100_000 })
+    expect(all.length).toBeLessThan(10_000) // so the window holds them all
+    for (const field of ['type', 'actor', 'verdict'] as const) await eventually(() => shown(page, field)).toEqual(expected(all, field))
+    expect(await seriousViolations(page)).toEqual([])
+
+    await visit(page, '/activity?token=nightly')
+    const nightly = listActivity(d.db, { actor: 'token:nightly', limit: 100_000 })
+    for (const field of ['type', 'actor', 'verdict'] as const) await eventually(() => shown(page, field)).toEqual(expected(nightly, field))
+    expect(await shown(page, 'actor')).toEqual([['token:nightly', nightly.length]])
+    const checks = page.getByRole('link', { name: `preflight: ${nightly.filter((r) => r.type === 'preflight').length} records, filter by it` })
+    await checks.focus()
+    await page.keyboard.press('Enter')
+    await page.waitForURL((u) => u.searchParams.get('type') === 'preflight')
+    expect(new URL(page.url()).searchParams.get('token')).toBe('nightly')
+    const want = listActivity(d.db, { actor: 'token:nightly', type: 'preflight', limit: 50 }).map((r) => r.id)
+    await eventually(() => shownIds(page)).toEqual(want)
+    await context.close()
+  })
+
+  it('a record opens whole in a dialog by Enter or a click: focus moves in and stays, Escape closes and returns it; invisible characters shown', async () => {
+    const rec = await appendActivity(d.db, {
+      requestId: 'drawer-run-1', type: 'tool.call', actor: 'token:exporter', surface: 'mcp-shape-a', tier: 'agent', server: 'notes',
+      data: { target: 'notes:read\u200b_note', arguments_hash: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', outcome: 'ok', duration_ms: 2 },
+    })
+    const { page, context } = await signedIn(d, { width: 1440, height: 900 })
+    await visit(page, '/activity?q=drawer-run-1')
+    const line = page.locator(`[data-testid=activity-record][data-id="${rec.id}"]`)
+    await line.focus()
+    await page.keyboard.press('Enter')
+    const dialog = page.getByRole('dialog', { name: `Record ${rec.id}: tool.call` })
+    await eventually(() => dialog.count()).toBe(1)
+    expect(await page.evaluate(() => !!document.activeElement?.closest('[role=dialog]'))).toBe(true)
+    // every field, data included, as recorded; the arguments themselves are not in the log (only their hash)
+    const raw = JSON.parse((await dialog.locator('pre').getAttribute('data-raw'))!)
+    expect(raw).toMatchObject({ id: rec.id, request_id: 'drawer-run-1', type: 'tool.call', actor: 'token:exporter', surface: 'mcp-shape-a', tier: 'agent', server: 'notes', verdict: null, auth: null })
+    expect(raw.data).toEqual({ target: 'notes:read\u200b_note', arguments_hash: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', outcome: 'ok', duration_ms: 2 })
+    expect(await dialog.locator('pre').innerText()).toContain('"target": "notes:read⟦U+200B⟧_note"')
+    expect(await dialog.getByRole('link', { name: 'drawer-run-1' }).getAttribute('href')).toBe('/activity/drawer-run-1')
+    expect(await dialog.getByRole('button', { name: 'Copy the request id' }).count()).toBe(1)
+    expect(await dialog.getByRole('button', { name: `Copy JSON: Record ${rec.id}` }).count()).toBe(1)
+    expect(await seriousViolations(page)).toEqual([])
+    // Tab wraps inside the dialog
+    for (let i = 0; i < 8; i++) {
+      await page.keyboard.press('Tab')
+      expect(await page.evaluate(() => !!document.activeElement?.closest('[role=dialog]'))).toBe(true)
+    }
+    await page.keyboard.press('Escape')
+    await eventually(() => dialog.count()).toBe(0)
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-id'))).toBe(String(rec.id))
+
+    // a click on the line opens it too (a link in the line keeps its own job); Close closes
+    await line.locator('span').last().click()
+    await eventually(() => dialog.count()).toBe(1)
+    await dialog.getByRole('button', { name: 'Close' }).click()
+    await eventually(() => dialog.count()).toBe(0)
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-id'))).toBe(String(rec.id))
+    await context.close()
+  })
+
+  it('the chart counts tool calls per interval by outcome (an outcome record ends its call), the check counts unchanged', async () => {
+    const checksBefore = verdictChart(d.db, {}, '24h')!.bars.map((b) => b.counts)
+    const hash = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'
+    const base = { type: 'tool.call' as const, actor: 'token:exporter', surface: 'mcp-shape-a' as const, tier: 'agent' as const, server: 'notes' }
+    const forwarded = await appendActivity(d.db, { ...base, requestId: 'calls-run-1', data: { target: 'notes:read_note', arguments_hash: hash } })
+    await appendActivity(d.db, { ...base, type: 'tool.call_outcome', requestId: 'calls-run-1', data: { target: 'notes:read_note', call: forwarded.id, outcome: 'tool_error', duration_ms: 5 } })
+    await appendActivity(d.db, { ...base, requestId: 'calls-run-2', data: { target: 'notes:delete_note', arguments_hash: hash, outcome: 'held', duration_ms: 1 } })
+    await appendActivity(d.db, { ...base, requestId: 'calls-run-3', data: { target: 'notes:delete_note', arguments_hash: hash, outcome: 'refused', reason: 'not_approved', duration_ms: 1 } })
+    await appendActivity(d.db, { ...base, requestId: 'calls-run-4', data: { target: 'notes:read_note', arguments_hash: hash } })
+
+    const chart = verdictChart(d.db, {}, '24h')!
+    // checks are counted as before: the calls are a series of their own
+    expect(chart.bars.map((b) => b.counts)).toEqual(checksBefore)
+    // the same counts from the records, in JS: each call's end on its own record or its outcome record
+    const calls = listActivity(d.db, { type: 'tool.call', limit: 100_000 }).filter((r) => r.type === 'tool.call' && r.at >= chart.bars[0].start)
+    const ends = callOutcomes(d.db, calls)
+    const group = (o?: string) => (o === undefined ? 'pending' : o === 'tool_error' || o === 'failed' ? 'failed' : o === 'ok' || o === 'held' ? o : 'refused')
+    const want = (from: number) => {
+      const n: Record<string, number> = { ok: 0, failed: 0, refused: 0, held: 0, pending: 0 }
+      for (const c of calls) if (c.at >= from) n[group((c.data as { outcome?: string }).outcome ?? ends.get(c.id)?.data.outcome)]++
+      return n
+    }
+    const total = chart.bars.reduce((acc, b) => {
+      for (const [g, n] of Object.entries(b.calls)) acc[g] = (acc[g] ?? 0) + n
+      return acc
+    }, {} as Record<string, number>)
+    expect(total).toEqual(want(chart.bars[0].start))
+    expect(total).toMatchObject({ failed: 1, refused: 1, held: 1, pending: 1 })
+
+    const { page, context } = await signedIn(d, { width: 1440, height: 900 })
+    await visit(page, '/activity')
+    const last = chart.bars[chart.bars.length - 1]
+    const inLast = want(last.start)
+    const n = Object.values(inLast).reduce((a, b) => a + b, 0)
+    const callBar = page.locator(`[data-testid=call-bar][data-start="${iso(last.start)}"]`)
+    // the bar names the outcomes it has (run alone, this test's calls are the hour's only ones)
+    await eventually(() => callBar.getAttribute('aria-label'))
+      .toMatch(new RegExp(`: ${n} calls — ${inLast.ok ? `${inLast.ok} ok, ` : ''}1 failed, 1 refused or not run, 1 held, 1 no outcome yet$`))
+    expect(await page.getByRole('list', { name: 'Legend: tool calls in this range' }).innerText()).toContain(`held ${total.held}`)
+    expect(await page.getByTestId('call-bar').count()).toBe(24)
+    expect(await seriousViolations(page)).toEqual([])
+    await context.close()
+  })
+
+  it('saved views: the current filters kept under a name in this browser, listed as links; a bad name is refused naming it; forget removes one', async () => {
+    const { page, context } = await signedIn(d)
+    await visit(page, '/activity?token=nightly&verdict=blocked')
+    const save = page.getByRole('form', { name: 'Save this view' })
+    await save.getByRole('button', { name: 'Save these filters' }).click()
+    await eventually(() => save.getByRole('alert').textContent()).toBe('name: name the view')
+    await save.getByLabel('View name').fill('x'.repeat(61))
+    await save.getByRole('button', { name: 'Save these filters' }).click()
+    await eventually(() => save.getByRole('alert').textContent()).toBe('name: a view name is at most 60 characters')
+    expect(await page.evaluate(() => localStorage.getItem('toolgate.activity.views'))).toBeNull()
+    await save.getByLabel('View name').fill('nightly blocked')
+    await save.getByRole('button', { name: 'Save these filters' }).click()
+    const views = page.getByRole('region', { name: 'Saved views' })
+    await eventually(() => views.getByRole('link', { name: 'nightly blocked' }).count()).toBe(1)
+    expect(await save.getByRole('alert').count()).toBe(0)
+
+    // kept across page loads, and it takes you back to those filters
+    await visit(page, '/activity')
+    await views.getByRole('link', { name: 'nightly blocked' }).click()
+    await page.waitForURL((u) => u.searchParams.get('token') === 'nightly' && u.searchParams.get('verdict') === 'blocked')
+    await eventually(async () => (await shownIds(page)).sort(byId)).toEqual(listActivity(d.db, { actor: 'token:nightly', verdict: 'blocked', limit: 50 }).map((r) => r.id).sort(byId))
+    await views.getByRole('button', { name: 'Forget the view nightly blocked' }).click()
+    await eventually(() => views.getByRole('link', { name: 'nightly blocked' }).count()).toBe(0)
+    expect(await page.evaluate(() => localStorage.getItem('toolgate.activity.views'))).toBe('[]')
     await context.close()
   })
 })

@@ -1,13 +1,15 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { ExportLinks } from '@/components/activity/export-links'
+import { ActivityFacets } from '@/components/activity/facets'
+import { SavedViews } from '@/components/activity/saved-views'
 import { ActivityFilters } from '@/components/activity/filters'
 import { Timeline } from '@/components/activity/timeline'
 import { VerdictChart } from '@/components/activity/verdict-chart'
 import { ErrorNote } from '@/components/error-note'
 import { buttonClass, PageHeader } from '@/components/ui'
 import {
-  activityFilterFromSearch, activityPage, chartSpans, chartSpanSchema, DEFAULT_SPAN, filterKeys, localInputValue, verdictChart, type ChartSpan,
+  activityFacets, activityFilterFromSearch, activityPage, chartSpans, FACET_WINDOW, facetFields, facetParam, chartSpanSchema, DEFAULT_SPAN, filterKeys, localInputValue, verdictChart, type ChartSpan,
 } from '@/lib/dashboard/activity'
 import { canViewPage } from '@/lib/dashboard/operator'
 import { searchValue, type SearchParams } from '@/lib/dashboard/search-params'
@@ -38,6 +40,12 @@ export default async function ActivityPage({ searchParams }: { searchParams: Pro
   // read before the page: a record that lands while the page is read is then streamed, not lost
   const latest = latestActivityId(db)
   const { items, nextBefore } = activityPage(db, filter)
+  const counted = activityFacets(db, filter)
+  // a facet link narrows the current view: its other filters stay, paging starts again
+  const facets = Object.fromEntries(facetFields.map((field) => [field, counted[field].map((c) => {
+    const param = facetParam(field, c.value)
+    return { ...c, href: param && activityHref({ ...withSpan, [param[0]]: param[1] }) }
+  })])) as Parameters<typeof ActivityFacets>[0]['facets']
   const chart = verdictChart(db, filter, span.success ? span.data : DEFAULT_SPAN)
   // a server or token named by a link may be gone since (its records stay): keep it pickable
   const servers = [...new Set([...serverNames(db), ...(raw.server ? [raw.server] : [])])]
@@ -61,15 +69,21 @@ export default async function ActivityPage({ searchParams }: { searchParams: Pro
         <span className="text-slate-600 dark:text-slate-300">Export the records these filters match (up to 10 000):</span>
         <ExportLinks query={query} />
       </p>
+      <SavedViews query={new URLSearchParams(withSpan).toString()} />
       {problems.length > 0 && <div className="mb-4"><ErrorNote error={`Ignored filter: ${problems.join('; ')}`} fix="Correct the filter or clear it." /></div>}
       {chart
         ? <VerdictChart chart={chart} filters={raw} spans={spanLinks} />
         : <p className="mb-4 text-xs text-slate-600 dark:text-slate-300">The verdict chart counts checks: records of type {filter.type} carry no verdict.</p>}
-      <Timeline key={`${query}|${filter.before ?? ''}|${after}`} initial={items} filters={query} after={after} live={!newer} />
-      <nav aria-label="Pages" className="mt-4 flex gap-2">
-        {newer && <Link className={buttonClass()} href={activityHref(withSpan)}>Newest</Link>}
-        {nextBefore !== null && <Link className={buttonClass()} href={activityHref({ ...withSpan, before: String(nextBefore) })}>Older →</Link>}
-      </nav>
+      <div className="gap-4 lg:grid lg:grid-cols-[minmax(0,1fr)_16rem]">
+        <div className="min-w-0">
+          <Timeline key={`${query}|${filter.before ?? ''}|${after}`} initial={items} filters={query} after={after} live={!newer} />
+          <nav aria-label="Pages" className="mt-4 flex gap-2">
+            {newer && <Link className={buttonClass()} href={activityHref(withSpan)}>Newest</Link>}
+            {nextBefore !== null && <Link className={buttonClass()} href={activityHref({ ...withSpan, before: String(nextBefore) })}>Older →</Link>}
+          </nav>
+        </div>
+        <ActivityFacets facets={facets} window={FACET_WINDOW} />
+      </div>
     </>
   )
 }
