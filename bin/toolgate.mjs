@@ -72,7 +72,13 @@ async function build() {
   const hourAgo = Date.now() - 3_600_000
   for (const old of readdirSync(cacheDir)) {
     const p = path.join(cacheDir, old)
-    if (p !== bundle && /^cli-/.test(old) && statSync(p).mtimeMs < hourAgo) rmSync(p, { recursive: true, force: true })
+    if (p === bundle || !/^cli-/.test(old)) continue
+    // another run may be pruning the same folder at once: a bundle already gone is no error
+    try {
+      if (statSync(p).mtimeMs < hourAgo) rmSync(p, { recursive: true, force: true })
+    } catch (e) {
+      if (e.code !== 'ENOENT') throw e
+    }
   }
 }
 

@@ -1,3 +1,4 @@
+import { taxonomy, type Reason } from '@/lib/preflight/taxonomy'
 import { Pill, type Tone } from './ui'
 
 /** Tones for set verdicts and per-tool reasons: the same meaning gets the same colour everywhere. */
@@ -17,4 +18,19 @@ export function VerdictBadge({ verdict, exitCode }: { verdict: string; exitCode:
       <span className="font-mono text-sm text-slate-600 dark:text-slate-300">exit {exitCode}</span>
     </div>
   )
+}
+
+const CLASSES = [['unknown_ids', 'unknown id', 'unknown ids'], ['blocked', 'blocked', 'blocked'], ['degraded_retryable', 'retryable', 'retryable'], ['ready', 'ready', 'ready']] as const
+
+/**
+ * What the set verdict sums up, class by class ("1 unknown id · 9 blocked · 2 ready"): the set
+ * takes its worst class, and an unknown id must not hide the blocked tools beside it.
+ */
+export function VerdictCounts({ tools }: { tools: readonly { status: string; reason?: string }[] }) {
+  const classOf = (t: { status: string; reason?: string }) => (t.status === 'ready' || !t.reason ? 'ready' : taxonomy[t.reason as Reason]?.verdict ?? 'blocked')
+  const counts = CLASSES.map(([verdict, one, many]) => {
+    const n = tools.filter((t) => classOf(t) === verdict).length
+    return n ? `${n} ${n === 1 ? one : many}` : null
+  }).filter(Boolean)
+  return <span data-testid="verdict-counts" className="text-sm font-normal text-slate-600 dark:text-slate-300">{counts.join(' · ')}</span>
 }

@@ -11,7 +11,7 @@ import type { Fix, PreflightForm } from '@/lib/schemas/dashboard'
 import { preflightSearch } from '@/lib/dashboard/search-params'
 import { ErrorNote } from '@/components/error-note'
 import { Button, Card, inputClass, Pill } from '@/components/ui'
-import { VerdictBadge } from '@/components/verdict'
+import { VerdictBadge, VerdictCounts } from '@/components/verdict'
 import { IdPicker } from './id-picker'
 import { MetaPreview } from './meta-preview'
 import { ResultRow } from './result-row'
@@ -59,11 +59,15 @@ export function PreflightWorkbench({ initial, options, autorun }: { initial: Pre
     if (r.ok) {
       setCheck({ result: r.data, form: check.form })
       setFailure(null)
-      // a restart is only asked for here: its check runs again once the runtime reports
-      if (what.kind === 'restart_server') setRestarting({ server: what.server, form: check.form })
+      // a restart is only asked for here, and an enabled server still has to connect: the check
+      // runs again once the runtime reports (not beside the connection state from before)
+      const connecting = what.kind === 'restart_server'
+        || (what.kind === 'enable_server' && r.data.tools.some((t) => t.id.startsWith(`${what.server}:`) && t.status !== 'ready'))
+      if (connecting) setRestarting({ server: what.server, form: check.form })
       setNotice(what.kind === 'restart_server'
         ? `Restart of ${what.server} asked for, recorded under request ${check.result.request_id}. Reconnecting… the set is checked again once the runtime reports the new connection.`
-        : `Done: ${describeFix(what)}. Recorded under request ${check.result.request_id}; the set was checked again.`)
+        : connecting ? `Done: enabled server ${what.server}, recorded under request ${check.result.request_id}. Connecting… the set is checked again once the runtime reports the connection.`
+          : `Done: ${describeFix(what)}. Recorded under request ${check.result.request_id}; the set was checked again.`)
       setFocus('notice')
     } else setFailure(r)
     refreshPreview()
@@ -152,6 +156,7 @@ export function PreflightWorkbench({ initial, options, autorun }: { initial: Pre
           <Card>
             <h2 ref={resultRef} tabIndex={-1} className="mb-3 flex flex-wrap items-center gap-3 text-base font-semibold">
               Result <VerdictBadge verdict={check.result.verdict} exitCode={check.result.exit_code} />
+              <VerdictCounts tools={check.result.tools} />
               {stale && <Pill tone="warn">out of date</Pill>}
             </h2>
             {stale && (

@@ -27,7 +27,8 @@ function changeServer(db: Db, name: string, type: keyof typeof changes, ctx: Act
     // what the change causes (a release's approvals and findings) is on the record under the same request
     const requestId = ctx.requestId ?? mintRequestId(now)
     const after = { ...row, ...changes[type] }
-    updateServer(tx, name, { ...changes[type], updatedAt: now })
+    // enabling asks the runtime to connect, as a restart does: what follows it waits for that (restartLanded)
+    updateServer(tx, name, { ...changes[type], ...(type === 'server.enabled' ? { restartRequestedAt: now } : {}), updatedAt: now })
     const note = during?.(tx, now, row, requestId)
     return { name, before: row, after, note, ...recordChange(tx, type, { ...ctx, requestId }, { target: name, before: row, after, ...(note ? { note } : {}) }, { server: name, now }) }
   })

@@ -22,6 +22,8 @@ describe('preflight page', () => {
     expect(await row('notes:export_notes').getAttribute('data-reason')).toBe('tool_pending_approval')
     expect(await row('github:list_issues').getAttribute('data-reason')).toBe('server_quarantined')
     expect(await row('notes:nope_tool').getAttribute('data-reason')).toBe('not_found')
+    // the set takes its worst class; beside it, every class, so the unknown id hides no blocked tool
+    expect(await page.getByTestId('verdict-counts').textContent()).toBe('1 unknown id · 2 blocked')
     await screenshot(page, 'preflight-unknown-ids')
 
     const checkRequest = (await page.getByRole('link', { name: /^req_/ }).textContent())!

@@ -160,6 +160,19 @@ describe('the demo on a fresh machine (npm start)', () => {
     await context.close()
   })
 
+  it('legacy-ci: Enable from a failed check says it is connecting, and checks again once the runtime reports, never beside the state from before', { timeout: 120_000 }, async () => {
+    const { page, context } = await signedIn(d)
+    await visit(page, '/preflight?id=legacy-ci:run_job&run=1')
+    const row = page.getByTestId('row-legacy-ci:run_job')
+    await eventually(() => row.getAttribute('data-reason')).toBe('server_disabled')
+    await row.getByRole('button', { name: /Enable server/ }).click()
+    await eventually(() => page.getByRole('status').filter({ hasText: 'Done: enabled server legacy-ci' }).first().textContent()).toContain('Connecting…')
+    await eventually(() => page.getByRole('status').filter({ hasText: 'legacy-ci reported its new connection; the set was checked again' }).count()).toBe(1)
+    expect(await row.getAttribute('data-status')).toBe('ready')
+    expect(connection('legacy-ci')?.state).toBe('ready')
+    await context.close()
+  })
+
   it('stops the demo\'s services with the server', async () => {
     const urls = [transportUrl('jira'), `${transportUrl('slack')}/session`]
     for (const url of urls) expect((await fetch(url)).status).toBeTypeOf('number')
