@@ -78,4 +78,19 @@ describe('overview', () => {
     expect(await docs.textContent()).toContain('toolgate does not run docs: it has no transport')
     await context.close()
   })
+
+  it('follows the state by itself: an agent refused while the page is open appears on it without a reload', async () => {
+    const { page, context } = await signedIn(d)
+    await visit(page, '/')
+    const bot = page.getByTestId('agent-notes-bot')
+    expect(await bot.count()).toBe(0)
+    // a reload would be a new document: this mark stays only if the page was never reloaded
+    await page.evaluate(() => { (window as unknown as { loadedOnce: boolean }).loadedOnce = true })
+    // notes-bot reaches notes only: github is outside its scope
+    expect((await restCheck('tg_at_demo_notes_bot_00', ['github:list_issues'])).status).toBe(200)
+    await expect.poll(() => bot.count(), { timeout: 30_000 }).toBe(1)
+    expect(await bot.locator('[data-reason=server_not_in_scope]').count()).toBe(1)
+    expect(await page.evaluate(() => (window as unknown as { loadedOnce?: boolean }).loadedOnce)).toBe(true)
+    await context.close()
+  })
 })
