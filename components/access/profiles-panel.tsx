@@ -38,7 +38,7 @@ function ProfileRow({ profile: p, data }: { profile: AccessOverview['profiles'][
   const unsaved = [...servers].sort().join('\n') !== [...p.servers].sort().join('\n')
   const warning = p.pinnedBy.length ? ` Tokens pinned to it (${p.pinnedBy.join(', ')}) will then be denied everything.` : ''
   return (
-    <li id={`profile-${p.name}`} data-testid={`profile-${p.name}`} className="scroll-mt-4 space-y-2 py-3 target:bg-amber-50 dark:target:bg-amber-950/40">
+    <li id={`profile-${p.name}`} data-testid={`profile-${p.name}`} className="scroll-mt-4 space-y-2 py-3 target:bg-amber-50 data-[targeted=true]:bg-amber-50 dark:target:bg-amber-950/40 dark:data-[targeted=true]:bg-amber-950/40">
       <div className="flex flex-wrap items-center gap-3">
         <span className="font-mono font-medium">{p.name}</span>
         {p.pinnedBy.length > 0 && <span className="text-xs text-slate-600 dark:text-slate-300">pinned by {p.pinnedBy.join(', ')}</span>}

@@ -36,6 +36,11 @@ describe('a page per agent token', () => {
     await outside.getByRole('link', { name: 'Edit profile ops' }).click()
     await page.waitForURL((u) => u.pathname === '/tokens' && u.hash === '#profile-ops')
     const ops = page.getByTestId('profile-ops')
+    // the link lands on the profile: scrolled into view and marked, once the page's content is there
+    await eventually(() => ops.getAttribute('data-targeted')).toBe('true')
+    const box = (await ops.boundingBox())!
+    expect(box.y).toBeGreaterThanOrEqual(0)
+    expect(box.y).toBeLessThan(page.viewportSize()!.height)
     await page.getByRole('group', { name: 'Servers in ops' }).getByLabel('billing').check()
     expect(await ops.getByText('Unsaved changes').count()).toBe(1)
     await page.getByRole('button', { name: 'Save servers of profile ops' }).click()
