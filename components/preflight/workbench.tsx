@@ -40,6 +40,8 @@ export function PreflightWorkbench({ initial, options, autorun }: { initial: Pre
   const noticeRef = useRef<HTMLParagraphElement>(null)
   const queries = useQueryClient()
   const unknownToken = form.token !== null && !options.tokens.some((t) => t.name === form.token)
+  // a pinned token is evaluated through its pin: the profile field narrows further, it does not replace it
+  const pin = options.tokens.find((t) => t.name === form.token)?.profilePin ?? null
 
   const update = (patch: Partial<PreflightForm>) => setForm((f) => ({ ...f, ...patch }))
   // a check or a fix may change what /mcp answers: the preview is computed again at once
@@ -126,7 +128,7 @@ export function PreflightWorkbench({ initial, options, autorun }: { initial: Pre
               <div>
                 <label htmlFor="profile" className="block text-sm font-medium">Profile</label>
                 <select id="profile" value={form.profile ?? ''} onChange={(e) => update({ profile: e.target.value || null })} className={`mt-1 w-full ${inputClass}`}>
-                  <option value="">None (no narrowing)</option>
+                  <option value="">{pin ? `None (token’s pin “${pin}” applies)` : 'None (no narrowing)'}</option>
                   {options.profiles.map((p) => <option key={p} value={p}>{p}</option>)}
                 </select>
               </div>

@@ -16,6 +16,8 @@ describe('agent-and-operator view', () => {
     await visit(page, '/preflight?id=billing:get_invoice&id=notes:read_note&token=nightly')
     await page.getByRole('button', { name: 'Run preflight' }).click()
     await eventually(() => verdict(page)).toBe('verdict unknown_ids, exit code 12')
+    // no profile chosen, yet nightly's pin applies: the field says so rather than "no narrowing"
+    expect(await page.locator('#profile option[value=""]').textContent()).toBe('None (token’s pin “ops” applies)')
 
     // the agent layer: exactly what the token is told (the agent tier's not_found)
     const billing = row(page, 'billing:get_invoice')
