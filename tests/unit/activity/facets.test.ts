@@ -8,7 +8,7 @@ import { mintRequestId } from '@/lib/activity/request-id'
 const NOW = Date.parse('2026-12-03T10:00:00Z')
 
 describe('activity facets', () => {
-  it('count the newest `window` matching records only, most first then by value, at most `top`; measured at 100 000 records', () => {
+  it('count the newest `window` matching records only, most first then by value, at most `top`, at 100 000 records', () => {
     const db = openDb(':memory:')
     transactionOn(db, (tx) => {
       for (let i = 0; i < 100_000; i++) {
@@ -18,21 +18,15 @@ describe('activity facets', () => {
       insertActivity(tx, { requestId: mintRequestId(NOW), type: 'tool.call', actor: 'token:rare', server: 'notes', at: NOW, data: { target: 'notes:x', arguments_hash: '0'.repeat(64) } })
     })
     const bounds = { window: 10_000, top: 3 }
-    let started = performance.now()
     // the newest 10 000: the call and 9 999 checks
     expect(activityFacet(db, {}, 'type', bounds)).toEqual([{ value: 'preflight', count: 9_999 }, { value: 'tool.call', count: 1 }])
     expect(activityFacet(db, {}, 'verdict', bounds)).toEqual([{ value: 'ready', count: 7_500 }, { value: 'blocked', count: 2_499 }])
     const actors = activityFacet(db, {}, 'actor', bounds)
-    const unfiltered = performance.now() - started
     // checks 90 001–99 999: t0 has 999 of them, the others 1 000 each, ties by name
     expect(actors).toEqual([{ value: 'token:t1', count: 1_000 }, { value: 'token:t2', count: 1_000 }, { value: 'token:t3', count: 1_000 }])
     expect(activityFacet(db, { verdict: 'blocked' }, 'actor', { window: 100_000, top: 8 })).toEqual(
       [0, 2, 4, 6, 8].map((t) => ({ value: `token:t${t}`, count: 5_000 })))
     // a filter no index serves, matching one record: the window never fills, so the whole log is read
-    started = performance.now()
     expect(activityFacet(db, { actor: 'token:rare' }, 'type', bounds)).toEqual([{ value: 'tool.call', count: 1 }])
-    const rare = performance.now() - started
-    console.log(`facets at 100 000 records: three unfiltered ${unfiltered.toFixed(0)} ms; one with a rare actor ${rare.toFixed(0)} ms`)
-    expect(rare).toBeLessThan(5_000)
   })
 })

