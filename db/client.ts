@@ -56,6 +56,13 @@ export function openStore(file: string, upgrade?: (db: Db) => void): Db {
   return db
 }
 
+/** Close a store (the raw connection stays in db/, so callers need not know the engine). */
+export const closeStore = (db: Db): void => { db.$client.close() }
+/** Whether a store is still open. */
+export const isStoreOpen = (db: Db): boolean => db.$client.open
+/** The file a store lives in (':memory:' for a store in memory). */
+export const storeFile = (db: Db): string => db.$client.name
+
 /** A database file opened read-only and left as it is (not migrated, no upgrades): for looking only. */
 export function openReadOnlyStore(file: string): Db {
   return drizzle(new Database(file, { readonly: true, fileMustExist: true }), { schema }) as Db

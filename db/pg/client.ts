@@ -39,6 +39,9 @@ export async function connectPg(url: string): Promise<PgDb> {
   return drizzle({ client, schema }) as PgDb
 }
 
+/** Close a PostgreSQL connection opened by connectPg. */
+export const closePg = (db: PgDb): Promise<void> => db.$client.end()
+
 export const pgMigrationsFolder = () => path.join(projectRoot(), 'db', 'pg', 'migrations')
 
 /** Apply the PostgreSQL migrations toolgate ships that the database lacks (each in its transaction). */

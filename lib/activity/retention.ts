@@ -1,7 +1,7 @@
 import 'server-only'
 import { statSync } from 'node:fs'
 import { activityExtent, deleteOldest } from '@/db/queries/activity'
-import type { Db, Tx } from '@/db/client'
+import { storeFile, type Db, type Tx } from '@/db/client'
 import { writeRecords } from '@/db/write'
 import { readSettings } from '@/db/queries/settings'
 import { deleteOldCalls } from '@/db/queries/calls'
@@ -53,7 +53,7 @@ export async function pruneActivity(db: Db, before: number, actor: string, onBat
 export function activityStorage(db: Db): { oldestAt: number | null; records: number; dbBytes: number; walBytes: number } {
   const { oldestAt, records } = activityExtent(db)
   const size = (f: string) => { try { return statSync(f).size } catch { return 0 } }
-  const file = db.$client.name
+  const file = storeFile(db)
   return { oldestAt, records, dbBytes: size(file), walBytes: size(`${file}-wal`) }
 }
 

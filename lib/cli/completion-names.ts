@@ -2,7 +2,7 @@ import { profileList, tokens } from '@/db/queries/access'
 import { serverNames } from '@/db/queries/servers'
 import { readSettings } from '@/db/queries/settings'
 import { suggestToolIds } from '@/db/queries/tools'
-import type { Db } from '@/db/client'
+import { closeStore, type Db } from '@/db/client'
 import { presentSettings } from '@/lib/admin/settings'
 import { listCalls } from '@/db/queries/calls'
 import { openReadOnly } from './db'
@@ -27,6 +27,6 @@ export function namesOf(kind: NameKind, cur: string, dbFile: string | undefined)
   } catch {
     return [] // a database from another version, locked, unreadable: no candidates rather than noise
   } finally {
-    db.$client.close()
+    closeStore(db)
   }
 }

@@ -143,7 +143,8 @@ async function noteOtherDatabase(db: Db, flag: string | undefined): Promise<void
   const { databaseOf, serverUrlOf, toolgateAnswersAt } = await import('@/lib/server/address')
   const { runtimeHolder } = await import('@/db/queries/connections')
   const { file, from } = databaseOf(flag)
-  if (from !== 'default' || !db.$client.open || runtimeHolder(db)) return
+  const { isStoreOpen } = await import('@/db/client')
+  if (from !== 'default' || !isStoreOpen(db) || runtimeHolder(db)) return
   const { url } = serverUrlOf(null, undefined)
   if (!(await toolgateAnswersAt(url))) return
   console.error(`toolgate: note: this read ${file} (no --db, no $TOOLGATE_DB), but the toolgate answering at ${url} does not run on it: it was started on another database. Give this command the same database: --db FILE or TOOLGATE_DB=FILE`)

@@ -3,7 +3,7 @@ import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'n
 import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
 import next from 'next'
-import { getDb } from '@/db/client'
+import { closeStore, getDb } from '@/db/client'
 import { startCheckpointer } from '@/db/checkpointer'
 import { checkSecretKey } from '@/db/secrets'
 import { commitPending } from '@/lib/activity/record'
@@ -121,7 +121,7 @@ export async function startToolgate(opts: ServeOptions): Promise<RunningToolgate
     // what is buffered is exported; the gauges read the database one last time
     await stopTelemetry().catch((e: unknown) => logError(`toolgate: telemetry stop: ${describeError(e)}`))
     await checkpointer.stop()
-    db.$client.close()
+    closeStore(db)
   })())
 
   try {

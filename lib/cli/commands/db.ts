@@ -17,7 +17,7 @@ export async function databaseUrlOf(flag: string | undefined, flagName: string):
 
 /** `fn` on a connection to the database at `url`, closed afterwards; its password masked in any error (a driver's or the server's message may quote the URL). */
 async function withPostgres<T>(url: string, fn: (target: PgDb) => Promise<T>): Promise<T> {
-  const [{ connectPg }, { maskIn }] = await Promise.all([import('@/db/pg/client'), import('@/db/pg/url')])
+  const [{ closePg, connectPg }, { maskIn }] = await Promise.all([import('@/db/pg/client'), import('@/db/pg/url')])
   const target = await connectPg(url)
   try {
     return await fn(target)
@@ -25,7 +25,7 @@ async function withPostgres<T>(url: string, fn: (target: PgDb) => Promise<T>): P
     if (e instanceof Error) e.message = maskIn(e.message, url)
     throw e
   } finally {
-    await target.$client.end()
+    await closePg(target)
   }
 }
 

@@ -24,9 +24,10 @@ let runtimeHolder: typeof import('@/db/queries/connections').runtimeHolder
 let activityStorage: typeof import('@/lib/activity/retention').activityStorage
 let openCliDb: typeof import('@/lib/cli/db').openCliDb
 let proveWritable: typeof import('@/db/write').proveWritable
+let closeStore: typeof import('@/db/client').closeStore
 async function loadChecks(): Promise<void> {
-  ;[{ managedServers }, { operatorKeyHash }, { runtimeHolder }, { activityStorage }, { openCliDb }, { proveWritable }] = await Promise.all([
-    import('@/db/queries/servers'), import('@/db/queries/auth'), import('@/db/queries/connections'), import('@/lib/activity/retention'), import('@/lib/cli/db'), import('@/db/write'),
+  ;[{ managedServers }, { operatorKeyHash }, { runtimeHolder }, { activityStorage }, { openCliDb }, { proveWritable }, { closeStore }] = await Promise.all([
+    import('@/db/queries/servers'), import('@/db/queries/auth'), import('@/db/queries/connections'), import('@/lib/activity/retention'), import('@/lib/cli/db'), import('@/db/write'), import('@/db/client'),
   ])
 }
 
@@ -224,7 +225,7 @@ async function postgresChecks(url: string): Promise<Check[]> {
   } catch (e) {
     return [{ name: 'pg', status: 'fail', detail: `the PostgreSQL driver does not load: ${(e as Error).message}`, fix: 'npm ci (pg is one of toolgate\'s dependencies)' }]
   }
-  const [{ connectPg }, { pgSchemaVersion, pgServerVersion }, { maskUrl }] = drivers
+  const [{ closePg, connectPg }, { pgSchemaVersion, pgServerVersion }, { maskUrl }] = drivers
   const serving: Check = { name: 'serve', status: 'warn', detail: 'serving on PostgreSQL is not available yet: toolgate serve refuses TOOLGATE_DATABASE_URL (db copy, db migrate and doctor work on it)', fix: 'serve on SQLite meanwhile: unset TOOLGATE_DATABASE_URL' }
   let db: Awaited<ReturnType<typeof connectPg>>
   try {
@@ -244,7 +245,7 @@ async function postgresChecks(url: string): Promise<Check[]> {
       : { name: 'migrations', status: 'fail', detail: `${m.missing} behind: applied ${m.applied}, this toolgate ships ${m.latest}`, fix: migrate }
     return [{ name: 'postgresql', status: 'ok', detail: `${maskUrl(url)} answers` }, version, migrations, serving]
   } finally {
-    await db.$client.end()
+    await closePg(db)
   }
 }
 
@@ -279,7 +280,7 @@ export const doctorCommand: Command = command({
       : { check: { name: 'database', status: 'warn', detail: `not checked: better-sqlite3 does not load, so no database opens (${database.file})`, fix: 'fix better-sqlite3 first (above)' } satisfies Check, db: undefined }
     const checks: Check[] = [nodeCheck(), environmentCheck(), driver, dbCheck, await serverCheck(db, port, host, database.file), buildCheck(), keyCheck(db), ...upstreamChecks(db), chromiumCheck()]
     const url = serverUrlOf(db ? runtimeHolder(db) : null, undefined)
-    db?.$client.close()
+    if (db) closeStore(db)
     // the one rule every command follows (lib/server/address.ts), as it resolved here
     const resolution = { database: database.file, database_from: database.from, url: url.url, url_from: url.from, listen: `${host}:${port}` }
     return report(json, resolution, checks, [

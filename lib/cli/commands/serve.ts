@@ -89,7 +89,7 @@ const serveCommand = command({
   run: async ({ values, db }) => {
     const { port, host } = listenAddress(values)
     // the whole server, loaded by the one command that runs it
-    const [{ getDb }, { runtimeHolder }, { runtimeTakenMessage }, { DEMO_AGENT_TOKEN, loadDemoIfEmpty }, { revokeWellKnownTokens }, { startDemoServices }, { startToolgate }] = await Promise.all([
+    const [{ closeStore, getDb }, { runtimeHolder }, { runtimeTakenMessage }, { DEMO_AGENT_TOKEN, loadDemoIfEmpty }, { revokeWellKnownTokens }, { startDemoServices }, { startToolgate }] = await Promise.all([
       import('@/db/client'), import('@/db/queries/connections'), import('@/lib/upstream/supervisor'), import('@/lib/state/demo'),
       import('@/lib/demo/tokens'), import('@/lib/demo/services'), import('@/lib/server/start'),
     ])
@@ -99,14 +99,14 @@ const serveCommand = command({
     // a second toolgate on this database is refused before it changes anything: no demo, no build
     const holder = runtime ? runtimeHolder(setup) : null
     if (holder) {
-      setup.$client.close()
+      closeStore(setup)
       throw new Error(`${runtimeTakenMessage(holder)}. Nothing was changed.`)
     }
     const demo = values['no-demo'] ? false : await loadDemoIfEmpty(setup)
     // beyond loopback, the demo's tokens (printed in the README) would let anyone in
     const exposed = !isLoopbackHost(host)
     const revoked = exposed ? await revokeWellKnownTokens(setup) : []
-    setup.$client.close()
+    closeStore(setup)
 
     if (!values.dev && (values.rebuild || !existsSync(buildIdFile()))) buildWebApp()
 

@@ -25,10 +25,10 @@ export const versionCommand: Command = command({
   examples: [['toolgate --version', 'just the version'], ['toolgate version -o json', 'everything, for a bug report']],
   exits: { 0: 'printed', 1: EXIT_ERROR },
   run: async ({ values, json }) => {
-    const { openReadOnly } = await import('@/lib/cli/db')
+    const [{ openReadOnly }, { closeStore }] = await Promise.all([import('@/lib/cli/db'), import('@/db/client')])
     const db = openReadOnly(values.db)
     const schema = schemaVersion(db)
-    db?.$client.close()
+    if (db) closeStore(db)
     const v = {
       toolgate: pkg.version, node: process.versions.node, sqlite: await engineVersion(), better_sqlite3: installedVersion('better-sqlite3'), next: installedVersion('next'),
       mcp_sdk: { sdk: installedVersion('@modelcontextprotocol/sdk'), client: installedVersion('@modelcontextprotocol/client'), server: installedVersion('@modelcontextprotocol/server') },
