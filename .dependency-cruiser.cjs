@@ -28,6 +28,11 @@ module.exports = {
       to: { path: '^node_modules/(drizzle-orm|better-sqlite3|pg)/' },
     },
     {
+      name: 'app-reads-through-lib', severity: 'error',
+      comment: 'app/ imports nothing of db/: a page renders what its loader in lib/dashboard/pages returns, a route handler calls lib/dashboard/api.ts',
+      from: { path: '^app/' }, to: { path: '^db/' },
+    },
+    {
       name: 'client-imports-no-server', severity: 'error', comment: "a 'use client' component imports no server module: db/, lib/server, node: builtins",
       from: { path: clientFiles.length ? clientFiles.map(exactly) : '^$' },
       to: { dependencyTypesNot: ['type-only'], path: ['^db/', '^lib/server/', '^node_modules/(drizzle-orm|better-sqlite3|pg)/'] },

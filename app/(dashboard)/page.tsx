@@ -10,15 +10,13 @@ import { Card, LinkButton, PageHeader } from '@/components/ui'
 import { changeToolsAction } from '@/lib/actions/servers'
 import { tokenPage } from '@/lib/dashboard/fixes'
 import { pagePrincipal } from '@/lib/dashboard/operator'
-import { heavy, overCeiling } from '@/lib/dashboard/heavy'
-import { overview, type AcknowledgedCause, type BlockedAgent, type Cause, type Overview } from '@/lib/dashboard/overview'
+import type { OverCeiling } from '@/lib/dashboard/heavy'
+import type { AcknowledgedCause, BlockedAgent, Cause, Overview } from '@/lib/dashboard/overview'
 import { acknowledgeAction, unacknowledgeAction } from '@/lib/actions/triage'
 import { RelativeTime } from '@/components/relative-time'
 import { LiveRefresh } from '@/components/live-refresh'
-import { firstRun } from '@/lib/dashboard/first-run'
+import { loadOverview } from '@/lib/dashboard/pages/overview'
 import { FirstRun } from '@/components/onboarding/first-run'
-import { readSettings } from '@/db/queries/settings'
-import { getDb } from '@/db/client'
 
 // Overview reads ~20 ms of state at 5,000 tools: every 10 s per open tab costs the gateway nothing it notices
 const OVERVIEW_REFRESH_MS = 10_000
@@ -134,8 +132,8 @@ function PendingTools({ tools, findings }: { tools: Overview['tools']; findings:
 }
 
 /** Scored in the worker: the page is sent first, this card when its answer lands. */
-async function OverCeilingCard() {
-  const rows = await overCeiling(getDb())
+async function OverCeilingCard({ scored }: { scored: Promise<OverCeiling[]> }) {
+  const rows = await scored
   if (!rows.length) return null
   return (
     <Card title={`Scopes over the description-overlap ceiling (${rows.length})`}>
@@ -155,9 +153,7 @@ async function OverCeilingCard() {
 export default async function OverviewPage() {
   const me = await pagePrincipal('/')
   if (!me) return null
-  const db = getDb()
-  const o = overview(db, me.actor)
-  const setup = firstRun(db)
+  const { overview: o, setup, findings, overCeiling } = loadOverview(me.actor)
   const servers = [
     { title: 'Quarantined servers', rows: o.quarantined },
     { title: 'Disabled servers', rows: o.disabled },
@@ -165,9 +161,8 @@ export default async function OverviewPage() {
     { title: 'Unhealthy servers', rows: o.unhealthy },
     { title: 'Servers not connected yet', rows: o.connecting },
   ].filter((c) => c.rows.length > 0)
-  const ceilingSet = readSettings(db).maxDescriptionOverlap !== null
   // the over-ceiling scopes stream in below once scored (off the request loop); a set ceiling is not "clear" before that
-  const allClear = !o.agents.length && !o.tools.length && !o.blockedTools.length && !servers.length && !o.danglingPins.length && !ceilingSet
+  const allClear = !o.agents.length && !o.tools.length && !o.blockedTools.length && !servers.length && !o.danglingPins.length && !overCeiling
   return (
     <>
       <PageHeader title="What needs an operator now">
@@ -185,7 +180,7 @@ export default async function OverviewPage() {
         </Card>
       )}
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
-        {o.tools.length > 0 && <PendingTools tools={o.tools} findings={heavy(db, { kind: 'findings', ids: o.tools.map((t) => t.id) })} />}
+        {findings && <PendingTools tools={o.tools} findings={findings} />}
         {servers.map((c) => <Card key={c.title} title={`${c.title} (${c.rows.length})`}><ServerList rows={c.rows} /></Card>)}
         {o.blockedTools.length > 0 && (
           <Card title={`Tools blocked by an operator (${o.blockedTools.length})`}>
@@ -216,7 +211,7 @@ export default async function OverviewPage() {
             </ul>
           </Card>
         )}
-        {ceilingSet && <Suspense fallback={<Card title="Scopes over the description-overlap ceiling"><p className="text-xs text-slate-600 dark:text-slate-300" data-testid="over-ceiling-pending">Scoring every scope against the ceiling…</p></Card>}><OverCeilingCard /></Suspense>}
+        {overCeiling && <Suspense fallback={<Card title="Scopes over the description-overlap ceiling"><p className="text-xs text-slate-600 dark:text-slate-300" data-testid="over-ceiling-pending">Scoring every scope against the ceiling…</p></Card>}><OverCeilingCard scored={overCeiling} /></Suspense>}
       </div>
     </>
   )

@@ -1,8 +1,7 @@
 import type { Metadata } from 'next'
 import { redirect } from 'next/navigation'
-import { getDb } from '@/db/client'
-import { readSettings } from '@/db/queries/settings'
 import { isSignedIn } from '@/lib/dashboard/operator'
+import { loadLogin } from '@/lib/dashboard/pages/login'
 import { isSsoRefusal, oidcConfig, OIDC_START_PATH, SSO_REFUSALS } from '@/lib/auth/oidc'
 import { ErrorNote } from '@/components/error-note'
 import { LoginForm } from './login-form'
@@ -32,7 +31,7 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
           {oidc && <a className={sso} href={`${OIDC_START_PATH}?${new URLSearchParams({ next: target })}`}>Sign in with {oidc.label}</a>}
         </div>
       )}
-      <LoginForm next={target} passwords={readSettings(getDb()).localAccounts} />
+      <LoginForm next={target} passwords={loadLogin().passwords} />
     </main>
   )
 }

@@ -11,7 +11,8 @@ import { Allowed, usePerson } from '@/components/operator-context'
 import { Button, LinkButton, Pill } from '@/components/ui'
 import { LoginButton } from '@/components/servers/login-button'
 import { ToolReviewView } from '@/components/approvals/tool-review'
-import { Exposure, shownPins } from '@/components/servers/exposure'
+import { Exposure } from '@/components/servers/exposure'
+import { shownPins } from '@/lib/dashboard/exposure'
 import { ToolId } from '@/components/tool-id'
 
 interface Props {

@@ -5,9 +5,6 @@ import { FindingList } from '@/components/approvals/tool-review'
 
 type ExposureDetail = Extract<RowDetail, { kind: 'exposure' }>
 
-/** The pins a release approves: exactly the definitions this review showed. */
-export const shownPins = (detail: ExposureDetail) => Object.fromEntries(detail.tools.filter((t) => t.pin).map((t) => [t.name, t.pin!]))
-
 /** What releasing a quarantined server would serve, tool by tool (the shared classifier's view): each tool's findings and full definition, in the open. */
 export function Exposure({ detail }: { detail: ExposureDetail }) {
   const served = detail.tools.filter((t) => t.after_release === 'callable').length

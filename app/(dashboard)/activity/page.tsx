@@ -9,15 +9,11 @@ import { VerdictChart } from '@/components/activity/verdict-chart'
 import { ErrorNote } from '@/components/error-note'
 import { buttonClass, PageHeader } from '@/components/ui'
 import {
-  activityFacets, activityFilterFromSearch, activityPage, chartSpans, FACET_WINDOW, facetFields, facetParam, chartSpanSchema, DEFAULT_SPAN, filterKeys, localInputValue, verdictChart, type ChartSpan,
+  activityFilterFromSearch, chartSpans, FACET_WINDOW, facetFields, facetParam, chartSpanSchema, DEFAULT_SPAN, filterKeys, localInputValue, type ChartSpan,
 } from '@/lib/dashboard/activity'
 import { canViewPage } from '@/lib/dashboard/operator'
+import { loadActivity } from '@/lib/dashboard/pages/activity'
 import { searchValue, type SearchParams } from '@/lib/dashboard/search-params'
-import { latestActivityId } from '@/db/queries/activity'
-import { tokens } from '@/db/queries/access'
-import { operatorList } from '@/db/queries/operators'
-import { serverNames } from '@/db/queries/servers'
-import { getDb } from '@/db/client'
 
 export const metadata: Metadata = { title: 'Activity' }
 
@@ -36,21 +32,12 @@ export default async function ActivityPage({ searchParams }: { searchParams: Pro
   const { filter, problems } = activityFilterFromSearch(sp)
   const span = chartSpanSchema.safeParse(spanParam ?? DEFAULT_SPAN)
   if (!span.success) problems.push(`span: ${span.error.issues[0].message}`)
-  const db = getDb()
-  // read before the page: a record that lands while the page is read is then streamed, not lost
-  const latest = latestActivityId(db)
-  const { items, nextBefore } = activityPage(db, filter)
-  const counted = activityFacets(db, filter)
+  const { latest, items, nextBefore, facets: counted, chart, servers, tokens: tokenNames, people } = loadActivity(filter, span.success ? span.data : DEFAULT_SPAN, raw)
   // a facet link narrows the current view: its other filters stay, paging starts again
   const facets = Object.fromEntries(facetFields.map((field) => [field, counted[field].map((c) => {
     const param = facetParam(field, c.value)
     return { ...c, href: param && activityHref({ ...withSpan, [param[0]]: param[1] }) }
   })])) as Parameters<typeof ActivityFacets>[0]['facets']
-  const chart = verdictChart(db, filter, span.success ? span.data : DEFAULT_SPAN)
-  // a server or token named by a link may be gone since (its records stay): keep it pickable
-  const servers = [...new Set([...serverNames(db), ...(raw.server ? [raw.server] : [])])]
-  const tokenNames = [...new Set([...tokens(db).map((t) => t.name), ...(raw.token ? [raw.token] : [])])]
-  const people = [...new Set([...operatorList(db).map((o) => o.username), 'break-glass', ...(raw.person ? [raw.person] : [])])]
   const spanLinks = (Object.keys(chartSpans) as ChartSpan[]).map((s) => ({ span: s, href: activityHref(s === DEFAULT_SPAN ? raw : { ...raw, span: s }) }))
   const formValues = {
     ...raw,

@@ -1,10 +1,9 @@
 import type { Metadata } from 'next'
 import { PreflightWorkbench } from '@/components/preflight/workbench'
 import { PageHeader } from '@/components/ui'
-import { preflightOptions } from '@/lib/dashboard/preflight'
 import { canViewPage } from '@/lib/dashboard/operator'
+import { loadPreflight } from '@/lib/dashboard/pages/preflight'
 import { preflightFormFromSearch, preflightSearch, searchValue, type SearchParams } from '@/lib/dashboard/search-params'
-import { getDb } from '@/db/client'
 
 export const metadata: Metadata = { title: 'Preflight' }
 
@@ -15,7 +14,7 @@ export default async function PreflightPage({ searchParams }: { searchParams: Pr
   return (
     <>
       <PageHeader title="Preflight">Is every tool this job needs ready — and if not, why, and what fixes it?</PageHeader>
-      <PreflightWorkbench initial={initial} options={preflightOptions(getDb())} autorun={searchValue(sp.run) === '1' && initial.ids.length > 0} />
+      <PreflightWorkbench initial={initial} options={loadPreflight().options} autorun={searchValue(sp.run) === '1' && initial.ids.length > 0} />
     </>
   )
 }

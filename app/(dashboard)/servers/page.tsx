@@ -5,53 +5,30 @@ import { ServerAction } from '@/components/servers/server-action'
 import { FollowConnection } from '@/components/servers/follow-connection'
 import { Card, Empty, PageHeader, WideTable } from '@/components/ui'
 import { canViewPage } from '@/lib/dashboard/operator'
-import { serverRows, type ServerRow } from '@/lib/catalog/servers'
-import { listQuery, matches, pageOf, querySearch } from '@/lib/dashboard/lists'
+import { querySearch } from '@/lib/dashboard/lists'
+import { loadServers, SHOWS, SORTS } from '@/lib/dashboard/pages/servers'
 import type { SearchParams } from '@/lib/dashboard/search-params'
 import { ListControls } from '@/components/list-controls'
 import { Pager } from '@/components/pager'
-import { withFacts } from '@/lib/dashboard/server-facts'
-import { getDb } from '@/db/client'
 
 export const metadata: Metadata = { title: 'Servers' }
 
-const SHOWS = ['all', 'attention', 'quarantined', 'disabled', 'pending', 'unhealthy'] as const
-const SORTS = ['name', 'attention', 'tools'] as const
 const showLabels: Record<(typeof SHOWS)[number], string> = {
   all: 'every server', attention: 'needing attention', quarantined: 'quarantined', disabled: 'disabled', pending: 'with tools to review', unhealthy: 'not connected',
 }
 const sortLabels: Record<(typeof SORTS)[number], string> = { name: 'name', attention: 'most to do first', tools: 'most tools first' }
 
-const toReview = (s: ServerRow) => s.tools.pending + s.tools.changed
-const unhealthy = (s: ServerRow) => s.enabled && !s.quarantined && s.health !== 'ready'
-const keep: Record<(typeof SHOWS)[number], (s: ServerRow) => boolean> = {
-  all: () => true,
-  attention: (s) => s.quarantined || !s.enabled || unhealthy(s) || toReview(s) > 0,
-  quarantined: (s) => s.quarantined, disabled: (s) => !s.enabled, pending: (s) => toReview(s) > 0, unhealthy,
-}
-const urgency = (s: ServerRow) => (unhealthy(s) ? 4 : 0) + (s.quarantined ? 2 : 0) + (toReview(s) > 0 ? 1 : 0)
-const order: Record<(typeof SORTS)[number], (a: ServerRow, b: ServerRow) => number> = {
-  name: (a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }),
-  attention: (a, b) => urgency(b) - urgency(a) || toReview(b) - toReview(a) || order.name(a, b),
-  tools: (a, b) => b.tools.total - a.tools.total || order.name(a, b),
-}
-
 export default async function ServersPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   if (!(await canViewPage('/servers'))) return null
-  const db = getDb()
-  const all = serverRows(db)
-  const query = listQuery(await searchParams, SHOWS, SORTS)
-  // the facts (what a row's action may do) only for the rows shown
-  const shown = pageOf(all.filter((s) => keep[query.show](s) && matches(query.q, s.name, s.transport)).sort(order[query.sort]), query.page)
-  const rows = withFacts(db, shown.items)
+  const { any, query, shown, rows } = loadServers(await searchParams)
   return (
     <>
       <PageHeader title="Servers">Admin state (what you set) is shown apart from connection health (what the runtime sees).</PageHeader>
       <Card>
         {rows.some((s) => s.restartPending) && <FollowConnection />}
-        {all.length > 0 && <ListControls label="Find servers" path="/servers" values={query}
+        {any && <ListControls label="Find servers" path="/servers" values={query}
           shows={SHOWS.map((v) => ({ value: v, label: showLabels[v] }))} sorts={SORTS.map((v) => ({ value: v, label: sortLabels[v] }))} />}
-        {all.length === 0 ? <Empty>No servers are configured. <Link className="underline" href="/setup">Add one</Link>, run <code>toolgate upstream add</code> or load a state file.</Empty>
+        {!any ? <Empty>No servers are configured. <Link className="underline" href="/setup">Add one</Link>, run <code>toolgate upstream add</code> or load a state file.</Empty>
           : rows.length === 0 ? <Empty>No server matches: <Link className="underline" href="/servers">show every server</Link>.</Empty> : (
           <WideTable label="Servers table">
             <table className="w-full min-w-[44rem] text-sm" aria-label="Servers">
@@ -75,7 +52,7 @@ export default async function ServersPage({ searchParams }: { searchParams: Prom
             </table>
           </WideTable>
         )}
-        {all.length > 0 && <Pager paged={shown} path="/servers" params={querySearch(query, { show: SHOWS[0], sort: SORTS[0] })} noun="servers" />}
+        {any && <Pager paged={shown} path="/servers" params={querySearch(query, { show: SHOWS[0], sort: SORTS[0] })} noun="servers" />}
       </Card>
     </>
   )

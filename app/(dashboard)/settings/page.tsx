@@ -1,13 +1,8 @@
 import type { Metadata } from 'next'
-import { getDb } from '@/db/client'
-import { profileList } from '@/db/queries/access'
-import { readSettings } from '@/db/queries/settings'
 import { ProxySettingsForm } from '@/components/settings/settings-form'
 import { Card, PageHeader } from '@/components/ui'
-import { activityStorage } from '@/lib/activity/retention'
-import { presentSettings } from '@/lib/admin/settings'
-import { listSessions } from '@/lib/auth/operator-sessions'
 import { canViewPage } from '@/lib/dashboard/operator'
+import { loadSettings } from '@/lib/dashboard/pages/settings'
 
 export const metadata: Metadata = { title: 'Settings' }
 
@@ -16,16 +11,13 @@ const size = (bytes: number) => (bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed
 
 export default async function SettingsPage() {
   if (!(await canViewPage('/settings'))) return null
-  const db = getDb()
-  const settings = presentSettings(readSettings(db))
-  const storage = activityStorage(db)
-  const sessions = listSessions(db)
+  const { settings, profiles, storage, sessions } = loadSettings()
   return (
     <>
       <PageHeader title="Settings">Proxy-wide switches, who is signed in, and what the activity log keeps.</PageHeader>
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
         <Card title="Proxy">
-          <ProxySettingsForm settings={settings} profiles={profileList(db).map((p) => p.name)} />
+          <ProxySettingsForm settings={settings} profiles={profiles} />
         </Card>
         <div className="space-y-6">
           <Card title="Activity log">

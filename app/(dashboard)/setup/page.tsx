@@ -4,14 +4,13 @@ import { AddServers } from '@/components/onboarding/add-server'
 import { FirstRun } from '@/components/onboarding/first-run'
 import { PageHeader } from '@/components/ui'
 import { canViewPage } from '@/lib/dashboard/operator'
-import { firstRun } from '@/lib/dashboard/first-run'
-import { getDb } from '@/db/client'
+import { loadSetup } from '@/lib/dashboard/pages/setup'
 
 export const metadata: Metadata = { title: 'Add servers' }
 
 export default async function SetupPage() {
   if (!(await canViewPage('/setup'))) return null
-  const steps = firstRun(getDb())
+  const { steps } = loadSetup()
   return (
     <>
       <PageHeader title="Add servers">

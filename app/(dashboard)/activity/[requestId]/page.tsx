@@ -3,12 +3,10 @@ import Link from 'next/link'
 import { ActivityLine } from '@/components/activity/activity-item'
 import { Card, Empty, PageHeader, Pill } from '@/components/ui'
 import { VerdictBadge } from '@/components/verdict'
-import { requestStory } from '@/lib/dashboard/activity'
 import type { ActivityItem } from '@/lib/activity/present'
 import { canViewPage } from '@/lib/dashboard/operator'
-import { requestIdSchema } from '@/lib/schemas/request-id'
+import { loadRequestStory } from '@/lib/dashboard/pages/activity'
 import { exitCodes, type Verdict } from '@/lib/preflight/taxonomy'
-import { getDb } from '@/db/client'
 
 export const metadata: Metadata = { title: 'Request' }
 
@@ -21,8 +19,7 @@ interface CheckData {
 export default async function RequestPage({ params }: { params: Promise<{ requestId: string }> }) {
   const { requestId } = await params
   if (!(await canViewPage(`/activity/${encodeURIComponent(requestId)}`))) return null
-  const valid = requestIdSchema.safeParse(requestId)
-  const { items, followed } = valid.success ? requestStory(getDb(), requestId) : { items: [], followed: [] }
+  const { valid, items, followed } = loadRequestStory(requestId)
   const lastCheck = items.filter((i) => i.type === 'preflight').at(-1)
   return (
     <>
@@ -30,7 +27,7 @@ export default async function RequestPage({ params }: { params: Promise<{ reques
         <span className="font-mono">{requestId}</span> · <Link className="text-sky-700 underline dark:text-sky-300" href={`/activity?request_id=${encodeURIComponent(requestId)}`}>in the timeline</Link>
       </PageHeader>
       {items.length === 0 ? (
-        <Empty>{valid.success ? 'No activity was recorded under this request id. Check the id (it is in X-Request-Id, the CLI output and every MCP facet). The dashboard\'s _meta preview is never recorded, so its request ids are not here.' : `"${requestId}" is not a request id: they are 1–256 letters, digits, "_" or "-".`}</Empty>
+        <Empty>{valid ? 'No activity was recorded under this request id. Check the id (it is in X-Request-Id, the CLI output and every MCP facet). The dashboard\'s _meta preview is never recorded, so its request ids are not here.' : `"${requestId}" is not a request id: they are 1–256 letters, digits, "_" or "-".`}</Empty>
       ) : (
         <div className="space-y-4">
           {lastCheck && <CheckCard check={lastCheck} requestId={requestId} />}

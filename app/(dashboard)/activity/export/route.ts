@@ -1,6 +1,6 @@
-import { activityExport, activityFilterFromSearch } from '@/lib/dashboard/activity'
+import { activityFilterFromSearch } from '@/lib/dashboard/activity'
+import { exportActivity } from '@/lib/dashboard/api'
 import { refusedUnless } from '@/lib/dashboard/operator'
-import { getDb } from '@/db/client'
 
 export const runtime = 'nodejs'
 export const dynamic = 'force-dynamic'
@@ -14,6 +14,6 @@ export async function GET(req: Request): Promise<Response> {
   if (!format) return Response.json({ error: 'format must be json or csv', fix: 'Use /activity/export?format=json or ?format=csv.' }, { status: 400 })
   const { filter, problems } = activityFilterFromSearch(sp)
   if (problems.length) return Response.json({ error: problems.join('; '), fix: 'Correct or clear the filter.' }, { status: 400 })
-  const { body, type, filename } = activityExport(getDb(), filter, format)
+  const { body, type, filename } = exportActivity(filter, format)
   return new Response(body, { headers: { 'content-type': type, 'content-disposition': `attachment; filename="${filename}"`, 'cache-control': 'no-store' } })
 }

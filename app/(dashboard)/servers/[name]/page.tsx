@@ -1,8 +1,8 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { ActionButton } from '@/components/action-button'
-import { Exposure, shownPins } from '@/components/servers/exposure'
-import { heavy } from '@/lib/dashboard/heavy'
+import { Exposure } from '@/components/servers/exposure'
+import { shownPins } from '@/lib/dashboard/exposure'
 import { AdminState, HealthState } from '@/components/servers/server-badges'
 import { SettingsForm } from '@/components/servers/settings-form'
 import { ToolTable } from '@/components/servers/tool-table'
@@ -12,23 +12,14 @@ import { FollowConnection } from '@/components/servers/follow-connection'
 import { Pending } from '@/components/servers/server-action'
 import { SecretForm } from '@/components/servers/secret-form'
 import { inspectAction, releaseAction, setServerState } from '@/lib/actions/servers'
-import { definitionReview, definitionRows, toolReview } from '@/lib/approvals/review'
-import { definitionGroups, type DefinitionGroup } from '@/lib/approvals/server-definitions'
 import { DefinitionsCard } from '@/components/approvals/definitions-card'
 import { restartAction } from '@/lib/actions/upstream'
-import { readLogs } from '@/db/queries/upstream'
 import { canViewPage } from '@/lib/dashboard/operator'
-import { releaseExposure } from '@/lib/dashboard/row-details'
-import { serverDetail } from '@/lib/catalog/servers'
 import { canLogin, canRestart, connectionAdvice, inspectionFix, type ServerFacts } from '@/lib/dashboard/fixes'
-import { hasLoggedIn, serverFacts } from '@/lib/dashboard/server-facts'
-import { getDb } from '@/db/client'
-import { listActivity } from '@/db/queries/activity'
-import { firstApprovals } from '@/lib/approvals/two-person'
 import { DecidedBy } from '@/components/decided-by'
 import { RelativeTime } from '@/components/relative-time'
-import type { InventoryTool } from '@/lib/catalog/inventory'
-import { listQuery, matches, pageOf, querySearch } from '@/lib/dashboard/lists'
+import { querySearch } from '@/lib/dashboard/lists'
+import { loadServer, TOOL_SHOWS, TOOL_SORTS } from '@/lib/dashboard/pages/servers'
 import type { SearchParams } from '@/lib/dashboard/search-params'
 import { ListControls } from '@/components/list-controls'
 import { Pager } from '@/components/pager'
@@ -55,26 +46,13 @@ function InspectionFailed({ server, failed, facts, missingSecrets }: { server: s
   )
 }
 
-const definitionGroupNames = Object.keys(definitionGroups) as DefinitionGroup[]
-
-const TOOL_SHOWS = ['all', 'review', 'blocked', 'served', 'withheld'] as const
-const TOOL_SORTS = ['name', 'status'] as const
 const toolShowLabels: Record<(typeof TOOL_SHOWS)[number], string> = { all: 'every tool', review: 'to review (pending or changed)', blocked: 'blocked', served: 'served', withheld: 'not served' }
-const keepTool: Record<(typeof TOOL_SHOWS)[number], (t: InventoryTool) => boolean> = {
-  all: () => true, review: (t) => t.approval === 'pending' || t.approval === 'changed', blocked: (t) => t.blocked,
-  served: (t) => t.status === 'callable', withheld: (t) => t.status !== 'callable',
-}
-const toolOrder: Record<(typeof TOOL_SORTS)[number], (a: InventoryTool, b: InventoryTool) => number> = {
-  name: (a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }),
-  status: (a, b) => a.status.localeCompare(b.status) || toolOrder.name(a, b),
-}
 
 export default async function ServerPage({ params, searchParams }: { params: Promise<{ name: string }>; searchParams: Promise<SearchParams> }) {
   const name = decodeURIComponent((await params).name)
   if (!(await canViewPage(`/servers/${encodeURIComponent(name)}`))) return null
-  const db = getDb()
-  const s = serverDetail(db, name)
-  if (!s) {
+  const loaded = await loadServer(name, await searchParams)
+  if (!loaded) {
     return (
       <>
         <PageHeader title={name} />
@@ -82,26 +60,9 @@ export default async function ServerPage({ params, searchParams }: { params: Pro
       </>
     )
   }
-  const exposure = s.quarantined ? releaseExposure(db, name) : undefined
-  // what releasing exactly these definitions would bring over the overlap ceiling: shown before asking
-  // (scored in the worker, off the request loop: lib/dashboard/heavy.ts)
-  const overCeiling = exposure ? await heavy(db, { kind: 'release-crossings', server: name, shown: shownPins(exposure) }) : []
-  // the tools asked for (search, filter, sort), one page of them
-  const toolQuery = listQuery(await searchParams, TOOL_SHOWS, TOOL_SORTS)
-  const tools = pageOf(s.toolList.filter((t) => keepTool[toolQuery.show](t) && matches(toolQuery.q, t.name, t.description)).sort(toolOrder[toolQuery.sort]), toolQuery.page)
-  // what an approve from the tool table shows first: every shown pending or changed tool's full review
-  const pending = tools.items.filter((t) => t.approval === 'pending' || t.approval === 'changed')
-  const surfaces = await Promise.all(pending.map((t) => heavy(db, { kind: 'review-surface', id: t.id })))
-  const reviews = Object.fromEntries(pending.map((t, i) => [t.id, toolReview(db, t.id, surfaces[i])]))
-  // its instructions, prompts, resources and templates, each with the review an approve shows first
-  const definitions = definitionGroupNames.flatMap((g) => definitionRows(db, g, name).map((r) => definitionReview(db, g, r.id)))
+  const { server: s, exposure, overCeiling, toolQuery, tools, reviews, definitions, facts, loggedIn, logs, released, releaseFirst, toolFirst } = loaded
   const shownDefinitions = Object.fromEntries(definitions.map((r) => [r.id, r.pin]))
-  const facts = serverFacts(db, name)!
-  const logs = readLogs(db, name, 100)
   const change = (c: 'enable' | 'disable' | 'quarantine') => ({ server: name, change: c })
-  // its last release names its person
-  const released = listActivity(db, { server: name, type: 'server.unquarantined', limit: 1 })[0]
-  const releaseFirst = firstApprovals(db, 'release')[name]
   return (
     <>
       <PageHeader title={name}><Link className="underline" href="/servers">Servers</Link> / <span className="font-mono">{name}</span></PageHeader>
@@ -128,7 +89,7 @@ export default async function ServerPage({ params, searchParams }: { params: Pro
             <div className="mt-3 flex flex-wrap gap-2">
               <ActionButton action={restartAction} permission="operate" input={{ server: name }} label="Restart" variant={s.connection?.action === 'restart' ? 'primary' : 'secondary'} />
               {/* a login is offered where it can help: a server asking for one, or one logged in to before */}
-              {canLogin(facts) && (s.health === 'login_needed' || hasLoggedIn(db, name)) && <LoginButton server={name} label={s.health === 'login_needed' ? 'Log in' : 'Log in again'} />}
+              {canLogin(facts) && (s.health === 'login_needed' || loggedIn) && <LoginButton server={name} label={s.health === 'login_needed' ? 'Log in' : 'Log in again'} />}
             </div>
           )}
           {(!canRestart(facts) || (s.health === 'login_needed' && !canLogin(facts))) && <p className="mt-3 text-sm">{connectionAdvice(name, facts)}</p>}
@@ -181,7 +142,7 @@ export default async function ServerPage({ params, searchParams }: { params: Pro
         {s.tools.total > 0 && <ListControls label="Find tools" path={`/servers/${encodeURIComponent(name)}`} anchor="#tools" values={toolQuery}
           shows={TOOL_SHOWS.map((v) => ({ value: v, label: toolShowLabels[v] }))} sorts={TOOL_SORTS.map((v) => ({ value: v, label: v }))} />}
         {s.tools.total > 0 && tools.total === 0 ? <Empty>No tool matches: <Link className="underline" href={`/servers/${encodeURIComponent(name)}#tools`}>show every tool</Link>.</Empty>
-          : <ToolTable tools={tools.items} reviews={reviews} callApproval={s.callApprovalTools} quarantined={s.quarantined} firstOfTwo={firstApprovals(db, 'tool')} />}
+          : <ToolTable tools={tools.items} reviews={reviews} callApproval={s.callApprovalTools} quarantined={s.quarantined} firstOfTwo={toolFirst} />}
         {tools.pages > 1 && <Pager paged={tools} path={`/servers/${encodeURIComponent(name)}`} anchor="#tools" params={querySearch(toolQuery, { show: TOOL_SHOWS[0], sort: TOOL_SORTS[0] })} noun="tools" />}
       </Card>
       <Card className="mt-4" title={<span id="definitions">Instructions, prompts and resources ({definitions.length})</span>}><DefinitionsCard reviews={definitions} /></Card>

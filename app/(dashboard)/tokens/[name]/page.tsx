@@ -4,16 +4,15 @@ import { ActivityLine } from '@/components/activity/activity-item'
 import { TokenRow } from '@/components/access/tokens-panel'
 import { ToolId } from '@/components/tool-id'
 import { Card, Empty, LinkButton, PageHeader, Pill } from '@/components/ui'
-import { accessOverview } from '@/lib/dashboard/access'
 import { pagePrincipal } from '@/lib/dashboard/operator'
-import { causeGroups, tokenDetail, type AgentExperience, type CauseGroup, type TokenDetail } from '@/lib/dashboard/token'
+import { loadToken } from '@/lib/dashboard/pages/tokens'
+import { causeGroups, type AgentExperience, type CauseGroup, type TokenDetail } from '@/lib/dashboard/token'
 import { tokenPage } from '@/lib/dashboard/fixes'
 import { listQuery, pageOf } from '@/lib/dashboard/lists'
 import { searchValue, type SearchParams } from '@/lib/dashboard/search-params'
 import { Pager } from '@/components/pager'
 import type { Narrowing } from '@/lib/preflight/evaluate'
 import { MAX_DASHBOARD_IDS } from '@/lib/schemas/dashboard'
-import { getDb } from '@/db/client'
 
 export const metadata: Metadata = { title: 'Agent token' }
 
@@ -115,9 +114,8 @@ export default async function TokenPage({ params, searchParams }: { params: Prom
   const page = listQuery(sp, ['all'], ['id']).page
   const me = await pagePrincipal(`/tokens/${encodeURIComponent(name)}`)
   if (!me) return null
-  const db = getDb()
-  const t = tokenDetail(db, name, me.actor)
-  if (!t) {
+  const loaded = loadToken(name, me.actor)
+  if (!loaded) {
     return (
       <>
         <PageHeader title={name} />
@@ -125,7 +123,7 @@ export default async function TokenPage({ params, searchParams }: { params: Prom
       </>
     )
   }
-  const access = accessOverview(db)
+  const { token: t, access } = loaded
   const row = access.tokens.find((x) => x.name === t.token.name)
   const reach = t.servers.filter((s) => s.excludedBy === null)
   const checkBlocked = new URLSearchParams([...t.blocked.slice(0, MAX_DASHBOARD_IDS).map((e) => ['id', e.result.id]), ['token', t.token.name], ['run', '1']])

@@ -1,10 +1,8 @@
 import 'server-only'
 import { NextResponse, type NextRequest } from 'next/server'
-import { getDb } from '@/db/client'
-import { refusedOidc, signInWithSso } from '@/lib/admin/sso'
-import { beginOidcSignIn, finishOidcSignIn, oidcConfig, OIDC_FLOW_COOKIE, OIDC_FLOW_TTL_MS, type SsoRefusal } from '@/lib/auth/oidc'
+import { beginSso, finishSso } from '@/lib/dashboard/api'
+import { oidcConfig, OIDC_FLOW_COOKIE, OIDC_FLOW_TTL_MS, type SsoRefusal } from '@/lib/auth/oidc'
 import type { SessionOrigin } from '@/lib/auth/operator-sessions'
-import { describeError } from '@/lib/core/errors'
 import { SESSION_COOKIE, sessionCookieOptions } from '@/lib/dashboard/session-cookie'
 import { sameSitePath } from '@/lib/schemas/return-path'
 import { boundaryFromEnv, publicOrigin } from '@/lib/http/boundary'
@@ -36,16 +34,11 @@ export async function startOidc(req: NextRequest): Promise<Response> {
   const c = oidcConfig()
   if (!c) return refused('off', next)
   const origin = publicOrigin(boundaryFromEnv(), (n) => req.headers.get(n))!
-  const db = getDb()
-  try {
-    const { url, cookie } = await beginOidcSignIn(db, c, origin, next)
-    const res = go(url.href)
-    res.cookies.set(OIDC_FLOW_COOKIE, cookie, { ...flowCookie, maxAge: OIDC_FLOW_TTL_MS / 1000, secure: secure(origin) })
-    return res
-  } catch (e) {
-    await refusedOidc(db, 'unavailable', describeError(e).slice(0, 300), originOf(req))
-    return refused('unavailable', next)
-  }
+  const begun = await beginSso(c, origin, next, originOf(req))
+  if ('refused' in begun) return refused(begun.refused, next)
+  const res = go(begun.url.href)
+  res.cookies.set(OIDC_FLOW_COOKIE, begun.cookie, { ...flowCookie, maxAge: OIDC_FLOW_TTL_MS / 1000, secure: secure(origin) })
+  return res
 }
 
 /**
@@ -56,16 +49,9 @@ export async function startOidc(req: NextRequest): Promise<Response> {
 export async function finishOidc(req: NextRequest): Promise<Response> {
   const c = oidcConfig()
   if (!c) return refused('off', '/')
-  const db = getDb()
-  const origin = originOf(req)
-  const out = await finishOidcSignIn(db, c, req.nextUrl.searchParams, req.cookies.get(OIDC_FLOW_COOKIE)?.value)
-  if ('refused' in out) {
-    await refusedOidc(db, out.refused, out.detail, origin)
-    return refused(out.refused, '/')
-  }
-  const r = await signInWithSso(db, c, out.identity, origin)
-  if ('refused' in r) return refused(r.refused, out.next)
-  const res = go(`/login/sso#${new URLSearchParams({ key: r.session.key, next: out.next })}`)
+  const r = await finishSso(c, req.nextUrl.searchParams, req.cookies.get(OIDC_FLOW_COOKIE)?.value, originOf(req))
+  if ('refused' in r) return refused(r.refused, r.next)
+  const res = go(`/login/sso#${new URLSearchParams({ key: r.session.key, next: r.next })}`)
   res.cookies.set(SESSION_COOKIE, r.session.value, sessionCookieOptions(r.session.expires, secure(publicOrigin(boundaryFromEnv(), (n) => req.headers.get(n)))))
   res.cookies.set(OIDC_FLOW_COOKIE, '', { ...flowCookie, maxAge: 0 })
   return res

@@ -1,6 +1,5 @@
-import { getDb } from '@/db/client'
-import { approvalsInbox } from '@/lib/dashboard/approvals'
 import { refusedUnless } from '@/lib/dashboard/operator'
+import { loadApprovals } from '@/lib/dashboard/pages/approvals'
 import { can } from '@/lib/auth/roles'
 
 export const runtime = 'nodejs'
@@ -10,5 +9,5 @@ export const dynamic = 'force-dynamic'
 export async function GET(): Promise<Response> {
   const { denied, principal } = await refusedUnless('view')
   if (denied) return denied
-  return Response.json(await approvalsInbox(getDb(), can(principal.role, 'view_arguments')), { headers: { 'cache-control': 'no-store' } })
+  return Response.json(await loadApprovals(can(principal.role, 'view_arguments')), { headers: { 'cache-control': 'no-store' } })
 }

@@ -1,5 +1,4 @@
-import { getDb } from '@/db/client'
-import { pendingCallCount } from '@/db/queries/call-approvals'
+import { heldCalls } from '@/lib/dashboard/api'
 import { unauthorizedUnlessSignedIn } from '@/lib/dashboard/operator'
 
 export const runtime = 'nodejs'
@@ -9,5 +8,5 @@ export const dynamic = 'force-dynamic'
 export async function GET(): Promise<Response> {
   const denied = await unauthorizedUnlessSignedIn()
   if (denied) return denied
-  return Response.json(pendingCallCount(getDb()), { headers: { 'cache-control': 'no-store' } })
+  return Response.json(heldCalls(), { headers: { 'cache-control': 'no-store' } })
 }

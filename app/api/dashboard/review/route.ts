@@ -1,9 +1,7 @@
 import { z } from 'zod'
-import { toolReview } from '@/lib/approvals/review'
 import { ToolgateError } from '@/lib/core/errors'
-import { heavy } from '@/lib/dashboard/heavy'
+import { reviewOf } from '@/lib/dashboard/api'
 import { unauthorizedUnlessSignedIn } from '@/lib/dashboard/operator'
-import { getDb } from '@/db/client'
 
 export const runtime = 'nodejs'
 export const dynamic = 'force-dynamic'
@@ -21,8 +19,7 @@ export async function GET(req: Request): Promise<Response> {
   const q = id.safeParse(new URL(req.url).searchParams.get('id'))
   if (!q.success) return Response.json({ error: 'id must be a tool id <server>:<tool> (1–512 characters)', fix: 'Open the review from a tool\'s row.' }, { status: 400 })
   try {
-    const surface = await heavy(getDb(), { kind: 'review-surface', id: q.data })
-    return Response.json({ review: toolReview(getDb(), q.data, surface) }, { headers: { 'cache-control': 'no-store' } })
+    return Response.json({ review: await reviewOf(q.data) }, { headers: { 'cache-control': 'no-store' } })
   } catch (e) {
     if (e instanceof ToolgateError && (e.kind === 'bad_request' || e.kind === 'not_found')) return Response.json({ error: e.message }, { status: STATUS[e.kind] })
     throw e

@@ -1,9 +1,9 @@
 import { z } from 'zod'
 import { activityFilterFromSearch } from '@/lib/dashboard/activity'
-import { activityStream, MAX_STREAMS } from '@/lib/dashboard/activity-stream'
+import { MAX_STREAMS } from '@/lib/dashboard/activity-stream'
+import { openActivityStream } from '@/lib/dashboard/api'
 import { sessionCredentials, unauthorizedUnlessSignedIn } from '@/lib/dashboard/operator'
 import { formatIssue } from '@/lib/schemas/issues'
-import { getDb } from '@/db/client'
 
 export const runtime = 'nodejs'
 export const dynamic = 'force-dynamic'
@@ -25,6 +25,6 @@ export async function GET(req: Request): Promise<Response> {
   const { filter, problems } = activityFilterFromSearch(sp)
   const errors = [...(at.success ? [] : at.error.issues.map(formatIssue)), ...problems]
   if (!at.success || errors.length) return json({ error: errors.join('; '), fix: 'Open the stream with ?after=<id of the newest record shown> and the page\'s filters.' }, 400)
-  return activityStream({ db: getDb(), filter, after: at.data.after, session: await sessionCredentials(), signal: req.signal })
+  return openActivityStream({ filter, after: at.data.after, session: await sessionCredentials(), signal: req.signal })
     ?? json({ error: `${MAX_STREAMS} live activity streams are open already`, fix: 'Close Activity tabs you no longer watch; this one retries shortly.' }, 503)
 }

@@ -1,5 +1,4 @@
-import { getDb } from '@/db/client'
-import { heldCallArguments } from '@/lib/dashboard/approvals'
+import { heldCall } from '@/lib/dashboard/api'
 import { refusedUnless } from '@/lib/dashboard/operator'
 
 export const runtime = 'nodejs'
@@ -10,7 +9,7 @@ export async function GET(_req: Request, { params }: { params: Promise<{ id: str
   const { denied } = await refusedUnless('view_arguments')
   if (denied) return denied
   const { id } = await params
-  const args = heldCallArguments(getDb(), id)
+  const args = heldCall(id)
   if (args === undefined) return Response.json({ error: `no held call "${id}"` }, { status: 404, headers: { 'cache-control': 'no-store' } })
   return Response.json({ id, arguments: args }, { headers: { 'cache-control': 'no-store' } })
 }
