@@ -133,8 +133,8 @@ export interface FacetCount { value: string; count: number }
 /**
  * The commonest values of one column among the newest `window` records that match (below
  * `before`, from `floor`), most first, at most `top`: one grouped query. The window keeps it
- * bounded on any log; the newest matching records come off the id key (or the type's or
- * verdict's (column, id) index when that filter is set), like a page of the list.
+ * bounded on any log; the newest matching records come off the id key (or the type's,
+ * verdict's or actor's (column, id) index when that filter is set), like a page of the list.
  */
 export function activityFacet(db: Db, f: ActivityFilter, field: FacetField, bounds: { floor?: number; before?: number; window: number; top: number }): FacetCount[] {
   const where = columnConditions(f)
