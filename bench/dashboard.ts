@@ -18,6 +18,7 @@ import { tempDbFile } from '@/tests/helpers/db'
 import { startServer } from '@/tests/helpers/server'
 import { readyIds } from './state'
 import { printTable, timeAsync, timeSync, type Row } from './stats'
+import { reasonVerdicts } from '@/lib/preflight/taxonomy'
 
 const MILLION = 1_000_000
 
@@ -106,7 +107,7 @@ export async function benchDashboard({ url, apiKey, dbFile }: { url: string; api
   console.log(`\n${MILLION.toLocaleString()} activity records inserted in ${((performance.now() - t) / 1000).toFixed(1)} s (${copy})`)
   // the server filter's index and the chart's per-minute counts follow the log in batches: caught up first, as on a running server
   const derived = performance.now()
-  while (await indexActivityServers(big, 50_000)) { /* next batch */ }
+  while (await indexActivityServers(big, reasonVerdicts, 50_000)) { /* next batch */ }
   console.log(`derived data (server index, checks per minute) caught up in ${((performance.now() - derived) / 1000).toFixed(1)} s`)
   // a running server checkpoints every 500 ms, so its log never holds a million uncopied writes: neither does this copy
   big.$client.pragma('wal_checkpoint(TRUNCATE)')
@@ -133,7 +134,7 @@ export async function benchDashboard({ url, apiKey, dbFile }: { url: string; api
     await server.stop()
   }
   // retention at this size: one prune batch, the records with their server links (a scan per record made this minutes)
-  lib.push(timeSync(`prune one batch (the ${PRUNE_BATCH} oldest records, their links too) at 1M`, 10, () => transactionOn(big, (tx) => deleteOldest(tx, Date.now(), PRUNE_BATCH), 'immediate'), 1))
+  lib.push(timeSync(`prune one batch (the ${PRUNE_BATCH} oldest records, their links too) at 1M`, 10, () => transactionOn(big, (tx) => deleteOldest(tx, reasonVerdicts, Date.now(), PRUNE_BATCH), 'immediate'), 1))
   printTable('Activity at 1,000,000 records', lib)
   big.$client.close()
   return [...pages, ...preflight, ...lib]

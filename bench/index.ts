@@ -17,6 +17,7 @@ import { benchSurface } from './surface'
 import { benchCalls } from './calls'
 import { benchCli } from './cli'
 import { benchTelemetry } from './telemetry'
+import { benchActivity } from './activity'
 
 const API_KEY = 'tg_op_bench_key_0000000000000000'
 
@@ -28,6 +29,7 @@ async function main() {
   if (wanted('surface')) await benchSurface()
   if (wanted('cli')) await benchCli()
   if (wanted('telemetry')) await benchTelemetry()
+  if (wanted('activity')) await benchActivity()
 }
 
 /** The sections that need the real server over the large benchmark state. */
@@ -59,7 +61,7 @@ async function benchServer() {
 }
 
 // `npm run bench -- core load` runs only those sections; no names: all of them
-const SECTIONS = ['core', 'mcp', 'load', 'dashboard', 'pages', 'calls', 'upstream', 'surface', 'cli', 'telemetry']
+const SECTIONS = ['core', 'mcp', 'load', 'dashboard', 'pages', 'calls', 'upstream', 'surface', 'cli', 'telemetry', 'activity']
 const asked = process.argv.slice(2)
 for (const a of asked) if (!SECTIONS.includes(a)) throw new Error(`unknown bench section "${a}": use ${SECTIONS.join(', ')}`)
 const wanted = (section: string) => asked.length === 0 || asked.includes(section)

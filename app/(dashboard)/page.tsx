@@ -48,7 +48,7 @@ function CauseItem({ token, c }: { token: string; c: Cause }) {
     <li data-testid={`cause-${c.key}`} data-reason={c.reason} className="flex flex-wrap items-center gap-x-2 gap-y-1">
       <span>{c.count} id{c.count === 1 ? '' : 's'} <code>{c.reason}</code> — {c.detail}</span>
       <span className="font-mono text-slate-600 dark:text-slate-300">({c.ids.join(', ')}{c.count > c.ids.length ? ', …' : ''})</span>
-      {c.fix?.kind === 'link' && <LinkButton href={c.fix.href} aria-label={`${c.fix.label} (${c.count} ${c.reason} of ${token})`}>→ {c.fix.label}</LinkButton>}
+      {c.fixLink && <LinkButton href={c.fixLink.href} aria-label={`${c.fixLink.label} (${c.count} ${c.reason} of ${token})`}>→ {c.fixLink.label}</LinkButton>}
       {c.deliberate && <span className="ml-auto flex gap-1">{ack('until_changed', 'Acknowledge')}{ack('1h', 'Snooze 1 h')}{ack('1d', 'Snooze 1 day')}</span>}
     </li>
   )

@@ -29,12 +29,16 @@ function widthName(w: number): string {
   const [n, unit] = w % DAY === 0 ? [w / DAY, 'day'] : w % HOUR === 0 ? [w / HOUR, 'hour'] : [w / 60_000, 'minute']
   return n === 1 ? unit : `${n} ${unit}s`
 }
+// a bar's height: its segments stacked (a check holding two classes stands in both)
 const total = (b: ChartBar) => series.reduce((n, s) => n + b.counts[s.verdict], 0)
 
 /**
- * Checks per interval, split by verdict, for the page's filters: one stacked bar per interval.
- * Each coloured segment is a link to the list narrowed to that interval and verdict. Times show
- * in UTC until the browser runs, then in the operator's zone (the server knows neither).
+ * Checks per interval, split by class, for the page's filters: one stacked bar per interval, a
+ * check in each class it holds (so a segment is "checks holding blocked tools", and a check with
+ * an unknown id and blocked tools is in two). Each segment is a link to the list narrowed to that
+ * interval and verdict, the checks whose worst class it is. Then tool calls by how they ended.
+ * Either row is left out when the filters select none of its records (a type of calls, a verdict).
+ * Times show in UTC until the browser runs, then in the operator's zone (the server knows neither).
  */
 export function VerdictChart({ chart, filters, spans }: { chart: Chart; filters: Record<string, string>; spans: SpanLink[] }) {
   const [local, setLocal] = useState(false)
@@ -50,60 +54,69 @@ export function VerdictChart({ chart, filters, spans }: { chart: Chart; filters:
   const href = (b: ChartBar, verdict: Verdict) =>
     `/activity?${new URLSearchParams({ ...filters, from: new Date(b.start).toISOString(), to: new Date(b.end - 1).toISOString(), verdict })}`
   const sums = series.map((s) => ({ ...s, n: chart.bars.reduce((n, b) => n + b.counts[s.verdict], 0) }))
+  // a label runs over the bars after it: one only where a whole stretch follows, every other one on a phone
+  const ticks = (
+    <div aria-hidden className="flex gap-px overflow-hidden text-[11px] text-slate-600 dark:text-slate-300">
+      {chart.bars.map((b, i) => (
+        <span key={b.start} className={`min-w-0 flex-1 overflow-visible whitespace-nowrap ${(i / tickEvery) % 2 === 1 ? 'max-sm:invisible' : ''}`}>
+          {i % tickEvery === 0 && i + tickEvery <= chart.bars.length ? tick.format(b.start) : ''}
+        </span>
+      ))}
+    </div>
+  )
   return (
     <section aria-labelledby="verdict-chart-title" className="mb-4 rounded-lg border border-slate-200 bg-white p-3 dark:border-slate-800 dark:bg-slate-900">
       <div className="mb-2 flex flex-wrap items-baseline justify-between gap-2">
         <h2 id="verdict-chart-title" className="text-sm font-semibold">
-          Checks per {widthName(chart.width)}, {chart.span ? spanNames[chart.span] : 'within From–To'}
+          {chart.rows.checks ? 'Checks' : 'Tool calls'} per {widthName(chart.width)}, {chart.span ? spanNames[chart.span] : 'within From–To'}
           <span className="font-normal text-slate-600 dark:text-slate-300"> · times in {range.resolvedOptions().timeZone}</span>
         </h2>
         {chart.span && <SpanPicker current={chart.span} spans={spans} />}
       </div>
-      <ul className="mb-2 flex flex-wrap gap-x-4 gap-y-1 text-xs" aria-label="Legend: checks in this range">
-        {sums.map((s) => <li key={s.verdict} className="flex items-center gap-1"><span aria-hidden className={`inline-block size-3 rounded-sm ${s.colour}`} />{s.label} {s.n}</li>)}
-      </ul>
-      <div role="group" aria-label="Checks per interval (each bar's segments filter the list)" className="flex h-32 items-stretch gap-px border-b border-slate-300 dark:border-slate-600">
-        {chart.bars.map((b) => {
-          const when = range.formatRange(b.start, b.end)
-          const parts = series.filter((s) => b.counts[s.verdict] > 0)
-          const checks = total(b)
-          const name = checks ? `${when}: ${checks} check${checks === 1 ? '' : 's'} — ${parts.map((s) => `${b.counts[s.verdict]} ${s.label}`).join(', ')}` : `${when}: no checks`
-          return (
-            <div key={b.start} role="group" aria-label={name} title={name} data-testid="chart-bar" data-start={new Date(b.start).toISOString()} data-checks={checks}
-              className="flex min-w-0 flex-1 flex-col justify-end">
-              {parts.map((s) => (
-                <Link key={s.verdict} href={href(b, s.verdict)} prefetch={false} data-verdict={s.verdict}
-                  aria-label={`${b.counts[s.verdict]} ${s.label}, ${when}: show them`} title={`${b.counts[s.verdict]} ${s.label}, ${when}`}
-                  style={{ height: `${(b.counts[s.verdict] / highest) * 100}%` }}
-                  className={`block min-h-[3px] ${s.colour} hover:opacity-80 focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-sky-600`} />
-              ))}
-            </div>
-          )
-        })}
-      </div>
-      {/* a label runs over the bars after it: one only where a whole stretch follows, every other one on a phone */}
-      <div aria-hidden className="flex gap-px overflow-hidden text-[11px] text-slate-600 dark:text-slate-300">
-        {chart.bars.map((b, i) => (
-          <span key={b.start} className={`min-w-0 flex-1 overflow-visible whitespace-nowrap ${(i / tickEvery) % 2 === 1 ? 'max-sm:invisible' : ''}`}>
-            {i % tickEvery === 0 && i + tickEvery <= chart.bars.length ? tick.format(b.start) : ''}
-          </span>
-        ))}
-      </div>
-      {sums.every((s) => s.n === 0) && <p className="mt-2 text-xs text-slate-600 dark:text-slate-300">No checks in this range match the filters.</p>}
-      <CallBars bars={chart.bars} range={range} />
+      {chart.rows.checks && (
+        <>
+          <p className="mb-1 text-xs text-slate-600 dark:text-slate-300" data-testid="chart-counts-what">Each check counts under every class it holds: one with an unknown id and blocked tools is in both. Ready: every id was ready.</p>
+          <ul className="mb-2 flex flex-wrap gap-x-4 gap-y-1 text-xs" aria-label="Legend: checks in this range holding each class">
+            {sums.map((s) => <li key={s.verdict} className="flex items-center gap-1"><span aria-hidden className={`inline-block size-3 rounded-sm ${s.colour}`} />{s.label} {s.n}</li>)}
+          </ul>
+          <div role="group" aria-label="Checks per interval (each bar's segments filter the list)" className="flex h-32 items-stretch gap-px border-b border-slate-300 dark:border-slate-600">
+            {chart.bars.map((b) => {
+              const when = range.formatRange(b.start, b.end)
+              const parts = series.filter((s) => b.counts[s.verdict] > 0)
+              // no total: a check holding two classes is in two segments
+              const name = parts.length ? `${when}: checks holding ${parts.map((s) => `${s.label} ${b.counts[s.verdict]}`).join(', ')}` : `${when}: no checks`
+              return (
+                <div key={b.start} role="group" aria-label={name} title={name} data-testid="chart-bar" data-start={new Date(b.start).toISOString()} data-counts={JSON.stringify(b.counts)}
+                  className="flex min-w-0 flex-1 flex-col justify-end">
+                  {parts.map((s) => (
+                    <Link key={s.verdict} href={href(b, s.verdict)} prefetch={false} data-verdict={s.verdict}
+                      aria-label={`${b.counts[s.verdict]} ${s.label}, ${when}: show the checks whose worst class is ${s.label}`} title={`${b.counts[s.verdict]} holding ${s.label}, ${when}`}
+                      style={{ height: `${(b.counts[s.verdict] / highest) * 100}%` }}
+                      className={`block min-h-[3px] ${s.colour} hover:opacity-80 focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-sky-600`} />
+                  ))}
+                </div>
+              )
+            })}
+          </div>
+          {ticks}
+          {sums.every((s) => s.n === 0) && <p className="mt-2 text-xs text-slate-600 dark:text-slate-300">No checks in this range match the filters.</p>}
+        </>
+      )}
+      {chart.rows.calls && <CallBars bars={chart.bars} range={range} title={chart.rows.checks ? 'Tool calls in the same intervals' : 'Tool calls by how they ended'} />}
+      {!chart.rows.checks && ticks}
     </section>
   )
 }
 
 /** Tool calls in the same intervals, split by how they ended: a second row of bars with its own legend and scale. */
-function CallBars({ bars, range }: { bars: ChartBar[]; range: Intl.DateTimeFormat }) {
+function CallBars({ bars, range, title }: { bars: ChartBar[]; range: Intl.DateTimeFormat; title: string }) {
   const calls = (b: ChartBar) => callSeries.reduce((n, s) => n + b.calls[s.group], 0)
   const highest = Math.max(1, ...bars.map(calls))
   // the legend lists what ran first, as people read it; the bars stack it at the bottom
   const sums = [...callSeries].reverse().map((s) => ({ ...s, n: bars.reduce((n, b) => n + b.calls[s.group], 0) }))
   return (
     <div className="mt-3">
-      <h3 id="call-chart-title" className="mb-1 text-xs font-semibold">Tool calls in the same intervals</h3>
+      <h3 id="call-chart-title" className="mb-1 text-xs font-semibold">{title}</h3>
       <ul className="mb-2 flex flex-wrap gap-x-4 gap-y-1 text-xs" aria-label="Legend: tool calls in this range">
         {sums.map((s) => <li key={s.group} className="flex items-center gap-1"><span aria-hidden className={`inline-block size-3 rounded-sm ${s.colour}`} />{s.label} {s.n}</li>)}
       </ul>

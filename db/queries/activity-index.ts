@@ -9,7 +9,7 @@ import { writeRecords } from '@/db/write'
  * what they read is exact at every moment.
  * - activity_servers, the server filter's index: a record concerns its own `server`, and a
  *   check every server its well-formed ids name (`unindexedFor` covers the tail);
- * - activity_check_minutes, checks per minute for the Activity chart (`verdictCounts` in ./activity).
+ * - activity_check_minutes, checks per minute and class for the Activity chart (`verdictCounts` in ./activity).
  */
 const recordServers = (range: string) => `
   select a.server as server, a.id as activity_id from activity a where ${range} and a.server is not null
@@ -17,6 +17,25 @@ const recordServers = (range: string) => `
   select substr(json_extract(t.value, '$.id'), 1, instr(json_extract(t.value, '$.id'), ':') - 1), a.id
     from activity a, json_each(a.data, '$.tools') t
     where ${range} and a.type = 'preflight' and instr(json_extract(t.value, '$.id'), ':') > 1`
+
+/** Each refused tool's class by its reason (lib/preflight/taxonomy.ts `reasonVerdicts`): what a check counts under besides its verdict. */
+export type ReasonClasses = Readonly<Record<string, string>>
+
+/**
+ * The classes of the check records in `checks` (a CTE with id, at, surface, actor, verdict and
+ * data, beside a one-row `classes(map)` holding ReasonClasses as JSON), one row per check and
+ * class: its set verdict, and the class of each tool it refused. The set verdict is only the
+ * worst class, so a check with 1 unknown id and 9 blocked tools counted by it alone says
+ * "blocked 0"; counted under each class it holds, it is one unknown_ids check and one blocked
+ * check. Checks, not tools, stay the unit: a check of 200 ids weighs what a check of one does,
+ * as the list it links to shows checks. A check is `ready` only when its verdict is.
+ */
+export const checkClasses = `
+  select c.id, c.at, c.surface, c.actor, coalesce(c.verdict, '') as class from checks c
+  union
+  select c.id, c.at, c.surface, c.actor, coalesce(json_extract((select map from classes), '$.' || json_extract(t.value, '$.reason')), 'blocked')
+    from checks c, json_each(c.data, '$.tools') t
+    where json_extract(t.value, '$.status') <> 'ready' and json_extract(t.value, '$.reason') is not null`
 
 const BATCH = 5_000
 /** The per-minute counts' unit. */
@@ -29,15 +48,18 @@ function prepare(client: Connection) {
     through: client.prepare('select servers_through from activity_index where id = 1').pluck(),
     upTo: client.prepare('select max(id) from (select id from activity where id > ? order by id limit ?)').pluck(),
     fill: client.prepare(`insert or ignore into activity_servers (server, activity_id) select server, activity_id from (${recordServers('a.id > @from and a.id <= @to')})`),
-    count: client.prepare(`insert into activity_check_minutes (minute, verdict, surface, actor, checks)
-      select (at / ${MINUTE}) * ${MINUTE}, coalesce(verdict, ''), coalesce(surface, ''), actor, count(*) from activity
-      where id > @from and id <= @to and type = 'preflight' group by 1, 2, 3, 4
+    // the minutes' verdict column holds a check's class (`checkClasses`): each check counts once under each of its classes
+    count: client.prepare(`with classes(map) as (select @classes),
+        checks as (select id, at, surface, actor, verdict, data from activity where id > @from and id <= @to and type = 'preflight')
+      insert into activity_check_minutes (minute, verdict, surface, actor, checks)
+      select (at / ${MINUTE}) * ${MINUTE}, class, coalesce(surface, ''), actor, count(*) from (${checkClasses}) where true group by 1, 2, 3, 4
       on conflict (minute, verdict, surface, actor) do update set checks = checks + excluded.checks`),
     // the ids as the outer loop (CROSS JOIN), each a rowid lookup: \`id in (json_each)\` could be planned as a scan of every record
-    uncount: client.prepare(`update activity_check_minutes set checks = checks - g.n from (
-        select (r.at / ${MINUTE}) * ${MINUTE} as m, coalesce(r.verdict, '') as v, coalesce(r.surface, '') as s, r.actor as a, count(*) as n
-        from json_each(@ids) k cross join activity r on r.id = k.value
-        where r.id <= @through and r.type = 'preflight' group by 1, 2, 3, 4) as g
+    uncount: client.prepare(`with classes(map) as (select @classes),
+        checks as (select r.id, r.at, r.surface, r.actor, r.verdict, r.data from json_each(@ids) k cross join activity r on r.id = k.value
+          where r.id <= @through and r.type = 'preflight')
+      update activity_check_minutes set checks = checks - g.n from (
+        select (at / ${MINUTE}) * ${MINUTE} as m, class as v, coalesce(surface, '') as s, actor as a, count(*) as n from (${checkClasses}) group by 1, 2, 3, 4) as g
       where minute = g.m and verdict = g.v and surface = g.s and actor = g.a`),
     dropEmpty: client.prepare('delete from activity_check_minutes where minute between @from and @to and checks <= 0'),
     advance: client.prepare('insert into activity_index (id, servers_through) values (1, ?) on conflict (id) do update set servers_through = excluded.servers_through'),
@@ -57,7 +79,7 @@ export const indexedThrough = (db: DbLike): number => (statementsOf(db).through.
 export const unindexedFor = (db: DbLike, server: string): number[] => statementsOf(db).unindexed.all({ from: indexedThrough(db), server }) as number[]
 
 /** Index the next batch of records; resolves to true while there was work (false: caught up). */
-export async function indexActivityServers(db: Db, batch = BATCH): Promise<boolean> {
+export async function indexActivityServers(db: Db, classes: ReasonClasses, batch = BATCH): Promise<boolean> {
   // caught up: no write lock taken at all (other processes share this file)
   if (statementsOf(db).upTo.get(indexedThrough(db), 1) === null) return false
   return writeRecords(db, (tx) => {
@@ -66,7 +88,7 @@ export async function indexActivityServers(db: Db, batch = BATCH): Promise<boole
     const to = st.upTo.get(from, batch) as number | null
     if (to === null) return false
     st.fill.run({ from, to })
-    st.count.run({ from, to })
+    st.count.run({ from, to, classes: JSON.stringify(classes) })
     st.advance.run(to)
     return true
   })
@@ -76,8 +98,8 @@ export async function indexActivityServers(db: Db, batch = BATCH): Promise<boole
  * Take the records about to be deleted (`ids`, inside the caller's transaction) out of the
  * per-minute counts, so the chart keeps agreeing with the log after a prune.
  */
-export function uncountChecks(tx: DbLike, ids: number[], span: { from: number; to: number }): void {
+export function uncountChecks(tx: DbLike, classes: ReasonClasses, ids: number[], span: { from: number; to: number }): void {
   const st = statementsOf(tx)
-  st.uncount.run({ ids: JSON.stringify(ids), through: indexedThrough(tx) })
+  st.uncount.run({ ids: JSON.stringify(ids), through: indexedThrough(tx), classes: JSON.stringify(classes) })
   st.dropEmpty.run({ from: Math.floor(span.from / MINUTE) * MINUTE, to: span.to })
 }

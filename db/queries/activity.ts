@@ -4,7 +4,7 @@ import type { Db, DbLike, Tx } from '@/db/client'
 import { activity, activityCheckMinutes, activityServers, type ActivityRow } from '@/db/schema'
 import type { StoredLink } from '@/lib/core/activity-chain'
 import type { ActivityRecord } from '@/lib/core/activity'
-import { indexedThrough, MINUTE, uncountChecks, unindexedFor } from './activity-index'
+import { checkClasses, indexedThrough, MINUTE, uncountChecks, unindexedFor, type ReasonClasses } from './activity-index'
 
 export interface ActivityFilter {
   requestId?: string
@@ -133,8 +133,8 @@ export interface FacetCount { value: string; count: number }
 /**
  * The commonest values of one column among the newest `window` records that match (below
  * `before`, from `floor`), most first, at most `top`: one grouped query. The window keeps it
- * bounded on any log; the newest matching records come off the id key (or the type's or
- * verdict's (column, id) index when that filter is set), like a page of the list.
+ * bounded on any log; the newest matching records come off the id key (or the type's,
+ * verdict's or actor's (column, id) index when that filter is set), like a page of the list.
  */
 export function activityFacet(db: Db, f: ActivityFilter, field: FacetField, bounds: { floor?: number; before?: number; window: number; top: number }): FacetCount[] {
   const where = columnConditions(f)
@@ -216,24 +216,24 @@ export function activitySince(db: Db, f: ActivityFilter, range: AtRange, afterId
 export interface BucketCount { bucket: number; verdict: string | null; checks: number }
 
 /**
- * Checks (preflight records) per verdict in `width`-ms buckets of [start, end). Bucket n covers
- * [start + n·width, start + (n+1)·width). Whole minutes filtered at most by verdict, surface and
- * actor add up the per-minute counts (plus the records past their watermark); anything else
- * (a request id, a server, free text, bounds inside a minute) counts the records themselves.
+ * Checks (preflight records) per class in `width`-ms buckets of [start, end), a check under each
+ * class it holds (`checkClasses`). Bucket n covers [start + n·width, start + (n+1)·width). Whole
+ * minutes filtered at most by surface and actor add up the per-minute counts (plus the records
+ * past their watermark); anything else (a verdict, which the minutes do not keep, a request id, a
+ * server, free text, bounds inside a minute) counts the records themselves.
  */
-export function verdictCounts(db: Db, f: ActivityFilter, start: number, end: number, width: number): BucketCount[] {
+export function verdictCounts(db: Db, classes: ReasonClasses, f: ActivityFilter, start: number, end: number, width: number): BucketCount[] {
   const wholeMinutes = start % MINUTE === 0 && end % MINUTE === 0 && width % MINUTE === 0
-  if (!wholeMinutes || f.requestId || f.server || f.q || (f.type && f.type !== 'preflight')) return countRecords(db, f, start, end, width)
+  if (!wholeMinutes || f.verdict || f.requestId || f.server || f.q || (f.type && f.type !== 'preflight')) return countRecords(db, classes, f, start, end, width)
   const through = indexedThrough(db)
   const m = activityCheckMinutes
   // the bound numbers may arrive as floats: cast, so the division is a whole bucket number
   const bucket = sql<number>`cast((${m.minute} - ${start}) / ${width} as integer)`
   const where = [gte(m.minute, start), lt(m.minute, end)]
-  if (f.verdict) where.push(eq(m.verdict, f.verdict))
   if (f.surface) where.push(eq(m.surface, f.surface))
   if (f.actor) where.push(eq(m.actor, f.actor))
   const counted = db.select({ bucket, verdict: m.verdict, checks: sql<number>`sum(${m.checks})` }).from(m).where(and(...where)).groupBy(bucket, m.verdict).all()
-  const tail = countRecords(db, f, start, end, width, through)
+  const tail = countRecords(db, classes, f, start, end, width, through)
   const sums = new Map<string, BucketCount>()
   for (const r of [...counted.map((c) => ({ ...c, verdict: c.verdict || null })), ...tail]) {
     const key = `${r.bucket}\u0000${r.verdict}`
@@ -258,11 +258,13 @@ function bucketConditions(db: Db, f: ActivityFilter, type: string, start: number
 const bucketOf = (start: number, width: number) => sql<number>`cast((${activity.at} - ${start}) / ${width} as integer)`
 
 /** The same counts from the records themselves (those past `afterId` only, when given). */
-export function countRecords(db: Db, f: ActivityFilter, start: number, end: number, width: number, afterId?: number): BucketCount[] {
-  const bucket = bucketOf(start, width)
+export function countRecords(db: Db, classes: ReasonClasses, f: ActivityFilter, start: number, end: number, width: number, afterId?: number): BucketCount[] {
   const where = bucketConditions(db, f, 'preflight', start, end)
   if (afterId !== undefined) where.push(gt(activity.id, afterId))
-  return db.select({ bucket, verdict: activity.verdict, checks: count() }).from(activity).where(and(...where)).groupBy(bucket, activity.verdict).all()
+  const checks = db.select({ id: activity.id, at: activity.at, surface: activity.surface, actor: activity.actor, verdict: activity.verdict, data: activity.data })
+    .from(activity).where(and(...where))
+  return db.all<BucketCount>(sql`with classes(map) as (select ${JSON.stringify(classes)}), checks as ${checks}
+    select cast((at - ${start}) / ${width} as integer) as bucket, nullif(class, '') as verdict, count(*) as checks from (${sql.raw(checkClasses)}) group by 1, 2`)
 }
 
 export interface CallBucketCount { bucket: number; outcome: string | null; calls: number }
@@ -288,7 +290,7 @@ export function callCounts(db: Db, f: ActivityFilter, start: number, end: number
  * newer than the cutoff; a call whose outcome lies past the prefix stays, with what follows it,
  * until both can go.
  */
-export function deleteOldest(tx: Tx, before: number, limit: number): number {
+export function deleteOldest(tx: Tx, classes: ReasonClasses, before: number, limit: number): number {
   const head = tx.select({ id: activity.id, at: activity.at, type: activity.type, requestId: activity.requestId,
     call: sql<number | null>`case when ${activity.type} = 'tool.call_outcome' then json_extract(${activity.data}, '$.call') end` })
     .from(activity).orderBy(asc(activity.id)).limit(limit).all()
@@ -308,7 +310,7 @@ export function deleteOldest(tx: Tx, before: number, limit: number): number {
     if (cut < 0) break
     rows = rows.slice(0, cut)
   }
-  uncountChecks(tx, rows.map((r) => r.id), { from: Math.min(...rows.map((r) => r.at)), to: Math.max(...rows.map((r) => r.at)) })
+  uncountChecks(tx, classes, rows.map((r) => r.id), { from: Math.min(...rows.map((r) => r.at)), to: Math.max(...rows.map((r) => r.at)) })
   return tx.delete(activity).where(lte(activity.id, rows[rows.length - 1].id)).run().changes
 }
 

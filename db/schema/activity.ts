@@ -30,6 +30,7 @@ export const activity = sqliteTable(
     index('activity_verdict').on(t.verdict, t.id),
     index('activity_server').on(t.server, t.id),
     index('activity_surface').on(t.surface, t.id),
+    index('activity_actor').on(t.actor, t.id),
     index('activity_at').on(t.at),
   ],
 )
@@ -66,10 +67,11 @@ export const activityIndex = sqliteTable('activity_index', {
 })
 
 /**
- * Checks per minute, by verdict, surface and actor: what the Activity chart counts, so a day of
- * a million checks is a few thousand rows to add up. Derived like activity_servers, in the same
- * batches and under the same watermark; pruning takes its records' counts back out.
- * A null verdict or surface is stored as ''.
+ * Checks per minute, by class, surface and actor: what the Activity chart counts, so a day of
+ * a million checks is a few thousand rows to add up. `verdict` is a class the check holds (its set
+ * verdict, or a refused tool's class: db/queries/activity-index.ts checkClasses), so a check counts
+ * once under each of its classes. Derived like activity_servers, in the same batches and under the
+ * same watermark; pruning takes its records' counts back out. A null verdict or surface is stored as ''.
  */
 export const activityCheckMinutes = sqliteTable(
   'activity_check_minutes',

@@ -8,6 +8,7 @@ import { deleteOldCalls } from '@/db/queries/calls'
 import { describeError } from '@/lib/core/errors'
 import { logError } from '@/lib/core/log'
 import { notePruned } from '@/lib/telemetry/notes'
+import { reasonVerdicts } from '@/lib/preflight/taxonomy'
 import { appendActivity } from './record'
 import { mintRequestId } from './request-id'
 
@@ -40,7 +41,7 @@ async function inBatches(db: Db, deleteBatch: (tx: Tx) => number, onBatch?: (del
  * (`activity.pruned`, under `requestId` when given) when it deleted anything. Returns the records deleted.
  */
 export async function pruneActivity(db: Db, before: number, actor: string, onBatch?: (deleted: number) => void, requestId = mintRequestId()): Promise<number> {
-  const total = await inBatches(db, (tx) => deleteOldest(tx, before, PRUNE_BATCH), onBatch)
+  const total = await inBatches(db, (tx) => deleteOldest(tx, reasonVerdicts, before, PRUNE_BATCH), onBatch)
   const heldCalls = await inBatches(db, (tx) => deleteOldCalls(tx, before, PRUNE_BATCH))
   notePruned(total, heldCalls)
   if (total > 0 || heldCalls > 0) {

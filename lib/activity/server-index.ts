@@ -3,6 +3,7 @@ import type { Db } from '@/db/client'
 import { indexActivityServers } from '@/db/queries/activity-index'
 import { describeError } from '@/lib/core/errors'
 import { logError } from '@/lib/core/log'
+import { reasonVerdicts } from '@/lib/preflight/taxonomy'
 
 export const INDEX_EVERY_MS = 250
 
@@ -16,7 +17,7 @@ export function startServerIndex(db: Db): { stop: () => void } {
     if (running) return
     running = true
     try {
-      while (await indexActivityServers(db)) await new Promise((r) => setImmediate(r))
+      while (await indexActivityServers(db, reasonVerdicts)) await new Promise((r) => setImmediate(r))
     } catch (e) {
       logError(`toolgate: indexing activity by server (retried shortly): ${describeError(e)}`)
     } finally {

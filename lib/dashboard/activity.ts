@@ -6,7 +6,7 @@ import { callArgumentsOf } from '@/db/queries/calls'
 import { presentRecords } from '@/lib/activity/present-records'
 import { callFacts, type ActivityItem } from '@/lib/activity/present'
 import { activityTypes, surfaces } from '@/lib/core/activity'
-import { verdicts, type Verdict } from '@/lib/preflight/taxonomy'
+import { reasonVerdicts, verdicts, type Verdict } from '@/lib/preflight/taxonomy'
 import { tokenNameSchema } from '@/lib/schemas/names'
 import { parseToolId } from '@/lib/preflight/ids'
 import { requestIdSchema } from '@/lib/schemas/request-id'
@@ -180,9 +180,10 @@ export type CallGroup = (typeof callGroups)[number]
 const callGroupOf = (outcome: string | null): CallGroup =>
   outcome === null ? 'pending' : outcome === 'ok' || outcome === 'held' ? outcome : outcome === 'tool_error' || outcome === 'failed' ? 'failed' : 'refused'
 
+/** `counts`: checks per class, a check under each class it holds (db/queries/activity-index.ts checkClasses); `calls`: calls per end. */
 export interface ChartBar { start: number; end: number; counts: Record<Verdict, number>; calls: Record<CallGroup, number> }
-/** `span` is null when the From–To filter sets the window instead. */
-export interface VerdictChart { span: ChartSpan | null; width: number; bars: ChartBar[] }
+/** `span` is null when the From–To filter sets the window instead; `rows` are the rows the filters can fill. */
+export interface VerdictChart { span: ChartSpan | null; width: number; bars: ChartBar[]; rows: { checks: boolean; calls: boolean } }
 
 /** The From–To filter when set (either end may be open), else `span` ending with the bar that holds `now`. */
 function chartWindow(f: ActivityFilter, span: ChartSpan, now: number): { start: number; end: number; width: number } {
@@ -200,11 +201,14 @@ function chartWindow(f: ActivityFilter, span: ChartSpan, now: number): { start: 
 }
 
 /**
- * Checks per interval and verdict, and tool calls per interval and outcome, for the current
- * filters (one grouped query each). Null when the type filter excludes checks: only checks carry a verdict.
+ * Checks per interval and class, and tool calls per interval and outcome, for the current filters
+ * (one grouped query each). A row the filters leave empty by their nature is left out: checks for
+ * the calls type, calls for the checks type or a verdict (only checks carry one). Null when the
+ * type filter is neither checks nor calls.
  */
 export function verdictChart(db: Db, f: ActivityFilter, span: ChartSpan, now = Date.now()): VerdictChart | null {
-  if (f.type !== undefined && f.type !== 'preflight') return null
+  const rows = { checks: f.type === undefined || f.type === 'preflight', calls: (f.type === undefined || f.type === 'tool.call') && f.verdict === undefined }
+  if (!rows.checks && !rows.calls) return null
   const { start, end, width } = chartWindow(f, span, now)
   const bars: ChartBar[] = Array.from({ length: Math.max(0, Math.ceil((end - start) / width)) }, (_, i) => ({
     start: start + i * width,
@@ -212,15 +216,17 @@ export function verdictChart(db: Db, f: ActivityFilter, span: ChartSpan, now = D
     counts: Object.fromEntries(verdicts.map((v) => [v, 0])) as Record<Verdict, number>,
     calls: Object.fromEntries(callGroups.map((g) => [g, 0])) as Record<CallGroup, number>,
   }))
-  if (bars.length) {
-    for (const row of verdictCounts(db, recordFilter(f), start, end, width)) {
+  if (bars.length && rows.checks) {
+    for (const row of verdictCounts(db, reasonVerdicts, recordFilter(f), start, end, width)) {
       const bar = bars[row.bucket]
       if (bar && (verdicts as readonly (string | null)[]).includes(row.verdict)) bar.counts[row.verdict as Verdict] = row.checks
     }
+  }
+  if (bars.length && rows.calls) {
     for (const row of callCounts(db, recordFilter(f), start, end, width)) {
       const bar = bars[row.bucket]
       if (bar) bar.calls[callGroupOf(row.outcome)] += row.calls
     }
   }
-  return { span: f.from === undefined && f.to === undefined ? span : null, width, bars }
+  return { span: f.from === undefined && f.to === undefined ? span : null, width, bars, rows }
 }

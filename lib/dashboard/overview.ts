@@ -29,7 +29,7 @@ const FAILED = new Set(['refused', 'failed', 'tool_error', 'denied', 'expired'])
 // blocks an operator made on purpose: the agent is told the truth, and the operator may acknowledge them
 const DELIBERATE = new Set(['tool_blocked_by_user', 'tool_denied_by_config', 'server_disabled', 'server_not_in_scope'])
 
-/** One cause an agent's ids are still refused for, with its one fix ("24 ids outside profile team-07 → Edit profile team-07"). */
+/** One cause an agent's ids are still refused for, with its own fix ("24 ids outside profile team-07 → Edit profile team-07"). */
 export interface Cause {
   /** which item this is, for acknowledging it: the token, the reason and the fix */
   key: string
@@ -41,7 +41,8 @@ export interface Cause {
   count: number
   /** the first MAX_SHOWN of its ids */
   ids: string[]
-  fix: RowFix | null
+  /** where this cause's own fix is done, with the fix's words: each cause of an agent has its own */
+  fixLink: { href: string; label: string } | null
   deliberate: boolean
 }
 
@@ -95,6 +96,20 @@ function fixKey(f: RowFix | null): string {
   }
 }
 
+/** The Preflight page checking `ids` as the agent, where each row carries the button that fixes it. */
+const preflightAs = (token: string, ids: readonly string[]) =>
+  `/preflight?${new URLSearchParams([...ids.map((id) => ['id', id]), ['token', token], ['run', '1']])}`
+
+/**
+ * Where a cause's fix is done: a page the fix names (a profile, a token, a server's pins), else
+ * the Preflight page for that cause's ids alone, whose rows act (Review & approve, Enable server,
+ * Log in…) and then show the agent's view again. Advice has no place to go: its words are the fix.
+ */
+function fixLinkOf(token: string, fix: RowFix | null, ids: readonly string[]): Cause['fixLink'] {
+  if (!fix || fix.kind === 'advice') return null
+  return { href: fix.kind === 'link' ? fix.href : preflightAs(token, ids), label: fix.label }
+}
+
 /** An agent's ids still refused, one group per cause and fix; the ids of one group are what its fingerprint covers. */
 function causesOf(token: string, still: Explained[]): Cause[] {
   const groups = new Map<string, Explained[]>()
@@ -108,7 +123,8 @@ function causesOf(token: string, still: Explained[]): Cause[] {
     const ids = list.map((e) => e.result.id)
     return {
       key, fingerprint: createHash('sha256').update([...ids].sort().join('\n')).digest('hex').slice(0, 16),
-      reason: first.reason, detail: first.detail, count: ids.length, ids: ids.slice(0, MAX_SHOWN), fix: list[0].fix, deliberate: DELIBERATE.has(first.reason),
+      reason: first.reason, detail: first.detail, count: ids.length, ids: ids.slice(0, MAX_SHOWN),
+      fixLink: fixLinkOf(token, list[0].fix, ids.slice(0, MAX_SHOWN)), deliberate: DELIBERATE.has(first.reason),
     }
   }).sort((a, b) => b.count - a.count)
 }

@@ -110,6 +110,8 @@ export const precedence = [
 /** The table viewed through its row type, for lookups by a reason variable. */
 export const reasonSpec: Record<Reason, ReasonSpec> = taxonomy
 export const reasons = Object.keys(taxonomy) as Reason[]
+/** Each reason's class: a check is counted under its refused tools' classes too (db/queries/activity-index.ts checkClasses). */
+export const reasonVerdicts = Object.fromEntries(reasons.map((r) => [r, reasonSpec[r].verdict])) as Record<Reason, Verdict>
 
 /** Worst class wins: unknown_ids > blocked > degraded_retryable > ready. */
 const verdictRank: Record<Verdict, number> = { ready: 0, degraded_retryable: 1, blocked: 2, unknown_ids: 3 }

@@ -21,9 +21,11 @@ let b1: number
 let b2: number
 const blockedInB1: number[] = []
 
+// each seeded check's one tool has a reason of its verdict's class: each check holds one class
+const reasonOf = { blocked: 'server_not_in_scope', degraded_retryable: 'server_initializing', unknown_ids: 'not_found' } as const
 const check = (actor: string, verdict: Verdict, at: number) => appendActivity(d.db, {
   requestId: mintRequestId(), type: 'preflight', actor, surface: 'rest', tier: 'agent', verdict, at,
-  data: { ids_raw: 1, ids_unique: 1, duration_ms: 1, tools: [verdict === 'ready' ? { id: 'notes:read_note', status: 'ready' } : { id: 'billing:get_invoice', status: 'unavailable', reason: 'server_not_in_scope' }] },
+  data: { ids_raw: 1, ids_unique: 1, duration_ms: 1, tools: [verdict === 'ready' ? { id: 'notes:read_note', status: 'ready' } : { id: 'billing:get_invoice', status: 'unavailable', reason: reasonOf[verdict] }] },
 })
 const call = (actor: string) => appendActivity(d.db, {
   requestId: mintRequestId(), type: 'tool.call', actor, surface: 'mcp-shape-a', tier: 'agent', server: 'notes', data: { target: 'notes:read_note', arguments_hash: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', outcome: 'ok', duration_ms: 1 },
@@ -154,9 +156,29 @@ describe('activity: the verdict chart\'s counts (one grouped query)', () => {
     expect(sum(verdictChart(d.db, { q: 'NOTES:READ_NOTE' }, '24h'))).toEqual({ ready: 5, degraded_retryable: 0, blocked: 0, unknown_ids: 0 })
   })
 
-  it('has no chart for a type that carries no verdict', () => {
-    expect(verdictChart(d.db, { type: 'tool.call' }, '24h')).toBeNull()
-    expect(verdictChart(d.db, { type: 'preflight' }, '7d')!.bars).toHaveLength(28)
+  it('count a check under every class it holds: 1 unknown id beside 9 blocked tools is counted unknown and blocked', async () => {
+    const at = b1 - 30 * H // a day before the seeded hours: out of every other test's chart
+    const tools = [{ id: 'notes:nope', status: 'unavailable' as const, reason: 'not_found' },
+      ...Array.from({ length: 9 }, (_, i) => ({ id: `billing:t${i}`, status: 'unavailable' as const, reason: 'server_not_in_scope' }))]
+    await appendActivity(d.db, { requestId: mintRequestId(), type: 'preflight', actor: 'token:nightly', surface: 'rest', tier: 'agent', verdict: 'unknown_ids', at,
+      data: { ids_raw: 10, ids_unique: 10, duration_ms: 1, tools } })
+    const window = { from: at - 1_000, to: at + 1_000 }
+    expect(sum(verdictChart(d.db, window, '24h'))).toEqual({ ready: 0, degraded_retryable: 0, blocked: 1, unknown_ids: 1 })
+    const { page, context } = await signedIn(d, { width: 1440, height: 900 })
+    await visit(page, `/activity?from=${iso(window.from)}&to=${iso(window.to)}`)
+    const legend = page.getByRole('list', { name: 'Legend: checks in this range holding each class' })
+    await eventually(() => legend.innerText()).toMatch(/blocked 1\s+unknown ids 1\s+retryable 0\s+ready 0/)
+    expect(await page.getByTestId('chart-counts-what').textContent()).toContain('Each check counts under every class it holds')
+    await context.close()
+  })
+
+  it('a type of calls charts the calls alone, a verdict the checks alone; a type neither checks nor calls has no chart', () => {
+    expect(verdictChart(d.db, { type: 'tool.call' }, '24h')!.rows).toEqual({ checks: false, calls: true })
+    expect(verdictChart(d.db, { verdict: 'blocked' }, '24h')!.rows).toEqual({ checks: true, calls: false })
+    expect(verdictChart(d.db, { type: 'tool.approved' }, '24h')).toBeNull()
+    const checks = verdictChart(d.db, { type: 'preflight' }, '7d')!
+    expect(checks.bars).toHaveLength(28)
+    expect(checks.rows).toEqual({ checks: true, calls: false })
   })
 })
 
@@ -164,16 +186,16 @@ describe('activity: verdict chart, token picker, live updates', () => {
   it('the chart shows the seeded checks per hour; a bar segment (by keyboard) filters the list to its hour and verdict', async () => {
     const { page, context } = await signedIn(d, { width: 1440, height: 900 })
     await visit(page, '/activity')
-    await eventually(() => bar(page, b1).getAttribute('aria-label')).toMatch(/: 12 checks — 5 blocked, 1 unknown ids, 2 retryable, 4 ready$/)
-    expect(await bar(page, b2).getAttribute('aria-label')).toMatch(/: 1 check — 1 ready$/)
-    // every check in the chart's 24 hours is in exactly one bar
-    const bars = await page.getByTestId('chart-bar').evaluateAll((els) => els.map((e) => ({ start: e.getAttribute('data-start')!, checks: Number(e.getAttribute('data-checks')) })))
+    await eventually(() => bar(page, b1).getAttribute('aria-label')).toMatch(/: checks holding blocked 5, unknown ids 1, retryable 2, ready 4$/)
+    expect(await bar(page, b2).getAttribute('aria-label')).toMatch(/: checks holding ready 1$/)
+    // every check in the chart's 24 hours is in exactly one bar (each seeded check holds one class)
+    const bars = await page.getByTestId('chart-bar').evaluateAll((els) => els.map((e) => ({ start: e.getAttribute('data-start')!, counts: JSON.parse(e.getAttribute('data-counts')!) as Record<string, number> })))
     expect(bars).toHaveLength(24)
     const inWindow = listActivity(d.db, { type: 'preflight', limit: 100_000 }).filter((r) => r.at >= Date.parse(bars[0].start))
-    expect(bars.reduce((n, b) => n + b.checks, 0)).toBe(inWindow.length)
+    expect(bars.reduce((n, b) => n + Object.values(b.counts).reduce((a, c) => a + c, 0), 0)).toBe(inWindow.length)
     expect(await seriousViolations(page)).toEqual([])
 
-    const blocked = bar(page, b1).getByRole('link', { name: /^5 blocked, .*: show them$/ })
+    const blocked = bar(page, b1).getByRole('link', { name: /^5 blocked, .*: show the checks whose worst class is blocked$/ })
     await blocked.focus()
     await page.keyboard.press('Enter')
     await page.waitForURL((u) => u.searchParams.get('verdict') === 'blocked')
@@ -200,7 +222,7 @@ describe('activity: verdict chart, token picker, live updates', () => {
     await page.getByLabel('Agent token').selectOption('nightly')
     await page.getByRole('button', { name: 'Apply filters' }).click()
     await page.waitForURL((u) => u.search === '?token=nightly')
-    await eventually(() => bar(page, b1).getAttribute('aria-label')).toMatch(/: 10 checks — 3 blocked, 1 unknown ids, 2 retryable, 4 ready$/)
+    await eventually(() => bar(page, b1).getAttribute('aria-label')).toMatch(/: checks holding blocked 3, unknown ids 1, retryable 2, ready 4$/)
     const actors = await page.getByTestId('activity-record').evaluateAll((els) => els.map((e) => e.getAttribute('data-actor')))
     expect(actors).toHaveLength(50)
     expect(new Set(actors)).toEqual(new Set(['token:nightly']))
@@ -387,6 +409,12 @@ describe('activity: the log explorer', () => {
     expect(await page.getByRole('list', { name: 'Legend: tool calls in this range' }).innerText()).toContain(`held ${total.held}`)
     expect(await page.getByTestId('call-bar').count()).toBe(24)
     expect(await seriousViolations(page)).toEqual([])
+    // calls alone: the calls row is the chart
+    await visit(page, '/activity?type=tool.call')
+    await eventually(() => page.getByRole('heading', { name: /^Tool calls per hour, last 24 hours/ }).count()).toBe(1)
+    expect(await page.getByTestId('chart-bar').count()).toBe(0)
+    expect(await page.getByTestId('call-bar').count()).toBe(24)
+    expect(await page.getByRole('list', { name: 'Legend: tool calls in this range' }).innerText()).toContain(`held ${total.held}`)
     await context.close()
   })
 

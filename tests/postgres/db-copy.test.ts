@@ -15,6 +15,7 @@ import { openDb } from '@/lib/server/database'
 import { runCli } from '@/tests/helpers/cli'
 import { demoDbFile } from '@/tests/cli/helpers'
 import { startPostgres, type TestPostgres } from '@/tests/helpers/postgres'
+import { reasonVerdicts } from '@/lib/preflight/taxonomy'
 
 const PASSWORD = 'pg-test-secret' // the harness puts it in every database URL (trust auth ignores it)
 const ctx = { actor: 'cli:test', requestId: 'req_copy_fixture' }
@@ -35,7 +36,7 @@ async function everyKindOfRecord(): Promise<string> {
   const operator = requireOperator(db, 'alice')
   await inviteOperator(db, { username: 'bob', name: 'Bob', email: null, role: 'auditor' }, ctx)
   await issueSession(db, operator, 'password', { userAgent: 'test', address: '127.0.0.1' })
-  while (await indexActivityServers(db)) { /* until every record is indexed */ }
+  while (await indexActivityServers(db, reasonVerdicts)) { /* until every record is indexed */ }
   const server = 'notebook'
   db.insert(s.serverLogs).values([{ serverName: server, at: now, stream: 'stderr', line: 'started' }, { serverName: server, at: now + 1, stream: 'event', line: 'connected' }]).run()
   db.insert(s.serverOauth).values({ serverName: server, grant: 'client_credentials', preRegistered: true, discovery: { issuer: 'https://as.example.com' }, updatedAt: now }).run()

@@ -60,7 +60,7 @@ export default async function ActivityPage({ searchParams }: { searchParams: Pro
       {problems.length > 0 && <div className="mb-4"><ErrorNote error={`Ignored filter: ${problems.join('; ')}`} fix="Correct the filter or clear it." /></div>}
       {chart
         ? <VerdictChart chart={chart} filters={raw} spans={spanLinks} />
-        : <p className="mb-4 text-xs text-slate-600 dark:text-slate-300">The verdict chart counts checks: records of type {filter.type} carry no verdict.</p>}
+        : <p className="mb-4 text-xs text-slate-600 dark:text-slate-300">The chart counts checks and tool calls: records of type {filter.type} are neither.</p>}
       <div className="gap-4 lg:grid lg:grid-cols-[minmax(0,1fr)_16rem]">
         <div className="min-w-0">
           <Timeline key={`${query}|${filter.before ?? ''}|${after}`} initial={items} filters={query} after={after} live={!newer} />

@@ -25,6 +25,7 @@ export const activity = pgTable(
     index('activity_verdict').on(t.verdict, t.id),
     index('activity_server').on(t.server, t.id),
     index('activity_surface').on(t.surface, t.id),
+    index('activity_actor').on(t.actor, t.id),
     index('activity_at').on(t.at),
   ],
 )

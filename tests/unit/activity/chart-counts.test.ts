@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import type { Db } from '@/db/client'
 import { openDb } from '@/lib/server/database'
@@ -7,6 +8,7 @@ import { activityCheckMinutes } from '@/db/schema'
 import { insertActivity } from '@/lib/activity/record'
 import { pruneActivity } from '@/lib/activity/retention'
 import { surfaces } from '@/lib/core/activity'
+import { reasonVerdicts } from '@/lib/preflight/taxonomy'
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE
@@ -19,6 +21,9 @@ function fill(db: Db): void {
   let seed = 7
   // a fixed pseudo-random sequence: the high bits of a linear congruential generator, 0 ≤ n < k
   const next = (k = 2 ** 16) => Math.floor(((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * k)
+  // a check's refused tools, of any class or none: the counts take each class a check holds
+  const refused = () => [{ id: 'srv1:u', status: 'unavailable', reason: 'not_found' }, { id: 'srv2:b', status: 'unavailable', reason: 'server_disabled' },
+    { id: 'srv3:r', status: 'unavailable', reason: 'server_initializing' }].filter(() => next(3) === 0)
   db.$client.transaction(() => {
     for (let i = 0; i < 3_000; i++) {
       const at = T0 + Math.floor((i / 3_000) * 10 * HOUR) + next(997)
@@ -29,7 +34,7 @@ function fill(db: Db): void {
       insertActivity(db, {
         requestId: `req_${i % 500}`, type: 'preflight', at,
         surface: surfaces[next(3)], actor: `token:agent${next(4)}`, tier: 'agent', verdict: verdictsUsed[next(4)],
-        data: { ids_raw: 1, ids_unique: 1, tools: [{ id: `srv${next(5)}:t`, status: 'ready' }], duration_ms: 0 } as never,
+        data: { ids_raw: 1, ids_unique: 1, tools: [{ id: `srv${next(5)}:t`, status: 'ready' }, ...refused()], duration_ms: 0 } as never,
       })
     }
   })()
@@ -44,16 +49,16 @@ describe('checks per interval for the Activity chart', () => {
     const expectSame = () => {
       let compared = 0
       for (const f of filters) for (const [start, end, width] of windows) {
-        const expected = sorted(countRecords(db, f, start, end, width))
-        expect(sorted(verdictCounts(db, f, start, end, width)), `${JSON.stringify(f)} ${start}–${end}`).toEqual(expected)
+        const expected = sorted(countRecords(db, reasonVerdicts, f, start, end, width))
+        expect(sorted(verdictCounts(db, reasonVerdicts, f, start, end, width)), `${JSON.stringify(f)} ${start}–${end}`).toEqual(expected)
         compared += expected.length
       }
       expect(compared).toBeGreaterThan(200) // the cases hold real counts, not empty lists
     }
     expectSame() // nothing derived yet: every record is the tail
-    expect(await indexActivityServers(db, 1_000)).toBe(true)
+    expect(await indexActivityServers(db, reasonVerdicts, 1_000)).toBe(true)
     expectSame() // partly derived
-    while (await indexActivityServers(db)) { /* catch up */ }
+    while (await indexActivityServers(db, reasonVerdicts)) { /* catch up */ }
     expect(db.select().from(activityCheckMinutes).all().length).toBeGreaterThan(100)
     expectSame()
     // a prune takes its records' counts back out (and drops minutes left empty)
@@ -61,7 +66,7 @@ describe('checks per interval for the Activity chart', () => {
     expectSame()
     expect(db.select().from(activityCheckMinutes).all().every((m) => m.checks > 0 && m.minute >= T0 + 3 * HOUR)).toBe(true)
     // records older than the watermark pruned, newer ones still a tail: the same again after catching up
-    while (await indexActivityServers(db)) { /* catch up */ }
+    while (await indexActivityServers(db, reasonVerdicts)) { /* catch up */ }
     expectSame()
   })
 
@@ -69,5 +74,38 @@ describe('checks per interval for the Activity chart', () => {
     const db = openDb(':memory:')
     const plan = (db.$client.prepare(`explain query plan select * from activity_check_minutes where minute >= ? and minute < ?`).all(0, 1) as { detail: string }[]).map((p) => p.detail).join('; ')
     expect(plan).toMatch(/SEARCH activity_check_minutes USING (INDEX sqlite_autoindex_activity_check_minutes_1|PRIMARY KEY) \(minute>\? AND minute<\?\)/)
+  })
+  it('count a check under every class it holds: 1 unknown id beside 9 blocked tools is an unknown_ids check and a blocked one', async () => {
+    const db = openDb(':memory:')
+    const tools = [{ id: 'notes:nope', status: 'unavailable', reason: 'not_found' },
+      ...Array.from({ length: 9 }, (_, i) => ({ id: `billing:t${i}`, status: 'unavailable', reason: 'server_not_in_scope' })),
+      { id: 'notes:read_note', status: 'ready' }]
+    const check = (verdict: string, t: object[], at: number) => insertActivity(db, { requestId: `req_${at}`, type: 'preflight', surface: 'rest', actor: 'token:a', tier: 'agent', verdict, at,
+      data: { ids_raw: t.length, ids_unique: t.length, tools: t, duration_ms: 0 } as never })
+    check('unknown_ids', tools, T0 + 1_000)
+    check('blocked', tools.slice(1), T0 + 2_000)
+    check('ready', tools.slice(-1), T0 + 3_000)
+    const counts = (f = {}) => Object.fromEntries(sorted(verdictCounts(db, reasonVerdicts, f, T0, T0 + HOUR, HOUR)).map((r) => [r.verdict, r.checks]))
+    // a check is ready only when its verdict is: the ready tools beside refused ones add no ready check
+    const want = { unknown_ids: 1, blocked: 2, ready: 1 }
+    expect(counts()).toEqual(want) // from the records
+    while (await indexActivityServers(db, reasonVerdicts)) { /* catch up */ }
+    expect(counts()).toEqual(want) // from the minutes
+    // a verdict filter picks checks by their verdict, and counts each under its classes still
+    expect(counts({ verdict: 'unknown_ids' })).toEqual({ unknown_ids: 1, blocked: 1 })
+    expect(await pruneActivity(db, T0 + 1_500, 'test')).toBe(1)
+    expect(counts()).toEqual({ blocked: 1, ready: 1 })
+  })
+  it('the migration that counts classes counts the minutes derived before it as the indexer does, every reason included', async () => {
+    const db = openDb(':memory:')
+    const reasons = Object.keys(reasonVerdicts)
+    db.$client.transaction(() => reasons.forEach((reason, i) => insertActivity(db, { requestId: `req_${i}`, type: 'preflight', surface: 'rest', actor: 'token:a', tier: 'agent',
+      verdict: 'blocked', at: T0 + i * MINUTE, data: { ids_raw: 2, ids_unique: 2, tools: [{ id: 's:t', status: 'unavailable', reason }, { id: 's:r', status: 'ready' }], duration_ms: 0 } as never })))()
+    while (await indexActivityServers(db, reasonVerdicts)) { /* catch up */ }
+    const minutes = () => db.select().from(activityCheckMinutes).all().sort((a, b) => a.minute - b.minute || a.verdict.localeCompare(b.verdict))
+    const derived = minutes()
+    expect(new Set(derived.map((m) => m.verdict))).toEqual(new Set(['blocked', 'unknown_ids', 'degraded_retryable']))
+    for (const statement of readFileSync('db/migrations/0025_check_classes.sql', 'utf8').split('--> statement-breakpoint')) db.$client.exec(statement)
+    expect(minutes()).toEqual(derived)
   })
 })

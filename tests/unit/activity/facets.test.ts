@@ -26,7 +26,7 @@ describe('activity facets', () => {
     expect(actors).toEqual([{ value: 'token:t1', count: 1_000 }, { value: 'token:t2', count: 1_000 }, { value: 'token:t3', count: 1_000 }])
     expect(activityFacet(db, { verdict: 'blocked' }, 'actor', { window: 100_000, top: 8 })).toEqual(
       [0, 2, 4, 6, 8].map((t) => ({ value: `token:t${t}`, count: 5_000 })))
-    // a filter no index serves, matching one record: the window never fills, so the whole log is read
+    // a rare actor: the window never fills, and its (actor, id) index finds its one record (tests/unit/activity/actor-index.test.ts)
     expect(activityFacet(db, { actor: 'token:rare' }, 'type', bounds)).toEqual([{ value: 'tool.call', count: 1 }])
   })
 })

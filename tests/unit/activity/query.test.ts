@@ -7,6 +7,7 @@ import { approveTool } from '@/lib/admin/tools'
 import { runCheck } from '@/lib/gate/check'
 import { mintRequestId } from '@/lib/activity/request-id'
 import { load } from '@/tests/helpers/db'
+import { reasonVerdicts } from '@/lib/preflight/taxonomy'
 
 describe('activity filter by server', () => {
   it('finds the checks that named the server, not only actions on it, newest first and paged, whether or not the index has caught up', async () => {
@@ -34,10 +35,10 @@ describe('activity filter by server', () => {
     // the index fills in batches off the request path: the filter is the same before, during and after
     expect(indexedThrough(db)).toBe(0)
     expectFilter()
-    expect(await indexActivityServers(db, 2)).toBe(true) // part of the records indexed, the rest still a tail
+    expect(await indexActivityServers(db, reasonVerdicts, 2)).toBe(true) // part of the records indexed, the rest still a tail
     expect(indexedThrough(db)).toBeGreaterThan(0)
     expectFilter()
-    while (await indexActivityServers(db)) { /* catch up */ }
+    while (await indexActivityServers(db, reasonVerdicts)) { /* catch up */ }
     expect(db.select().from(activityServers).all().map((r) => r.server).sort()).toEqual(['a', 'a', 'b', 'b'])
     expectFilter()
     const plan = db.$client.prepare(`explain query plan select * from activity_servers s join activity a on a.id = s.activity_id

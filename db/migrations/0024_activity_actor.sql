@@ -1,0 +1,1 @@
+CREATE INDEX `activity_actor` ON `activity` (`actor`,`id`);
