@@ -28,6 +28,11 @@ module.exports = {
       to: { path: '^node_modules/(drizzle-orm|better-sqlite3|pg)/' },
     },
     {
+      name: 'one-sdk-generation', severity: 'error', comment: 'product code speaks MCP through the v2 SDK (@modelcontextprotocol/client and /server): the v1 package is for tests and bench only',
+      from: { pathNot: '^(tests|bench)/' },
+      to: { path: '(^|/)node_modules/@modelcontextprotocol/sdk/' },
+    },
+    {
       name: 'client-imports-no-server', severity: 'error', comment: "a 'use client' component imports no server module: db/, lib/server, node: builtins",
       from: { path: clientFiles.length ? clientFiles.map(exactly) : '^$' },
       to: { dependencyTypesNot: ['type-only'], path: ['^db/', '^lib/server/', '^node_modules/(drizzle-orm|better-sqlite3|pg)/'] },
