@@ -31,6 +31,11 @@ module.exports = {
       name: 'app-reads-through-lib', severity: 'error',
       comment: 'app/ imports nothing of db/: a page renders what its loader in lib/dashboard/pages returns, a route handler calls lib/dashboard/api.ts',
       from: { path: '^app/' }, to: { path: '^db/' },
+      },
+      {
+      name: 'one-sdk-generation', severity: 'error', comment: 'product code speaks MCP through the v2 SDK (@modelcontextprotocol/client and /server): the v1 package is for tests and bench only',
+      from: { pathNot: '^(tests|bench)/' },
+      to: { path: '(^|/)node_modules/@modelcontextprotocol/sdk/' },
     },
     {
       name: 'client-imports-no-server', severity: 'error', comment: "a 'use client' component imports no server module: db/, lib/server, node: builtins",

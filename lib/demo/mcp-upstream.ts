@@ -1,8 +1,7 @@
 import 'server-only'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import { Server, WebStandardStreamableHTTPServerTransport, type CallToolResult, type Tool } from '@modelcontextprotocol/server'
+import { readBody } from '@/lib/http/json'
 
 export type DemoCall = (tool: string, args: Record<string, unknown>) => CallToolResult
 
@@ -13,17 +12,23 @@ export type DemoCall = (tool: string, args: Record<string, unknown>) => CallTool
 export function mcpHandler(name: string, tools: Tool[], call: DemoCall) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const server = new Server({ name, version: '1.0.0' }, { capabilities: { tools: {} } })
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }))
-    server.setRequestHandler(CallToolRequestSchema, (r) => tools.some((t) => t.name === r.params.name)
+    server.setRequestHandler('tools/list', () => ({ tools }))
+    server.setRequestHandler('tools/call', (r) => tools.some((t) => t.name === r.params.name)
       ? call(r.params.name, r.params.arguments ?? {})
       : { isError: true, content: [{ type: 'text', text: `${name} has no tool "${r.params.name}"` }] })
-    // each request is a fresh server and transport (stateless), closed with the response
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+    // each request is a fresh server and transport (stateless), closed once answered
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
     await server.connect(transport)
-    res.on('close', () => {
-      void transport.close()
-      void server.close()
-    })
-    await transport.handleRequest(req, res)
+    try {
+      const headers = new Headers()
+      for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v)
+      const body = req.method === 'POST' ? new Uint8Array(await readBody(req)) : undefined
+      const answer = await transport.handleRequest(new Request(`http://demo${req.url ?? '/'}`, { method: req.method, headers, body }))
+      res.writeHead(answer.status, Object.fromEntries(answer.headers))
+      res.end(Buffer.from(await answer.arrayBuffer()))
+    } finally {
+      await transport.close()
+      await server.close()
+    }
   }
 }

@@ -1,6 +1,6 @@
 import 'server-only'
 import { readFileSync } from 'node:fs'
-import type { Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { Tool } from '@modelcontextprotocol/server'
 import { z } from 'zod'
 import type { Db } from '@/db/client'
 import { dropCredentials, serverConfig, serverState, updateServer } from '@/db/queries/servers'

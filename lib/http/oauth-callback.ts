@@ -25,7 +25,8 @@ export async function oauthCallback(req: IncomingMessage, res: ServerResponse, d
   if (error) return page(res, 400, 'Login was not completed', `The authorization server answered: ${escape(error)} ${escape(url.searchParams.get('error_description') ?? '')}`)
   if (!state || !code) return page(res, 400, 'Login was not completed', 'The callback is missing its code or state parameter.')
   try {
-    const { server, returnTo } = await completeLogin(db, state, code)
+    // iss: the authorization server's name for itself, checked against the login's (RFC 9207)
+    const { server, returnTo } = await completeLogin(db, state, code, url.searchParams.get('iss') ?? undefined)
     // a relative Location keeps the browser on the host it used
     const back = sameSitePath(returnTo)
     if (back) return void res.writeHead(303, { location: back, 'cache-control': 'no-store' }).end()

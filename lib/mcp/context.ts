@@ -5,7 +5,7 @@ import { serverNames } from '@/db/queries/servers'
 import { mcpCaller, type HeaderReader } from '@/lib/auth/caller'
 import { describeError, notFoundError, ToolgateError, unavailableError } from '@/lib/core/errors'
 import { scopeOf, type Caller } from '@/lib/preflight/evaluate'
-import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js'
+import type { ElicitResult } from '@modelcontextprotocol/server'
 import type { ElicitParams } from './elicitation'
 
 /**

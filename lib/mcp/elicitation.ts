@@ -1,7 +1,6 @@
 import 'server-only'
 import { randomBytes } from 'node:crypto'
-import { inputRequired, type CallToolResult, type InputRequiredResult, type Progress } from '@modelcontextprotocol/server'
-import type { ElicitRequest, ElicitResult, LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js'
+import { inputRequired, type CallToolResult, type ElicitRequest, type ElicitResult, type InputRequiredResult, type LoggingMessageNotification, type Progress } from '@modelcontextprotocol/server'
 import { z } from 'zod'
 import { invalidParams } from './errors'
 

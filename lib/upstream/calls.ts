@@ -1,5 +1,4 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { ErrorCode, McpError, RELATED_TASK_META_KEY, type CallToolResult, type ElicitRequest, type ElicitResult, type LoggingMessageNotification, type Progress } from '@modelcontextprotocol/sdk/types.js'
+import { RELATED_TASK_META_KEY, SdkError, SdkErrorCode, type CallToolResult, type Client, type ElicitRequest, type ElicitResult, type LoggingMessageNotification, type Progress } from '@modelcontextprotocol/client'
 import { z } from 'zod'
 import { following, sleep } from '@/lib/signals'
 import { mcpClientOp, type UpstreamPeer } from '@/lib/telemetry/mcp-client'
@@ -162,8 +161,8 @@ export async function callTool(client: Client, inflight: InflightCalls, upstream
     op?.end(result)
     return result
   } catch (e) {
-    op?.end(undefined, timedOut ? new McpError(ErrorCode.RequestTimeout, 'timed out') : e)
-    if (timedOut) throw new McpError(ErrorCode.RequestTimeout, `the call took longer than ${opts.timeoutMs} ms without progress`)
+    op?.end(undefined, timedOut ? new SdkError(SdkErrorCode.RequestTimeout, 'timed out') : e)
+    if (timedOut) throw new SdkError(SdkErrorCode.RequestTimeout, `the call took longer than ${opts.timeoutMs} ms without progress`)
     throw e
   } finally {
     clearTimeout(timer)

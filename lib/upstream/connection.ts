@@ -1,11 +1,5 @@
 import 'server-only'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import {
-  ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, LoggingMessageNotificationSchema, McpError, ProgressNotificationSchema, ToolListChangedNotificationSchema,
-  PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema,
-  type CallToolResult, type LoggingLevel,
-} from '@modelcontextprotocol/sdk/types.js'
-import type { Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { Client, type CallToolResult, type LoggingLevel, type Transport as SdkTransport } from '@modelcontextprotocol/client'
 import type { Db } from '@/db/client'
 import { oauthOf } from '@/db/queries/upstream'
 import { isStdio, type ConnectionAction, type ConnectionState, type Root } from '@/db/schema'
@@ -16,7 +10,7 @@ import pkg from '@/package.json'
 import { callTool, InflightCalls, RAW_RESULT, type CallOptions, type InflightCall } from './calls'
 import { applyDiscovery, recordInspectionFailure } from './discovery'
 import { listOffered, type Offered } from './listing'
-import { describeConnectionError, isTransportFailure, isUnauthorized, outcomeText, type ConnectionOutcome } from './outcome'
+import { describeConnectionError, isTimeout, isTransportFailure, isUnauthorized, outcomeText, type ConnectionOutcome } from './outcome'
 import { makeTransport, type Log, type TransportSpec } from './transport'
 
 export interface ConnectionSpec extends TransportSpec {
@@ -55,8 +49,8 @@ export const CLIENT_CAPABILITIES = { roots: { listChanged: false }, elicitation:
 export async function inspectServer(db: Db, spec: TransportSpec, opts: Pick<RuntimeOptions, 'baseUrl' | 'connectTimeoutMs'>, log: Log): Promise<number> {
   // the runtime's capabilities, so the same tools are listed; nothing is asked of anyone during an inspection
   const client = new Client({ name: 'toolgate', version: pkg.version }, { capabilities: CLIENT_CAPABILITIES })
-  client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [] }))
-  client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'decline' }))
+  client.setRequestHandler('roots/list', () => ({ roots: [] }))
+  client.setRequestHandler('elicitation/create', () => ({ action: 'decline' }))
   try {
     await client.connect(makeTransport(db, spec, opts.baseUrl, log), { timeout: opts.connectTimeoutMs })
     const { tools, definitions } = await listOffered(client, opts.connectTimeoutMs)
@@ -264,7 +258,7 @@ export class UpstreamConnection {
       return result
     } catch (e) {
       op?.end(undefined, e)
-      answered = !(e instanceof McpError && e.code === ErrorCode.RequestTimeout)
+      answered = !isTimeout(e)
       if (isTransportFailure(e)) this.fail?.({ kind: 'closed', why: `a request failed: ${describeConnectionError(e)}` })
       throw e
     } finally {
@@ -357,14 +351,14 @@ export class UpstreamConnection {
     // roots: the ones configured for this server (none unless the operator set some)
     // elicitation: forwarded to the caller whose call it is for, when its client can answer
     const client = new Client({ name: 'toolgate', version: pkg.version }, { capabilities: CLIENT_CAPABILITIES })
-    client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: this.spec.roots }))
-    client.setRequestHandler(ElicitRequestSchema, (req, extra) => this.inflight.elicit(req.params, extra.requestId, this.log))
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+    client.setRequestHandler('roots/list', () => ({ roots: this.spec.roots }))
+    client.setRequestHandler('elicitation/create', (req, ctx) => this.inflight.elicit(req.params, ctx.mcpReq.id, this.log))
+    client.setNotificationHandler('notifications/message', (n) => {
       const call = this.inflight.callFor(n.params._meta)
       if (call?.onLog) call.onLog(n.params)
       else this.log('event', `log (${n.params.level}${n.params.logger ? `, ${n.params.logger}` : ''}): ${(typeof n.params.data === 'string' ? n.params.data : JSON.stringify(n.params.data)).slice(0, 500)}`)
     })
-    client.setNotificationHandler(ProgressNotificationSchema, (n) => {
+    client.setNotificationHandler('notifications/progress', (n) => {
       const { progressToken, ...p } = n.params
       this.inflight.progressed(String(progressToken), p)
     })
@@ -391,13 +385,13 @@ export class UpstreamConnection {
       if (!this.of) {
         this.publish('discovering')
         await this.discover()
-        for (const changed of [ToolListChangedNotificationSchema, PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema]) {
+        for (const changed of ['notifications/tools/list_changed', 'notifications/prompts/list_changed', 'notifications/resources/list_changed'] as const) {
           client.setNotificationHandler(changed, () => this.rediscover())
         }
       }
       // a new session (or process) starts at the server's default level and with no subscriptions: its agent's go first
       await this.applyLogLevel(client).catch((e: unknown) => this.log('event', `could not set the log level its agent chose (${this.logLevel}): ${describeError(e)}`))
-      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => { for (const heard of this.watchers.get(n.params.uri) ?? []) heard() })
+      client.setNotificationHandler('notifications/resources/updated', (n) => { for (const heard of this.watchers.get(n.params.uri) ?? []) heard() })
       for (const uri of this.watchers.keys()) {
         await client.request({ method: 'resources/subscribe', params: { uri } }, RAW_RESULT, { timeout: this.opts.connectTimeoutMs })
           .catch((e: unknown) => this.log('event', `could not subscribe again to ${uri}: ${describeError(e)}`))
@@ -425,7 +419,7 @@ export class UpstreamConnection {
       } catch (e) {
         // a refused or broken connection is dead now; a slow answer (a busy machine) gets one
         // more, longer chance before the server is called unhealthy
-        const slow = e instanceof McpError && e.code === ErrorCode.RequestTimeout
+        const slow = isTimeout(e)
         const again = slow ? await client.ping({ timeout: this.opts.connectTimeoutMs }).then(() => undefined, (e2: unknown) => e2) : e
         if (again !== undefined) finish(isUnauthorized(again) ? { kind: 'unauthorized' } : { kind: 'closed', why: `ping failed: ${describeConnectionError(again)}` })
       }

@@ -1,5 +1,5 @@
 import 'server-only'
-import { ErrorCode, McpError, type CallToolResult, type ElicitRequest, type ElicitResult, type LoggingMessageNotification, type Progress } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult, ElicitRequest, ElicitResult, LoggingMessageNotification, Progress } from '@modelcontextprotocol/client'
 import type { Db } from '@/db/client'
 import { CallRecorder } from '@/lib/activity/call-record'
 import { idBoundsFault, parseToolId } from '@/lib/preflight/ids'
@@ -7,7 +7,7 @@ import { badRequest } from '@/lib/core/errors'
 import { evaluateNow } from '@/lib/gate/check'
 import { unavailable, type Caller, type UnavailableResult } from '@/lib/preflight/evaluate'
 import { runningSupervisor, type Supervisor } from './supervisor'
-import { describeConnectionError } from './outcome'
+import { describeConnectionError, isTimeout } from './outcome'
 import { upstreamError, type UpstreamError } from './answered'
 import { following } from '@/lib/signals'
 import { serverConfig } from '@/db/queries/servers'
@@ -81,7 +81,7 @@ async function callUpstream(ctx: CallContext, server: string, tool: string, args
       if (signal.aborted) return { kind: 'cancelled' }
       const answered = upstreamError(e)
       if (answered) return { kind: 'rejected', ...answered }
-      if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
+      if (isTimeout(e)) {
         return { kind: 'failed', error: `the call timed out after ${timeoutMs / 1000} s without a result or progress: that is server "${server}"'s call timeout. Raise it with: toolgate upstream set ${server} --call-timeout 30m (or on the server's dashboard page)` }
       }
       return { kind: 'failed', error: `the upstream call failed: ${describeConnectionError(e)}` }

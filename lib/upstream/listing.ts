@@ -1,5 +1,4 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
+import { ProtocolError, ProtocolErrorCode, type Client } from '@modelcontextprotocol/client'
 import { z } from 'zod'
 import { storedOfWire, wireOf, type WireDefinition } from '@/lib/core/definition'
 import type { DiscoveredDefinition } from '@/lib/approvals/server-definitions'
@@ -52,7 +51,7 @@ async function listAllOf(client: Client, method: string, key: string, timeoutMs:
       r = await client.request({ method, params: cursor ? { cursor } : {} }, rawPage, { timeout: timeoutMs })
     } catch (e) {
       // offered as a capability, but not this listing (resources without templates): none of it
-      if (e instanceof McpError && e.code === ErrorCode.MethodNotFound) return all
+      if (e instanceof ProtocolError && e.code === ProtocolErrorCode.MethodNotFound) return all
       throw e
     }
     const items = r[key]

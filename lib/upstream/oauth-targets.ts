@@ -1,6 +1,8 @@
 import 'server-only'
-import { discoverAuthorizationServerMetadata, discoverOAuthProtectedResourceMetadata, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js'
-import type { AuthorizationServerMetadata, OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/shared/auth.js'
+import {
+  discoverAuthorizationServerMetadata, discoverOAuthProtectedResourceMetadata,
+  type AuthorizationServerMetadata, type OAuthDiscoveryState, type OAuthProtectedResourceMetadata,
+} from '@modelcontextprotocol/client'
 import { addressesOf, classifyAddress, resolveHost, type AddressClass, type Resolve } from './address-class'
 import { OutboundRefused, pinnedFetch } from './fetch'
 
@@ -102,7 +104,8 @@ export async function discoverWithin(targets: OAuthTargets, resourceMetadataUrl?
   const issuer = parseUrl(authorizationServerUrl)
   if (!issuer) throw new OutboundRefused(`the server's metadata names an issuer that is not a URL: ${authorizationServerUrl}`)
   targets.trustIssuer(issuer)
-  const authorizationServerMetadata = await discoverAuthorizationServerMetadata(issuer, { fetchFn: targets.fetch })
+  // the issuer is checked by this rule below (the SDK's exact-match check would refuse the 2025-03-26 fallback's issuer on the server's origin)
+  const authorizationServerMetadata = await discoverAuthorizationServerMetadata(issuer, { fetchFn: targets.fetch, skipIssuerValidation: true })
   if (authorizationServerMetadata) checkIssuerMetadata(issuer, authorizationServerMetadata, named !== undefined)
   return { authorizationServerUrl, resourceMetadataUrl: resourceMetadataUrl?.href, resourceMetadata, authorizationServerMetadata }
 }

@@ -1,8 +1,9 @@
 import 'server-only'
 import { randomBytes } from 'node:crypto'
-import { auth, extractWWWAuthenticateParams, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js'
-import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/sdk/client/auth-extensions.js'
-import type { OAuthClientInformationFull, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
+import {
+  auth, createPrivateKeyJwtAuth, extractWWWAuthenticateParams,
+  type OAuthClientInformationFull, type OAuthClientMetadata, type OAuthClientProvider, type OAuthDiscoveryState, type OAuthTokens,
+} from '@modelcontextprotocol/client'
 import type { Db } from '@/db/client'
 import { insertActivity } from '@/lib/activity/record'
 import { writeTransaction } from '@/db/write'
@@ -269,8 +270,8 @@ export async function startLogin(db: Db, name: string, opts: { baseUrl: string; 
   return { url: provider.authorizationUrl.href }
 }
 
-/** Finish a login from the callback: the state names the server; the code becomes tokens. */
-export async function completeLogin(db: Db, state: string, code: string): Promise<{ server: string; returnTo: string | null }> {
+/** Finish a login from the callback: the state names the server; the code becomes tokens (`iss`: the issuer the callback named, RFC 9207). */
+export async function completeLogin(db: Db, state: string, code: string, iss?: string): Promise<{ server: string; returnTo: string | null }> {
   const pending = oauthByState(db, state)
   if (!pending || !pending.redirectUrl) throw badRequest('unknown or expired login (state does not match a login in progress)')
   const server = httpServer(db, pending.serverName)
@@ -278,7 +279,7 @@ export async function completeLogin(db: Db, state: string, code: string): Promis
   provider.stage({}) // the tokens commit with the login's end and its record
   let result: Awaited<ReturnType<typeof auth>>
   try {
-    result = await auth(provider, { serverUrl: server.url, authorizationCode: code, fetchFn: provider.fetch })
+    result = await auth(provider, { serverUrl: server.url, authorizationCode: code, iss, fetchFn: provider.fetch })
   } catch (e) {
     throw loginFailed(server.name, 'exchanging the authorization code for tokens', e)
   }

@@ -1,6 +1,4 @@
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, UnauthorizedError } from '@modelcontextprotocol/client'
 import { describeError } from '@/lib/core/errors'
 
 /**
@@ -41,11 +39,14 @@ export function describeConnectionError(e: unknown): string {
 
 /** A failure of the connection itself (not an error the server answered): the upstream needs reconnecting. */
 export function isTransportFailure(e: unknown): boolean {
-  if (e instanceof McpError) return e.code === ErrorCode.ConnectionClosed
-  if (e instanceof StreamableHTTPError) return e.code === 404 || e.code === 400 || (e.code ?? 0) >= 500 // session gone, server failing
-  return true // fetch failed, not connected, stream errors
+  if (e instanceof ProtocolError) return false // the server answered an error
+  if (e instanceof SdkHttpError) return e.status === 404 || e.status === 400 || e.status >= 500 // session gone, server failing
+  if (e instanceof SdkError) return e.code !== SdkErrorCode.RequestTimeout // closed, not connected, a result that is no result
+  return true // fetch failed, stream errors
 }
 
-/** A 401 that the OAuth provider could not fix by refreshing: only a login helps. */
-export const isUnauthorized = (e: unknown) => e instanceof UnauthorizedError || (e as { code?: unknown })?.code === 401
+/** A request that ran out of time (the SDK's, or toolgate's own call clock). */
+export const isTimeout = (e: unknown) => e instanceof SdkError && e.code === SdkErrorCode.RequestTimeout
 
+/** A 401 that the OAuth provider could not fix by refreshing: only a login helps. */
+export const isUnauthorized = (e: unknown) => e instanceof UnauthorizedError || (e instanceof SdkHttpError && e.status === 401) || (e as { code?: unknown })?.code === 401

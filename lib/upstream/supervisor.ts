@@ -9,7 +9,7 @@ import { writeTransaction } from '@/db/write'
 import { describeError } from '@/lib/core/errors'
 import { logError } from '@/lib/core/log'
 import { isolationRuns, type ConnectionState, type Isolation } from '@/lib/core/state'
-import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js'
+import type { LoggingLevel } from '@modelcontextprotocol/client'
 import { inspectServer, UpstreamConnection, type RuntimeOptions } from './connection'
 import { environment } from '@/lib/core/config'
 

@@ -21,7 +21,7 @@ describe('toolgate version', () => {
     expect(r.code, r.stderr).toBe(0)
     expect(json(r)).toEqual({
       toolgate: pkg.version, node: process.versions.node, sqlite, better_sqlite3: installed('better-sqlite3'), next: installed('next'),
-      mcp_sdk: { sdk: installed('@modelcontextprotocol/sdk'), client: installed('@modelcontextprotocol/client'), server: installed('@modelcontextprotocol/server') },
+      mcp_sdk: { client: installed('@modelcontextprotocol/client'), server: installed('@modelcontextprotocol/server') },
       schema_version: latest, schema_latest: latest,
     })
   })

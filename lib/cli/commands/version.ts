@@ -31,13 +31,13 @@ export const versionCommand: Command = command({
     if (db) closeStore(db)
     const v = {
       toolgate: pkg.version, node: process.versions.node, sqlite: await engineVersion(), better_sqlite3: installedVersion('better-sqlite3'), next: installedVersion('next'),
-      mcp_sdk: { sdk: installedVersion('@modelcontextprotocol/sdk'), client: installedVersion('@modelcontextprotocol/client'), server: installedVersion('@modelcontextprotocol/server') },
+      mcp_sdk: { client: installedVersion('@modelcontextprotocol/client'), server: installedVersion('@modelcontextprotocol/server') },
       schema_version: schema.applied, schema_latest: schema.latest,
     }
     if (json) console.log(toJson(v))
     else console.log(table(['COMPONENT', 'VERSION'], [
       ['toolgate', v.toolgate], ['node', v.node], ['sqlite', v.sqlite], ['better-sqlite3', v.better_sqlite3 ?? '-'], ['next', v.next ?? '-'],
-      ['@modelcontextprotocol/sdk', v.mcp_sdk.sdk ?? '-'], ['@modelcontextprotocol/client', v.mcp_sdk.client ?? '-'], ['@modelcontextprotocol/server', v.mcp_sdk.server ?? '-'],
+      ['@modelcontextprotocol/client', v.mcp_sdk.client ?? '-'], ['@modelcontextprotocol/server', v.mcp_sdk.server ?? '-'],
       ['database schema', `${v.schema_version ?? '(no database)'}${v.schema_version && v.schema_version !== v.schema_latest ? ` (this toolgate migrates to ${v.schema_latest})` : ''}`],
     ]))
     return 0
