@@ -2,7 +2,7 @@ import 'server-only'
 import { randomBytes } from 'node:crypto'
 import { inputRequired, type CallToolResult, type InputRequiredResult, type Progress } from '@modelcontextprotocol/server'
 import type { ElicitRequest, ElicitResult, LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js'
-import { z } from 'zod'
+import { elicitResultSchema } from '@/lib/schemas/mcp'
 import { invalidParams } from './errors'
 
 /**
@@ -21,10 +21,9 @@ import { invalidParams } from './errors'
 export type ElicitParams = ElicitRequest['params']
 const ELICIT_WAIT_MS = 10 * 60 * 1000
 
-const elicitResult = z.looseObject({ action: z.enum(['accept', 'decline', 'cancel']), content: z.record(z.string(), z.unknown()).optional() })
 /** What a client answered, as the upstream expects it; anything else counts as "cancel". */
 const asElicitResult = (v: unknown): ElicitResult => {
-  const r = elicitResult.safeParse(v)
+  const r = elicitResultSchema.safeParse(v)
   return r.success ? { action: r.data.action, ...(r.data.content ? { content: r.data.content as ElicitResult['content'] } : {}) } : { action: 'cancel' }
 }
 

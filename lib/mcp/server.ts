@@ -1,13 +1,13 @@
 import 'server-only'
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolErrorCode, Server, type CallToolResult, type JSONRPCRequest, type Progress, type Result, type ServerCapabilities, type ServerContext } from '@modelcontextprotocol/server'
-import { z } from 'zod'
+import { envelopeSchema, resolveParamsSchema } from '@/lib/schemas/mcp'
 import pkg from '@/package.json'
 import { runCheck } from '@/lib/gate/check'
 import { dispatchToolCall } from '@/lib/upstream/dispatch'
 import { describeTool } from './describe-tool'
 import { DESCRIBE_TOOL, describeToolDefinition, listPage, servedTool, toMcpTool } from '@/lib/catalog/listing'
 import { invalidParams, toProtocolError } from './errors'
-import { EXTENSION_ID, legacySettings, parseRider, RiderError, serverSettings, type Rider } from './extension-schema'
+import { EXTENSION_ID, legacySettings, parseRider, RiderError, serverSettings, type Rider } from '@/lib/schemas/extension'
 import type { McpContext } from './context'
 import { callResult, shapeAFacet, shapeBFacet } from './wire'
 import { CallInProgress, parkedCall } from './elicitation'
@@ -81,10 +81,6 @@ function upstreamMeta(meta: Record<string, unknown> | undefined): Record<string,
   return out
 }
 
-const envelopeSchema = z.object({
-  [CLIENT_CAPABILITIES_META_KEY]: z.object({ extensions: z.record(z.string(), z.unknown()).optional() }).optional(),
-})
-
 /**
  * Whether this request's rider is to be honoured. 2026-07-28: only when the request declares
  * the extension in its per-request client capabilities (SEP-2133); otherwise the unknown _meta
@@ -126,8 +122,6 @@ async function guard<T>(session: McpContext, fn: () => T | Promise<T>): Promise<
   }
 }
 
-const resolveParams = z.object({ name: z.string(), arguments: z.record(z.string(), z.unknown()).optional() })
-
 /** Where a handler finds the session it answers for: its own server's, or (a shared server) by request. */
 export type SessionOf = (ctx: ServerContext) => McpContext
 
@@ -150,7 +144,7 @@ export function registerToolHandlers(server: Server, sessionOf: SessionOf, era: 
     return { ...page, _meta: { [EXTENSION_ID]: shapeAFacet(data) }, ...(era === 'modern' ? { ttlMs: 0 } : {}) }
   }) })
 
-  server.setRequestHandler('tools/resolve', { params: resolveParams }, (params, ctx) => { const session = sessionOf(ctx); return guard(session, async () => {
+  server.setRequestHandler('tools/resolve', { params: resolveParamsSchema }, (params, ctx) => { const session = sessionOf(ctx); return guard(session, async () => {
     // The built-in is always available and is not an upstream tool: no facet to compute.
     if (params.name === DESCRIBE_TOOL) return { tool: describeToolDefinition }
     const tool = servedTool(session, params.name)

@@ -1,14 +1,13 @@
-import { z } from 'zod'
 import { toolReview } from '@/lib/approvals/review'
 import { ToolgateError } from '@/lib/core/errors'
 import { heavy } from '@/lib/dashboard/heavy'
 import { unauthorizedUnlessSignedIn } from '@/lib/dashboard/operator'
 import { getDb } from '@/db/client'
+import { reviewIdSchema as id } from '@/lib/schemas/dashboard'
 
 export const runtime = 'nodejs'
 export const dynamic = 'force-dynamic'
 
-const id = z.string().min(1).max(512)
 const STATUS = { bad_request: 400, not_found: 404 } as const
 
 /**
