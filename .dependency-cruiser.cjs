@@ -28,6 +28,11 @@ module.exports = {
       to: { path: '^node_modules/(drizzle-orm|better-sqlite3|pg)/' },
     },
     {
+      name: 'zod-only-in-schemas', severity: 'error', comment: 'zod schemas are built in lib/schemas only: elsewhere zod is imported for its types (import type), the schemas from lib/schemas',
+      from: { pathNot: ['^lib/schemas/', '^(tests|bench)/'] },
+      to: { dependencyTypesNot: ['type-only'], path: '(^|/)node_modules/zod/' },
+    },
+    {
       name: 'client-imports-no-server', severity: 'error', comment: "a 'use client' component imports no server module: db/, lib/server, node: builtins",
       from: { path: clientFiles.length ? clientFiles.map(exactly) : '^$' },
       to: { dependencyTypesNot: ['type-only'], path: ['^db/', '^lib/server/', '^node_modules/(drizzle-orm|better-sqlite3|pg)/'] },
