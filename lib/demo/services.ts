@@ -9,7 +9,7 @@ import { storedOf, wireOf } from '@/lib/core/definition'
 import { mintRequestId } from '@/lib/activity/request-id'
 import { recordChange } from '@/lib/activity/record-change'
 import { secretTarget } from '@/lib/admin/upstreams'
-import { jsonObjectSchema } from '@/lib/schemas/json'
+import { jsonObjectSchema as messageSchema } from '@/lib/schemas/json'
 import { describeTransport } from '@/lib/catalog/servers'
 import { parseJson, readBody, sendJson } from '@/lib/http/json'
 import { formatIssues } from '@/lib/schemas/issues'
@@ -153,7 +153,7 @@ function serveSlackWorkspace(l: Listening, db: Db): string {
     stuck &&= (serverState(db, 'slack')?.restartRequestedAt ?? 0) <= startedAt
     if (stuck) return sendJson(res, 503, { error: SLACK_STUCK })
     if (req.method === 'GET') return sendJson(res, 200, { ok: true })
-    const message = jsonObjectSchema.safeParse(parseJson(await readBody(req)))
+    const message = messageSchema.safeParse(parseJson(await readBody(req)))
     if (!message.success) return sendJson(res, 400, { error: `a message is a JSON object: ${formatIssues(message.error)}` })
     return sendJson(res, 200, { text: `Posted message ${++posted} to the demo workspace (nothing left this machine): ${JSON.stringify(message.data)}` })
   })

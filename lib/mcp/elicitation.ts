@@ -2,7 +2,7 @@ import 'server-only'
 import { randomBytes } from 'node:crypto'
 import { inputRequired, type CallToolResult, type InputRequiredResult, type Progress } from '@modelcontextprotocol/server'
 import type { ElicitRequest, ElicitResult, LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js'
-import { elicitResultSchema } from '@/lib/schemas/mcp'
+import { elicitResultSchema as elicitResult } from '@/lib/schemas/mcp'
 import { invalidParams } from './errors'
 
 /**
@@ -23,7 +23,7 @@ const ELICIT_WAIT_MS = 10 * 60 * 1000
 
 /** What a client answered, as the upstream expects it; anything else counts as "cancel". */
 const asElicitResult = (v: unknown): ElicitResult => {
-  const r = elicitResultSchema.safeParse(v)
+  const r = elicitResult.safeParse(v)
   return r.success ? { action: r.data.action, ...(r.data.content ? { content: r.data.content as ElicitResult['content'] } : {}) } : { action: 'cancel' }
 }
 

@@ -1,6 +1,6 @@
 import 'server-only'
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolErrorCode, Server, type CallToolResult, type JSONRPCRequest, type Progress, type Result, type ServerCapabilities, type ServerContext } from '@modelcontextprotocol/server'
-import { envelopeSchema, resolveParamsSchema } from '@/lib/schemas/mcp'
+import { envelopeSchema, resolveParamsSchema as resolveParams } from '@/lib/schemas/mcp'
 import pkg from '@/package.json'
 import { runCheck } from '@/lib/gate/check'
 import { dispatchToolCall } from '@/lib/upstream/dispatch'
@@ -144,7 +144,7 @@ export function registerToolHandlers(server: Server, sessionOf: SessionOf, era: 
     return { ...page, _meta: { [EXTENSION_ID]: shapeAFacet(data) }, ...(era === 'modern' ? { ttlMs: 0 } : {}) }
   }) })
 
-  server.setRequestHandler('tools/resolve', { params: resolveParamsSchema }, (params, ctx) => { const session = sessionOf(ctx); return guard(session, async () => {
+  server.setRequestHandler('tools/resolve', { params: resolveParams }, (params, ctx) => { const session = sessionOf(ctx); return guard(session, async () => {
     // The built-in is always available and is not an upstream tool: no facet to compute.
     if (params.name === DESCRIBE_TOOL) return { tool: describeToolDefinition }
     const tool = servedTool(session, params.name)
