@@ -36,6 +36,11 @@ module.exports = {
       name: 'one-sdk-generation', severity: 'error', comment: 'product code speaks MCP through the v2 SDK (@modelcontextprotocol/client and /server): the v1 package is for tests and bench only',
       from: { pathNot: '^(tests|bench)/' },
       to: { path: '(^|/)node_modules/@modelcontextprotocol/sdk/' },
+      },
+      {
+      name: 'zod-only-in-schemas', severity: 'error', comment: 'zod schemas are built in lib/schemas only: elsewhere zod is imported for its types (import type), the schemas from lib/schemas',
+      from: { pathNot: ['^lib/schemas/', '^(tests|bench)/'] },
+      to: { dependencyTypesNot: ['type-only'], path: '(^|/)node_modules/zod/' },
     },
     {
       name: 'client-imports-no-server', severity: 'error', comment: "a 'use client' component imports no server module: db/, lib/server, node: builtins",

@@ -1,7 +1,7 @@
 // MCP endpoint benchmarks: the served listing with and without the Shape A rider, Shape B
 // resolve, and describe_tool check mode, as a 2026-07-28 client sends them over loopback.
 import { readdirSync, readFileSync } from 'node:fs'
-import { EXTENSION_ID } from '@/lib/mcp/extension-schema'
+import { EXTENSION_ID } from '@/lib/schemas/extension'
 import { readyIds } from './state'
 import { fmt, printTable, printTarget, timeInterleavedAsync, type Row } from './stats'
 

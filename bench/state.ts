@@ -1,4 +1,4 @@
-import type { StateFileInput } from '@/lib/state/schema'
+import type { StateFileInput } from '@/lib/schemas/state'
 
 export const BENCH_AGENT = 'tg_at_bench_token_000000'
 

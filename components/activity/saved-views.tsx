@@ -2,14 +2,11 @@
 
 import Link from 'next/link'
 import { useEffect, useState } from 'react'
-import { z } from 'zod'
 import { Button, inputClass } from '@/components/ui'
+import { storedViewsSchema as storedViews, viewNameSchema as viewName, type SavedView as View } from '@/lib/schemas/saved-views'
 
 // this browser's own bookmarks of filter sets: nothing is sent to toolgate, so nothing is stored there
 const STORAGE = 'toolgate.activity.views'
-const viewName = z.string().trim().min(1, 'name the view').max(60, 'a view name is at most 60 characters')
-const storedViews = z.array(z.object({ name: viewName, query: z.string().max(4_000) })).max(50)
-type View = z.infer<typeof storedViews>[number]
 
 /** What this browser keeps; anything unreadable (edited by hand, an older shape) counts as none. */
 function readViews(): View[] {

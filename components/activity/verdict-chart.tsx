@@ -2,7 +2,8 @@
 
 import Link from 'next/link'
 import { useEffect, useState } from 'react'
-import type { CallGroup, ChartBar, ChartSpan, VerdictChart as Chart } from '@/lib/dashboard/activity'
+import type { CallGroup, ChartBar, VerdictChart as Chart } from '@/lib/dashboard/activity'
+import type { ChartSpan } from '@/lib/schemas/activity'
 import type { Verdict } from '@/lib/preflight/taxonomy'
 
 // top to bottom in each bar: what needs an operator first, ready checks on the baseline

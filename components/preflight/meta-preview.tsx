@@ -3,7 +3,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useEffect, useState } from 'react'
 import type { Exchange, Preview, PreviewInput } from '@/lib/dashboard/preview'
-import { EXTENSION_ID } from '@/lib/mcp/extension-schema'
+import { EXTENSION_ID } from '@/lib/schemas/extension'
 import type { PreflightForm } from '@/lib/schemas/dashboard'
 import { cliFor, curlFor } from '@/lib/dashboard/preview-commands'
 import { CopyButton } from '@/components/copy-button'

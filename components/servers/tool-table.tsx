@@ -6,6 +6,7 @@ import { Fragment, useOptimistic, useState, useTransition } from 'react'
 import { callApprovalAction, changeToolsAction } from '@/lib/actions/servers'
 import type { InventoryTool } from '@/lib/catalog/inventory'
 import type { ToolReview } from '@/lib/approvals/review'
+import type { BulkVerb } from '@/lib/schemas/actions'
 import { ApprovePanel } from '@/components/approvals/approve-panel'
 import { ToolReviewView } from '@/components/approvals/tool-review'
 import { CopyButton } from '@/components/copy-button'
@@ -36,7 +37,7 @@ export function ToolTable({ tools, reviews, callApproval, quarantined, firstOfTw
   const [pending, start] = useTransition()
   const byId = new Map(tools.map((t) => [t.id, t]))
   const pinOf = (id: string) => reviews[id]?.pin ?? byId.get(id)?.pin ?? ''
-  const run = (verb: 'approve' | 'block' | 'enable', ids: string[], confirm?: boolean) => start(async () => {
+  const run = (verb: BulkVerb, ids: string[], confirm?: boolean) => start(async () => {
     const r = await changeToolsAction({ verb, ids, ...(verb === 'approve' ? { hashes: Object.fromEntries(ids.map((id) => [id, pinOf(id)])) } : {}), ...(confirm ? { confirm } : {}) })
     setFailure(r.ok ? null : r)
     if (r.ok) { setSelected(new Set()); setPanel(null) }

@@ -2,6 +2,7 @@ import 'server-only'
 import { and, asc, eq, inArray, isNull } from 'drizzle-orm'
 import type { DbLike, Tx } from '@/db/client'
 import { serverDefinitions, servers, settings, type DefinitionKind, type JsonObject, type ServerDefinition } from '@/db/schema'
+import type { Trust } from '@/lib/core/state'
 
 /**
  * A server's instructions, prompts, resources and templates (db/schema/definitions.ts). As for
@@ -26,7 +27,7 @@ export function definitionsOf(db: DbLike, server: string): ServerDefinition[] {
  * trust=auto server) one awaiting review is served as offered, as a tool is. Undecided (seen only
  * by an inspection) is never served.
  */
-export function servedDefinition(d: ServerDefinition, trust: 'manual' | 'auto', quarantineEnabled: boolean): JsonObject | undefined {
+export function servedDefinition(d: ServerDefinition, trust: Trust, quarantineEnabled: boolean): JsonObject | undefined {
   if (d.status === 'approved') return d.approved ?? undefined
   if (d.status !== null && (!quarantineEnabled || trust === 'auto')) return d.definition
   return undefined

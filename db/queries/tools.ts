@@ -3,7 +3,7 @@ import { and, asc, eq, gte, inArray, isNull, lt, ne, or, type SQL } from 'drizzl
 import type { DbLike, Tx } from '@/db/client'
 import { servers, toolApprovals, tools } from '@/db/schema'
 import type { ApprovedDefinition, StoredDefinition } from '@/lib/core/definition'
-import type { ApprovalView } from '@/lib/core/state'
+import type { ApprovalStatus, ApprovalView } from '@/lib/core/state'
 
 /**
  * A tool the proxy knows: its latest discovered definition, pin and approval record (with the
@@ -132,7 +132,7 @@ export function reviewContexts(db: DbLike): (server: string) => ReturnType<typeo
 
 /** An operator's decision on a tool, as its approval record keeps it. */
 export interface ApprovalDecision {
-  status: 'approved' | 'pending' | 'changed'
+  status: ApprovalStatus
   /** left as it is when not given (a new record starts enabled): the runtime's decisions never touch it */
   disabled?: boolean
   approved: ApprovedDefinition | null

@@ -2,6 +2,7 @@ import { sqliteTable, integer, text, primaryKey } from 'drizzle-orm/sqlite-core'
 import { servers } from './servers'
 import type { JsonObject } from './tools'
 import { definitionKinds, type DefinitionKind } from '../../lib/core/definition'
+import { approvalStatuses } from '../../lib/core/state'
 export { definitionKinds, type DefinitionKind }
 
 /**
@@ -18,7 +19,7 @@ export const serverDefinitions = sqliteTable('server_definitions', {
   // as the server gave it (its own names and URIs; agents are served them under toolgate's)
   definition: text('definition', { mode: 'json' }).$type<JsonObject>().notNull(),
   hash: text('hash').notNull(),
-  status: text('status', { enum: ['approved', 'pending', 'changed'] }),
+  status: text('status', { enum: approvalStatuses }),
   approved: text('approved', { mode: 'json' }).$type<JsonObject | null>(),
   approvedHash: text('approved_hash'),
   decidedBy: text('decided_by'),

@@ -21,7 +21,7 @@ export const servers = sqliteTable('servers', {
   name: text('name').primaryKey(),
   enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
   quarantined: integer('quarantined', { mode: 'boolean' }).notNull().default(false),
-  trust: text('trust', { enum: ['manual', 'auto'] }).notNull().default('manual'),
+  trust: text('trust', { enum: trusts }).notNull().default('manual'),
   disabledTools: text('disabled_tools', { mode: 'json' }).$type<string[]>().notNull().default([]),
   // null = every tool allowed; an array = allowlist
   enabledTools: text('enabled_tools', { mode: 'json' }).$type<string[] | null>(),
@@ -52,7 +52,7 @@ export const servers = sqliteTable('servers', {
   updatedAt: integer('updated_at').notNull(),
 })
 
-import { connectionActions, connectionStates, isolations } from '../../lib/core/state'
+import { connectionActions, connectionStates, isolations, trusts } from '../../lib/core/state'
 export { connectionActions, connectionStates, type ConnectionAction, type ConnectionState } from '../../lib/core/state'
 
 /** Connection state published by the runtime (or a state file). No row = nothing published yet. */

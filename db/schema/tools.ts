@@ -1,7 +1,7 @@
 import { sqliteTable, integer, text, primaryKey, foreignKey, index } from 'drizzle-orm/sqlite-core'
 import { servers } from './servers'
 
-import type { ToolAnnotations } from '../../lib/core/state'
+import { approvalStatuses, type ToolAnnotations } from '../../lib/core/state'
 import type { ApprovedDefinition, JsonObject } from '../../lib/core/definition'
 export type { ApprovedDefinition, JsonObject, ToolAnnotations }
 
@@ -37,7 +37,7 @@ export const toolApprovals = sqliteTable(
   {
     serverName: text('server_name').notNull(),
     toolName: text('tool_name').notNull(),
-    status: text('status', { enum: ['approved', 'pending', 'changed'] }).notNull(),
+    status: text('status', { enum: approvalStatuses }).notNull(),
     // blocked by the user; applies even on trust=auto servers
     disabled: integer('disabled', { mode: 'boolean' }).notNull().default(false),
     // pin of the approved definition: discovery, inspection, release and state load compare with it

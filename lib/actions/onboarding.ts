@@ -1,10 +1,10 @@
 'use server'
 
 import 'server-only'
-import { z } from 'zod'
 import { addServer, importServers } from '@/lib/admin/upstreams'
 import { badRequest } from '@/lib/core/errors'
 import { projectRoot } from '@/lib/core/paths'
+import { addServerFormSchema, importServersFormSchema } from '@/lib/schemas/actions'
 import { operatorAction } from './safe-action'
 
 /**
@@ -14,10 +14,7 @@ import { operatorAction } from './safe-action'
  */
 export const addServerAction = operatorAction(
   'admin',
-  z.discriminatedUnion('kind', [
-    z.strictObject({ kind: z.literal('stdio'), name: z.string().max(200), command: z.string().trim().min(1, 'give the program that starts the server'), args: z.array(z.string().max(4096)).max(100), trusted: z.boolean() }),
-    z.strictObject({ kind: z.literal('http'), name: z.string().max(200), url: z.string().trim().min(1, 'give the server\'s MCP endpoint, https://…/mcp'), trusted: z.boolean() }),
-  ], { error: 'kind: choose stdio (a command) or http (a URL)' }),
+  addServerFormSchema,
   (i, { db, by }) => addServer(db, {
     name: i.name.trim(),
     transport: i.kind === 'stdio' ? { command: i.command, ...(i.args.length ? { args: i.args } : {}) } : { url: i.url },
@@ -33,15 +30,17 @@ export const addServerAction = operatorAction(
  */
 export const importServersAction = operatorAction(
   'admin',
-  z.strictObject({ json: z.string().trim().min(1, 'paste an {"mcpServers": {…}} document').max(200_000, 'at most 200,000 characters'), trusted: z.boolean() }),
-  ({ json, trusted }, { db, by }) => {
+  importServersFormSchema,
+  async ({ json, trusted }, { db, by }) => {
     let doc: unknown
     try {
       doc = JSON.parse(json)
     } catch (e) {
       throw badRequest(`json: not valid JSON: ${(e as Error).message}`)
     }
-    return importServers(db, doc, { trusted, baseDir: projectRoot() }, by)
+    const { imported, refused } = await importServers(db, doc, { trusted, baseDir: projectRoot() }, by)
+    // the form names what was imported and what was refused
+    return { imported: imported.map((s) => s.name), refused }
   },
   { refresh: true },
 )

@@ -1,10 +1,9 @@
 'use server'
 
 import 'server-only'
-import { z } from 'zod'
-import { changeOperator, createPersonalToken, inviteOperator, newOperatorSchema, personalTokenSchema, revokePersonalToken } from '@/lib/admin/operators'
+import { changeOperator, createPersonalToken, inviteOperator, revokePersonalToken } from '@/lib/admin/operators'
 import { endSession } from '@/lib/auth/operator-sessions'
-import { roleSchema, usernameSchema } from '@/lib/auth/accounts'
+import { changeOperatorSchema, newOperatorSchema, personalTokenIdSchema, personalTokenSchema, sessionIdSchema } from '@/lib/schemas/operators'
 import { operatorAction } from './safe-action'
 
 /** Invite a person: their account and a one-time link (in this answer only). */
@@ -14,11 +13,11 @@ export const inviteOperatorAction = operatorAction('admin', newOperatorSchema, a
 }, { refresh: true })
 
 export const changeOperatorAction = operatorAction('admin',
-  z.strictObject({ username: usernameSchema, role: roleSchema.optional(), enabled: z.boolean().optional() }),
+  changeOperatorSchema,
   async ({ username, ...change }, { db, by }) => (await changeOperator(db, username, change, by)).after, { refresh: true })
 
 /** End a session: your own (any role), or anyone's (admin) — endSession decides. */
-export const endSessionAction = operatorAction('view', z.strictObject({ id: z.string().regex(/^[0-9a-f]{16}$/, 'a session id is 16 hex digits') }),
+export const endSessionAction = operatorAction('view', sessionIdSchema,
   async ({ id }, { db, principal }) => endSession(db, principal, id), { refresh: true })
 
 /** A personal access token for yourself (at most your role); the secret is in this answer only. */
@@ -27,5 +26,5 @@ export const createPersonalTokenAction = operatorAction('view', personalTokenSch
   return { id: r.id, token: r.token, role: r.role, expires_at: r.expires_at }
 }, { refresh: true })
 
-export const revokePersonalTokenAction = operatorAction('view', z.strictObject({ id: z.string().regex(/^pt_[A-Za-z0-9_-]{1,40}$/, 'a token id looks like pt_…') }),
+export const revokePersonalTokenAction = operatorAction('view', personalTokenIdSchema,
   async ({ id }, { db, principal }) => (await revokePersonalToken(db, principal, id)).id, { refresh: true })

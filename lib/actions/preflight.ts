@@ -9,8 +9,7 @@ import { forbidden } from '@/lib/core/errors'
 import { isDestructive, releaseRequester, twoPersonGate, type Gate } from '@/lib/approvals/two-person'
 import { releaseSubject } from '@/lib/approvals/two-person-subjects'
 import { restartLanded } from '@/lib/catalog/servers'
-import { serverNameSchema } from '@/lib/schemas/admin'
-import { z } from 'zod'
+import { serverSchema } from '@/lib/schemas/actions'
 import { operatorAction } from './safe-action'
 
 /** Run and record a check (surface `dashboard`). */
@@ -29,4 +28,4 @@ export const remediate = operatorAction('operate', remediateSchema, async ({ fix
 })
 
 /** Whether a restart a row's fix asked for has landed (the page checks again then). */
-export const restartSettled = operatorAction('view', z.strictObject({ server: serverNameSchema }), ({ server }, { db }) => restartLanded(db, server))
+export const restartSettled = operatorAction('view', serverSchema, ({ server }, { db }) => restartLanded(db, server))

@@ -1,9 +1,8 @@
 'use server'
 
 import 'server-only'
-import { z } from 'zod'
 import { changeTools } from '@/lib/admin/bulk-tools'
-import { serverNameSchema, serverSettingsSchema } from '@/lib/schemas/admin'
+import { approveDefinitionSchema, callApprovalSchema, changeToolsSchema, releaseSchema, serverSchema, serverSettingsInputSchema, serverStateSchema, type ServerStateChange } from '@/lib/schemas/actions'
 import { configureServer, setCallApproval } from '@/lib/admin/server-settings'
 import { approveDefinition } from '@/lib/admin/definitions'
 import { disableServer, enableServer, quarantineServer, requestInspection, unquarantineServer } from '@/lib/admin/servers'
@@ -11,35 +10,28 @@ import { operatorAction } from './safe-action'
 import { isDestructive, releaseRequester, twoPersonGate } from '@/lib/approvals/two-person'
 import { releaseSubject } from '@/lib/approvals/two-person-subjects'
 
-const stateChanges = { enable: enableServer, disable: disableServer, quarantine: quarantineServer }
+const stateChanges = { enable: enableServer, disable: disableServer, quarantine: quarantineServer } satisfies Record<ServerStateChange, unknown>
 
 /** Enable, disable or quarantine a server (admin state only; connection health is the runtime's). Release reviews first: releaseAction. */
 export const setServerState = operatorAction('operate',
-  z.strictObject({ server: serverNameSchema, change: z.enum(['enable', 'disable', 'quarantine']) }),
+  serverStateSchema,
   async ({ server, change }, { db, by }) => (await stateChanges[change](db, server, by)).after,
   { refresh: true },
 )
 
 /** Replace a server's disabled_tools / enabled_tools / trust. */
 export const saveServerSettings = operatorAction('approve',
-  z.strictObject({ server: serverNameSchema, settings: serverSettingsSchema }),
+  serverSettingsInputSchema,
   async ({ server, settings }, { db, by }) => (await configureServer(db, server, settings, by)).after,
   { refresh: true },
 )
-
-const toolIds = z.array(z.string().trim().min(3, 'a tool id is <server>:<tool>').max(256)).min(1, 'select at least one tool').max(1000)
 
 /**
  * Approve, block or unblock one or many tools, as one transaction. An approval from the
  * dashboard always names the pin of each definition the operator was shown.
  */
 export const changeToolsAction = operatorAction('approve',
-  z.strictObject({
-    verb: z.enum(['approve', 'block', 'enable']),
-    ids: toolIds,
-    hashes: z.record(z.string(), z.string().max(200)).optional(),
-    confirm: z.boolean().optional(),
-  }).refine((i) => i.verb !== 'approve' || i.ids.every((id) => i.hashes?.[id] !== undefined), { message: 'approve names the pin of each definition you were shown (review first)', path: ['hashes'] }),
+  changeToolsSchema,
   async ({ verb, ids, hashes, confirm }, { db, by }) => {
     let run = ids
     if (verb === 'approve') {
@@ -55,23 +47,21 @@ export const changeToolsAction = operatorAction('approve',
 
 /** Put a tool under call approval, or take it off. */
 export const callApprovalAction = operatorAction('approve',
-  z.strictObject({ id: z.string().trim().min(3).max(256), on: z.boolean() }),
+  callApprovalSchema,
   async ({ id, on }, { db, by }) => (await setCallApproval(db, id, on, by)).after.call_approval,
   { refresh: true },
 )
 
 /** Ask the runtime to inspect a quarantined server: its tools listed for review, never served. */
 export const inspectAction = operatorAction('operate',
-  z.strictObject({ server: serverNameSchema }),
+  serverSchema,
   async ({ server }, { db, by }) => { await requestInspection(db, server, by); return server },
   { refresh: true },
 )
 
-const pins = z.record(z.string().max(2048), z.string().max(200))
-
 /** Release a quarantined server, approving exactly the definitions shown (tool → pin; instructions, prompts and resources: id → pin). */
 export const releaseAction = operatorAction('approve',
-  z.strictObject({ server: serverNameSchema, shown: pins, shownDefinitions: pins.optional(), confirm: z.boolean().optional() }),
+  releaseSchema,
   async ({ server, shown, shownDefinitions, confirm }, { db, by }) => {
     const gate = await twoPersonGate(db, {
       kind: 'release', target: server, subject: releaseSubject(shown, shownDefinitions),
@@ -84,7 +74,7 @@ export const releaseAction = operatorAction('approve',
 
 /** Approve a server's instructions, a prompt, a resource or a template exactly as reviewed: the action carries the pin shown. */
 export const approveDefinitionAction = operatorAction('approve',
-  z.strictObject({ group: z.enum(['instructions', 'prompts', 'resources']), id: z.string().trim().min(1, 'name what to approve').max(2048), hash: z.string().max(200) }),
+  approveDefinitionSchema,
   async ({ group, id, hash }, { db, by }) => {
     const gate = await twoPersonGate(db, { kind: 'definition', target: id, subject: hash, destructive: false }, by)
     return gate.proceed ? (await approveDefinition(db, group, id, by, { hash })).after.status : gate

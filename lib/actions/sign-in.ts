@@ -2,28 +2,17 @@
 
 import 'server-only'
 import { cookies, headers } from 'next/headers'
-import { z } from 'zod'
+import type { z } from 'zod'
 import { getDb } from '@/db/client'
 import { signInBreakGlass, signInWithPassword, signOutOperator, type SessionOrigin, type SignInResult } from '@/lib/auth/operator-sessions'
 import { acceptInvitation } from '@/lib/admin/operators'
-import { MIN_PASSWORD_LENGTH } from '@/lib/auth/passwords'
+import { noInputSchema } from '@/lib/schemas/actions'
+import { invitationSchema, keySignInSchema as keySchema, passwordSignInSchema as passwordSchema } from '@/lib/schemas/operators'
 import { SESSION_COOKIE, sessionCookieOptions } from '@/lib/dashboard/session-cookie'
 import { formatIssues } from '@/lib/schemas/issues'
-import { returnPathSchema } from '@/lib/schemas/return-path'
 import { operatorAction, type ActionResult } from './safe-action'
 import { REMOTE_HEADER } from '@/lib/http/headers'
 import { boundaryFromEnv, publicOrigin } from '@/lib/http/boundary'
-
-const keySchema = z.strictObject({ key: z.string().trim().min(1, 'enter the break-glass key').max(512), next: returnPathSchema })
-const passwordSchema = z.strictObject({
-  login: z.string().trim().min(1, 'enter your username or e-mail').max(254),
-  password: z.string().min(1, 'enter your password').max(1024),
-  next: returnPathSchema,
-})
-const invitationSchema = z.strictObject({
-  token: z.string().regex(/^tg_iv_[A-Za-z0-9_-]{32}$/, 'this invitation link is incomplete: open the whole link you were sent'),
-  password: z.string().min(MIN_PASSWORD_LENGTH, `choose a password of at least ${MIN_PASSWORD_LENGTH} characters`).max(1024),
-})
 
 type Signed = ActionResult<{ key: string; next: string }>
 
@@ -69,7 +58,7 @@ export async function acceptInvitationAction(raw: z.input<typeof invitationSchem
 }
 
 /** End this session on the server (its cookie stops working everywhere at once), then drop the cookie; the page forgets the key. */
-export const signOut = operatorAction('view', z.strictObject({}), async ({}, { db, principal }) => {
+export const signOut = operatorAction('view', noInputSchema, async ({}, { db, principal }) => {
   const jar = await cookies()
   await signOutOperator(db, jar.get(SESSION_COOKIE)?.value, principal)
   jar.delete(SESSION_COOKIE)

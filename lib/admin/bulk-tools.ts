@@ -1,10 +1,10 @@
 import 'server-only'
 import type { Db } from '@/db/client'
 import type { ActionContext } from '@/lib/activity/record-change'
+import type { BulkVerb } from '@/lib/schemas/actions'
 import { changeToolsIn, type ToolVerb } from './tools'
 
-const verbs = { approve: 'tool.approved', block: 'tool.blocked', enable: 'tool.enabled' } as const satisfies Record<string, ToolVerb>
-export type BulkVerb = keyof typeof verbs
+const verbs = { approve: 'tool.approved', block: 'tool.blocked', enable: 'tool.enabled' } as const satisfies Record<BulkVerb, ToolVerb>
 
 /**
  * Approve, block or unblock many tools as ONE transaction: all of them change, or none does.

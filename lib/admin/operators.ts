@@ -1,5 +1,5 @@
 import 'server-only'
-import { z } from 'zod'
+import type { z } from 'zod'
 import type { Db } from '@/db/client'
 import type { Operator } from '@/db/schema'
 import { writeTransaction } from '@/db/write'
@@ -12,8 +12,9 @@ import { withdrawFirstApprovalsOf } from '@/lib/approvals/two-person'
 import { badRequest, forbidden, notFoundError } from '@/lib/core/errors'
 import { formatIssues } from '@/lib/schemas/issues'
 import type { OperatorState } from '@/lib/core/activity'
-import { displayNameSchema, emailSchema, newOperatorId, roleSchema, usernameSchema } from '@/lib/auth/accounts'
-import { hashPassword, MIN_PASSWORD_LENGTH } from '@/lib/auth/passwords'
+import { newOperatorId } from '@/lib/auth/accounts'
+import { MIN_PASSWORD_LENGTH, newOperatorSchema, personalTokenSchema, roleSchema, type NewOperator, type NewPersonalToken } from '@/lib/schemas/operators'
+import { hashPassword } from '@/lib/auth/passwords'
 import { atMost, can, ROLES, type Principal, type Role } from '@/lib/auth/roles'
 import { hashSecret, newSecret } from '@/lib/auth/secrets'
 import { LOCAL_ACCOUNTS_OFF, openSession, type SessionOrigin, type SignInResult } from '@/lib/auth/operator-sessions'
@@ -23,14 +24,6 @@ import { readSettings } from '@/db/queries/settings'
 export const presentOperator = (o: Operator): OperatorState => ({ username: o.username, name: o.name, email: o.email, role: o.role, enabled: o.enabled })
 
 export const INVITATION_TTL_MS = 72 * 60 * 60 * 1000
-
-export const newOperatorSchema = z.strictObject({
-  username: usernameSchema,
-  name: displayNameSchema,
-  email: emailSchema.nullable().default(null),
-  role: roleSchema,
-})
-export type NewOperator = z.input<typeof newOperatorSchema>
 
 function parse<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
   const p = schema.safeParse(raw)
@@ -136,16 +129,8 @@ export async function changeOperator(db: Db, username: string, change: { role?: 
 
 // ---- personal access tokens
 
-export const PERSONAL_TOKEN_MAX_DAYS = 365
-
-export const personalTokenSchema = z.strictObject({
-  name: z.string().trim().min(1, 'name the token (what it is for)').max(80),
-  role: roleSchema.optional(),
-  days: z.number().int().min(1, 'a token lasts at least 1 day').max(PERSONAL_TOKEN_MAX_DAYS, `a token lasts at most ${PERSONAL_TOKEN_MAX_DAYS} days`).default(30),
-})
-
 /** A personal access token for `by` (tg_pt_…): at most their role, with an expiry; the secret is in this answer only. */
-export async function createPersonalToken(db: Db, by: Principal, raw: z.input<typeof personalTokenSchema>, now = Date.now()) {
+export async function createPersonalToken(db: Db, by: Principal, raw: NewPersonalToken, now = Date.now()) {
   const t = parse(personalTokenSchema, raw)
   const role = t.role ?? by.role
   if (!atMost(role, by.role)) throw forbidden(`a token carries at most your own role (${by.role}), not ${role}`)

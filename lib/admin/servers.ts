@@ -57,7 +57,7 @@ export function unquarantineServer(db: Db, name: string, ctx: ActionContext, sho
   const found = releaseCrossings(db, name, shown)
   requireConfirmation(found, `releasing ${name}`, opts.confirm)
   return changeServer(db, name, 'server.unquarantined', ctx, (tx, now, before, requestId) => {
-    recordCrossings(tx, found, ctx, `released ${name}`)
+    recordCrossings(tx, found, { ...ctx, requestId }, `released ${name}`)
     if (!before.quarantined) return undefined // already released: nothing to approve
     const approved: string[] = []
     const pending: string[] = []

@@ -6,6 +6,7 @@ import { insertToken, profileServers, removeToken, setTokenExpiry, setTokenHash,
 import { hashSecret, newSecret } from '@/lib/auth/secrets'
 import { badRequest, notFoundError } from '@/lib/core/errors'
 import { recordChange, type ActionContext } from '@/lib/activity/record-change'
+import { mintRequestId } from '@/lib/activity/request-id'
 import type { TokenScope } from '@/lib/schemas/admin'
 
 /** A new token's id: who it is for good (a name can be taken again once its token is revoked). */
@@ -51,13 +52,18 @@ export function createAgentToken(db: Db, name: string, scope: TokenScope, ctx: A
   })
 }
 
-/** Set (ms) or clear (null: never expires) a token's expiry. */
+/**
+ * Set (ms) or clear (null: never expires) a token's expiry. Setting the expiry it has already
+ * changes nothing, so nothing is recorded: `changed` is false and activityId and requestId are
+ * null (the log holds changes; saving the form twice is not one).
+ */
 export function setAgentTokenExpiry(db: Db, name: string, expiresAt: number | null, ctx: ActionContext) {
   return writeTransaction(db, (tx: Tx) => {
     const row = tokenByName(tx, name)
     scopeOf(row, name)
+    const before = expiryOf(row!.expiresAt)
     const recorded = changeExpiry(tx, name, row!.expiresAt, expiresAt, ctx)
-    return { name, ...expiryOf(expiresAt), changed: recorded !== undefined }
+    return { name, before, after: expiryOf(expiresAt), changed: recorded !== undefined, activityId: recorded?.activityId ?? null, requestId: recorded?.requestId ?? null }
   })
 }
 
@@ -84,8 +90,10 @@ export function rotateAgentToken(db: Db, name: string, ctx: ActionContext, expir
     scopeOf(row, name)
     const token = newSecret('tg_at_')
     setTokenHash(tx, name, hashSecret(token))
-    if (expiresAt !== undefined) changeExpiry(tx, name, row!.expiresAt, expiresAt, ctx)
-    return { name, token, ...recordChange(tx, 'token.rotated', ctx, { target: name, before: null, after: null }) }
+    // the rotation and the expiry it sets are one change: one request id on both records
+    const one = { ...ctx, requestId: ctx.requestId ?? mintRequestId(Date.now()) }
+    if (expiresAt !== undefined) changeExpiry(tx, name, row!.expiresAt, expiresAt, one)
+    return { name, token, ...recordChange(tx, 'token.rotated', one, { target: name, before: null, after: null }) }
   })
 }
 

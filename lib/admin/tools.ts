@@ -9,6 +9,7 @@ import { badRequest, notFoundError } from '@/lib/core/errors'
 import { parseToolId } from '@/lib/preflight/ids'
 import { approvedOf } from '@/lib/core/definition'
 import { recordChange, type ActionContext } from '@/lib/activity/record-change'
+import { mintRequestId } from '@/lib/activity/request-id'
 import { crossings, recordCrossings, requireConfirmation } from '@/lib/surface/ceiling'
 
 type ApprovalState = { status: ToolApproval['status'] | 'none'; disabled: boolean }
@@ -78,9 +79,11 @@ function newlyServed(db: Db, ids: readonly string[]): KnownTool[] {
 export async function changeToolsIn(db: Db, type: ToolVerb, ids: readonly string[], ctx: ActionContext, opts: { hashes?: Readonly<Record<string, string>>; confirm?: boolean } = {}) {
   const found = type === 'tool.approved' ? crossings(db, newlyServed(db, ids)) : []
   requireConfirmation(found, `approving ${ids.join(', ')}`, opts.confirm)
+  // one batch is one request: every tool's record, and the crossings', under one request id
+  const one = { ...ctx, requestId: ctx.requestId ?? mintRequestId(Date.now()) }
   return writeTransaction(db, (tx) => {
-    const changed = ids.map((id) => changeToolIn(tx, id, type, ctx, { hash: opts.hashes?.[id], confirm: opts.confirm }))
-    recordCrossings(tx, found, ctx, `approved ${ids.join(', ')}`)
+    const changed = ids.map((id) => changeToolIn(tx, id, type, one, { hash: opts.hashes?.[id], confirm: opts.confirm }))
+    recordCrossings(tx, found, one, `approved ${ids.join(', ')}`)
     return changed
   })
 }

@@ -4,10 +4,10 @@ import { writeTransaction } from '@/db/write'
 import { deleteTriageAck, saveTriageAck, triageAckOf } from '@/db/queries/triage'
 import { recordChange, type ActionContext } from '@/lib/activity/record-change'
 import { badRequest } from '@/lib/core/errors'
+import type { AckSpan } from '@/lib/schemas/actions'
 
 /** How long an acknowledgement hides an item: until it changes, or a snooze of an hour or a day (ending sooner if it changes). */
-export const ACK_SPANS = { until_changed: null, '1h': 3_600_000, '1d': 86_400_000 } as const
-export type AckSpan = keyof typeof ACK_SPANS
+export const ACK_SPANS = { until_changed: null, '1h': 3_600_000, '1d': 86_400_000 } as const satisfies Record<AckSpan, number | null>
 
 const stateOf = (a: { fingerprint: string; until: number | null }) => ({ fingerprint: a.fingerprint, until: a.until === null ? null : new Date(a.until).toISOString() })
 

@@ -1,6 +1,6 @@
 import 'server-only'
 import path from 'node:path'
-import { z } from 'zod'
+import type { z } from 'zod'
 import type { Db, Tx } from '@/db/client'
 import { isStdio, type Transport } from '@/db/schema'
 import { insertActivity } from '@/lib/activity/record'
@@ -11,18 +11,8 @@ import { mintRequestId } from '@/lib/activity/request-id'
 import { badRequest } from '@/lib/core/errors'
 import { describeTransport } from '@/lib/catalog/servers'
 import { formatIssue, formatIssues } from '@/lib/schemas/issues'
-import { serverNameSchema } from '@/lib/schemas/names'
-import { transportSchema } from '@/lib/schemas/transport'
+import { addServerSchema, mcpServerEntrySchema as mcpServerEntry, mcpServersFileSchema as mcpServersFile } from '@/lib/schemas/admin'
 
-
-export const addServerSchema = z.strictObject({
-  name: serverNameSchema,
-  transport: transportSchema,
-  // trusted = not quarantined on arrival; its first discovery becomes the approved baseline
-  trusted: z.boolean().default(false),
-  trust: z.enum(['manual', 'auto']).default('manual'),
-})
-export type AddServerInput = z.input<typeof addServerSchema>
 
 function parse<T extends z.ZodType>(schema: T, input: unknown, prefix = ''): z.infer<T> {
   const r = schema.safeParse(input)
@@ -61,24 +51,16 @@ function insertServer(tx: Tx, s: z.infer<typeof addServerSchema>, ctx: ActionCon
     transport, createdAt: now, updatedAt: now,
   })
   for (const [name, value] of Object.entries(values)) saveSecret(tx, s.name, name, value, now)
-  return recordChange(tx, 'server.added', ctx, {
-    target: s.name, before: null, after: { quarantined: !s.trusted, trust: s.trust, transport: describeTransport(transport), secrets: transport.secrets ?? [] },
-  }, { server: s.name, now })
+  const after = { quarantined: !s.trusted, trust: s.trust, transport: describeTransport(transport), secrets: transport.secrets ?? [] }
+  return { name: s.name, before: null, after, ...recordChange(tx, 'server.added', ctx, { target: s.name, before: null, after }, { server: s.name, now }) }
 }
 
 /** Add one upstream. A new server is quarantined unless added as trusted (rug-pull guard). */
-export async function addServer(db: Db, input: unknown, ctx: ActionContext): Promise<{ name: string; quarantined: boolean }> {
+export async function addServer(db: Db, input: unknown, ctx: ActionContext) {
   const s = parse(addServerSchema, input)
-  await writeTransaction(db, (tx) => insertServer(tx, s, ctx, Date.now()))
-  return { name: s.name, quarantined: !s.trusted }
+  const added = await writeTransaction(db, (tx) => insertServer(tx, s, ctx, Date.now()))
+  return { ...added, quarantined: added.after.quarantined }
 }
-
-/** One entry of `{"mcpServers": {...}}` as common MCP clients write it. */
-const mcpServerEntry = z.union([
-  z.object({ command: z.string().min(1), args: z.array(z.string()).optional(), env: z.record(z.string(), z.string()).optional(), cwd: z.string().min(1).optional(), type: z.literal('stdio').optional() }),
-  z.object({ url: z.url({ protocol: /^https?$/ }), headers: z.record(z.string(), z.string()).optional(), type: z.enum(['http', 'streamable-http', 'streamableHttp', 'sse']).optional() }),
-], { error: 'expected a stdio entry ({"command": …}) or a remote one ({"url": …})' })
-const mcpServersFile = z.object({ mcpServers: z.record(z.string(), z.unknown()) })
 
 /** An entry's transport; a relative `cwd` is taken from the file's own directory. */
 export function transportFromMcpEntry(e: z.infer<typeof mcpServerEntry>, baseDir: string): Transport {
@@ -89,9 +71,9 @@ export function transportFromMcpEntry(e: z.infer<typeof mcpServerEntry>, baseDir
 /**
  * Import the servers of an mcpServers file. Each entry stands alone: one that cannot be
  * imported (a bad name, a malformed entry, a name already taken) is reported by name, and the
- * others are imported together, in one transaction.
+ * others are imported together, in one transaction, each with its record (one request id).
  */
-export async function importServers(db: Db, doc: unknown, opts: { trusted?: boolean; baseDir: string }, ctx: ActionContext): Promise<{ imported: string[]; refused: { name: string; error: string }[] }> {
+export async function importServers(db: Db, doc: unknown, opts: { trusted?: boolean; baseDir: string }, ctx: ActionContext) {
   const file = parse(mcpServersFile, doc)
   const entries = Object.entries(file.mcpServers)
   if (entries.length === 0) throw badRequest('mcpServers: no servers in the file')
@@ -106,27 +88,23 @@ export async function importServers(db: Db, doc: unknown, opts: { trusted?: bool
   }
   const now = Date.now()
   const requestId = ctx.requestId ?? mintRequestId(now)
-  const imported: string[] = []
+  const imported: ReturnType<typeof insertServer>[] = []
   if (ok.length) await writeTransaction(db, (tx) => {
     for (const s of ok) {
       if (serverConfig(tx, s.name)) refused.push({ name: s.name, error: 'a server with this name already exists' })
-      else {
-        insertServer(tx, s, { ...ctx, requestId }, now)
-        imported.push(s.name)
-      }
+      else imported.push(insertServer(tx, s, { ...ctx, requestId }, now))
     }
   })
-  return { imported, refused }
+  return { imported, refused, requestId }
 }
 
 
-export function removeServer(db: Db, name: string, ctx: ActionContext): Promise<{ activityId: number; requestId: string }> {
+export function removeServer(db: Db, name: string, ctx: ActionContext) {
   return writeTransaction(db, (tx) => {
     const row = requireServer(tx, name)
     deleteServer(tx, name)
-    return recordChange(tx, 'server.removed', ctx, {
-      target: name, before: { enabled: row.enabled, quarantined: row.quarantined, transport: row.transport ? describeTransport(row.transport) : null }, after: null,
-    }, { server: name })
+    const before = { enabled: row.enabled, quarantined: row.quarantined, transport: row.transport ? describeTransport(row.transport) : null }
+    return { name, before, after: null, ...recordChange(tx, 'server.removed', ctx, { target: name, before, after: null }, { server: name }) }
   })
 }
 

@@ -10,6 +10,7 @@ import { knownTool, reviewContext, reviewContexts } from '@/db/queries/tools'
 import { presentRecords } from '@/lib/activity/present-records'
 import type { ActivityItem } from '@/lib/activity/present'
 import { badRequest, notFoundError } from '@/lib/core/errors'
+import type { ApprovalStatus } from '@/lib/core/state'
 import { classify, classifyServer, type Classification } from '@/lib/preflight/classifier'
 import { parseToolId } from '@/lib/preflight/ids'
 import { definitionDiff } from './definition'
@@ -43,7 +44,7 @@ export interface ToolReview {
   pin: string | null
   /** the definition its server offers now, which approving accepts (the upstream's own name; agents see `server:tool`) */
   definition: ReturnType<typeof definitionOf>
-  approval: { status: 'approved' | 'pending' | 'changed' | 'none'; blocked: boolean; approved_pin: string | null }
+  approval: { status: ApprovalStatus | 'none'; blocked: boolean; approved_pin: string | null }
   call_approval: boolean
   /** when the server offers something other than what was approved: the approved definition against the one now offered */
   diff: FieldChange[]
@@ -117,7 +118,7 @@ export interface DefinitionRow {
   group: DefinitionGroup
   server: string
   /** undecided: seen only by an inspection (releasing the server approves it as shown) */
-  status: 'approved' | 'pending' | 'changed' | 'undecided'
+  status: ApprovalStatus | 'undecided'
   /** whether agents are served it now: approved (or the approval gate off for it), on a released, enabled server */
   served: boolean
   pin: string

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { DefinitionChange, DefinitionKind, JsonObject } from '@/lib/core/definition'
+import type { DefinitionChange, DefinitionGroup, DefinitionKind, JsonObject } from '@/lib/core/definition'
 import { canonicalJson, HASH_SCHEMA_VERSION } from '@/lib/preflight/hash'
 
 /**
@@ -43,8 +43,8 @@ export const definitionGroups = {
   instructions: { kinds: ['instructions'], noun: 'server instructions', id: '<server>' },
   prompts: { kinds: ['prompt'], noun: 'prompt', id: '<server:prompt>' },
   resources: { kinds: ['resource', 'resource_template'], noun: 'resource or resource template', id: '<toolgate://server/uri>' },
-} as const satisfies Record<string, { kinds: readonly DefinitionKind[]; noun: string; id: string }>
-export type DefinitionGroup = keyof typeof definitionGroups
+} as const satisfies Record<DefinitionGroup, { kinds: readonly DefinitionKind[]; noun: string; id: string }>
+export type { DefinitionGroup }
 
 /** The group a kind is approved under. */
 export const groupOf = (kind: DefinitionKind): DefinitionGroup =>

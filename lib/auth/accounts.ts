@@ -1,20 +1,9 @@
 import 'server-only'
 import { randomBytes } from 'node:crypto'
-import { z } from 'zod'
 import type { Tx } from '@/db/client'
 import type { Operator } from '@/db/schema'
 import { bootstrapAdmin, insertOperator } from '@/db/queries/operators'
-import { ROLES, isRole, type AuthMethod, type Principal } from './roles'
-
-/** Names the activity log already uses for non-people: no account may take them. */
-const RESERVED = new Set(['operator', 'runtime', 'anonymous', 'break-glass', 'toolgate', 'surface', 'system'])
-
-export const usernameSchema = z.string().trim().toLowerCase()
-  .regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'a username is 1–63 of a-z, 0-9, ".", "_", "-", starting with a letter or digit')
-  .refine((u) => !RESERVED.has(u), { message: 'that username is reserved (the activity log uses it for something else)' })
-export const roleSchema = z.enum(ROLES, { message: `a role is one of ${ROLES.join(', ')}` })
-export const emailSchema = z.string().trim().toLowerCase().email('an e-mail address looks like name@example.com').max(254)
-export const displayNameSchema = z.string().trim().min(1, 'give the person a name').max(120)
+import { isRole, type AuthMethod, type Principal } from './roles'
 
 export const newOperatorId = () => `op_${randomBytes(12).toString('base64url')}`
 

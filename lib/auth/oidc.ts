@@ -1,12 +1,12 @@
 import 'server-only'
 import * as client from 'openid-client'
-import { z } from 'zod'
 import type { DbLike } from '@/db/client'
 import { openSecret, sealSecret } from '@/db/secrets'
 import { describeError } from '@/lib/core/errors'
 import { formatIssues } from '@/lib/schemas/issues'
 import { sameSitePath } from '@/lib/schemas/return-path'
-import { ROLES, type Role } from './roles'
+import type { Role } from './roles'
+import { oidcEnvSchema as envSchema, oidcFlowSchema as flowSchema, type OidcFlow as Flow } from '@/lib/schemas/operators'
 import { environment } from '@/lib/core/config'
 
 /**
@@ -23,36 +23,6 @@ export const OIDC_START_PATH = '/api/auth/oidc/start'
 /** The flow cookie: the sealed state, nonce and PKCE verifier of one sign-in in progress. SameSite=Lax: the provider's redirect back is a cross-site navigation. */
 export const OIDC_FLOW_COOKIE = 'toolgate_oidc_flow'
 export const OIDC_FLOW_TTL_MS = 10 * 60 * 1000
-
-const list = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean)
-const roleOf = z.enum(ROLES, { message: `a role is one of ${ROLES.join(', ')}` })
-
-const envSchema = z.object({
-  TOOLGATE_OIDC_ISSUER: z.url({ protocol: /^https?$/, message: 'an issuer URL, e.g. https://login.example.com/realms/team' }),
-  TOOLGATE_OIDC_CLIENT_ID: z.string().trim().min(1, 'the client id registered at the provider'),
-  TOOLGATE_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
-  TOOLGATE_OIDC_NAME: z.string().trim().min(1).max(40).optional(),
-  TOOLGATE_OIDC_SCOPES: z.string().trim().default('openid email profile')
-    .refine((s) => s.split(/\s+/).includes('openid'), 'the scopes must include openid'),
-  TOOLGATE_OIDC_ALLOWED_DOMAINS: z.string().optional()
-    .transform((v) => list(v).map((d) => d.toLowerCase().replace(/^@/, '')))
-    .refine((ds) => ds.every((d) => /^[a-z0-9.-]+\.[a-z]{2,}$/.test(d)), 'comma-separated e-mail domains, e.g. example.com,example.org'),
-  TOOLGATE_OIDC_ROLE_CLAIM: z.string().trim().min(1).default('groups'),
-  TOOLGATE_OIDC_ROLES: z.string().optional().transform((v, ctx) => {
-    const map = new Map<string, Role>()
-    for (const pair of list(v)) {
-      const [group, role] = pair.split('=').map((s) => s.trim())
-      const r = roleOf.safeParse(role)
-      if (!group || !r.success) {
-        ctx.addIssue({ code: 'custom', message: `"${pair}" is not group=role (a role is one of ${ROLES.join(', ')})` })
-        return z.NEVER
-      }
-      map.set(group, r.data)
-    }
-    return map
-  }),
-  TOOLGATE_OIDC_DEFAULT_ROLE: z.union([z.literal('').transform(() => null), roleOf]).optional(),
-})
 
 export interface OidcConfig {
   issuer: URL
@@ -105,12 +75,6 @@ function configuration(c: OidcConfig): Promise<client.Configuration> {
   }
   return discovered.config
 }
-
-const flowSchema = z.strictObject({
-  state: z.string().min(20), nonce: z.string().min(20), verifier: z.string().min(43),
-  redirectUri: z.url(), next: z.string(), at: z.number().int(),
-})
-type Flow = z.infer<typeof flowSchema>
 
 /**
  * The start of a sign-in: where to send the browser, and the flow cookie's value (sealed with

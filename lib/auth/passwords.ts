@@ -10,7 +10,6 @@ const N = 2 ** 17
 const R = 8
 const P = 1
 const KEY_LEN = 32
-export const MIN_PASSWORD_LENGTH = 12
 
 const derive = (password: string, salt: Buffer, n: number, r: number, p: number) => new Promise<Buffer>((resolve, reject) =>
   scrypt(password.normalize('NFKC'), salt, KEY_LEN, { N: n, r, p, maxmem: 256 * n * r + 1024 * 1024 }, (e, key) => (e ? reject(e) : resolve(key))))

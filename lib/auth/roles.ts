@@ -4,8 +4,9 @@
  * roles that may (`refusal`). Dependency-free: the dashboard's client components read it too,
  * to show only the buttons a person may use.
  */
-export const ROLES = ['viewer', 'auditor', 'operator', 'approver', 'admin'] as const
-export type Role = (typeof ROLES)[number]
+import { ROLES, type Role } from '@/lib/core/roles'
+
+export { ROLES, type Role }
 
 export const PERMISSIONS = {
   /** every page and read: servers, tools, activity (without call arguments), settings, tokens */

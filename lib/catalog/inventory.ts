@@ -4,6 +4,7 @@ import { gatedTools, knownTools, toolApprovalList, type KnownTool } from '@/db/q
 import { readSettings } from '@/db/queries/settings'
 import { serverStates, type ServerState } from '@/db/queries/servers'
 import { classify, type Classification } from '@/lib/preflight/classifier'
+import type { ApprovalStatus } from '@/lib/core/state'
 
 /** One known tool as operators see it: its definition and pin, and what the shared classifier says of it. */
 export interface InventoryTool {
@@ -12,7 +13,7 @@ export interface InventoryTool {
   name: string
   /** the classifier's verdict: callable, or the gate that withholds it */
   status: Classification
-  approval: 'approved' | 'pending' | 'changed' | 'none'
+  approval: ApprovalStatus | 'none'
   blocked: boolean
   /** the server's believed connection state, or unpublished */
   connection: string

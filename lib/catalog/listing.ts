@@ -1,6 +1,6 @@
 import 'server-only'
 import type { Tool } from '@modelcontextprotocol/server'
-import { z } from 'zod'
+import { toolCursorSchema as cursorSchema } from '@/lib/schemas/mcp'
 import { findServedTool, listServedTools, type ServedTool, type ToolKey } from '@/db/queries/served-tools'
 import { readSnapshot } from '@/db/queries/preflight-state'
 import type { Db } from '@/db/client'
@@ -65,8 +65,6 @@ export function toMcpTool(t: ServedTool): Tool {
   // Stored as the upstream declared it, which the SDK's schemas accepted on the way in.
   return { ...wireOf(t), name: `${t.server}:${t.name}` } as Tool
 }
-
-const cursorSchema = z.tuple([z.string(), z.string()])
 
 /** Opaque to clients: the (server, tool) key the next page starts after. */
 export const encodeCursor = (k: ToolKey) => Buffer.from(JSON.stringify([k.server, k.name])).toString('base64url')

@@ -2,7 +2,7 @@ import 'server-only'
 import type { DbLike } from '@/db/client'
 import { isStdio, type Transport } from '@/db/schema'
 import { serverStates, type ServerState } from '@/db/queries/servers'
-import { isolationRuns, type Isolation } from '@/lib/core/state'
+import { isolationRuns, type Isolation, type Trust } from '@/lib/core/state'
 import { toolInventory, toolStatuses, type ToolStatus } from './inventory'
 
 /** Connection health, kept apart from admin state: one is what the operator set, the other what the runtime sees. */
@@ -17,7 +17,7 @@ export interface ServerRow {
   name: string
   enabled: boolean
   quarantined: boolean
-  trust: 'manual' | 'auto'
+  trust: Trust
   /** a one-line, secret-free description; null for a state-file server (no transport) */
   transport: string | null
   missingSecrets: string[]

@@ -101,6 +101,9 @@ export interface DefinitionChange { field: string; before: unknown; after: unkno
  */
 export const definitionKinds = ['instructions', 'prompt', 'resource', 'resource_template'] as const
 export type DefinitionKind = (typeof definitionKinds)[number]
+/** The operator-facing groups they are approved in (lib/approvals/server-definitions.ts definitionGroups: the kinds each covers). */
+export const definitionGroupNames = ['instructions', 'prompts', 'resources'] as const
+export type DefinitionGroup = (typeof definitionGroupNames)[number]
 
 /** The review findings' codes (lib/approvals/findings.ts says what each means). */
 export const findingCodes = ['hidden_characters', 'instruction_like', 'sensitive_path', 'cross_server_reference', 'long_description', 'widened_reach'] as const

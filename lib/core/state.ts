@@ -7,6 +7,14 @@ export type ConnectionState = (typeof connectionStates)[number]
 export const connectionActions = ['restart', 'login', 'view_logs', 'set_secret'] as const
 export type ConnectionAction = (typeof connectionActions)[number]
 
+/** A server's trust: manual (every tool change waits for review) or auto (its changes are approved as they come). */
+export const trusts = ['manual', 'auto'] as const
+export type Trust = (typeof trusts)[number]
+
+/** A decided tool's or definition's approval. */
+export const approvalStatuses = ['approved', 'pending', 'changed'] as const
+export type ApprovalStatus = (typeof approvalStatuses)[number]
+
 /** Who shares one upstream session: every agent, or each agent token its own; auto decides by the server. */
 export const isolations = ['auto', 'shared', 'per_token'] as const
 export type Isolation = (typeof isolations)[number]
@@ -39,7 +47,7 @@ export interface ServerView {
   name: string
   enabled: boolean
   quarantined: boolean
-  trust: 'manual' | 'auto'
+  trust: Trust
   disabledTools: readonly string[]
   enabledTools: readonly string[] | null
   /** a command or URL the runtime connects; false for a state-file server, which nothing stands behind */
@@ -53,7 +61,7 @@ export interface ConnectionView {
 }
 
 export interface ApprovalView {
-  status: 'approved' | 'pending' | 'changed'
+  status: ApprovalStatus
   disabled: boolean
 }
 

@@ -5,7 +5,8 @@ import { presentRecords } from '@/lib/activity/present-records'
 import { isValidSession, type SessionCredentials } from '@/lib/auth/operator-sessions'
 import { describeError } from '@/lib/core/errors'
 import { logError } from '@/lib/core/log'
-import { recordFilter, type ActivityFilter } from './activity'
+import { recordFilter } from './activity'
+import type { ActivityFilter } from '@/lib/schemas/activity'
 
 /**
  * The Activity page's live feed, in Server-Sent Events framing over a plain fetch (the page

@@ -1,41 +1,16 @@
 import 'server-only'
-import { z } from 'zod'
 import type { Db } from '@/db/client'
 import { activityAfter, activityFacet, callCounts, chainHead, activityIdWindow, listActivity, verdictCounts, type ActivityFilter as RecordFilter, type FacetCount, type FacetField } from '@/db/queries/activity'
 import { callArgumentsOf } from '@/db/queries/calls'
 import { presentRecords } from '@/lib/activity/present-records'
 import { callFacts, type ActivityItem } from '@/lib/activity/present'
-import { activityTypes, surfaces } from '@/lib/core/activity'
 import { reasonVerdicts, verdicts, type Verdict } from '@/lib/preflight/taxonomy'
-import { tokenNameSchema } from '@/lib/schemas/names'
 import { parseToolId } from '@/lib/preflight/ids'
-import { requestIdSchema } from '@/lib/schemas/request-id'
+import { activityFilterSchema, type ActivityFilter, type ChartSpan } from '@/lib/schemas/activity'
 import { searchValue, type SearchParams } from './search-params'
 
 export const ACTIVITY_PAGE_SIZE = 50
 
-const blankToUndefined = (v: unknown) => (v === '' ? undefined : v)
-const optional = <T extends z.ZodType>(s: T) => z.preprocess(blankToUndefined, s.optional())
-// datetime-local ("2026-08-19T09:00") or any ISO instant; kept as epoch ms
-const instant = z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'expected a date and time').transform((s) => Date.parse(s))
-
-/** The activity filters, exactly as they appear in the URL (`/activity?request_id=…&verdict=blocked`). */
-export const activityFilterSchema = z.strictObject({
-  request_id: optional(requestIdSchema),
-  type: optional(z.enum(activityTypes)),
-  surface: optional(z.enum(surfaces)),
-  verdict: optional(z.enum(verdicts)),
-  server: optional(z.string().max(200)),
-  token: optional(tokenNameSchema),
-  // a person: their username, or break-glass
-  person: optional(z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'a person is a username (or break-glass)')),
-  // free text (db/queries/activity.ts matchesText): bounded, as each row is searched for it
-  q: optional(z.string().trim().max(200, 'search text is at most 200 characters')),
-  from: optional(instant),
-  to: optional(instant),
-  before: optional(z.coerce.number().int().positive()),
-})
-export type ActivityFilter = z.output<typeof activityFilterSchema>
 export const filterKeys = ['q', 'request_id', 'type', 'surface', 'verdict', 'server', 'token', 'person', 'from', 'to'] as const
 
 /** Parse search params; a bad filter is reported (and ignored), never silently widened into "everything". */
@@ -164,10 +139,8 @@ const HOUR = 60 * MINUTE
 const DAY = 24 * HOUR
 
 /** The chart's ranges when no From/To filter is set; the default stays out of the URL. */
-export const chartSpans = { '1h': HOUR, '24h': DAY, '7d': 7 * DAY, '30d': 30 * DAY } as const
-export type ChartSpan = keyof typeof chartSpans
+export const chartSpans = { '1h': HOUR, '24h': DAY, '7d': 7 * DAY, '30d': 30 * DAY } as const satisfies Record<ChartSpan, number>
 export const DEFAULT_SPAN: ChartSpan = '24h'
-export const chartSpanSchema = z.enum(Object.keys(chartSpans) as ChartSpan[])
 
 // widths people read at a glance: the narrowest that keeps the chart to MAX_BARS bars (24 h → hours)
 const BAR_WIDTHS = [MINUTE, 5 * MINUTE, 15 * MINUTE, 30 * MINUTE, HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, DAY, 7 * DAY]

@@ -1,8 +1,7 @@
 import 'server-only'
-import { z } from 'zod'
 import { mintRequestId } from '@/lib/activity/request-id'
 import { badRequest, ToolgateError } from '@/lib/core/errors'
-import { EXTENSION_ID } from '@/lib/mcp/extension-schema'
+import { EXTENSION_ID } from '@/lib/schemas/extension'
 import type { Era } from '@/lib/mcp/server'
 import type { McpContext } from '@/lib/mcp/context'
 import { answerMcp } from '@/lib/mcp/http'
@@ -10,21 +9,13 @@ import { mcpCaller } from '@/lib/auth/caller'
 import type { Caller } from '@/lib/preflight/evaluate'
 import { getDb } from '@/db/client'
 import { profileServers } from '@/db/queries/access'
-import { policySchema } from '@/lib/schemas/preflight'
 import { callerFor } from './preflight'
-import { profileNameSchema, tokenNameSchema } from '@/lib/schemas/admin'
+import { previewSchema, type PreviewInput } from '@/lib/schemas/dashboard'
 
 export const PROTOCOLS = { modern: '2026-07-28', legacy: '2025-11-25' } as const
 
-export const previewSchema = z.strictObject({
-  ids: z.array(z.string().max(256)).max(50, 'Shape A carries at most 50 ids'),
-  token: tokenNameSchema.nullable(),
-  profile: profileNameSchema.nullable(),
-  policy: policySchema,
-  era: z.enum(['modern', 'legacy']),
-  resolve: z.string().max(256).nullable(),
-})
-export type PreviewInput = z.infer<typeof previewSchema>
+// POST /api/dashboard/preview and the preview panel take the request's rule from here, with previewMcp
+export { previewSchema, type PreviewInput }
 
 export interface Exchange { endpoint: string; headers: Record<string, string>; request: string; status: number; response: string }
 

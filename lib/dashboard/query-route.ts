@@ -1,8 +1,6 @@
 import 'server-only'
-import { z } from 'zod'
+import { dashboardQuerySchema as query } from '@/lib/schemas/dashboard'
 import { unauthorizedUnlessSignedIn } from './operator'
-
-const query = z.string().max(256)
 
 /**
  * A GET route for any signed-in person that takes `?q=` (at most 256 characters; `fix` says what to

@@ -1,5 +1,5 @@
-import { z } from 'zod'
 import type { PreflightForm } from '@/lib/schemas/dashboard'
+import { urlNameSchema as name } from '@/lib/schemas/names'
 
 /** A page's search params as Next hands them over. */
 export type SearchParams = Record<string, string | string[] | undefined>
@@ -7,7 +7,6 @@ export type SearchParams = Record<string, string | string[] | undefined>
 const all = (v: string | string[] | undefined) => (v === undefined ? [] : Array.isArray(v) ? v : [v])
 const first = (v: string | string[] | undefined) => all(v)[0]
 const flag = (v: string | string[] | undefined) => first(v) === '1' || first(v) === 'true'
-const name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
 
 /**
  * The preflight form from the URL (`?id=a:b&id=c:d&token=nightly&profile=ops&read_only_only=1`),

@@ -1,7 +1,6 @@
 import 'server-only'
 import { readFileSync } from 'node:fs'
 import type { Tool } from '@modelcontextprotocol/server'
-import { z } from 'zod'
 import type { Db } from '@/db/client'
 import { dropCredentials, serverConfig, serverState, updateServer } from '@/db/queries/servers'
 import { isStdio, type Transport } from '@/db/schema'
@@ -10,6 +9,7 @@ import { storedOf, wireOf } from '@/lib/core/definition'
 import { mintRequestId } from '@/lib/activity/request-id'
 import { recordChange } from '@/lib/activity/record-change'
 import { secretTarget } from '@/lib/admin/upstreams'
+import { jsonObjectSchema as messageSchema } from '@/lib/schemas/json'
 import { describeTransport } from '@/lib/catalog/servers'
 import { parseJson, readBody, sendJson } from '@/lib/http/json'
 import { formatIssues } from '@/lib/schemas/issues'
@@ -131,8 +131,6 @@ function serveJira(as: Listening, rs: Listening, tools: Tool[]): string {
   })
   return resource
 }
-
-const messageSchema = z.record(z.string(), z.unknown())
 
 /**
  * The Slack workspace API that demo/upstreams/slack.mjs talks to. It refuses slack, saying why,

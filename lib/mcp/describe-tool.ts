@@ -1,9 +1,8 @@
 import 'server-only'
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server'
-import { z } from 'zod'
 import type { Policy } from '@/lib/core/state'
 import { idBoundsFault, MAX_CHECK_IDS, parseToolId, uniqueIds } from '@/lib/preflight/ids'
-import { policySchema } from '@/lib/schemas/preflight'
+import { describeArgsSchema as argsSchema } from '@/lib/schemas/mcp'
 import { evaluateNow, runCheck } from '@/lib/gate/check'
 import type { Reason } from '@/lib/preflight/taxonomy'
 import { issuePath } from '@/lib/schemas/issues'
@@ -11,15 +10,6 @@ import { MAX_DESCRIBE_IDS, servedTool, toMcpTool } from '@/lib/catalog/listing'
 import { invalidParams } from './errors'
 import type { McpContext } from './context'
 import { wireResult } from './wire'
-
-const argsSchema = z.strictObject({
-  tool_ids: z.array(
-    z.string({ error: 'must be a string' }),
-    { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an array of strings') },
-  ).min(1, 'must not be empty'),
-  check: z.boolean({ error: 'must be a boolean' }).optional(),
-  filters: policySchema.optional(),
-}, { error: (iss) => (iss.code === 'unrecognized_keys' ? `unknown argument ${(iss.keys ?? []).map((k) => `"${k}"`).join(', ')}` : 'arguments must be an object') })
 
 export type DescribeArgs =
   | { mode: 'describe'; ids: string[] }

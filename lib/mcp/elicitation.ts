@@ -1,7 +1,7 @@
 import 'server-only'
 import { randomBytes } from 'node:crypto'
 import { inputRequired, type CallToolResult, type ElicitRequest, type ElicitResult, type InputRequiredResult, type LoggingMessageNotification, type Progress } from '@modelcontextprotocol/server'
-import { z } from 'zod'
+import { elicitResultSchema as elicitResult } from '@/lib/schemas/mcp'
 import { invalidParams } from './errors'
 
 /**
@@ -20,7 +20,6 @@ import { invalidParams } from './errors'
 export type ElicitParams = ElicitRequest['params']
 const ELICIT_WAIT_MS = 10 * 60 * 1000
 
-const elicitResult = z.looseObject({ action: z.enum(['accept', 'decline', 'cancel']), content: z.record(z.string(), z.unknown()).optional() })
 /** What a client answered, as the upstream expects it; anything else counts as "cancel". */
 const asElicitResult = (v: unknown): ElicitResult => {
   const r = elicitResult.safeParse(v)

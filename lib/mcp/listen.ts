@@ -1,7 +1,7 @@
 import 'server-only'
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { createHash } from 'node:crypto'
-import { z } from 'zod'
+import { listenParamsSchema } from '@/lib/schemas/mcp'
 import type { ServerEvent, ServerEventBus } from '@modelcontextprotocol/server'
 import { callerNow } from '@/lib/auth/caller'
 import { logError } from '@/lib/core/log'
@@ -61,7 +61,6 @@ const opening = new AsyncLocalStorage<{ session: McpContext; resources: string[]
 const scopes = new Map<string, Scope>()
 let timer: NodeJS.Timeout | undefined
 let checking = false
-const listenParams = z.looseObject({ notifications: z.looseObject({ resourceSubscriptions: z.array(z.string()).optional() }) })
 
 /**
  * A subscriptions/listen request with its resource subscriptions narrowed to those this session
@@ -70,7 +69,7 @@ const listenParams = z.looseObject({ notifications: z.looseObject({ resourceSubs
 export function gateListen(session: McpContext, body: unknown): unknown {
   const msg = body as { method?: unknown; params?: unknown } | null
   if (msg?.method !== 'subscriptions/listen') return body
-  const params = listenParams.safeParse(msg.params)
+  const params = listenParamsSchema.safeParse(msg.params)
   const uris = params.success ? params.data.notifications.resourceSubscriptions : undefined
   if (!params.success || !uris) return body // a malformed one is the SDK's to refuse
   const allowed = uris.filter((uri) => subscriptionTarget(session, uri) !== undefined)
@@ -80,7 +79,7 @@ export function gateListen(session: McpContext, body: unknown): unknown {
 /** Answer one modern exchange (its body gated: gateListen) knowing its session, so a stream it opens hears what that session is served. */
 export function listening<T>(session: McpContext, body: unknown, fn: () => T): T {
   const msg = body as { method?: unknown; params?: unknown } | null
-  const params = msg?.method === 'subscriptions/listen' ? listenParams.safeParse(msg.params) : undefined
+  const params = msg?.method === 'subscriptions/listen' ? listenParamsSchema.safeParse(msg.params) : undefined
   return opening.run({ session, resources: (params?.success && params.data.notifications.resourceSubscriptions) || [] }, fn)
 }
 

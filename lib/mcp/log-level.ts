@@ -1,5 +1,5 @@
 import 'server-only'
-import { z } from 'zod'
+import { LOG_LEVELS as LEVELS, setLevelParamsSchema as setLevelParams, type LogLevel } from '@/lib/schemas/mcp'
 import { runningSupervisor } from '@/lib/upstream/supervisor'
 
 /**
@@ -9,10 +9,7 @@ import { runningSupervisor } from '@/lib/upstream/supervisor'
  * upstream sessions are told the level too (a server shared by every agent is not: see
  * Supervisor.setLogLevel). (2026-07-28 carries the level in each request instead, which the SDK applies.)
  */
-const LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const
-export type LogLevel = (typeof LEVELS)[number]
 const levels = new Map<string, LogLevel>()
-const setLevelParams = z.object({ level: z.enum(LEVELS) })
 
 /** logging/setLevel: undefined once the level is set (and its caller's upstream sessions told), or the reason it is not a level. */
 export async function setLogLevel(caller: string, params: unknown): Promise<string | undefined> {

@@ -1,13 +1,13 @@
 import 'server-only'
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolErrorCode, Server, type CallToolResult, type JSONRPCRequest, type LoggingMessageNotification, type Progress, type Result, type ServerCapabilities, type ServerContext } from '@modelcontextprotocol/server'
-import { z } from 'zod'
+import { envelopeSchema, resolveParamsSchema as resolveParams } from '@/lib/schemas/mcp'
 import pkg from '@/package.json'
 import { runCheck } from '@/lib/gate/check'
 import { dispatchToolCall } from '@/lib/upstream/dispatch'
 import { describeTool } from './describe-tool'
 import { DESCRIBE_TOOL, describeToolDefinition, listPage, servedTool, toMcpTool } from '@/lib/catalog/listing'
 import { invalidParams, toProtocolError } from './errors'
-import { EXTENSION_ID, legacySettings, parseRider, RiderError, serverSettings, type Rider } from './extension-schema'
+import { EXTENSION_ID, legacySettings, parseRider, RiderError, serverSettings, type Rider } from '@/lib/schemas/extension'
 import type { McpContext } from './context'
 import { callResult, shapeAFacet, shapeBFacet } from './wire'
 import { CallInProgress, parkedCall } from './elicitation'
@@ -80,10 +80,6 @@ function upstreamMeta(meta: Record<string, unknown> | undefined): Record<string,
   return out
 }
 
-const envelopeSchema = z.object({
-  [CLIENT_CAPABILITIES_META_KEY]: z.object({ extensions: z.record(z.string(), z.unknown()).optional() }).optional(),
-})
-
 /**
  * Whether this request's rider is to be honoured. 2026-07-28: only when the request declares
  * the extension in its per-request client capabilities (SEP-2133); otherwise the unknown _meta
@@ -124,8 +120,6 @@ async function guard<T>(session: McpContext, fn: () => T | Promise<T>): Promise<
     throw err
   }
 }
-
-const resolveParams = z.object({ name: z.string(), arguments: z.record(z.string(), z.unknown()).optional() })
 
 /** Where a handler finds the session it answers for: its own server's, or (a shared server) by request. */
 export type SessionOf = (ctx: ServerContext) => McpContext

@@ -1,7 +1,7 @@
 import 'server-only'
 import { randomBytes } from 'node:crypto'
 import { ProtocolErrorCode, RELATED_TASK_META_KEY, type CallToolResult } from '@modelcontextprotocol/server'
-import { z } from 'zod'
+import { taskCallParamsSchema, taskIdParamsSchema } from '@/lib/schemas/mcp'
 import { appendActivity } from '@/lib/activity/record'
 import { describeError } from '@/lib/core/errors'
 import { jsonRpcError, jsonRpcResult } from '@/lib/http/json-rpc'
@@ -88,16 +88,9 @@ function taskOf(session: McpContext, id: unknown): Task {
   return task
 }
 
-const callParams = z.object({
-  name: z.string(),
-  arguments: z.record(z.string(), z.unknown()).optional(),
-  task: z.object({ ttl: z.number().int().nonnegative().optional() }),
-})
-const taskIdParams = z.object({ taskId: z.string() })
-
 /** tools/call with a task: the gate now, then the call in the background. */
 async function createTask(session: McpContext, params: unknown): Promise<unknown> {
-  const p = callParams.safeParse(params)
+  const p = taskCallParamsSchema.safeParse(params)
   if (!p.success) throw new TaskError(`invalid params: ${p.error.issues.map((i) => `${i.path.join('.') || 'params'}: ${i.message}`).join('; ')}`)
   const { name, arguments: args, task: requested } = p.data
   const owner = callerKey(session.caller)
@@ -174,7 +167,7 @@ export async function answerTask(session: McpContext, body: unknown): Promise<Re
   const reply = (body: object) => Response.json(body, { headers: { 'cache-control': 'no-store' } })
   try {
     const id = () => {
-      const p = taskIdParams.safeParse(msg.params)
+      const p = taskIdParamsSchema.safeParse(msg.params)
       if (!p.success) throw new TaskError('invalid params: taskId must be a string')
       return taskOf(session, p.data.taskId)
     }

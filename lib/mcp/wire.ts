@@ -6,8 +6,8 @@ import { currentMcpOp } from '@/lib/telemetry/context'
 import { invalidParams } from './errors'
 import { noteContentUris } from './resources'
 import type { PreflightData } from '@/lib/gate/check'
-import type { Facet, FacetTool, ResolveFacet } from './extension-schema'
-import { EXTENSION_ID, wireReasons } from './extension-schema'
+import type { Facet, FacetTool, ResolveFacet } from '@/lib/schemas/extension'
+import { EXTENSION_ID, wireReasons } from '@/lib/schemas/extension'
 
 type WireReason = (typeof wireReasons)[number]
 const onWire: ReadonlySet<string> = new Set(wireReasons)

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { profileNameSchema, serverNameSchema } from '@/lib/schemas/names'
-import { isolations } from '@/lib/core/state'
+import { isolations, trusts } from '@/lib/core/state'
+import { transportSchema } from '@/lib/schemas/transport'
 
 export { profileNameSchema, serverNameSchema, tokenNameSchema } from '@/lib/schemas/names'
 
@@ -35,7 +36,7 @@ export const serverSettingsSchema = z.strictObject({
   disabledTools: toolNameListSchema,
   // null = every tool allowed; an array = allowlist
   enabledTools: toolNameListSchema.nullable(),
-  trust: z.enum(['manual', 'auto']),
+  trust: z.enum(trusts),
   callTimeoutMs: callTimeoutSchema,
   roots: rootsSchema,
   // who shares one upstream session (lib/core/state.ts isolationRuns)
@@ -72,3 +73,19 @@ export const settingsPatchSchema = z.strictObject({
   local_accounts: z.boolean().optional(),
 })
 export type SettingsPatch = z.infer<typeof settingsPatchSchema>
+
+/** A new upstream (`toolgate upstream add`, the dashboard's form, each imported entry). */
+export const addServerSchema = z.strictObject({
+  name: serverNameSchema,
+  transport: transportSchema,
+  // trusted = not quarantined on arrival; its first discovery becomes the approved baseline
+  trusted: z.boolean().default(false),
+  trust: z.enum(trusts).default('manual'),
+})
+
+/** One entry of `{"mcpServers": {...}}` as common MCP clients write it. */
+export const mcpServerEntrySchema = z.union([
+  z.object({ command: z.string().min(1), args: z.array(z.string()).optional(), env: z.record(z.string(), z.string()).optional(), cwd: z.string().min(1).optional(), type: z.literal('stdio').optional() }),
+  z.object({ url: z.url({ protocol: /^https?$/ }), headers: z.record(z.string(), z.string()).optional(), type: z.enum(['http', 'streamable-http', 'streamableHttp', 'sse']).optional() }),
+], { error: 'expected a stdio entry ({"command": …}) or a remote one ({"url": …})' })
+export const mcpServersFileSchema = z.object({ mcpServers: z.record(z.string(), z.unknown()) })

@@ -42,3 +42,19 @@ export type Fix = z.infer<typeof fixSchema>
 
 export const remediateSchema = z.strictObject({ fix: fixSchema, check: preflightFormSchema, requestId: requestIdSchema })
 
+/** The meta preview's request (POST /api/dashboard/preview): what the page would send, and as which era of the protocol. */
+export const previewSchema = z.strictObject({
+  ids: z.array(z.string().max(256)).max(50, 'Shape A carries at most 50 ids'),
+  token: tokenNameSchema.nullable(),
+  profile: profileNameSchema.nullable(),
+  policy: policySchema,
+  era: z.enum(['modern', 'legacy']),
+  resolve: z.string().max(256).nullable(),
+})
+export type PreviewInput = z.infer<typeof previewSchema>
+
+/** A signed-in query route's ?q= (lib/dashboard/query-route.ts). */
+export const dashboardQuerySchema = z.string().max(256)
+
+/** The tool a review is loaded for (GET /api/dashboard/review?id=). */
+export const reviewIdSchema = z.string().min(1).max(512)

@@ -16,3 +16,6 @@ const name = (what: string) => z.string().trim()
 export const serverNameSchema = name('server')
 export const profileNameSchema = name('profile')
 export const tokenNameSchema = name('token')
+
+/** A name as a page's URL carries it (not trimmed: anything else there is dropped, not repaired). */
+export const urlNameSchema = z.string().max(MAX_NAME).regex(NAME_RE)

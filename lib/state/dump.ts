@@ -8,7 +8,8 @@ import { knownTools, type KnownTool } from '@/db/queries/tools'
 import { presentSettings } from '@/lib/admin/settings'
 import { definitionOf } from '@/lib/core/definition'
 import type { Role } from '@/lib/auth/roles'
-import type { StateFileInput } from './schema'
+import type { OperatorSource } from '@/lib/core/roles'
+import type { StateFileInput } from '@/lib/schemas/state'
 
 /**
  * The current proxy state as a state file; `dump | load` round-trips. Secrets never appear:
@@ -45,7 +46,7 @@ export function dumpState(db: Db): StateFileInput {
         ...(t.expiresAt !== null ? { expires_at: new Date(t.expiresAt).toISOString() } : {}),
       })),
       operators: operatorList(tx).map((o) => ({
-        username: o.username, name: o.name, email: o.email, role: o.role as Role, enabled: o.enabled, source: o.source as 'bootstrap' | 'local' | 'oidc', oidc_subject: o.oidcSubject,
+        username: o.username, name: o.name, email: o.email, role: o.role as Role, enabled: o.enabled, source: o.source as OperatorSource, oidc_subject: o.oidcSubject,
       })),
     }
   })

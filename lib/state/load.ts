@@ -23,7 +23,7 @@ import { formatIssue } from '@/lib/schemas/issues'
 import { toolPin } from '@/lib/preflight/hash'
 import { approvedOf, definitionOf, storedOf } from '@/lib/core/definition'
 import type { MovedSecrets } from '@/lib/core/activity'
-import { crossEntryIssues, stateFileSchema, type StateFile } from './schema'
+import { crossEntryIssues, stateFileSchema, type StateFile } from '@/lib/schemas/state'
 
 /** Validate a parsed state file; throws bad_request listing every problem by JSON path. */
 export function parseStateFile(doc: unknown): StateFile {

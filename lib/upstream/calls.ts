@@ -1,5 +1,6 @@
 import { RELATED_TASK_META_KEY, SdkError, SdkErrorCode, type CallToolResult, type Client, type ElicitRequest, type ElicitResult, type LoggingMessageNotification, type Progress } from '@modelcontextprotocol/client'
-import { z } from 'zod'
+import type { z } from 'zod'
+import { createdTaskSchema, RAW_RESULT, upstreamTaskSchema as upstreamTask } from '@/lib/schemas/upstream'
 import { following, sleep } from '@/lib/signals'
 import { mcpClientOp, type UpstreamPeer } from '@/lib/telemetry/mcp-client'
 import type { OnStreamRequest } from './stream-requests'
@@ -18,10 +19,8 @@ export interface CallOptions {
   meta?: Record<string, unknown>
 }
 
-/** A result as the server sent it, every field kept. */
-export const RAW_RESULT = z.looseObject({})
-/** A task as an upstream reports it (tasks/get, and tools/call with a task) */
-const upstreamTask = z.looseObject({ taskId: z.string(), status: z.string(), statusMessage: z.string().optional(), pollInterval: z.number().optional() })
+// the connection (lib/upstream/connection.ts) takes it from here, with the calls
+export { RAW_RESULT }
 export const TERMINAL_TASK_STATES: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled'])
 const UPSTREAM_TASK_TTL_MS = 24 * 60 * 60 * 1000
 /** How long an abandoned request still counts as in flight (the server may still be working on it). */
@@ -181,7 +180,7 @@ async function runTask(client: Client, params: Record<string, unknown>, progress
   const ask = async <T extends z.ZodType>(method: string, p: Record<string, unknown>, schema: T) =>
     schema.parse(await client.request({ method, params: p }, RAW_RESULT, { timeout: MAX_TIMER_MS, signal })) as z.infer<T>
   // the upstream forgets a task its ttl after creating it, finished or not: ask for long enough
-  let task = (await ask('tools/call', { ...params, task: { ttl: UPSTREAM_TASK_TTL_MS } }, z.looseObject({ task: upstreamTask }))).task
+  let task = (await ask('tools/call', { ...params, task: { ttl: UPSTREAM_TASK_TTL_MS } }, createdTaskSchema)).task
   const taskId = task.taskId
   // what the server sends for the task names it (related-task): it is this call's
   call.taskId = taskId

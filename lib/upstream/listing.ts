@@ -1,28 +1,7 @@
 import { ProtocolError, ProtocolErrorCode, type Client } from '@modelcontextprotocol/client'
-import { z } from 'zod'
+import { rawPageSchema as rawPage, rawToolsPageSchema as rawToolsPage } from '@/lib/schemas/upstream'
 import { storedOfWire, wireOf, type WireDefinition } from '@/lib/core/definition'
 import type { DiscoveredDefinition } from '@/lib/approvals/server-definitions'
-
-const json = z.record(z.string(), z.unknown())
-/**
- * tools/list as the upstream sent it. The SDK's own listTools parses tools with a schema that
- * drops fields it does not know; toolgate stores and serves every field as given, so it reads
- * the raw page and checks only what it relies on.
- */
-const rawToolsPage = z.looseObject({
-  tools: z.array(z.looseObject({
-    name: z.string().min(1),
-    title: z.string().optional(),
-    description: z.string().optional(),
-    inputSchema: json,
-    outputSchema: json.optional(),
-    annotations: json.optional(),
-    execution: json.optional(),
-    icons: z.array(z.unknown()).optional(),
-    _meta: json.optional(),
-  })),
-  nextCursor: z.string().optional(),
-})
 
 /** Every tool of an upstream, following each nextCursor page, every served field kept as given. */
 async function listAllTools(client: Client, timeoutMs: number): Promise<WireDefinition[]> {
@@ -37,7 +16,6 @@ async function listAllTools(client: Client, timeoutMs: number): Promise<WireDefi
   return all
 }
 
-const rawPage = z.looseObject({ nextCursor: z.string().optional() })
 /** A listing's pages are followed this far at most: a server cursoring forever is cut off, not followed. */
 const MAX_DEFINITION_PAGES = 100
 

@@ -92,7 +92,7 @@ function circleThrough(rooms: string[], start: string, edges: Map<string, Set<st
 }
 
 describe('layering (dependency-cruiser, .dependency-cruiser.cjs)', () => {
-  it('toolgate keeps its rules: no circle, db/ on the ground floor, the evaluator pure, SQL in db/ (imports and raw statements), app/ reading through lib/, client components without server modules, one MCP SDK generation, no knot of rooms', async () => {
+  it('toolgate keeps its rules: no circle, db/ on the ground floor, the evaluator pure, zod schemas in lib/schemas, SQL in db/ (imports and raw statements), app/ reading through lib/, client components without server modules, one MCP SDK generation, no knot of rooms', async () => {
     const r = await cruiseIn(root, ['lib', 'db', 'app', 'components', 'proxy.ts', 'bin'])
     expect(r.summary.totalCruised).toBeGreaterThan(200)
     expect(errors(r)).toEqual([])
@@ -101,13 +101,15 @@ describe('layering (dependency-cruiser, .dependency-cruiser.cjs)', () => {
     expect(roomKnots(r).map((k) => `rooms in a circle: ${k.circle.join(' → ')} (knot: ${k.rooms.join(', ')})`)).toEqual([])
   })
 
-  it('the rules bite: a planted circle, a back-import from db/, an impure evaluator, a page reading the database, raw SQL outside db/, the environment read outside the config module and a v1 SDK import are each reported by name', async () => {
+  it('the rules bite: a planted circle, a back-import from db/, an impure evaluator, a page reading the database, a zod schema built outside lib/schemas, raw SQL outside db/, the environment read outside the config module and a v1 SDK import are each reported by name', async () => {
     const r = await cruiseIn(path.join(root, 'tests/fixtures/layering'), ['app', 'db', 'lib'])
     const found = errors(r)
     expect(found).toContain('db-on-the-ground-floor: db/client.ts → lib/approvals/review.ts')
     expect(found).toContain('evaluator-is-pure: lib/preflight/evaluate.ts → db/client.ts')
     expect(found).toContain('app-reads-through-lib: app/(dashboard)/page.tsx → db/client.ts')
     expect(found.filter((v) => v.startsWith('one-sdk-generation: '))).toEqual(['one-sdk-generation: lib/upstream/transport.ts → ../../../node_modules/@modelcontextprotocol/sdk/dist/esm/shared/transport.d.ts'])
+    // a schema built outside lib/schemas is named; zod's types (import type) and lib/schemas' own imports are not
+    expect(found.filter((v) => v.startsWith('zod-only-in-schemas:')).map((v) => v.slice(0, v.indexOf(' → ')))).toEqual(['zod-only-in-schemas: lib/admin/zod-schema.ts'])
     expect(rawSqlOutsideDb(path.join(root, 'tests/fixtures/layering'), r)).toEqual(['sql-only-in-db: lib/admin/raw-sql.ts:3 uses the raw connection'])
     expect(envOutsideConfig(path.join(root, 'tests/fixtures/layering'), r)).toEqual(['env-only-in-config: lib/admin/env.ts:2 reads process.env'])
     expect(found.some((v) => v.startsWith('no-circular: lib/admin/tools.ts → lib/approvals/review.ts (circle: lib/approvals/review.ts → lib/admin/tools.ts'))).toBe(true)

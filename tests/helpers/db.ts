@@ -4,7 +4,7 @@ import path from 'node:path'
 import type { Db } from '@/db/client'
 import { openDb } from '@/lib/server/database'
 import { loadState } from '@/lib/state/load'
-import type { StateFileInput } from '@/lib/state/schema'
+import type { StateFileInput } from '@/lib/schemas/state'
 
 /** A fresh, migrated SQLite file in a temp directory. */
 export function tempDbFile(name = 'toolgate.db'): string {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import {
   facetSchema, legacySettings, MAX_RIDER_TOOLS, parseRider, resolveFacetSchema, RiderError, riderSchema, serverSettings, wireReasons,
-} from '@/lib/mcp/extension-schema'
+} from '@/lib/schemas/extension'
 import { shapeAFacet, shapeBFacet, wireResult } from '@/lib/mcp/wire'
 import { reasons } from '@/lib/preflight/taxonomy'
 import { sharedValidators } from './harness'

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { EXTENSION_ID } from '@/lib/mcp/extension-schema'
+import { EXTENSION_ID } from '@/lib/schemas/extension'
 import { rpcBody } from '@/tests/helpers/rpc'
 import { startGateway } from '@/tests/helpers/gateway'
 import type { RunningServer } from '@/tests/helpers/server'

@@ -9,7 +9,7 @@ import { runCli } from '@/tests/helpers/cli'
 import { startGateway } from '@/tests/helpers/gateway'
 import type { RunningServer } from '@/tests/helpers/server'
 import { readLogs } from '@/db/queries/upstream'
-import { EXTENSION_ID } from '@/lib/mcp/extension-schema'
+import { EXTENSION_ID } from '@/lib/schemas/extension'
 import { rpcBody } from '@/tests/helpers/rpc'
 import { connectionState, everything, everythingOverHttp, stdioFixture, waitFor } from './harness'
 

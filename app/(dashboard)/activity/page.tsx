@@ -9,10 +9,11 @@ import { VerdictChart } from '@/components/activity/verdict-chart'
 import { ErrorNote } from '@/components/error-note'
 import { buttonClass, PageHeader } from '@/components/ui'
 import {
-  activityFilterFromSearch, chartSpans, FACET_WINDOW, facetFields, facetParam, chartSpanSchema, DEFAULT_SPAN, filterKeys, localInputValue, type ChartSpan,
+  activityFilterFromSearch, chartSpans, FACET_WINDOW, facetFields, facetParam, DEFAULT_SPAN, filterKeys, localInputValue,
 } from '@/lib/dashboard/activity'
 import { canViewPage } from '@/lib/dashboard/operator'
 import { loadActivity } from '@/lib/dashboard/pages/activity'
+import { chartSpanSchema, type ChartSpan } from '@/lib/schemas/activity'
 import { searchValue, type SearchParams } from '@/lib/dashboard/search-params'
 
 export const metadata: Metadata = { title: 'Activity' }

@@ -1,5 +1,6 @@
 import { pgTable, bigint, json, text, primaryKey } from 'drizzle-orm/pg-core'
 import { definitionKinds } from '../../../lib/core/definition'
+import { approvalStatuses } from '../../../lib/core/state'
 import type { JsonObject } from '../../schema/tools'
 import { servers } from './servers'
 
@@ -10,7 +11,7 @@ export const serverDefinitions = pgTable('server_definitions', {
   key: text('key').notNull(),
   definition: json('definition').$type<JsonObject>().notNull(),
   hash: text('hash').notNull(),
-  status: text('status', { enum: ['approved', 'pending', 'changed'] }),
+  status: text('status', { enum: approvalStatuses }),
   approved: json('approved').$type<JsonObject | null>(),
   approvedHash: text('approved_hash'),
   decidedBy: text('decided_by'),

@@ -1,5 +1,5 @@
 import { pgTable, bigint, boolean, json, text, primaryKey, index } from 'drizzle-orm/pg-core'
-import { connectionActions, connectionStates, isolations } from '../../../lib/core/state'
+import { connectionActions, connectionStates, isolations, trusts } from '../../../lib/core/state'
 import type { Root, Transport } from '../../schema/servers'
 
 // PostgreSQL twin of db/schema/servers.ts (what each column means is written there); tests/postgres/schema-parity.test.ts keeps the two equal.
@@ -7,7 +7,7 @@ export const servers = pgTable('servers', {
   name: text('name').primaryKey(),
   enabled: boolean('enabled').notNull().default(true),
   quarantined: boolean('quarantined').notNull().default(false),
-  trust: text('trust', { enum: ['manual', 'auto'] }).notNull().default('manual'),
+  trust: text('trust', { enum: trusts }).notNull().default('manual'),
   disabledTools: json('disabled_tools').$type<string[]>().notNull().default([]),
   enabledTools: json('enabled_tools').$type<string[] | null>(),
   callApprovalTools: json('call_approval_tools').$type<string[]>().notNull().default([]),

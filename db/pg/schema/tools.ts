@@ -1,6 +1,7 @@
 import { pgTable, bigint, boolean, json, text, primaryKey, foreignKey, index } from 'drizzle-orm/pg-core'
 import type { ApprovedDefinition, JsonObject, ToolAnnotations } from '../../schema/tools'
 import { servers } from './servers'
+import { approvalStatuses } from '../../../lib/core/state'
 
 // PostgreSQL twin of db/schema/tools.ts (what each column means is written there); tests/postgres/schema-parity.test.ts keeps the two equal.
 export const tools = pgTable(
@@ -29,7 +30,7 @@ export const toolApprovals = pgTable(
   {
     serverName: text('server_name').notNull(),
     toolName: text('tool_name').notNull(),
-    status: text('status', { enum: ['approved', 'pending', 'changed'] }).notNull(),
+    status: text('status', { enum: approvalStatuses }).notNull(),
     disabled: boolean('disabled').notNull().default(false),
     approvedHash: text('approved_hash'),
     decidedBy: text('decided_by'),

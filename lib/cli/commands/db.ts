@@ -11,7 +11,7 @@ export const DATABASE_URL_VAR = 'TOOLGATE_DATABASE_URL'
 export async function databaseUrlOf(flag: string | undefined, flagName: string): Promise<string | undefined> {
   const raw = flag ?? envVar(DATABASE_URL_VAR)
   if (raw === undefined) return undefined
-  const { parseDatabaseUrl } = await import('@/db/pg/url')
+  const { parseDatabaseUrl } = await import('@/lib/schemas/database')
   return parseDatabaseUrl(raw, flag !== undefined ? flagName : `$${DATABASE_URL_VAR}`)
 }
 

@@ -1,12 +1,12 @@
 import { Client, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
-import { z } from 'zod'
+import { rpcErrorBodySchema as rpcErrorBody } from '@/lib/schemas/mcp'
 import pkg from '@/package.json'
 import { UsageError } from '@/lib/cli/args'
 import { preflightTable, toJson } from '@/lib/cli/output'
 import type { Policy } from '@/lib/core/state'
 import type { ToolResult } from '@/lib/preflight/evaluate'
 import { exitCodes } from '@/lib/preflight/taxonomy'
-import { EXTENSION_ID, facetSchema, legacySettings, MAX_RIDER_TOOLS, type Facet, type FacetTool, type Rider } from '@/lib/mcp/extension-schema'
+import { EXTENSION_ID, facetSchema, legacySettings, MAX_RIDER_TOOLS, type Facet, type FacetTool, type Rider } from '@/lib/schemas/extension'
 import { envVar } from '@/lib/core/config'
 
 /** The flags `tools preflight` parsed; in band only a subset applies. */
@@ -42,8 +42,6 @@ function toResult(t: FacetTool): ToolResult {
     ...(t.did_you_mean ? { did_you_mean: t.did_you_mean } : {}),
   }
 }
-
-const rpcErrorBody = z.object({ error: z.object({ message: z.string() }) })
 
 /** The server's own words for an HTTP-level refusal (bad token, unknown profile …), found on the error's cause chain. */
 function explain(e: unknown, url: string): Error {

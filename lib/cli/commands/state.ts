@@ -3,7 +3,7 @@ import { UsageError } from '@/lib/cli/args'
 import { command, EXIT_ERROR, type Command } from '@/lib/cli/spec'
 import { forTerminal, toJson } from '@/lib/cli/output'
 import type { MovedSecrets } from '@/lib/core/activity'
-import type { StateFileInput } from '@/lib/state/schema'
+import type { StateFileInput } from '@/lib/schemas/state'
 
 /** What a state holds, counted the way the state.loaded record counts it. */
 const counts = (s: StateFileInput) => ({

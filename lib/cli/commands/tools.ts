@@ -2,6 +2,7 @@ import { UsageError } from '@/lib/cli/args'
 import { forTerminal, paint, statusColour, table, terminal, toJson } from '@/lib/cli/output'
 import { command, EXIT_ERROR, type Command } from '@/lib/cli/spec'
 import type { ToolReview } from '@/lib/approvals/review'
+import type { BulkVerb } from '@/lib/schemas/actions'
 import { preflightCommand } from './preflight'
 
 /** A value of a definition for people: JSON, with what a terminal would act on or hide made visible. */
@@ -39,7 +40,7 @@ const TOOL = { name: '<server:tool>', what: 'tool id (<server>:<tool>)', complet
 const CHANGED = { 0: 'the change was made (before → after, on the record)', 1: EXIT_ERROR }
 
 /** approve, block and enable: one approval change, printed before → after. */
-const approvalChange = (verb: 'approve' | 'block' | 'enable', summary: string, flags: Command['flags'], examples: Command['examples'], details?: string) => command({
+const approvalChange = (verb: BulkVerb, summary: string, flags: Command['flags'], examples: Command['examples'], details?: string) => command({
   name: `tools ${verb}`, summary, details, args: [TOOL], flags, examples, exits: CHANGED,
   run: async ({ values, args: [id], json, db, ctx }) => {
     const { approveTool, blockTool, enableTool } = await import('@/lib/admin/tools')

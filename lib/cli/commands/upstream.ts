@@ -5,6 +5,7 @@ import { forTerminal, statusColour, table, terminal, toJson } from '@/lib/cli/ou
 import { command, EXIT_ERROR, type Command, type FlagSpec } from '@/lib/cli/spec'
 import type { OAuthClientConfig } from '@/lib/upstream/oauth'
 import { serverUrlOf } from '@/lib/server/address'
+import { isolations, trusts } from '@/lib/core/state'
 
 // Each command loads what it runs on (the admin functions, the runtime's connection code) when
 // it runs; help and completion read only this table.
@@ -113,7 +114,7 @@ export const upstreamCommands: Command[] = [
       header: { type: 'string', multiple: true, value: "'K: V'", description: 'a header for --url, stored as a secret (repeat for more)' },
       secret: { type: 'string', multiple: true, value: 'NAME', description: 'declare a secret to set later with upstream set-secret' },
       trusted: { type: 'boolean', description: 'skip quarantine: its first discovery becomes the approved baseline' },
-      trust: { type: 'string', value: 'manual|auto', default: 'manual', description: 'auto: approve its tool changes automatically', complete: ['manual', 'auto'] },
+      trust: { type: 'string', value: trusts.join('|'), default: 'manual', description: 'auto: approve its tool changes automatically', complete: [...trusts] },
       ...oauthFlags,
     },
     examples: [
@@ -135,9 +136,9 @@ export const upstreamCommands: Command[] = [
       const r = await addServer(db(), { name, transport, trusted: values.trusted ?? false, ...(values.trust ? { trust: values.trust } : {}) }, ctx)
       if (oauth) await configureOAuthClient(db(), name, oauth, ctx)
       if (json) {
-        const added = recordOf(db(), ctx.requestId, 'server.added')
+        // configureOAuthClient (lib/upstream/oauth.ts) returns nothing of its record: it is read back
         const o = oauth && recordOf(db(), ctx.requestId, 'server.oauth_configured')
-        console.log(toJson({ name, before: null, after: added.data.after, ...(o ? { oauth: { grant: o.data.grant, client: o.data.client, secret: o.data.secret, activity_id: o.id } } : {}), activity_id: added.id, request_id: ctx.requestId }))
+        console.log(toJson({ name, before: null, after: r.after, ...(o ? { oauth: { grant: o.data.grant, client: o.data.client, secret: o.data.secret, activity_id: o.id } } : {}), activity_id: r.activityId, request_id: r.requestId }))
       } else {
         console.log(r.quarantined
           ? `added ${name} (quarantined: review it, then toolgate upstream unquarantine ${name})`
@@ -161,13 +162,12 @@ export const upstreamCommands: Command[] = [
       } catch (e) {
         throw new UsageError(`cannot read ${file} as JSON: ${(e as Error).message}`)
       }
-      const [{ importServers }, { recordsOf }] = await Promise.all([import('@/lib/admin/upstreams'), records()])
-      const { imported, refused } = await importServers(db(), doc, { trusted: values.trusted ?? false, baseDir: path.dirname(path.resolve(file)) }, ctx)
+      const { importServers } = await import('@/lib/admin/upstreams')
+      const { imported, refused, requestId } = await importServers(db(), doc, { trusted: values.trusted ?? false, baseDir: path.dirname(path.resolve(file)) }, ctx)
       if (json) {
-        const added = recordsOf(db(), ctx.requestId, 'server.added').map((r) => ({ name: r.data.target, after: r.data.after, activity_id: r.id }))
-        console.log(toJson({ imported: added, refused, request_id: ctx.requestId }))
+        console.log(toJson({ imported: imported.map((s) => ({ name: s.name, after: s.after, activity_id: s.activityId })), refused, request_id: requestId }))
       } else {
-        if (imported.length) console.log(`imported ${imported.length} server${imported.length === 1 ? '' : 's'}: ${imported.join(', ')}${values.trusted ? '' : ' (quarantined until reviewed)'}`)
+        if (imported.length) console.log(`imported ${imported.length} server${imported.length === 1 ? '' : 's'}: ${imported.map((s) => s.name).join(', ')}${values.trusted ? '' : ' (quarantined until reviewed)'}`)
         for (const r of refused) console.error(forTerminal(`toolgate: not imported: ${r.name}: ${r.error}`, { lines: true }))
       }
       return refused.length ? 1 : 0
@@ -181,8 +181,8 @@ export const upstreamCommands: Command[] = [
       'call-timeout': { type: 'string', value: 'DURATION', default: '10m', description: 'how long one call may run; progress restarts it: 30s, 15m' },
       root: { type: 'string', multiple: true, value: 'URI', description: 'a root declared to the server, file:///dir (repeat for more)' },
       'no-roots': { type: 'boolean', description: 'declare no roots' },
-      trust: { type: 'string', value: 'manual|auto', default: 'unchanged', description: 'auto: approve its tool changes automatically', complete: ['manual', 'auto'] },
-      isolation: { type: 'string', value: 'auto|shared|per_token', default: 'unchanged', description: 'per_token: each agent token its own session (on stdio its own process); auto: per_token on HTTP and for servers that keep session state', complete: ['auto', 'shared', 'per_token'] },
+      trust: { type: 'string', value: trusts.join('|'), default: 'unchanged', description: 'auto: approve its tool changes automatically', complete: [...trusts] },
+      isolation: { type: 'string', value: isolations.join('|'), default: 'unchanged', description: 'per_token: each agent token its own session (on stdio its own process); auto: per_token on HTTP and for servers that keep session state', complete: [...isolations] },
     },
     examples: [['toolgate upstream set notebook --call-timeout 30m', 'allow long calls'], ['toolgate upstream set notebook --root file:///srv/notes -o json', 'declare one root; before/after as JSON']],
     exits: CHANGED,
@@ -232,11 +232,10 @@ export const upstreamCommands: Command[] = [
     examples: [['toolgate upstream remove legacy-ci', 'remove one server'], ['toolgate upstream remove legacy-ci -o json', 'what it was, on the record']],
     exits: CHANGED,
     run: async ({ args: [name], json, db, ctx }) => {
-      const [{ removeServer }, { recordOf }] = await Promise.all([import('@/lib/admin/upstreams'), records()])
-      await removeServer(db(), name, ctx)
-      const r = recordOf(db(), ctx.requestId, 'server.removed')
-      if (json) console.log(toJson({ name, before: r.data.before, after: null, activity_id: r.id, request_id: ctx.requestId }))
-      else console.log(`removed ${name}  (activity ${r.id}, request_id ${ctx.requestId})`)
+      const { removeServer } = await import('@/lib/admin/upstreams')
+      const r = await removeServer(db(), name, ctx)
+      if (json) console.log(toJson({ name, before: r.before, after: null, activity_id: r.activityId, request_id: r.requestId }))
+      else console.log(`removed ${name}  (activity ${r.activityId}, request_id ${r.requestId})`)
       return 0
     },
   }),
@@ -284,11 +283,10 @@ export const upstreamCommands: Command[] = [
     examples: [['toolgate upstream restart slack', 'reconnect after fixing its secret'], ['toolgate upstream restart slack -o json', 'the request, on the record']],
     exits: CHANGED,
     run: async ({ args: [name], json, db, ctx }) => {
-      const [{ requestRestart }, { recordOf }] = await Promise.all([import('@/lib/admin/upstreams'), records()])
-      await requestRestart(db(), name, ctx)
-      const r = recordOf(db(), ctx.requestId, 'server.restart_requested')
-      if (json) console.log(toJson({ name, activity_id: r.id, request_id: ctx.requestId }))
-      else console.log(`restart requested for ${name}; the runtime reconnects it within a second  (activity ${r.id}, request_id ${ctx.requestId})`)
+      const { requestRestart } = await import('@/lib/admin/upstreams')
+      const r = await requestRestart(db(), name, ctx)
+      if (json) console.log(toJson({ name, activity_id: r.activityId, request_id: r.requestId }))
+      else console.log(`restart requested for ${name}; the runtime reconnects it within a second  (activity ${r.activityId}, request_id ${r.requestId})`)
       return 0
     },
   }),
@@ -300,11 +298,10 @@ export const upstreamCommands: Command[] = [
     examples: [['printf %s "$GITHUB_TOKEN" | toolgate upstream set-secret github GITHUB_TOKEN', 'store a token from the environment'], ['toolgate upstream set-secret jira API_KEY < key.txt', 'from a file']],
     exits: CHANGED,
     run: async ({ args: [name, secret], json, db, ctx }) => {
-      const [{ setSecret }, { recordOf }] = await Promise.all([import('@/lib/admin/upstreams'), records()])
-      await setSecret(db(), name, secret, await readStdin(), ctx)
-      const r = recordOf(db(), ctx.requestId, 'server.secret_set')
-      if (json) console.log(toJson({ name, secret, activity_id: r.id, request_id: ctx.requestId }))
-      else console.log(`stored ${secret} for ${name} (not shown; the runtime reconnects with it)  (activity ${r.id}, request_id ${ctx.requestId})`)
+      const { setSecret } = await import('@/lib/admin/upstreams')
+      const r = await setSecret(db(), name, secret, await readStdin(), ctx)
+      if (json) console.log(toJson({ name, secret, activity_id: r.activityId, request_id: r.requestId }))
+      else console.log(`stored ${secret} for ${name} (not shown; the runtime reconnects with it)  (activity ${r.activityId}, request_id ${r.requestId})`)
       return 0
     },
   }),

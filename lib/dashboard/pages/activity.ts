@@ -5,7 +5,8 @@ import { latestActivityId } from '@/db/queries/activity'
 import { operatorList } from '@/db/queries/operators'
 import { serverNames } from '@/db/queries/servers'
 import { requestIdSchema } from '@/lib/schemas/request-id'
-import { activityFacets, activityPage, requestStory, verdictChart, type ActivityFilter, type ChartSpan } from '../activity'
+import { activityFacets, activityPage, requestStory, verdictChart } from '../activity'
+import type { ActivityFilter, ChartSpan } from '@/lib/schemas/activity'
 
 /** The server, token and person a link named, kept pickable though they may be gone since (their records stay). */
 export interface Named { server?: string; token?: string; person?: string }

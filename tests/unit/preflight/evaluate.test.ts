@@ -4,7 +4,7 @@ import { openDb } from '@/lib/server/database'
 import { tools } from '@/db/schema'
 import { toolPin } from '@/lib/preflight/hash'
 import { MALFORMED_ID_DETAIL, NOT_FOUND_DETAIL } from '@/lib/preflight/evaluate'
-import type { StateFileInput } from '@/lib/state/schema'
+import type { StateFileInput } from '@/lib/schemas/state'
 import { load } from '@/tests/helpers/db'
 import { agent, check, operator, reasonOf } from '@/tests/helpers/evaluate'
 

@@ -3,7 +3,7 @@ import { openDb } from '@/lib/server/database'
 import { readSnapshot } from '@/db/queries/preflight-state'
 import { classifyServer, classifyTool } from '@/lib/preflight/classifier'
 import { evaluate, scopeOf, type Caller, type ToolResult } from '@/lib/preflight/evaluate'
-import type { StateFileInput } from '@/lib/state/schema'
+import type { StateFileInput } from '@/lib/schemas/state'
 import { connectionStates } from '@/db/schema/servers'
 import { load } from '@/tests/helpers/db'
 

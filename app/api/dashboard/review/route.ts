@@ -1,12 +1,11 @@
-import { z } from 'zod'
 import { ToolgateError } from '@/lib/core/errors'
 import { reviewOf } from '@/lib/dashboard/api'
 import { unauthorizedUnlessSignedIn } from '@/lib/dashboard/operator'
+import { reviewIdSchema as id } from '@/lib/schemas/dashboard'
 
 export const runtime = 'nodejs'
 export const dynamic = 'force-dynamic'
 
-const id = z.string().min(1).max(512)
 const STATUS = { bad_request: 400, not_found: 404 } as const
 
 /**

@@ -1,14 +1,12 @@
-import { z } from 'zod'
 import { activityFilterFromSearch } from '@/lib/dashboard/activity'
 import { MAX_STREAMS } from '@/lib/dashboard/activity-stream'
 import { openActivityStream } from '@/lib/dashboard/api'
 import { sessionCredentials, unauthorizedUnlessSignedIn } from '@/lib/dashboard/operator'
 import { formatIssue } from '@/lib/schemas/issues'
+import { streamPositionSchema as position } from '@/lib/schemas/activity'
 
 export const runtime = 'nodejs'
 export const dynamic = 'force-dynamic'
-
-const position = z.object({ after: z.string().regex(/^\d{1,15}$/, 'expected the id of the newest record the page has (a whole number)').transform(Number) })
 
 const json = (body: unknown, status: number) => Response.json(body, { status, headers: { 'cache-control': 'no-store' } })
 

@@ -1,12 +1,12 @@
 import { z } from 'zod'
-import { connectionActions, connectionStates } from '@/db/schema/servers'
+import { approvalStatuses, connectionActions, connectionStates, trusts } from '@/lib/core/state'
 import { settingsDefaults } from '@/db/queries/settings'
-import { displayNameSchema, emailSchema, roleSchema, usernameSchema } from '@/lib/auth/accounts'
+import { displayNameSchema, emailSchema, operatorSourceSchema, roleSchema, usernameSchema } from '@/lib/schemas/operators'
+import { jsonObjectSchema as json } from '@/lib/schemas/json'
 import { transportSchema } from '@/lib/schemas/transport'
 import { callApprovalWaitSchema, callTimeoutSchema, overlapCeilingSchema, profileNameSchema, recordedMibPerHourSchema, requestsPerSecondSchema, retentionDaysSchema, rootsSchema, serverNameSchema, tokenNameSchema, twoPersonRuleSchema } from '@/lib/schemas/admin'
 
 /** The state file, version 1 (see docs/state-file.md). Strict: unknown fields are errors. */
-const json = z.record(z.string(), z.unknown())
 
 /** The served fields of a tool besides its name, as given (contract §6: the pin covers them all). */
 const servedFields = {
@@ -24,7 +24,7 @@ const toolSchema = z.strictObject({
   ...servedFields,
   input_schema: json.default({ type: 'object' }),
   approval: z.strictObject({
-    status: z.enum(['approved', 'pending', 'changed']),
+    status: z.enum(approvalStatuses),
     disabled: z.boolean().default(false),
     // for "changed": the approved definition; any served field may appear here
     previous: z.strictObject({ ...servedFields, input_schema: json.optional() }).nullable().optional(),
@@ -35,7 +35,7 @@ const serverSchema = z.strictObject({
   name: serverNameSchema,
   enabled: z.boolean().default(true),
   quarantined: z.boolean().default(false),
-  trust: z.enum(['manual', 'auto']).default('manual'),
+  trust: z.enum(trusts).default('manual'),
   disabled_tools: z.array(z.string()).default([]),
   enabled_tools: z.array(z.string()).nullable().default(null),
   call_approval_tools: z.array(z.string()).default([]),
@@ -68,7 +68,7 @@ const operatorSchema = z.strictObject({
   email: emailSchema.nullable().default(null),
   role: roleSchema,
   enabled: z.boolean().default(true),
-  source: z.enum(['bootstrap', 'local', 'oidc']).default('local'),
+  source: operatorSourceSchema.default('local'),
   // the identity provider's `iss` + " " + `sub` the account is linked to (an identifier, not a secret)
   oidc_subject: z.string().min(1).nullable().default(null),
 })
