@@ -43,7 +43,7 @@ function cpuMs(pid: number): number {
 }
 
 /** The echo fixture, as a stdio command; it keeps no count or call log (a file write per message). */
-function echoFixture() {
+export function echoFixture() {
   const { transport } = stdioFixture({ tools: [{ name: 'echo' }] })
   return { command: transport.command, args: transport.args, env: { FIXTURE_CONTROL: transport.env.FIXTURE_CONTROL } }
 }

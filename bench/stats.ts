@@ -50,15 +50,19 @@ export async function timeAsync(name: string, n: number, fn: (i: number) => Prom
   return summarize(name, samples)
 }
 
-/** Time async functions interleaved (a, b, c, a, b, c …) so loopback noise falls on each alike. */
+/**
+ * Time async functions interleaved (a, b, c, then b, c, a, then c, a, b …) so loopback noise
+ * falls on each alike, and none always runs first or right after the same other.
+ */
 export async function timeInterleavedAsync(n: number, fns: Record<string, (i: number) => Promise<unknown>>, warmup = 50): Promise<Row[]> {
   const entries = Object.entries(fns)
   for (let i = 0; i < warmup; i++) for (const [, fn] of entries) await fn(i)
   const samples = entries.map(() => [] as number[])
   for (let i = 0; i < n; i++) {
-    for (const [k, [, fn]] of entries.entries()) {
+    for (let j = 0; j < entries.length; j++) {
+      const k = (i + j) % entries.length
       const t = performance.now()
-      await fn(i)
+      await entries[k][1](i)
       samples[k].push(performance.now() - t)
     }
   }

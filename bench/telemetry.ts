@@ -11,7 +11,8 @@ import { addServer } from '@/lib/admin/upstreams'
 import { tempDbFile } from '@/tests/helpers/db'
 import { startOtlpReceiver } from '@/tests/helpers/otlp-receiver'
 import { startServer, type RunningServer } from '@/tests/helpers/server'
-import { agentToken, stdioFixture, waitFor } from '@/tests/upstream/harness'
+import { agentToken, waitFor } from '@/tests/upstream/harness'
+import { echoFixture } from './calls'
 import { mcpClientOp } from '@/lib/telemetry/mcp-client'
 import { currentMcpOp } from '@/lib/telemetry/context'
 import { mcpServerOp } from '@/lib/telemetry/mcp-server'
@@ -64,8 +65,7 @@ async function start(mode: Mode, prof: Record<string, string>): Promise<{ server
   const db = openDb(file)
   const token = await agentToken(db)
   const server = await startServer({ TOOLGATE_DB: file, TOOLGATE_API_KEY: KEY, TOOLGATE_RUNTIME: 'on', TOOLGATE_PING_INTERVAL_MS: '3600000', ...mode.env, ...prof })
-  const fx = stdioFixture({ tools: [{ name: 'echo' }] })
-  await addServer(db, { name: 'callee', transport: fx.transport, trusted: true }, { actor: 'bench' })
+  await addServer(db, { name: 'callee', transport: echoFixture(), trusted: true }, { actor: 'bench' })
   await waitFor('callee ready', () => ready(db, 'callee'), 60_000)
   const agent = new Client({ name: 'bench', version: '1' })
   await agent.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }))

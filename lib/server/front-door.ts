@@ -38,6 +38,8 @@ const header = (req: IncomingMessage, name: string) => {
   return Array.isArray(v) ? v[0] : v
 }
 
+const HARDENING = Object.entries(HARDENING_HEADERS)
+
 const isApi = (path: string) => path === '/mcp' || path.startsWith('/mcp/') || path.startsWith('/api/')
 
 /** A refusal before anything runs: JSON-RPC for /mcp, the REST envelope for /api, text otherwise. */
@@ -71,7 +73,7 @@ export function frontDoor(opts: FrontDoorOptions) {
     // the dashboard records where a sign-in came from: the socket's address, never a client's claim
     req.headers[REMOTE_HEADER] = req.socket.remoteAddress ?? ''
     // every answer, whoever writes it; dashboard pages get their own CSP (with a nonce) from proxy.ts
-    for (const [name, value] of Object.entries(HARDENING_HEADERS)) res.setHeader(name, value)
+    for (const [name, value] of HARDENING) res.setHeader(name, value)
     res.setHeader('content-security-policy', DEFAULT_CSP)
     try {
       const fault = boundaryFault(opts.boundary, header(req, 'host'), header(req, 'origin'))

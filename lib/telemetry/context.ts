@@ -4,13 +4,14 @@ import { telemetry } from './state'
 
 /**
  * What a request's context carries for toolgate, beside the active span: the request id its
- * records are under (for JSON logs), and toolgate's own span of the request (the MCP SERVER span,
+ * records are under (for JSON logs), toolgate's own span of the request (the MCP SERVER span,
  * the REST or dashboard-action span), where facts found deeper down go even when Next.js has
- * opened spans of its own in between. Keys are Symbol.for-named, so both bundles share them.
+ * opened spans of its own in between, and the MCP request's op. One entry under one key: each
+ * value set copies the context's map. The key is Symbol.for-named, so both bundles share it.
  */
-const REQUEST_ID = createContextKey('toolgate.request_id')
-const REQUEST_SPAN = createContextKey('toolgate.request_span')
-const MCP_OP = createContextKey('toolgate.mcp_op')
+const REQUEST = createContextKey('toolgate.request')
+
+interface RequestEntry { id: string; span: Span | undefined; op: McpOpFacts | undefined }
 
 /** What an MCP request's handling tells its op (lib/telemetry/mcp-server.ts). */
 export interface McpOpFacts {
@@ -18,20 +19,23 @@ export interface McpOpFacts {
   result(result: { isError?: unknown }): void
 }
 
+const entryOf = (ctx: Context) => ctx.getValue(REQUEST) as RequestEntry | undefined
+
+/** `parent` with this request's facts; without a span of its own, the span of the request it is part of stays toolgate's. */
 export function requestContext(parent: Context, requestId: string, span: Span | undefined, op?: McpOpFacts): Context {
-  let ctx = parent.setValue(REQUEST_ID, requestId)
-  if (op) ctx = ctx.setValue(MCP_OP, op)
-  return span ? trace.setSpan(ctx.setValue(REQUEST_SPAN, span), span) : ctx
+  const entry: RequestEntry = { id: requestId, span: span ?? entryOf(parent)?.span, op }
+  const ctx = parent.setValue(REQUEST, entry)
+  return span ? trace.setSpan(ctx, span) : ctx
 }
 
 /** The MCP request being served, while its telemetry is recorded (one property read while it is off). */
-export const currentMcpOp = (): McpOpFacts | undefined => (telemetry() ? context.active().getValue(MCP_OP) as McpOpFacts | undefined : undefined)
+export const currentMcpOp = (): McpOpFacts | undefined => (telemetry() ? entryOf(context.active())?.op : undefined)
 
 /** The request id of the request being served, when telemetry (or JSON logging) is on. */
-export const currentRequestId = (): string | undefined => context.active().getValue(REQUEST_ID) as string | undefined
+export const currentRequestId = (): string | undefined => entryOf(context.active())?.id
 
 /** toolgate's span of the request being served, when one is being recorded. */
-export const requestSpan = (): Span | undefined => (telemetry() ? context.active().getValue(REQUEST_SPAN) as Span | undefined : undefined)
+export const requestSpan = (): Span | undefined => (telemetry() ? entryOf(context.active())?.span : undefined)
 
 /** The active span's trace and span ids, for a log line; none outside a sampled trace. */
 export function currentTraceIds(): { trace_id: string; span_id: string } | undefined {

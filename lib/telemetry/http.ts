@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import path from 'node:path'
-import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Context, type Span } from '@opentelemetry/api'
+import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Attributes, type Context, type Span } from '@opentelemetry/api'
 import { buildDir } from '@/lib/core/paths'
 import { extractHeaders, requestContext, requestSpan } from './context'
 import { ATTR, TOOLGATE } from './names'
@@ -23,6 +23,15 @@ function actionName(id: string): string {
   return actionNames.get(id) ?? id.slice(0, 12)
 }
 
+/** A REST or dashboard-action span's attributes, built by assignment (see lib/telemetry/mcp-server.ts). */
+function httpAttributes(req: IncomingMessage, reqPath: string, requestId: string): Attributes {
+  const attrs: Attributes = { [ATTR.HTTP_REQUEST_METHOD]: req.method ?? '_OTHER', [TOOLGATE.REQUEST_ID]: requestId }
+  if (REST_ROUTES.has(reqPath)) attrs[ATTR.HTTP_ROUTE] = reqPath
+  const action = req.headers['next-action']
+  if (typeof action === 'string') attrs[TOOLGATE.ACTION] = actionName(action)
+  return attrs
+}
+
 /**
  * One HTTP request's telemetry context in the front door: its request id for log lines, and a
  * SERVER span for the REST API and for dashboard actions (an MCP request gets its own span
@@ -35,16 +44,7 @@ export class RequestScope {
 
   constructor(t: Telemetry, req: IncomingMessage, name: string | undefined, reqPath: string, requestId: string) {
     const parent = t.tracer ? extractHeaders(t.propagationFields ?? [], req.headers) : ROOT_CONTEXT
-    const action = req.headers['next-action']
-    this.span = t.tracer && name ? t.tracer.startSpan(name, {
-      kind: SpanKind.SERVER,
-      attributes: {
-        [ATTR.HTTP_REQUEST_METHOD]: req.method ?? '_OTHER',
-        ...(REST_ROUTES.has(reqPath) ? { [ATTR.HTTP_ROUTE]: reqPath } : {}),
-        ...(typeof action === 'string' ? { [TOOLGATE.ACTION]: actionName(action) } : {}),
-        [TOOLGATE.REQUEST_ID]: requestId,
-      },
-    }, parent) : undefined
+    this.span = t.tracer && name ? t.tracer.startSpan(name, { kind: SpanKind.SERVER, attributes: httpAttributes(req, reqPath, requestId) }, parent) : undefined
     this.ctx = requestContext(parent, requestId, this.span)
   }
 

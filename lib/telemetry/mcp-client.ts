@@ -31,26 +31,34 @@ function peerAttributes(peer: UpstreamPeer): Attributes {
 }
 
 /**
+ * The attributes both the metric and the span carry, as a fresh object each: built by
+ * assignment, never by spreading one into another (see lib/telemetry/mcp-server.ts).
+ */
+function operationAttributes(peer: UpstreamPeer, method: string, target: string | undefined): Attributes {
+  const attrs: Attributes = Object.assign({ [ATTR.MCP_METHOD_NAME]: method }, peerAttributes(peer))
+  if (peer.protocolVersion) attrs[ATTR.MCP_PROTOCOL_VERSION] = peer.protocolVersion
+  if (target && method === 'tools/call') {
+    attrs[ATTR.GEN_AI_TOOL_NAME] = target
+    attrs[ATTR.GEN_AI_OPERATION_NAME] = EXECUTE_TOOL
+  } else if (target && method === 'prompts/get') attrs[ATTR.GEN_AI_PROMPT_NAME] = target
+  return attrs
+}
+
+/**
  * One request toolgate sends an upstream, as its CLIENT span and its mcp.client.operation.duration.
  * Its context goes into the request's params._meta (traceparent, tracestate: the MCP convention),
  * so the upstream's own spans join the agent's trace.
  */
 export class McpClientOp {
   private readonly started = performance.now()
-  private readonly attrs: Attributes
+  /** the metric's attributes (while metrics are on); the span gets these and more */
+  private readonly attrs: Attributes | undefined
   private readonly span: Span | undefined
 
   constructor(private t: Telemetry, peer: UpstreamPeer, method: string, target: string | undefined, params: { _meta?: Record<string, unknown>; uri?: unknown; arguments?: unknown }) {
-    // built by assignment, not spreads: one object for the metric, one more for the span
-    const attrs: Attributes = { [ATTR.MCP_METHOD_NAME]: method, ...peerAttributes(peer) }
-    if (peer.protocolVersion) attrs[ATTR.MCP_PROTOCOL_VERSION] = peer.protocolVersion
-    if (target && method === 'tools/call') {
-      attrs[ATTR.GEN_AI_TOOL_NAME] = target
-      attrs[ATTR.GEN_AI_OPERATION_NAME] = EXECUTE_TOOL
-    } else if (target && method === 'prompts/get') attrs[ATTR.GEN_AI_PROMPT_NAME] = target
-    this.attrs = attrs
+    this.attrs = t.metrics ? operationAttributes(peer, method, target) : undefined
     if (!t.tracer) return
-    const span: Attributes = { ...attrs }
+    const span = operationAttributes(peer, method, target)
     if (peer.sessionId) span[ATTR.MCP_SESSION_ID] = peer.sessionId
     if (method === 'resources/read' && typeof params.uri === 'string') span[ATTR.MCP_RESOURCE_URI] = params.uri
     if (t.captureArguments && method === 'tools/call' && params.arguments !== undefined) span[ATTR.GEN_AI_TOOL_CALL_ARGUMENTS] = JSON.stringify(params.arguments)
@@ -63,11 +71,19 @@ export class McpClientOp {
     const code = (error as { code?: unknown } | undefined)?.code
     const errorType = error !== undefined ? (typeof code === 'number' ? String(code) : (error as Error)?.name || '_OTHER')
       : result?.isError === true ? TOOL_ERROR : undefined
-    const attrs = errorType ? { ...this.attrs, [ATTR.ERROR_TYPE]: errorType, ...(typeof code === 'number' ? { [ATTR.RPC_RESPONSE_STATUS_CODE]: String(code) } : {}) } : this.attrs
-    this.t.metrics?.clientDuration.record((performance.now() - this.started) / 1000, attrs)
+    if (this.attrs) {
+      let attrs = this.attrs
+      if (errorType) {
+        attrs = Object.assign({}, attrs)
+        attrs[ATTR.ERROR_TYPE] = errorType
+        if (typeof code === 'number') attrs[ATTR.RPC_RESPONSE_STATUS_CODE] = String(code)
+      }
+      this.t.metrics?.clientDuration.record((performance.now() - this.started) / 1000, attrs)
+    }
     if (!this.span) return
     if (errorType) {
-      this.span.setAttributes({ [ATTR.ERROR_TYPE]: errorType, ...(typeof code === 'number' ? { [ATTR.RPC_RESPONSE_STATUS_CODE]: String(code) } : {}) })
+      this.span.setAttribute(ATTR.ERROR_TYPE, errorType)
+      if (typeof code === 'number') this.span.setAttribute(ATTR.RPC_RESPONSE_STATUS_CODE, String(code))
       this.span.setStatus({ code: SpanStatusCode.ERROR, ...(error instanceof Error ? { message: error.message } : {}) })
     }
     if (result && this.t.captureArguments && !errorType) this.span.setAttribute(ATTR.GEN_AI_TOOL_CALL_RESULT, JSON.stringify(result))

@@ -4,6 +4,26 @@ import { extractHeaders, requestContext, type McpOpFacts } from './context'
 import { ATTR, EXECUTE_TOOL, TOOL_ERROR, TOOLGATE } from './names'
 import { telemetry, type Telemetry } from './state'
 
+/**
+ * The attributes both the metric and the span carry, as a fresh object each: built by
+ * assignment, never by spreading one into another (V8 makes a spread copy that is then added
+ * to a slow object, which costs microseconds on every span).
+ */
+function operationAttributes(method: string, name: string | undefined, version: string | undefined, httpVersion: string): Attributes {
+  const attrs: Attributes = {
+    [ATTR.MCP_METHOD_NAME]: method,
+    [ATTR.NETWORK_TRANSPORT]: 'tcp',
+    [ATTR.NETWORK_PROTOCOL_NAME]: 'http',
+    [ATTR.NETWORK_PROTOCOL_VERSION]: httpVersion,
+  }
+  if (version) attrs[ATTR.MCP_PROTOCOL_VERSION] = version
+  if (name && method === 'tools/call') {
+    attrs[ATTR.GEN_AI_TOOL_NAME] = name
+    attrs[ATTR.GEN_AI_OPERATION_NAME] = EXECUTE_TOOL
+  } else if (name && method === 'prompts/get') attrs[ATTR.GEN_AI_PROMPT_NAME] = name
+  return attrs
+}
+
 interface Message { id?: unknown; method?: unknown; params?: { name?: unknown; uri?: unknown; protocolVersion?: unknown; arguments?: unknown; _meta?: unknown } }
 interface Session { requestId: string; caller: { name: string; tier: string }; profile: string | undefined }
 
@@ -14,12 +34,12 @@ const ANSWER_PARSE_MAX = 64 * 1024
  * One MCP request as its SERVER span and its mcp.server.operation.duration, per the MCP semantic
  * conventions. Started once the request's JSON-RPC message is read, ended when its answer is
  * sent; what is learnt in between (a JSON-RPC error, a tool error, the gate's verdict) is told
- * through the request's context (lib/telemetry/checks.ts).
+ * through the request's context (lib/telemetry/notes.ts).
  */
 export class McpServerOp implements McpOpFacts {
   private readonly started = performance.now()
-  /** the metric's attributes; the span gets these and more */
-  private readonly attrs: Attributes
+  /** the metric's attributes (while metrics are on); the span gets these and more */
+  private readonly attrs: Attributes | undefined
   private readonly span: Span | undefined
   private readonly ctx: Context
   private outcome: { errorType: string; code?: number; message?: string } | null | undefined
@@ -30,24 +50,15 @@ export class McpServerOp implements McpOpFacts {
     const name = typeof params.name === 'string' ? params.name : undefined
     const header = req.headers['mcp-protocol-version']
     const version = typeof header === 'string' ? header : typeof params.protocolVersion === 'string' ? params.protocolVersion : undefined
-    // built by assignment, not spreads: one object per request for the metric, one more for the span
-    const attrs: Attributes = {
-      [ATTR.MCP_METHOD_NAME]: method,
-      [ATTR.NETWORK_TRANSPORT]: 'tcp',
-      [ATTR.NETWORK_PROTOCOL_NAME]: 'http',
-      [ATTR.NETWORK_PROTOCOL_VERSION]: req.httpVersion,
-    }
-    if (version) attrs[ATTR.MCP_PROTOCOL_VERSION] = version
-    if (name && method === 'tools/call') {
-      attrs[ATTR.GEN_AI_TOOL_NAME] = name
-      attrs[ATTR.GEN_AI_OPERATION_NAME] = EXECUTE_TOOL
-    } else if (name && method === 'prompts/get') attrs[ATTR.GEN_AI_PROMPT_NAME] = name
-    this.attrs = attrs
+    this.attrs = t.metrics ? operationAttributes(method, name, version, req.httpVersion) : undefined
     if (!t.tracer) {
       this.ctx = requestContext(context.active(), session.requestId, undefined, this)
       return
     }
-    const span: Attributes = { ...attrs, [ATTR.GEN_AI_AGENT_NAME]: session.caller.name, [TOOLGATE.CALLER_TIER]: session.caller.tier, [TOOLGATE.REQUEST_ID]: session.requestId }
+    const span = operationAttributes(method, name, version, req.httpVersion)
+    span[ATTR.GEN_AI_AGENT_NAME] = session.caller.name
+    span[TOOLGATE.CALLER_TIER] = session.caller.tier
+    span[TOOLGATE.REQUEST_ID] = session.requestId
     if (msg.id !== undefined && msg.id !== null) span[ATTR.JSONRPC_REQUEST_ID] = String(msg.id)
     if (method === 'resources/read' && typeof params.uri === 'string') span[ATTR.MCP_RESOURCE_URI] = params.uri
     if (req.socket.remoteAddress) {
@@ -104,8 +115,15 @@ export class McpServerOp implements McpOpFacts {
   end(status: number): void {
     if (!this.outcome && status >= 400) this.outcome = { errorType: String(status) }
     const o = this.outcome
-    const attrs = o ? { ...this.attrs, [ATTR.ERROR_TYPE]: o.errorType, ...(o.code !== undefined ? { [ATTR.RPC_RESPONSE_STATUS_CODE]: String(o.code) } : {}) } : this.attrs
-    this.t.metrics?.serverDuration.record((performance.now() - this.started) / 1000, attrs)
+    if (this.attrs) {
+      let attrs = this.attrs
+      if (o) {
+        attrs = Object.assign({}, attrs)
+        attrs[ATTR.ERROR_TYPE] = o.errorType
+        if (o.code !== undefined) attrs[ATTR.RPC_RESPONSE_STATUS_CODE] = String(o.code)
+      }
+      this.t.metrics?.serverDuration.record((performance.now() - this.started) / 1000, attrs)
+    }
     if (!this.span) return
     if (o) {
       this.span.setAttribute(ATTR.ERROR_TYPE, o.errorType)

@@ -16,8 +16,10 @@ export function noteCheck(surface: string, verdict: string, tools: readonly Chec
   t.metrics?.checks.add(1, { [TOOLGATE.SURFACE]: surface, [TOOLGATE.VERDICT]: verdict })
   const span = t.tracer && requestSpan()
   if (!span) return
+  span.setAttribute(TOOLGATE.VERDICT, verdict)
+  span.setAttribute(TOOLGATE.REQUEST_ID, requestId)
   const reason = tools.find((x) => x.status === 'unavailable')?.reason
-  span.setAttributes({ [TOOLGATE.VERDICT]: verdict, [TOOLGATE.REQUEST_ID]: requestId, ...(reason ? { [TOOLGATE.REASON]: reason } : {}) })
+  if (reason) span.setAttribute(TOOLGATE.REASON, reason)
 }
 
 /** What became of a held call, as far as the call's span is told: its id, the decision, and when. */
