@@ -11,6 +11,7 @@ import { mintRequestId } from '@/lib/activity/request-id'
 import { badRequest } from '@/lib/core/errors'
 import { describeTransport } from '@/lib/catalog/servers'
 import { formatIssue, formatIssues } from '@/lib/schemas/issues'
+import { configureOAuthClientIn, oauthClientValues, type OAuthClientConfig } from '@/lib/upstream/oauth'
 import { addServerSchema, mcpServerEntrySchema as mcpServerEntry, mcpServersFileSchema as mcpServersFile } from '@/lib/schemas/admin'
 
 
@@ -55,10 +56,19 @@ function insertServer(tx: Tx, s: z.infer<typeof addServerSchema>, ctx: ActionCon
   return { name: s.name, before: null, after, ...recordChange(tx, 'server.added', ctx, { target: s.name, before: null, after }, { server: s.name, now }) }
 }
 
-/** Add one upstream. A new server is quarantined unless added as trusted (rug-pull guard). */
-export async function addServer(db: Db, input: unknown, ctx: ActionContext) {
+/**
+ * Add one upstream, with its OAuth client when given (in the same transaction, so the runtime
+ * never connects to it without one). A new server is quarantined unless added as trusted
+ * (rug-pull guard).
+ */
+export async function addServer(db: Db, input: unknown, ctx: ActionContext, oauth?: OAuthClientConfig) {
   const s = parse(addServerSchema, input)
-  const added = await writeTransaction(db, (tx) => insertServer(tx, s, ctx, Date.now()))
+  if (oauth && isStdio(s.transport as Transport)) throw badRequest('OAuth settings go with a URL (an HTTP server): a stdio server takes its credentials from its environment')
+  const values = oauth && oauthClientValues(oauth)
+  const added = await writeTransaction(db, (tx) => {
+    const server = insertServer(tx, s, ctx, Date.now())
+    return { ...server, ...(oauth && values ? { oauthConfigured: configureOAuthClientIn(tx, s.name, oauth, values, ctx) } : {}) }
+  })
   return { ...added, quarantined: added.after.quarantined }
 }
 

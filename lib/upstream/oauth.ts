@@ -4,7 +4,7 @@ import {
   auth, createPrivateKeyJwtAuth, extractWWWAuthenticateParams,
   type OAuthClientInformationFull, type OAuthClientMetadata, type OAuthClientProvider, type OAuthDiscoveryState, type OAuthTokens,
 } from '@modelcontextprotocol/client'
-import type { Db } from '@/db/client'
+import type { Db, Tx } from '@/db/client'
 import { insertActivity } from '@/lib/activity/record'
 import { writeTransaction } from '@/db/write'
 import type { OAuthState } from '@/db/secrets'
@@ -310,11 +310,17 @@ export interface OAuthClientConfig {
 /** Configure a server's OAuth client. The activity record names what changed, never the secret. */
 export async function configureOAuthClient(db: Db, name: string, c: OAuthClientConfig, ctx: ActionContext) {
   httpServer(db, name)
+  const values = oauthClientValues(c)
+  return writeTransaction(db, (tx) => configureOAuthClientIn(tx, name, c, values, ctx))
+}
+
+/** The stored OAuth state a client configuration sets, checked (bad input is refused before anything is written). */
+export function oauthClientValues(c: OAuthClientConfig): Partial<OAuthState> {
   if (c.grant === 'client_credentials' && !c.clientId) throw badRequest('client credentials need a client id (--client-id) and usually a secret (--client-secret)')
   if ((c.clientSecret || c.privateKeyPem) && !c.clientId) throw badRequest('a client secret or private key goes with a client id (--client-id)')
   if (c.privateKeyPem && !/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(c.privateKeyPem)) throw badRequest('the private key must be PEM (-----BEGIN PRIVATE KEY-----)')
   if (c.clientMetadataUrl && !/^https:\/\/[^/]+\/.+/.test(c.clientMetadataUrl)) throw badRequest('the client metadata URL must be an HTTPS URL with a path (e.g. https://example.com/toolgate.json)')
-  const values: Partial<OAuthState> = {
+  return {
     grant: c.grant ?? 'authorization_code',
     preRegistered: c.clientId !== undefined,
     clientInformation: c.clientId ? { client_id: c.clientId, ...(c.clientSecret ? { client_secret: c.clientSecret } : {}) } : null,
@@ -322,10 +328,15 @@ export async function configureOAuthClient(db: Db, name: string, c: OAuthClientC
     privateKeyPem: c.privateKeyPem ?? null, signingAlgorithm: c.privateKeyPem ? c.signingAlgorithm ?? 'RS256' : null,
     tokens: null, discovery: null,
   }
-  return writeTransaction(db, (tx) => {
-    saveOauth(tx, name, values)
-    return recordedAs(insertActivity(tx, { requestId: ctx.requestId ?? mintRequestId(), type: 'server.oauth_configured', actor: ctx.actor, server: name, data: {
-      target: name, grant: c.grant ?? 'authorization_code', client: c.clientId ? 'pre-registered' : c.clientMetadataUrl ? 'metadata document' : 'dynamic registration', secret: c.clientSecret !== undefined || c.privateKeyPem !== undefined,
-    } }))
-  })
+}
+
+/**
+ * Store a checked client configuration inside `tx`, with its record; what the record says is
+ * returned, so no caller reads it back. `upstream add … --oauth …` runs this in the transaction
+ * that adds the server: a runtime that sees the server sees its OAuth client too.
+ */
+export function configureOAuthClientIn(tx: Tx, name: string, c: OAuthClientConfig, values: Partial<OAuthState>, ctx: ActionContext) {
+  saveOauth(tx, name, values)
+  const oauth = { grant: c.grant ?? 'authorization_code', client: c.clientId ? 'pre-registered' : c.clientMetadataUrl ? 'metadata document' : 'dynamic registration', secret: c.clientSecret !== undefined || c.privateKeyPem !== undefined }
+  return { oauth, ...recordedAs(insertActivity(tx, { requestId: ctx.requestId ?? mintRequestId(), type: 'server.oauth_configured', actor: ctx.actor, server: name, data: { target: name, ...oauth } })) }
 }

@@ -60,6 +60,13 @@ describe('-o json on every mutation: what changed, before/after, the record and 
     const web = await mutate(file, ['upstream', 'add', 'web', '--url', 'https://mcp.example.com/mcp', '--client-id', 'tg', '--client-secret', 'shh', '--trusted'], 'server.added')
     expect(web.out).toMatchObject({ after: { quarantined: false }, oauth: { grant: 'authorization_code', client: 'pre-registered', secret: true, activity_id: expect.any(Number) } })
     expect(JSON.stringify(web.out)).not.toContain('shh')
+    // the server and its OAuth client are one change: a client the check refuses adds no server either
+    const refused = await runCli(['upstream', 'add', 'half', '--url', 'https://mcp.example.com/mcp', '--oauth', 'client-credentials', '-o', 'json', '--db', file])
+    expect(refused.code).not.toBe(0)
+    expect(refused.stderr).toContain('client credentials need a client id')
+    const listed = await runCli(['upstream', 'list', '-o', 'json', '--db', file])
+    expect(listed.stdout).toContain('"web"')
+    expect(listed.stdout).not.toContain('"half"')
     const set = await mutate(file, ['upstream', 'set', 'scratch', '--call-timeout', '30m', '--root', 'file:///tmp'], 'server.configured')
     expect(set.out).toMatchObject({ name: 'scratch', before: { callTimeoutMs: 600_000, roots: [] }, after: { callTimeoutMs: 1_800_000, roots: [{ uri: 'file:///tmp' }] } })
     const oauth = await mutate(file, ['upstream', 'oauth', 'web', '--oauth', 'client-credentials', '--client-id', 'svc', '--client-secret', 'x'], 'server.oauth_configured')

@@ -132,13 +132,11 @@ export const upstreamCommands: Command[] = [
         : { url: values.url, ...(values.sse ? { type: 'sse' } : {}), ...(values.header ? { headers: pairs(values.header, ':', '--header') } : {}), ...secrets }
       const oauth = oauthConfig(values)
       if (oauth && values.command) throw new UsageError('OAuth settings go with --url (an HTTP server)')
-      const [{ addServer }, { configureOAuthClient }, { recordOf }] = await Promise.all([import('@/lib/admin/upstreams'), import('@/lib/upstream/oauth'), records()])
-      const r = await addServer(db(), { name, transport, trusted: values.trusted ?? false, ...(values.trust ? { trust: values.trust } : {}) }, ctx)
-      if (oauth) await configureOAuthClient(db(), name, oauth, ctx)
+      const { addServer } = await import('@/lib/admin/upstreams')
+      const r = await addServer(db(), { name, transport, trusted: values.trusted ?? false, ...(values.trust ? { trust: values.trust } : {}) }, ctx, oauth)
       if (json) {
-        // configureOAuthClient (lib/upstream/oauth.ts) returns nothing of its record: it is read back
-        const o = oauth && recordOf(db(), ctx.requestId, 'server.oauth_configured')
-        console.log(toJson({ name, before: null, after: r.after, ...(o ? { oauth: { grant: o.data.grant, client: o.data.client, secret: o.data.secret, activity_id: o.id } } : {}), activity_id: r.activityId, request_id: r.requestId }))
+        const o = r.oauthConfigured
+        console.log(toJson({ name, before: null, after: r.after, ...(o ? { oauth: { ...o.oauth, activity_id: o.activityId } } : {}), activity_id: r.activityId, request_id: r.requestId }))
       } else {
         console.log(r.quarantined
           ? `added ${name} (quarantined: review it, then toolgate upstream unquarantine ${name})`
@@ -215,12 +213,10 @@ export const upstreamCommands: Command[] = [
     exits: CHANGED,
     run: async ({ values, args: [name], json, db, ctx }) => {
       const oauth = oauthConfig(values) ?? {}
-      const [{ configureOAuthClient }, { recordOf }] = await Promise.all([import('@/lib/upstream/oauth'), records()])
-      await configureOAuthClient(db(), name, oauth, ctx)
-      if (json) {
-        const r = recordOf(db(), ctx.requestId, 'server.oauth_configured')
-        console.log(toJson({ name, oauth: { grant: r.data.grant, client: r.data.client, secret: r.data.secret }, activity_id: r.id, request_id: ctx.requestId }))
-      } else console.log(`${name}: ${oauth.grant === 'client_credentials' ? 'client credentials (toolgate gets tokens by itself)' : 'logins by authorization code'}, ${oauth.clientId ? `pre-registered client ${oauth.clientId}` : oauth.clientMetadataUrl ? `client ID metadata document ${oauth.clientMetadataUrl}` : 'dynamic client registration at the first login'}`)
+      const { configureOAuthClient } = await import('@/lib/upstream/oauth')
+      const r = await configureOAuthClient(db(), name, oauth, ctx)
+      if (json) console.log(toJson({ name, oauth: r.oauth, activity_id: r.activityId, request_id: r.requestId }))
+      else console.log(`${name}: ${oauth.grant === 'client_credentials' ? 'client credentials (toolgate gets tokens by itself)' : 'logins by authorization code'}, ${oauth.clientId ? `pre-registered client ${oauth.clientId}` : oauth.clientMetadataUrl ? `client ID metadata document ${oauth.clientMetadataUrl}` : 'dynamic client registration at the first login'}`)
       return 0
     },
   }),
