@@ -116,8 +116,9 @@ export function decideCall(db: Db, id: string, decision: 'approve' | 'deny', ctx
     const status: CallStatus = approving ? 'approved' : 'denied'
     const approvedPin = approving ? opts.shownPin ?? c.pin : null
     updateCall(tx, id, { status, reason: reason ?? null, decidedBy: ctx.actor, decidedAt: now, approvedPin })
-    insertActivity(tx, { requestId: c.requestId, type: approving ? 'call.approved' : 'call.denied', actor: ctx.actor, server: c.serverName, at: now, data: heldData(c, { reason, ...(approving ? { pin: approvedPin } : {}) }) })
-    return { ...c, status, reason: reason ?? null, decidedBy: ctx.actor, decidedAt: now, approvedPin } satisfies CallApproval
+    const record = insertActivity(tx, { requestId: c.requestId, type: approving ? 'call.approved' : 'call.denied', actor: ctx.actor, server: c.serverName, at: now, data: heldData(c, { reason, ...(approving ? { pin: approvedPin } : {}) }) })
+    const decided: CallApproval = { ...c, status, reason: reason ?? null, decidedBy: ctx.actor, decidedAt: now, approvedPin }
+    return { ...decided, activityId: record.id }
   })
 }
 

@@ -46,7 +46,7 @@ export function parseStateFile(doc: unknown): StateFile {
  * something else is changed (a `tool.changed` record), keeping the definition approved here,
  * until an operator approves it.
  */
-export async function loadState(db: Db, doc: unknown, actor: string, opts: { keepSecrets?: boolean } = {}): Promise<{ servers: number; tools: number; activityId: number; requestId: string; secretsDropped: MovedSecrets[]; secretsKept: MovedSecrets[] }> {
+export async function loadState(db: Db, doc: unknown, actor: string, opts: { keepSecrets?: boolean } = {}): Promise<{ servers: number; tools: number; after: Record<string, number>; activityId: number; requestId: string; secretsDropped: MovedSecrets[]; secretsKept: MovedSecrets[] }> {
   const state = parseStateFile(doc)
   const now = Date.now()
   const requestId = mintRequestId(now)
@@ -136,12 +136,12 @@ export async function loadState(db: Db, doc: unknown, actor: string, opts: { kee
       })
     }
     if (state.operators) applyOperators(tx, state.operators, now, { actor, requestId })
-    return recordChange(tx, 'state.loaded', { actor, requestId }, {
-      target: 'state', before: null,
-      after: { servers: state.servers.length, tools: toolCount, profiles: state.profiles.length, agent_tokens: state.agent_tokens.length, ...(state.operators ? { operators: state.operators.length } : {}) },
+    const after = { servers: state.servers.length, tools: toolCount, profiles: state.profiles.length, agent_tokens: state.agent_tokens.length, ...(state.operators ? { operators: state.operators.length } : {}) }
+    return { after, ...recordChange(tx, 'state.loaded', { actor, requestId }, {
+      target: 'state', before: null, after,
       ...(secretsDropped.length ? { secrets_dropped: secretsDropped } : {}),
       ...(secretsKept.length ? { secrets_kept: secretsKept } : {}),
-    }, { now })
+    }, { now }) }
   })
   return { servers: state.servers.length, tools: toolCount, ...record, secretsDropped, secretsKept }
 }

@@ -24,11 +24,10 @@ const decision = (verb: 'approve' | 'deny', summary: string, flags: Command['fla
   name: `calls ${verb}`, summary, args: [CALL], flags, examples,
   exits: { 0: 'decided (on the record)', 1: EXIT_ERROR },
   run: async ({ values, args: [id], json, db, ctx }) => {
-    const [{ decideCall, changedSinceRequested }, { recordOf }] = await Promise.all([import('@/lib/approvals/calls'), import('@/lib/cli/records')])
-    const c = await decideCall(db(), id, verb, ctx, { reason: values.reason as string | undefined, shownPin: values.hash as string | undefined })
-    const record = recordOf(db(), c.requestId, verb === 'approve' ? 'call.approved' : 'call.denied')
-    if (json) console.log(toJson({ ...present(db(), c, changedSinceRequested), before: { status: 'pending' }, after: { status: c.status }, activity_id: record.id }))
-    else console.log(`${c.id} (${forTerminal(`${c.serverName}:${c.toolName}`)}): pending → ${c.status}${verb === 'approve' ? ' — it runs once, for the caller waiting on it (or its next identical retry)' : ''}  (activity ${record.id}, request_id ${c.requestId})`)
+    const { decideCall, changedSinceRequested } = await import('@/lib/approvals/calls')
+    const { activityId, ...c } = await decideCall(db(), id, verb, ctx, { reason: values.reason as string | undefined, shownPin: values.hash as string | undefined })
+    if (json) console.log(toJson({ ...present(db(), c, changedSinceRequested), before: { status: 'pending' }, after: { status: c.status }, activity_id: activityId }))
+    else console.log(`${c.id} (${forTerminal(`${c.serverName}:${c.toolName}`)}): pending → ${c.status}${verb === 'approve' ? ' — it runs once, for the caller waiting on it (or its next identical retry)' : ''}  (activity ${activityId}, request_id ${c.requestId})`)
     return 0
   },
 })

@@ -25,7 +25,7 @@ export const stateCommands: Command[] = [
     examples: [['toolgate state load lib/state/demo-state.json', 'back to the demo, keeping the activity log'], ['toolgate state dump | toolgate state load - -o json', 'a round trip; counts before/after as JSON']],
     exits: { 0: 'loaded (on the record)', 1: `the file is not a valid state file (nothing changed), or ${EXIT_ERROR}` },
     run: async ({ args: [file], values, json, db, ctx }) => {
-      const [{ loadState }, { dumpState }, { recordOf }] = await Promise.all([import('@/lib/state/load'), import('@/lib/state/dump'), import('@/lib/cli/records')])
+      const [{ loadState }, { dumpState }] = await Promise.all([import('@/lib/state/load'), import('@/lib/state/dump')])
       let doc: unknown
       try {
         doc = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8'))
@@ -36,7 +36,7 @@ export const stateCommands: Command[] = [
       const r = await loadState(db(), doc, ctx.actor, { keepSecrets: values['keep-secrets'] ?? false })
       if (json) {
         console.log(toJson({
-          file, before, after: recordOf(db(), r.requestId, 'state.loaded').data.after, secrets_dropped: r.secretsDropped, secrets_kept: r.secretsKept,
+          file, before, after: r.after, secrets_dropped: r.secretsDropped, secrets_kept: r.secretsKept,
           activity_id: r.activityId, request_id: r.requestId,
         }))
         return 0
