@@ -88,7 +88,7 @@ export function ResultRow({ result: r, view, detail, requestId, busy, onFix, onR
             )}
             {fix?.kind === 'run' && detail?.kind !== 'confirm' && may(fix.fix.kind) && <Button variant="primary" disabled={busy} aria-label={`${fix.label}: ${r.id}`} onClick={() => onFix(fix.fix)}>{fix.label}</Button>}
             {fix?.kind === 'link' && <LinkButton href={fix.href} aria-label={`${fix.label} (for ${r.id})`}>{fix.label}</LinkButton>}
-            {fix?.kind === 'login' && <LoginButton server={fix.server} requestId={requestId} label={fix.label} ariaLabel={`${fix.label}: ${fix.server} (for ${r.id})`} onAlreadyAuthorized={onRecheck} />}
+            {fix?.kind === 'login' && <LoginButton server={fix.server} requestId={requestId} label={fix.label} ariaLabel={`${fix.label}: ${fix.server} (for ${r.id})`} onAlreadyAuthorized={onRecheck} recheck />}
             {fix?.kind === 'recheck' && <Button disabled={busy} aria-label={`${fix.label}: ${r.id}`} onClick={onRecheck}>{fix.label}</Button>}
             {fix?.kind === 'advice' && <p data-testid={`advice-${r.id}`} className="max-w-xs text-xs text-slate-700 dark:text-slate-200">{fix.text}</p>}
           </div>

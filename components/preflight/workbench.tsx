@@ -27,9 +27,10 @@ const sameForm = (a: PreflightForm, b: PreflightForm) => JSON.stringify(a) === J
 
 /**
  * The preflight page's interactive part: the form, the verdict and the rows with their fixes,
- * then the live `_meta` preview. `autorun` (a link from Activity) runs the check on arrival.
+ * then the live `_meta` preview. `autorun` (a link from Activity) runs the check on arrival;
+ * `loggedIn` (back from a row's Log in) follows that server's new connection, then checks.
  */
-export function PreflightWorkbench({ initial, options, autorun }: { initial: PreflightForm; options: PreflightOptions; autorun: boolean }) {
+export function PreflightWorkbench({ initial, options, autorun, loggedIn }: { initial: PreflightForm; options: PreflightOptions; autorun: boolean; loggedIn: string | null }) {
   const [form, setForm] = useState(initial)
   const [check, setCheck] = useState<{ result: DashboardCheck; form: PreflightForm } | null>(null)
   const [failure, setFailure] = useState<Failure | null>(null)
@@ -55,7 +56,8 @@ export function PreflightWorkbench({ initial, options, autorun }: { initial: Pre
     if (r.ok) { setCheck({ result: r.data, form: f }); setFailure(null); setNotice(after); setFocus(after ? 'notice' : 'result') } else setFailure(r)
     refreshPreview()
   })
-  const [restarting, setRestarting] = useState<{ server: string; form: PreflightForm } | null>(null)
+  // a restart, an enabled server or a login: the check runs again once the runtime reports the connection
+  const [restarting, setRestarting] = useState<{ server: string; form: PreflightForm; landed?: string } | null>(null)
   const fix = (what: Fix) => check && start(async () => {
     const r = await remediate({ fix: what, check: check.form, requestId: check.result.request_id })
     if (r.ok) {
@@ -83,7 +85,7 @@ export function PreflightWorkbench({ initial, options, autorun }: { initial: Pre
   }, [focus])
   useEffect(() => {
     if (!restarting) return
-    const { server, form: f } = restarting
+    const { server, form: f, landed: done = `Done: ${server} reported its new connection; the set was checked again.` } = restarting
     const deadline = Date.now() + 60_000
     // one question at a time (a slow answer must not start a second check), none once unmounted
     let stopped = false
@@ -93,7 +95,7 @@ export function PreflightWorkbench({ initial, options, autorun }: { initial: Pre
       if (stopped) return
       if (landed.ok && landed.data) {
         setRestarting(null)
-        run(f, `Done: ${server} reported its new connection; the set was checked again.`)
+        run(f, done)
       } else if (Date.now() > deadline) {
         setRestarting(null)
         setNotice(`${server} has not reported a new connection within a minute: its log (Servers → ${server}) says why. Run the check again when it has.`)
@@ -105,7 +107,14 @@ export function PreflightWorkbench({ initial, options, autorun }: { initial: Pre
   }, [restarting])
   const autoran = useRef(false)
   useEffect(() => {
-    if (autorun && !autoran.current) { autoran.current = true; run(initial) }
+    if (autoran.current) return
+    if (loggedIn) {
+      autoran.current = true
+      // the URL drops logged_in, so a reload does not claim the login again
+      window.history.replaceState(null, '', `/preflight${preflightSearch(initial)}`)
+      setNotice(`Logged in to ${loggedIn}. Connecting with the new token… the set is checked once the runtime reports the connection.`)
+      setRestarting({ server: loggedIn, form: initial, landed: `Done: logged in to ${loggedIn}, and it reported its new connection; the set was checked again.` })
+    } else if (autorun) { autoran.current = true; run(initial) }
   })
 
   const stale = check !== null && !sameForm(check.form, form)

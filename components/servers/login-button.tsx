@@ -8,10 +8,12 @@ import { Button } from '@/components/ui'
 
 /**
  * Start the upstream's real OAuth login and send this browser to the authorization server;
- * its callback brings the operator back to this very page (same URL, same check).
+ * its callback brings the operator back to this very page (same URL, same check). With
+ * `recheck`, the page comes back told whom it logged in to (`logged_in=`), so a check can follow
+ * the new connection and say the login landed.
  */
-export function LoginButton({ server, requestId, label = 'Log in', ariaLabel, onAlreadyAuthorized }: {
-  server: string; requestId?: string; label?: string; ariaLabel?: string; onAlreadyAuthorized?: () => void
+export function LoginButton({ server, requestId, label = 'Log in', ariaLabel, onAlreadyAuthorized, recheck = false }: {
+  server: string; requestId?: string; label?: string; ariaLabel?: string; onAlreadyAuthorized?: () => void; recheck?: boolean
 }) {
   const [pending, start] = useTransition()
   const [failure, setFailure] = useState<{ error: string; fix: string } | null>(null)
@@ -19,7 +21,9 @@ export function LoginButton({ server, requestId, label = 'Log in', ariaLabel, on
   return (
     <span className="inline-flex flex-col gap-1">
       <Button variant="primary" disabled={pending} aria-label={ariaLabel} onClick={() => start(async () => {
-        const r = await startLoginAction({ server, returnTo: window.location.pathname + window.location.search, ...(requestId ? { requestId } : {}) })
+        const back = new URL(window.location.href)
+        if (recheck) back.searchParams.set('logged_in', server)
+        const r = await startLoginAction({ server, returnTo: back.pathname + back.search, ...(requestId ? { requestId } : {}) })
         if (!r.ok) return setFailure(r)
         if ('url' in r.data) window.location.assign(r.data.url)
         else onAlreadyAuthorized?.()

@@ -8,6 +8,12 @@ const all = (v: string | string[] | undefined) => (v === undefined ? [] : Array.
 const first = (v: string | string[] | undefined) => all(v)[0]
 const flag = (v: string | string[] | undefined) => first(v) === '1' || first(v) === 'true'
 
+/** The server a login just completed for (`logged_in=`, set by the login's return), when well formed. */
+export const loggedInFromSearch = (sp: SearchParams): string | null => {
+  const v = first(sp.logged_in)
+  return name.safeParse(v).success ? v! : null
+}
+
 /**
  * The preflight form from the URL (`?id=a:b&id=c:d&token=nightly&profile=ops&read_only_only=1`),
  * so a check can be linked to and shared. Anything malformed is dropped, never trusted.

@@ -41,8 +41,10 @@ describe('login from a preflight row', () => {
     await eventually(() => new URL(page.url()).pathname).toBe('/preflight')
     expect(new URL(page.url()).host).toBe(host) // back on the host the browser used, still signed in
     expect(new URL(page.url()).searchParams.get('id')).toBe('guarded:whoami')
-    await page.getByRole('button', { name: 'Run preflight' }).click()
-    await eventually(() => page.getByTestId('row-guarded:whoami').getAttribute('data-status')).toBe('ready')
+    // the page follows the new connection and checks again by itself, saying the login landed
+    await page.getByRole('status').filter({ hasText: 'Done: logged in to guarded' }).waitFor()
+    expect(await page.getByTestId('row-guarded:whoami').getAttribute('data-status')).toBe('ready')
+    expect(new URL(page.url()).searchParams.has('logged_in')).toBe(false) // a reload claims no login
     await screenshot(page, 'preflight-after-login')
 
     // on the record: the login was started from this check, and completed by the callback
