@@ -10,7 +10,7 @@ import { can } from '@/lib/auth/roles'
 import { Allowed, usePerson } from '@/components/operator-context'
 import { Button, LinkButton, Pill } from '@/components/ui'
 import { LoginButton } from '@/components/servers/login-button'
-import { ToolReviewView } from '@/components/approvals/tool-review'
+import { highRiskQuestion, ToolReviewView } from '@/components/approvals/tool-review'
 import { Exposure } from '@/components/servers/exposure'
 import { shownPins } from '@/lib/dashboard/exposure'
 import { ToolId } from '@/components/tool-id'
@@ -46,6 +46,8 @@ export function ResultRow({ result: r, view, detail, requestId, busy, onFix, onR
   const me = usePerson()
   const may = (kind: Fix['kind']) => me !== null && can(me.role, fixPermission[kind])
   const [reviewing, setReviewing] = useState(false)
+  // a change with high-risk parts is approved only after saying so
+  const [askingRisk, setAskingRisk] = useState(false)
   const { fix, cause } = view
   return (
     <>
@@ -101,7 +103,17 @@ export function ResultRow({ result: r, view, detail, requestId, busy, onFix, onR
               <>
                 <ToolReviewView review={detail.review} />
                 <div className="mt-3">
-                  <Allowed permission="approve"><Button variant="primary" disabled={busy} onClick={() => onFix({ kind: 'approve_tool', id: fix.id, hash: detail.review.pin ?? '' })}>Approve this definition</Button></Allowed>
+                  <Allowed permission="approve">
+                    {askingRisk
+                      ? (
+                        <div role="alertdialog" aria-label="Confirm: Approve this definition" className="flex flex-wrap items-center gap-2">
+                          <span role="alert" className="text-sm">{highRiskQuestion(detail.review)}</span>
+                          <Button variant="danger" disabled={busy} onClick={() => { setAskingRisk(false); onFix({ kind: 'approve_tool', id: fix.id, hash: detail.review.pin ?? '' }) }}>Yes, approve this definition</Button>
+                          <Button onClick={() => setAskingRisk(false)}>Cancel</Button>
+                        </div>
+                      )
+                      : <Button variant="primary" disabled={busy} onClick={() => (highRiskQuestion(detail.review) ? setAskingRisk(true) : onFix({ kind: 'approve_tool', id: fix.id, hash: detail.review.pin ?? '' }))}>Approve this definition</Button>}
+                  </Allowed>
                 </div>
               </>
             )}

@@ -32,7 +32,11 @@ describe('dashboard pages', () => {
     await eventually(() => changed.getByLabel('What changed in notes:share_note').count()).toBe(1)
     expect(await changed.getByLabel('What changed in notes:share_note').textContent()).toContain('Share a note with a teammate.')
     expect(await changed.getByLabel('Definition of notes:share_note').textContent()).toContain('"name": "notes:share_note"')
-    await changed.getByRole('button', { name: 'Approve this definition' }).click()
+    // its change widens reach: approving asks first, naming the high-risk parts
+    await changed.getByRole('button', { name: 'Approve this definition', exact: true }).click()
+    expect(await changed.getByRole('alertdialog', { name: 'Confirm: Approve this definition' }).getByRole('alert').textContent()).toMatch(/^2 high-risk changes \(.*new parameter "cc".*\): approve anyway\?$/)
+    expect(d.db.select().from(toolApprovals).where(eq(toolApprovals.toolName, 'share_note')).get()?.status).toBe('changed')
+    await changed.getByRole('alertdialog', { name: 'Confirm: Approve this definition' }).getByRole('button', { name: 'Approve this definition', exact: true }).click()
     await eventually(() => page.getByTestId('waiting-notes:share_note').count()).toBe(0)
     expect(d.db.select().from(toolApprovals).where(eq(toolApprovals.toolName, 'share_note')).get()?.status).toBe('approved')
     await context.close()

@@ -53,6 +53,20 @@ describe('reviews that catch rug pulls', () => {
     // the whole-object before/after is there, folded away, for whoever wants it
     expect(await page.getByLabel('Fields changed in notes:share_note').isVisible()).toBe(false)
     await screenshot(page, 'review-rug-pull')
+
+    // from a preflight row too, approving the change asks first; Cancel leaves it unapproved
+    await visit(page, '/preflight?id=notes:share_note&run=1')
+    const row = page.getByTestId('row-notes:share_note')
+    await eventually(() => row.getAttribute('data-reason')).toBe('tool_changed')
+    await row.getByRole('button', { name: /^Review change/ }).click()
+    await page.getByRole('button', { name: 'Approve this definition', exact: true }).click()
+    const ask = page.getByRole('alertdialog', { name: 'Confirm: Approve this definition' })
+    expect(await ask.getByRole('alert').textContent()).toMatch(/^2 high-risk changes \(.*anyone who has the link.*\): approve anyway\?$/)
+    await ask.getByRole('button', { name: 'Cancel' }).click()
+    expect(knownTool(d.db, 'notes', 'share_note')?.approval?.status).toBe('changed')
+    await page.getByRole('button', { name: 'Approve this definition', exact: true }).click()
+    await ask.getByRole('button', { name: 'Yes, approve this definition' }).click()
+    await eventually(() => page.getByTestId('row-notes:share_note').getAttribute('data-status')).toBe('ready')
     await context.close()
   })
 
