@@ -22,13 +22,13 @@ async function cruiseIn(dir: string, files: string[]): Promise<ICruiseResult> {
 
 /**
  * The raw connection (`$client`: SQL by `.prepare`, `.exec`, `.pragma`, or the engine's own
- * handle) imports nothing, so the cruise cannot see it: each cruised file outside db/ is read for
- * it instead. Above db/ nothing may know which engine runs (a second dialect is planned).
+ * handle) and drizzle's query builder on a handle (`db.select(…)`, `tx.insert(…)`) import
+ * nothing, so the cruise cannot see them: each cruised file outside db/ is read for them instead. Above db/ nothing may know which engine runs (a second dialect is planned).
  */
-const RAW_SQL = /\$client\b/
+const RAW_SQL = /\$client\b|\b(db|tx)\s*\.\s*(select|insert|update|delete|transaction|run|all|get|query|batch)\s*\(/
 function rawSqlOutsideDb(dir: string, r: ICruiseResult): string[] {
   return r.modules.filter((m) => !m.coreModule && !m.source.startsWith('node_modules/') && !m.source.startsWith('db/') && /[.]tsx?$/.test(m.source))
-    .flatMap((m) => readFileSync(path.join(dir, m.source), 'utf8').split('\n').flatMap((line, i) => (RAW_SQL.test(line) ? [`sql-only-in-db: ${m.source}:${i + 1} uses the raw connection`] : [])))
+    .flatMap((m) => readFileSync(path.join(dir, m.source), 'utf8').split('\n').flatMap((line, i) => (RAW_SQL.test(line) ? [`sql-only-in-db: ${m.source}:${i + 1} uses the raw connection or the query builder`] : [])))
 }
 
 /** The environment is read in lib/core/config.ts only (the one list of variables toolgate reads). */
@@ -110,7 +110,7 @@ describe('layering (dependency-cruiser, .dependency-cruiser.cjs)', () => {
     expect(found.filter((v) => v.startsWith('one-sdk-generation: '))).toEqual(['one-sdk-generation: lib/upstream/transport.ts → ../../../node_modules/@modelcontextprotocol/sdk/dist/esm/shared/transport.d.ts'])
     // a schema built outside lib/schemas is named; zod's types (import type) and lib/schemas' own imports are not
     expect(found.filter((v) => v.startsWith('zod-only-in-schemas:')).map((v) => v.slice(0, v.indexOf(' → ')))).toEqual(['zod-only-in-schemas: lib/admin/zod-schema.ts'])
-    expect(rawSqlOutsideDb(path.join(root, 'tests/fixtures/layering'), r)).toEqual(['sql-only-in-db: lib/admin/raw-sql.ts:3 uses the raw connection'])
+    expect(rawSqlOutsideDb(path.join(root, 'tests/fixtures/layering'), r)).toEqual(['sql-only-in-db: lib/admin/raw-sql.ts:3 uses the raw connection or the query builder', 'sql-only-in-db: lib/admin/raw-sql.ts:5 uses the raw connection or the query builder'])
     expect(envOutsideConfig(path.join(root, 'tests/fixtures/layering'), r)).toEqual(['env-only-in-config: lib/admin/env.ts:2 reads process.env'])
     expect(found.some((v) => v.startsWith('no-circular: lib/admin/tools.ts → lib/approvals/review.ts (circle: lib/approvals/review.ts → lib/admin/tools.ts'))).toBe(true)
     expect(roomKnots(r).map((k) => k.rooms)).toContainEqual(['lib/admin', 'lib/approvals'])
