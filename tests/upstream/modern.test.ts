@@ -32,9 +32,13 @@ async function modernUpstream(): Promise<string> {
   return url
 }
 
+let modernUrl: string
+
 beforeAll(async () => {
-  g = await startGateway(KEY)
-  await addServer(g.db, { name: 'modern', transport: { url: await modernUpstream() }, trusted: true }, { actor: 'test' })
+  // no periodic re-listing: a change is heard only if the server's announcement arrives
+  g = await startGateway(KEY, { env: { TOOLGATE_RELIST_INTERVAL_MS: String(30 * 60_000) } })
+  modernUrl = await modernUpstream()
+  await addServer(g.db, { name: 'modern', transport: { url: modernUrl }, trusted: true }, { actor: 'test' })
   await waitFor('modern ready', () => connectionState(g.db, 'modern')?.state === 'ready')
 })
 afterAll(async () => {
@@ -50,7 +54,7 @@ describe('a server offering 2026-07-28', () => {
     const legacy = new LegacyClient({ name: 'modern-test', version: '1' })
     await legacy.connect(new LegacyTransport(new URL(`${g.server.url}/mcp`), { requestInit: { headers: headers() } }))
     const names = (await legacy.listTools()).tools.map((t) => t.name).filter((n) => n.startsWith('modern:'))
-    expect(names.sort()).toEqual(['modern:ask', 'modern:both', 'modern:modern-only'])
+    expect(names.sort()).toEqual(['modern:ask', 'modern:both', 'modern:grow', 'modern:modern-only'])
     expect(text(await legacy.callTool({ name: 'modern:modern-only', arguments: {} }) as CallToolResult)).toBe('modern-only at modern')
     await legacy.close()
 
@@ -59,11 +63,12 @@ describe('a server offering 2026-07-28', () => {
     expect((await modern.listTools()).tools.map((t) => t.name).filter((n) => n.startsWith('modern:')).sort()).toEqual(names.sort())
     await modern.close()
 
-    // the liveness check is one 2026-07-28 has (it has no ping): after three passes of the
-    // runtime's loop (each re-lists, then checks liveness) the connection is still the first one
-    const lines = () => readLogs(g.db, 'modern', 200).map((l) => l.line)
-    await waitFor('three discoveries', () => lines().filter((l) => l.startsWith('discovered')).length >= 3)
-    expect(lines().filter((l) => /failed|reconnecting|closed/.test(l))).toEqual([])
+    // the liveness check is one 2026-07-28 has (it has no ping): after three of them the
+    // connection is still the first one
+    const discovers = async () => Number(await (await fetch(new URL('/discovers', modernUrl))).text())
+    const before = await discovers()
+    await waitFor('three liveness checks', async () => (await discovers()) >= before + 3)
+    expect(readLogs(g.db, 'modern', 200).map((l) => l.line).filter((l) => /failed|reconnecting|closed/.test(l))).toEqual([])
     expect(connectionState(g.db, 'modern')?.state).toBe('ready')
   })
 
@@ -99,7 +104,21 @@ describe('a server offering 2026-07-28', () => {
     await addServer(g.db, { name: 'quarmodern', transport: { url: await modernUpstream() } }, { actor: 'test' })
     const r = await runCli(['upstream', 'inspect', 'quarmodern', '-o', 'json', '--db', g.dbFile])
     expect(r.code, r.stderr).toBe(0)
-    expect((JSON.parse(r.stdout) as { tools: { id: string }[] }).tools.map((t) => t.id).sort()).toEqual(['quarmodern:ask', 'quarmodern:both', 'quarmodern:modern-only'])
+    expect((JSON.parse(r.stdout) as { tools: { id: string }[] }).tools.map((t) => t.id).sort()).toEqual(['quarmodern:ask', 'quarmodern:both', 'quarmodern:grow', 'quarmodern:modern-only'])
+  })
+
+  it('a tool the server adds and announces (on subscriptions/listen) is discovered without re-listing', async () => {
+    const c = new LegacyClient({ name: 'modern-test', version: '1' })
+    await c.connect(new LegacyTransport(new URL(`${g.server.url}/mcp`), { requestInit: { headers: headers() } }))
+    await c.callTool({ name: 'modern:grow', arguments: {} })
+    await c.close()
+    // a tool that arrives after the baseline awaits review (pending): it is discovered, not yet served
+    await waitFor('modern:grown discovered', async () => {
+      const listed = await runCli(['tools', 'list', '--server', 'modern', '-o', 'json', '--db', g.dbFile])
+      return (JSON.parse(listed.stdout) as { id: string }[]).some((t) => t.id === 'modern:grown')
+    })
+    // on the connection it had: no reconnect re-listed it
+    expect(readLogs(g.db, 'modern', 200).filter((l) => l.line === 'ready')).toHaveLength(1)
   })
 })
 
