@@ -123,8 +123,9 @@ export class UpstreamConnection {
   private logLevel?: LoggingLevel
   /** who hears of each subscribed resource's updates, by the URI the server knows it by */
   private watchers = new Map<string, Set<() => void>>()
-  /** 2026-07-28: the subscriptions/listen stream list changes and resource updates arrive on */
+  /** 2026-07-28: the subscriptions/listen stream list changes and resource updates arrive on, and the last (re)opening of it */
   private subscription?: McpSubscription
+  private listening: Promise<void> = Promise.resolve()
 
   constructor(
     private db: Db, readonly spec: ConnectionSpec, private opts: RuntimeOptions,
@@ -244,9 +245,16 @@ export class UpstreamConnection {
   /**
    * 2026-07-28: (re)open the subscriptions/listen stream with what this connection hears of — list
    * changes (a server's own connection: it discovers) and the watched resources' updates; their
-   * notifications reach the handlers set for 2025-11-25. The new stream opens before the old closes.
+   * notifications reach the handlers set for 2025-11-25. The new stream opens before the old
+   * closes; reopenings run one at a time, so none is left open unseen.
    */
-  private async listenOn(client: Client): Promise<void> {
+  private listenOn(client: Client): Promise<void> {
+    const next = this.listening.then(() => this.relisten(client))
+    this.listening = next.catch(() => undefined)
+    return next
+  }
+
+  private async relisten(client: Client): Promise<void> {
     const caps = client.getServerCapabilities()
     const filter: SubscriptionFilter = {
       ...(!this.of && caps?.tools?.listChanged ? { toolsListChanged: true } : {}),
@@ -255,7 +263,10 @@ export class UpstreamConnection {
       ...(this.watchers.size ? { resourceSubscriptions: [...this.watchers.keys()] } : {}),
     }
     const before = this.subscription
-    this.subscription = Object.keys(filter).length ? await client.listen(filter, { timeout: this.opts.connectTimeoutMs }) : undefined
+    const now = Object.keys(filter).length ? await client.listen(filter, { timeout: this.opts.connectTimeoutMs }) : undefined
+    this.subscription = now
+    // the server ending it (or the stream dropping) is no failure: re-listing still notices changes
+    void now?.closed.then((how) => { if (how !== 'local' && this.subscription === now) this.log('event', `the subscriptions/listen stream ended (${how}): changes are noticed by re-listing until the next connection`) })
     await before?.close()
   }
 
@@ -277,7 +288,8 @@ export class UpstreamConnection {
 
   private async callOn(client: Client, tool: string, args: Record<string, unknown> | undefined, opts: CallOptions): Promise<CallToolResult> {
     try {
-      return await callTool(client, this.inflight, this, tool, args, Object.assign({}, opts, { meta: this.levelMeta(client, opts.meta) }), this.taskRequired.has(tool))
+      const meta = this.levelMeta(client, opts.meta)
+      return await callTool(client, this.inflight, this, tool, args, meta === opts.meta ? opts : Object.assign({}, opts, { meta }), this.taskRequired.has(tool))
     } catch (e) {
       // a token the server no longer accepts, or one without a scope this call needs (step-up):
       // the login is the server's, so an agent session's refusal asks its main connection for it
@@ -311,7 +323,7 @@ export class UpstreamConnection {
     const op = mcpClientOp(this, method, typeof params.name === 'string' ? params.name : undefined, params as { _meta?: Record<string, unknown> })
     try {
       const meta = this.levelMeta(client, params._meta as Record<string, unknown> | undefined)
-      const result = await client.request({ method, params: meta ? Object.assign({}, params, { _meta: meta }) : params }, RAW_RESULT, { timeout: timeoutMs })
+      const result = await client.request({ method, params: meta === params._meta ? params : Object.assign({}, params, { _meta: meta }) }, RAW_RESULT, { timeout: timeoutMs })
       op?.end(result)
       return result
     } catch (e) {
@@ -484,7 +496,7 @@ export class UpstreamConnection {
         // more, longer chance before the server is called unhealthy
         const slow = isTimeout(e)
         const again = slow ? await alive(this.opts.connectTimeoutMs).then(() => undefined, (e2: unknown) => e2) : e
-        if (again !== undefined) finish(isUnauthorized(again) ? { kind: 'unauthorized' } : { kind: 'closed', why: `ping failed: ${describeConnectionError(again)}` })
+        if (again !== undefined) finish(isUnauthorized(again) ? { kind: 'unauthorized' } : { kind: 'closed', why: `${isModern(client) ? 'server/discover' : 'ping'} failed: ${describeConnectionError(again)}` })
       }
     }
     finish({ kind: 'stopped' })
