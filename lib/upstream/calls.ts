@@ -3,6 +3,7 @@ import type { z } from 'zod'
 import { createdTaskSchema, RAW_RESULT, upstreamTaskSchema as upstreamTask } from '@/lib/schemas/upstream'
 import { following, sleep } from '@/lib/signals'
 import { mcpClientOp, type UpstreamPeer } from '@/lib/telemetry/mcp-client'
+import type { Root } from '@/db/schema'
 import type { OnStreamRequest } from './stream-requests'
 import type { Log } from './transport'
 
@@ -114,7 +115,7 @@ export class InflightCalls {
  * a task (`asTask`) is run as one, so every client can call it. Runs out after `opts.timeoutMs`
  * without progress (a RequestTimeout error); what the connection makes of a failure is its own.
  */
-export async function callTool(client: Client, inflight: InflightCalls, upstream: { peer(): UpstreamPeer }, tool: string, args: Record<string, unknown> | undefined, opts: CallOptions, asTask: boolean): Promise<CallToolResult> {
+export async function callTool(client: Client, inflight: InflightCalls, upstream: { peer(): UpstreamPeer; readonly spec: { roots: Root[] } }, tool: string, args: Record<string, unknown> | undefined, opts: CallOptions, asTask: boolean): Promise<CallToolResult> {
   // toolgate keeps the timeout itself (restarted by progress) and its own progress tokens: the
   // SDK drops a progress notification that arrives in the same read as the result, and an
   // agent should see every step
@@ -157,7 +158,7 @@ export async function callTool(client: Client, inflight: InflightCalls, upstream
   try {
     const result = asTask
       ? await runTask(client, params, progressed, signal, call)
-      : await client.request({ method: 'tools/call', params }, RAW_RESULT, { timeout: MAX_TIMER_MS, signal }) as CallToolResult
+      : await callAnswering(client, params, signal, call, upstream.spec.roots)
     op?.end(result)
     return result
   } catch (e) {
@@ -170,6 +171,32 @@ export async function callTool(client: Client, inflight: InflightCalls, upstream
     ended?.abort()
     inflight.release(call, !signal.aborted)
   }
+}
+
+/** What a 2026-07-28 server asks for in an input_required result: each entry a request the client would have been sent. */
+type InputRequests = Record<string, { method?: string; params?: Record<string, unknown> }>
+
+/**
+ * A tools/call that may answer input_required (2026-07-28): the call is retried with the answers
+ * and the state the server gave, as often as it asks. An elicitation in it is this call's own
+ * (nothing to attribute): it goes to the caller as any elicitation during the call does, or is
+ * declined when the caller cannot answer. On 2025-11-25 the first answer is the result.
+ */
+async function callAnswering(client: Client, params: Record<string, unknown>, signal: AbortSignal, call: InflightCall, roots: Root[]): Promise<CallToolResult> {
+  for (let request = params; ;) {
+    const result = await client.request({ method: 'tools/call', params: request }, RAW_RESULT, { timeout: MAX_TIMER_MS, signal, allowInputRequired: true }) as Record<string, unknown>
+    if (result.resultType !== 'input_required') return result as CallToolResult
+    const asked = Object.entries((result.inputRequests ?? {}) as InputRequests)
+    const inputResponses = Object.fromEntries(await Promise.all(asked.map(async ([key, r]) => [key, await answerInput(r, call, roots)] as const)))
+    request = { ...params, inputResponses, ...(result.requestState !== undefined ? { requestState: result.requestState } : {}) }
+  }
+}
+
+/** One of an input_required result's requests, answered as toolgate answers the same request sent on its own (2025-11-25). */
+async function answerInput(r: InputRequests[string], call: InflightCall, roots: Root[]): Promise<unknown> {
+  if (r.method === 'elicitation/create') return call.onElicit ? call.onElicit(r.params as ElicitRequest['params']) : { action: 'decline' }
+  if (r.method === 'roots/list') return { roots }
+  throw new SdkError(SdkErrorCode.MethodNotSupportedByProtocolVersion, `the upstream asked for "${r.method}" during the call, which toolgate does not relay`)
 }
 
 /**

@@ -1,8 +1,8 @@
 import 'server-only'
-import { Client, type CallToolResult, type LoggingLevel, type Transport as SdkTransport } from '@modelcontextprotocol/client'
+import { Client, LOG_LEVEL_META_KEY, type CallToolResult, type LoggingLevel, type McpSubscription, type SubscriptionFilter, type Transport as SdkTransport } from '@modelcontextprotocol/client'
 import type { Db } from '@/db/client'
 import { oauthOf } from '@/db/queries/upstream'
-import { isStdio, type ConnectionAction, type ConnectionState, type Root } from '@/db/schema'
+import { isStdio, type ConnectionAction, type ConnectionState, type Root, type Transport } from '@/db/schema'
 import { describeError } from '@/lib/core/errors'
 import { sleep } from '@/lib/signals'
 import { mcpClientOp, type UpstreamPeer } from '@/lib/telemetry/mcp-client'
@@ -41,6 +41,28 @@ type Publish = (state: ConnectionState, detail?: string | null, action?: Connect
 export const CLIENT_CAPABILITIES = { roots: { listChanged: false }, elicitation: { form: {}, url: {} } } as const
 
 /**
+ * A client for one connection to `transport`, inspection included. A Streamable HTTP server is
+ * spoken to at 2026-07-28 when it offers it (`server/discover`, falling back to `initialize`), so
+ * the agent is served what the server offers at its newest revision; each connection keeps the
+ * revision it negotiated. stdio stays at 2025-11-25: the SDK probes a stdio server by starting a
+ * second, short-lived copy of it on every connect (its stderr discarded), which doubles the
+ * processes an operator counts per token and runs a server's start-up side effects twice; SSE
+ * is a 2025-era transport. An input_required result is answered by toolgate (calls.ts), never by
+ * the SDK on its own, so each question goes to the caller of its call.
+ */
+function upstreamClient(transport: Transport): Client {
+  const negotiate = !isStdio(transport) && transport.type !== 'sse'
+  return new Client({ name: 'toolgate', version: pkg.version }, {
+    capabilities: CLIENT_CAPABILITIES,
+    versionNegotiation: { mode: negotiate ? 'auto' : 'legacy' },
+    inputRequired: { autoFulfill: false },
+  })
+}
+
+/** Whether a connection speaks 2026-07-28 (no ping, no logging/setLevel, no resources/subscribe: listen and per-request _meta instead). */
+const isModern = (client: Client) => client.getProtocolEra() === 'modern'
+
+/**
  * Inspect a quarantined server: connect, list every tool, store the definitions for review
  * (withheld: the server stays quarantined, nothing is served or called), disconnect. Starting
  * a stdio server runs its code, so this happens only when an operator asks — HTTP servers are
@@ -48,7 +70,7 @@ export const CLIENT_CAPABILITIES = { roots: { listChanged: false }, elicitation:
  */
 export async function inspectServer(db: Db, spec: TransportSpec, opts: Pick<RuntimeOptions, 'baseUrl' | 'connectTimeoutMs'>, log: Log): Promise<number> {
   // the runtime's capabilities, so the same tools are listed; nothing is asked of anyone during an inspection
-  const client = new Client({ name: 'toolgate', version: pkg.version }, { capabilities: CLIENT_CAPABILITIES })
+  const client = upstreamClient(spec.transport)
   client.setRequestHandler('roots/list', () => ({ roots: [] }))
   client.setRequestHandler('elicitation/create', () => ({ action: 'decline' }))
   try {
@@ -101,6 +123,9 @@ export class UpstreamConnection {
   private logLevel?: LoggingLevel
   /** who hears of each subscribed resource's updates, by the URI the server knows it by */
   private watchers = new Map<string, Set<() => void>>()
+  /** 2026-07-28: the subscriptions/listen stream list changes and resource updates arrive on, and the last (re)opening of it */
+  private subscription?: McpSubscription
+  private listening: Promise<void> = Promise.resolve()
 
   constructor(
     private db: Db, readonly spec: ConnectionSpec, private opts: RuntimeOptions,
@@ -185,10 +210,17 @@ export class UpstreamConnection {
     const stop = () => {
       if (!watching.delete(onUpdated) || watching.size) return
       this.watchers.delete(uri)
-      if (this.client && this.ready) void this.requestOn(this.client, 'resources/unsubscribe', { uri }, this.opts.connectTimeoutMs).catch(() => undefined)
+      if (!this.client || !this.ready) return
+      if (isModern(this.client)) void this.listenOn(this.client).catch(() => undefined)
+      else void this.requestOn(this.client, 'resources/unsubscribe', { uri }, this.opts.connectTimeoutMs).catch(() => undefined)
     }
     try {
-      if (first) await this.using(async () => this.requestOn(await this.live(), 'resources/subscribe', { uri }, this.opts.connectTimeoutMs))
+      if (first) {
+        await this.using(async () => {
+          const client = await this.live()
+          await (isModern(client) ? this.listenOn(client) : this.requestOn(client, 'resources/subscribe', { uri }, this.opts.connectTimeoutMs))
+        })
+      }
     } catch (e) {
       stop()
       throw e
@@ -196,10 +228,46 @@ export class UpstreamConnection {
     return stop
   }
 
-  /** Tell the server the log level, when one was set and the server logs at all (it declares logging). */
+  /**
+   * Tell the server the log level, when one was set and the server logs at all (it declares
+   * logging). 2026-07-28 has no logging/setLevel: every request carries the level (levelMeta).
+   */
   private async applyLogLevel(client: Client): Promise<void> {
-    if (this.logLevel === undefined || !client.getServerCapabilities()?.logging) return
+    if (this.logLevel === undefined || !client.getServerCapabilities()?.logging || isModern(client)) return
     await client.setLoggingLevel(this.logLevel, { timeout: this.opts.connectTimeoutMs })
+  }
+
+  /** A request's _meta with its agent's log level, where the revision carries it per request (2026-07-28). */
+  private levelMeta(client: Client, meta: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+    return this.logLevel !== undefined && isModern(client) ? Object.assign({}, meta, { [LOG_LEVEL_META_KEY]: this.logLevel }) : meta
+  }
+
+  /**
+   * 2026-07-28: (re)open the subscriptions/listen stream with what this connection hears of — list
+   * changes (a server's own connection: it discovers) and the watched resources' updates; their
+   * notifications reach the handlers set for 2025-11-25. The new stream opens before the old
+   * closes; reopenings run one at a time, so none is left open unseen.
+   */
+  private listenOn(client: Client): Promise<void> {
+    const next = this.listening.then(() => this.relisten(client))
+    this.listening = next.catch(() => undefined)
+    return next
+  }
+
+  private async relisten(client: Client): Promise<void> {
+    const caps = client.getServerCapabilities()
+    const filter: SubscriptionFilter = {
+      ...(!this.of && caps?.tools?.listChanged ? { toolsListChanged: true } : {}),
+      ...(!this.of && caps?.prompts?.listChanged ? { promptsListChanged: true } : {}),
+      ...(!this.of && caps?.resources?.listChanged ? { resourcesListChanged: true } : {}),
+      ...(this.watchers.size ? { resourceSubscriptions: [...this.watchers.keys()] } : {}),
+    }
+    const before = this.subscription
+    const now = Object.keys(filter).length ? await client.listen(filter, { timeout: this.opts.connectTimeoutMs }) : undefined
+    this.subscription = now
+    // the server ending it (or the stream dropping) is no failure: re-listing still notices changes
+    void now?.closed.then((how) => { if (how !== 'local' && this.subscription === now) this.log('event', `the subscriptions/listen stream ended (${how}): changes are noticed by re-listing until the next connection`) })
+    await before?.close()
   }
 
   async stop(): Promise<void> {
@@ -220,7 +288,8 @@ export class UpstreamConnection {
 
   private async callOn(client: Client, tool: string, args: Record<string, unknown> | undefined, opts: CallOptions): Promise<CallToolResult> {
     try {
-      return await callTool(client, this.inflight, this, tool, args, opts, this.taskRequired.has(tool))
+      const meta = this.levelMeta(client, opts.meta)
+      return await callTool(client, this.inflight, this, tool, args, meta === opts.meta ? opts : Object.assign({}, opts, { meta }), this.taskRequired.has(tool))
     } catch (e) {
       // a token the server no longer accepts, or one without a scope this call needs (step-up):
       // the login is the server's, so an agent session's refusal asks its main connection for it
@@ -253,7 +322,8 @@ export class UpstreamConnection {
     let answered = true
     const op = mcpClientOp(this, method, typeof params.name === 'string' ? params.name : undefined, params as { _meta?: Record<string, unknown> })
     try {
-      const result = await client.request({ method, params }, RAW_RESULT, { timeout: timeoutMs })
+      const meta = this.levelMeta(client, params._meta as Record<string, unknown> | undefined)
+      const result = await client.request({ method, params: meta === params._meta ? params : Object.assign({}, params, { _meta: meta }) }, RAW_RESULT, { timeout: timeoutMs })
       op?.end(result)
       return result
     } catch (e) {
@@ -350,7 +420,7 @@ export class UpstreamConnection {
   private async connectAndServe(done: (outcome: ConnectionOutcome) => void): Promise<void> {
     // roots: the ones configured for this server (none unless the operator set some)
     // elicitation: forwarded to the caller whose call it is for, when its client can answer
-    const client = new Client({ name: 'toolgate', version: pkg.version }, { capabilities: CLIENT_CAPABILITIES })
+    const client = upstreamClient(this.spec.transport)
     client.setRequestHandler('roots/list', () => ({ roots: this.spec.roots }))
     client.setRequestHandler('elicitation/create', (req, ctx) => this.inflight.elicit(req.params, ctx.mcpReq.id, this.log))
     client.setNotificationHandler('notifications/message', (n) => {
@@ -392,7 +462,9 @@ export class UpstreamConnection {
       // a new session (or process) starts at the server's default level and with no subscriptions: its agent's go first
       await this.applyLogLevel(client).catch((e: unknown) => this.log('event', `could not set the log level its agent chose (${this.logLevel}): ${describeError(e)}`))
       client.setNotificationHandler('notifications/resources/updated', (n) => { for (const heard of this.watchers.get(n.params.uri) ?? []) heard() })
-      for (const uri of this.watchers.keys()) {
+      this.subscription = undefined
+      if (isModern(client)) await this.listenOn(client).catch((e: unknown) => this.log('event', `could not listen for changes (subscriptions/listen): ${describeError(e)}`))
+      else for (const uri of this.watchers.keys()) {
         await client.request({ method: 'resources/subscribe', params: { uri } }, RAW_RESULT, { timeout: this.opts.connectTimeoutMs })
           .catch((e: unknown) => this.log('event', `could not subscribe again to ${uri}: ${describeError(e)}`))
       }
@@ -404,6 +476,9 @@ export class UpstreamConnection {
     }
     // Liveness: a ping notices dropped connections and expired logins between calls; a periodic
     // re-list notices definitions changed without list_changed (stateless HTTP servers never send it).
+    // 2026-07-28 has no ping: server/discover is its cheapest request, answered from what the
+    // server declares, and needs a live connection (and a valid login) as a ping does.
+    const alive = (timeout: number) => isModern(client) ? client.discover({ timeout }) : client.ping({ timeout })
     let listedAt = Date.now()
     // (an agent's session is pinged at the slower pace: there may be one per token)
     const pingEvery = !isStdio(this.spec.transport) && !this.of ? this.opts.httpPingIntervalMs : this.opts.pingIntervalMs
@@ -415,13 +490,13 @@ export class UpstreamConnection {
         this.rediscover()
       }
       try {
-        await client.ping({ timeout: Math.min(this.opts.connectTimeoutMs, Math.max(2 * pingEvery, 1_000)) })
+        await alive(Math.min(this.opts.connectTimeoutMs, Math.max(2 * pingEvery, 1_000)))
       } catch (e) {
         // a refused or broken connection is dead now; a slow answer (a busy machine) gets one
         // more, longer chance before the server is called unhealthy
         const slow = isTimeout(e)
-        const again = slow ? await client.ping({ timeout: this.opts.connectTimeoutMs }).then(() => undefined, (e2: unknown) => e2) : e
-        if (again !== undefined) finish(isUnauthorized(again) ? { kind: 'unauthorized' } : { kind: 'closed', why: `ping failed: ${describeConnectionError(again)}` })
+        const again = slow ? await alive(this.opts.connectTimeoutMs).then(() => undefined, (e2: unknown) => e2) : e
+        if (again !== undefined) finish(isUnauthorized(again) ? { kind: 'unauthorized' } : { kind: 'closed', why: `${isModern(client) ? 'server/discover' : 'ping'} failed: ${describeConnectionError(again)}` })
       }
     }
     finish({ kind: 'stopped' })
