@@ -7,7 +7,9 @@ import { mintRequestId } from '@/lib/activity/request-id'
 
 const NOW = Date.parse('2026-12-03T10:00:00Z')
 
-describe('activity facets', () => {
+// 100 000 real inserts (each chained) take ~20 s on a quiet 2-core machine and several times that
+// on a loaded one: the limit is there to catch a hang, not to set a pace
+describe('activity facets', { timeout: 240_000 }, () => {
   it('count the newest `window` matching records only, most first then by value, at most `top`, at 100 000 records', () => {
     const db = openDb(':memory:')
     transactionOn(db, (tx) => {
