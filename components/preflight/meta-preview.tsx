@@ -2,7 +2,8 @@
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useEffect, useState } from 'react'
-import type { Exchange, Preview, PreviewInput } from '@/lib/dashboard/preview'
+import type { Exchange, Preview } from '@/lib/dashboard/preview'
+import type { PreviewInput } from '@/lib/schemas/dashboard'
 import { EXTENSION_ID } from '@/lib/schemas/extension'
 import type { PreflightForm } from '@/lib/schemas/dashboard'
 import { cliFor, curlFor } from '@/lib/dashboard/preview-commands'

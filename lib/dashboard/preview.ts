@@ -10,12 +10,10 @@ import type { Caller } from '@/lib/preflight/evaluate'
 import { getDb } from '@/db/client'
 import { profileServers } from '@/db/queries/access'
 import { callerFor } from './preflight'
-import { previewSchema, type PreviewInput } from '@/lib/schemas/dashboard'
+import type { PreviewInput } from '@/lib/schemas/dashboard'
 
 export const PROTOCOLS = { modern: '2026-07-28', legacy: '2025-11-25' } as const
 
-// POST /api/dashboard/preview and the preview panel take the request's rule from here, with previewMcp
-export { previewSchema, type PreviewInput }
 
 export interface Exchange { endpoint: string; headers: Record<string, string>; request: string; status: number; response: string }
 

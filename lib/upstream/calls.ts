@@ -20,8 +20,6 @@ export interface CallOptions {
   meta?: Record<string, unknown>
 }
 
-// the connection (lib/upstream/connection.ts) takes it from here, with the calls
-export { RAW_RESULT }
 export const TERMINAL_TASK_STATES: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled'])
 const UPSTREAM_TASK_TTL_MS = 24 * 60 * 60 * 1000
 /** How long an abandoned request still counts as in flight (the server may still be working on it). */

@@ -1,7 +1,8 @@
 import { describeError, ToolgateError } from '@/lib/core/errors'
 import { logError } from '@/lib/core/log'
 import { refusedUnless } from '@/lib/dashboard/operator'
-import { previewMcp, previewSchema } from '@/lib/dashboard/preview'
+import { previewMcp } from '@/lib/dashboard/preview'
+import { previewSchema } from '@/lib/schemas/dashboard'
 import { formatIssues } from '@/lib/schemas/issues'
 
 export const runtime = 'nodejs'
