@@ -5,15 +5,30 @@ import path from 'node:path'
 
 const root = path.resolve(import.meta.dirname, '..', '..')
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/*
+ * Ports for servers a test starts come from below the kernel's ephemeral range (32768-60999 here),
+ * each vitest worker from a slice of its own: a port handed out here and bound a moment later by a
+ * child process cannot meanwhile be taken by anyone's listen(0) or outgoing connection (which draw
+ * from the ephemeral range), nor by a test in another worker. A port still bound is skipped.
+ */
+const SLICE = 2000
+const sliceBase = 20_000 + ((Number(process.env.VITEST_POOL_ID ?? 1) - 1) % 6) * SLICE
+let nextOffset = Math.floor(Math.random() * SLICE)
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = net.createServer()
-    srv.on('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo
-      srv.close(() => resolve(port))
-    })
+    srv.once('error', () => resolve(false))
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)))
   })
+}
+
+export async function freePort(): Promise<number> {
+  for (let tries = 0; tries < SLICE; tries++) {
+    const port = sliceBase + (nextOffset++ % SLICE)
+    if (await bindable(port)) return port
+  }
+  throw new Error(`no free port in 127.0.0.1:${sliceBase}-${sliceBase + SLICE - 1}`)
 }
 
 export interface RunningServer {
