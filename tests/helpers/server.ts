@@ -86,8 +86,9 @@ export async function startServer(env: Record<string, string>, opts: { demo?: bo
   for (;;) {
     if (child.exitCode !== null) throw new Error(`toolgate serve exited with ${child.exitCode}:\n${output}`)
     try {
-      const res = await fetch(`${url}/`, { signal: AbortSignal.timeout(2000) })
-      if (res.status < 500) break
+      // toolgate's own answer, serving: not merely something answering on the port
+      const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2000) })
+      if (res.ok && ((await res.json()) as { phase?: string }).phase === 'serving') break
     } catch { /* not up yet */ }
     if (Date.now() > deadline) {
       await stop()
