@@ -49,7 +49,12 @@ function CauseItem({ token, c }: { token: string; c: Cause }) {
       <span>{c.count} id{c.count === 1 ? '' : 's'} <code>{c.reason}</code> — {c.detail}</span>
       <span className="font-mono text-slate-600 dark:text-slate-300">({c.ids.join(', ')}{c.count > c.ids.length ? ', …' : ''})</span>
       {c.fixLink && <LinkButton href={c.fixLink.href} aria-label={`${c.fixLink.label} (${c.count} ${c.reason} of ${token})`}>→ {c.fixLink.label}</LinkButton>}
-      {c.deliberate && <span className="ml-auto flex gap-1">{ack('until_changed', 'Acknowledge')}{ack('1h', 'Snooze 1 h')}{ack('1d', 'Snooze 1 day')}</span>}
+      {c.deliberate && (
+        <span className="ml-auto flex flex-wrap items-center gap-1">
+          <span className="text-slate-600 dark:text-slate-300">an operator's choice, not a fault: hide it until it changes (Acknowledge) or for a while (Snooze)</span>
+          {ack('until_changed', 'Acknowledge')}{ack('1h', 'Snooze 1 h')}{ack('1d', 'Snooze 1 day')}
+        </span>
+      )}
     </li>
   )
 }

@@ -191,7 +191,7 @@ export function PreflightWorkbench({ initial, options, autorun, loggedIn }: { in
               <tbody className="max-md:block">
                 {check.result.tools.map((t) => (
                   <ResultRow key={t.id} result={t} view={check.result.rows[t.id] ?? { fix: null }} detail={check.result.details[t.id]} requestId={check.result.request_id}
-                    busy={pending} onFix={fix} onRecheck={() => run(check.form)}
+                    busy={pending || restarting !== null} onFix={fix} onRecheck={() => run(check.form)}
                     onReplaceId={(from, to) => {
                       const next = { ...check.form, ids: check.form.ids.map((i) => (i.trim() === from ? to : i)) }
                       setForm(next)

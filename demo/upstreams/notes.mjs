@@ -33,7 +33,7 @@ const calls = {
   },
   delete_note: ({ id }) => noteOr(str(id), () => (notes.delete(str(id)), text(`deleted note "${str(id)}"`))),
   tag_note: ({ id, tag }) => noteOr(str(id), (n) => (n.tags.push(str(tag)), text(`note "${str(id)}" tagged: ${n.tags.join(', ')}`))),
-  export_notes: () => text(`${JSON.stringify(Object.fromEntries(notes))}\n(the demo exports JSON; nothing left this machine)`),
+  export_notes: () => text(`${JSON.stringify(Object.fromEntries(notes))}\n(nothing left this machine)`),
   share_note: ({ id, cc }) => noteOr(str(id), () => text(`shared note "${str(id)}"${cc ? ` (copy to ${str(cc)})` : ''} (a demo: nothing left this machine)`)),
   purge_notes: () => {
     const n = notes.size

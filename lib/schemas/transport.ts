@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import type { Transport } from '@/db/schema'
 
 /** A transport; `secrets` names env vars / headers whose values come from set-secret. */
 export const transportSchema = z.union([
@@ -11,3 +12,7 @@ export const transportSchema = z.union([
     secrets: z.array(z.string().min(1)).optional(),
   }),
 ])
+
+// what it accepts is exactly the stored column's type: a field added to one alone fails to compile
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false
+true satisfies Same<z.infer<typeof transportSchema>, Transport>

@@ -64,12 +64,21 @@ describe('screens follow the truth (demo state, no runtime)', () => {
     // the truth, after a reload too: asked for, not landed
     await visit(page, '/servers/slack')
     expect(await page.getByTestId('pending-action').textContent()).toMatch(/^Reconnecting…/)
+    // nothing to click twice while it is under way
+    expect(await page.getByRole('button', { name: 'Restart' }).count()).toBe(0)
 
     await visit(page, '/servers/github')
     await clickConfirmed(page, 'Inspect (list its tools)')
     await eventually(() => page.getByTestId('pending-action').textContent()).toMatch(/^Inspecting…/)
     expect(await page.getByRole('button', { name: /^Inspect/ }).count()).toBe(0)
     expect(serverRow(d, 'github').inspectRequestedAt).toBeGreaterThan(0)
+
+    // a preflight row's Restart: while the reconnect is awaited, no fix on the page can be pressed
+    await visit(page, '/preflight?id=slack:post_message&run=1')
+    const restart = page.getByTestId('row-slack:post_message').getByRole('button', { name: /Restart/ })
+    await restart.click()
+    await eventually(() => page.getByRole('status').filter({ hasText: 'Reconnecting…' }).count()).toBe(1)
+    expect(await restart.isDisabled()).toBe(true)
     await context.close()
   })
 

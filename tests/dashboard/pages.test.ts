@@ -52,7 +52,7 @@ describe('dashboard pages', () => {
     await page.getByRole('button', { name: 'Approve selected' }).click()
     // nothing is approved unseen: both definitions are shown first
     const review = page.getByLabel('Review before approving')
-    expect(await review.getByLabel('Definition of notes:export_notes').textContent()).toContain('Export every note as a zip archive.')
+    expect(await review.getByLabel('Definition of notes:export_notes').textContent()).toContain('Export every note as one JSON document.')
     expect(await review.textContent()).toContain('notes:tag_note: already approved')
     expect(d.db.select().from(toolApprovals).where(eq(toolApprovals.toolName, 'export_notes')).get()?.status).toBe('pending')
     await review.getByRole('button', { name: 'Approve 2 definitions' }).click()

@@ -87,7 +87,7 @@ export default async function ServerPage({ params, searchParams }: { params: Pro
           {s.connection?.action && <p className="mt-1 text-sm">The runtime suggests: <code>{s.connection.action}</code></p>}
           {canRestart(facts) && (
             <div className="mt-3 flex flex-wrap gap-2">
-              <ActionButton action={restartAction} permission="operate" input={{ server: name }} label="Restart" variant={s.connection?.action === 'restart' ? 'primary' : 'secondary'} />
+              {!s.restartPending && <ActionButton action={restartAction} permission="operate" input={{ server: name }} label="Restart" variant={s.connection?.action === 'restart' ? 'primary' : 'secondary'} />}
               {/* a login is offered where it can help: a server asking for one, or one logged in to before */}
               {canLogin(facts) && (s.health === 'login_needed' || loggedIn) && <LoginButton server={name} label={s.health === 'login_needed' ? 'Log in' : 'Log in again'} />}
             </div>
