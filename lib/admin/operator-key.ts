@@ -8,7 +8,6 @@ import { recordChange, type ActionContext } from '@/lib/activity/record-change'
 import { badRequest } from '@/lib/core/errors'
 import { envVar } from '@/lib/core/config'
 
-
 /** A new key hash; the dashboard sessions the old break-glass key opened end with it (people's own sessions stay). Returns how many ended. */
 function setKeyHash(tx: Tx, hash: string): number {
   setOperatorKeyHash(tx, hash)
@@ -28,7 +27,12 @@ export async function ensureOperatorKey(db: Db, fromEnv = envVar('TOOLGATE_API_K
   if (fromEnv) {
     if (fromEnv.length < MIN_API_KEY_LENGTH) throw badRequest(`TOOLGATE_API_KEY is ${fromEnv.length} characters long: use at least ${MIN_API_KEY_LENGTH} (e.g. openssl rand -base64 32), or unset it to let toolgate generate a key`)
     const h = hashSecret(fromEnv)
-    if (stored !== h) await writeTransaction(db, (tx) => setKeyHash(tx, h))
+    if (stored === h) return undefined
+    await writeTransaction(db, (tx) => {
+      const signedOut = setKeyHash(tx, h)
+      // a key the variable replaces stopped working: that is on the record, as a rotation is
+      if (stored) recordChange(tx, 'operator_key.rotated', { actor: 'toolgate:TOOLGATE_API_KEY' }, { target: 'operator key', before: null, after: { sessions_signed_out: signedOut } })
+    })
     return undefined
   }
   if (stored) return undefined

@@ -102,6 +102,21 @@ describe('operator sessions (cookie and key; server-side, ended by sign-out, idl
     expect(listSessions(db).map((s) => s.username)).toEqual(['alice'])
   })
 
+  it('a start with a changed TOOLGATE_API_KEY replaces the key like a rotation: its sessions end, and it is on the record; the same value again changes nothing', async () => {
+    const db = await setup()
+    const glass = await signInBreakGlass(db, 'tg_op_session_unit_test_key', { address: '10.3.3.4' })
+    if (!('session' in glass)) throw new Error(glass.refused)
+    const rotations = () => listActivity(db, { type: 'operator_key.rotated' })
+    expect(rotations()).toHaveLength(0) // the first value set from the variable replaced no key
+    await ensureOperatorKey(db, 'tg_op_session_unit_test_key_changed')
+    expect(isValidSession(db, glass.session)).toBe(false)
+    expect(rotations()).toMatchObject([{ actor: 'toolgate:TOOLGATE_API_KEY', data: { after: { sessions_signed_out: 1 } } }])
+    expect(JSON.stringify(rotations())).not.toContain('tg_op_session_unit_test_key_changed')
+    await ensureOperatorKey(db, 'tg_op_session_unit_test_key_changed')
+    expect(rotations()).toHaveLength(1)
+    expect(await signInBreakGlass(db, 'tg_op_session_unit_test_key_changed', { address: '10.3.3.4' })).toHaveProperty('session')
+  })
+
   it('failed sign-ins are throttled per address for a window; another address is not; success forgets them', async () => {
     const db = await setup()
     const key = 'tg_op_session_unit_test_key'

@@ -153,7 +153,7 @@ const serveCommand = command({
 const rotateCommand = command({
   name: 'operator-key rotate',
   summary: 'print a new operator API key — the break-glass key (shown once; only its hash is stored) — and sign out the sessions the old one opened',
-  details: 'Refused while TOOLGATE_API_KEY is set: then the key is that variable\'s value. The rotation is not an activity record (the log has no type for it); sign-ins with the new key are.',
+  details: 'Refused while TOOLGATE_API_KEY is set: then the key is that variable\'s value (a start with a changed value replaces the key, on the record too). The rotation is an activity record (operator_key.rotated, the key itself never), and so are sign-ins with the new key.',
   args: [],
   flags: {},
   examples: [['toolgate operator-key rotate', 'a new key; copy it now'], ['export TOOLGATE_API_KEY=$(toolgate operator-key rotate -o json | jq -r .operator_key)', 'straight into the shell']],
