@@ -242,7 +242,7 @@ function loginFailed(server: string, step: string, e: unknown): Error {
  * refused for); the client is the pre-registered one, a client ID metadata document, or one
  * registered dynamically now — never before an operator asked. Returns the URL to open.
  */
-export async function startLogin(db: Db, name: string, opts: { baseUrl: string; returnTo?: string }, ctx: ActionContext): Promise<{ url: string } | { alreadyAuthorized: true }> {
+export async function startLogin(db: Db, name: string, opts: { baseUrl: string; returnTo?: string }, ctx: ActionContext): Promise<({ url: string } | { alreadyAuthorized: true }) & ReturnType<typeof recordedAs>> {
   const server = httpServer(db, name)
   // a quarantined server is not reviewed yet: nothing it names is fetched, nothing registers with it
   if (server.quarantined) throw badRequest(`server "${name}" is quarantined: toolgate does not log in to a server under review. Release it first (toolgate upstream unquarantine ${name}), then log in`)
@@ -261,13 +261,12 @@ export async function startLogin(db: Db, name: string, opts: { baseUrl: string; 
   } catch (e) {
     throw loginFailed(name, 'discovering the authorization server and registering with it', e)
   }
-  await writeTransaction(db, (tx) => {
+  if (result !== 'AUTHORIZED' && !provider.authorizationUrl) throw new Error('the authorization server did not produce an authorization URL')
+  const record = await writeTransaction(db, (tx) => {
     saveOauth(tx, name, provider.stagedValues)
-    insertActivity(tx, { requestId: ctx.requestId ?? mintRequestId(), type: 'server.login_started', actor: ctx.actor, server: name, data: { target: name, result } })
+    return recordedAs(insertActivity(tx, { requestId: ctx.requestId ?? mintRequestId(), type: 'server.login_started', actor: ctx.actor, server: name, data: { target: name, result } }))
   })
-  if (result === 'AUTHORIZED') return { alreadyAuthorized: true }
-  if (!provider.authorizationUrl) throw new Error('the authorization server did not produce an authorization URL')
-  return { url: provider.authorizationUrl.href }
+  return result === 'AUTHORIZED' ? { alreadyAuthorized: true, ...record } : { url: provider.authorizationUrl!.href, ...record }
 }
 
 /** Finish a login from the callback: the state names the server; the code becomes tokens (`iss`: the issuer the callback named, RFC 9207). */

@@ -9,7 +9,6 @@ import { isolations, trusts } from '@/lib/core/state'
 
 // Each command loads what it runs on (the admin functions, the runtime's connection code) when
 // it runs; help and completion read only this table.
-const records = () => import('@/lib/cli/records')
 
 /** How toolgate gets tokens for an HTTP server: `upstream oauth` sets them, `upstream add --url` takes them too. */
 const oauthFlags = {
@@ -309,12 +308,11 @@ export const upstreamCommands: Command[] = [
     examples: [['toolgate upstream login jira', 'open the printed URL in a browser'], ['toolgate upstream login jira --url https://toolgate.lan -o json', 'the URL as JSON, for a toolgate behind a name']],
     exits: { 0: 'a login URL was printed, or the stored token is valid', 1: EXIT_ERROR },
     run: async ({ values, args: [name], json, db, ctx }) => {
-      const [{ runtimeHolder }, { startLogin }, { recordOf }] = await Promise.all([import('@/db/queries/connections'), import('@/lib/upstream/oauth'), records()])
+      const [{ runtimeHolder }, { startLogin }] = await Promise.all([import('@/db/queries/connections'), import('@/lib/upstream/oauth')])
       const { url: baseUrl, from } = serverUrlOf(runtimeHolder(db()), values.url)
       if (from === 'default') console.error(`toolgate: note: no toolgate running on this database recorded its URL; the callback goes to ${baseUrl} (--url or $TOOLGATE_URL to say where toolgate answers)`)
       const r = await startLogin(db(), name, { baseUrl }, ctx)
-      const rec = recordOf(db(), ctx.requestId, 'server.login_started')
-      if (json) console.log(toJson({ name, ...('url' in r ? { url: r.url } : { already_authorized: true }), activity_id: rec.id, request_id: ctx.requestId }))
+      if (json) console.log(toJson({ name, ...('url' in r ? { url: r.url } : { already_authorized: true }), activity_id: r.activityId, request_id: r.requestId }))
       else console.log('url' in r ? `Open this URL to log in (toolgate at ${baseUrl} receives the callback):\n${r.url}` : 'already authorized: the stored token is valid')
       return 0
     },
