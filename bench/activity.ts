@@ -1,4 +1,4 @@
-// The Activity page's queries at 100,000 records (issue 26): each as the page runs it (lib),
+// The Activity page's queries at 100,000 events (130,000 records; issue 26): each as the page runs it (lib),
 // interleaved with a primary-key page read as the same-run baseline. The log is written in a temp
 // database, its derived data caught up and its planner statistics taken, as on a running server.
 // Timings are reported, never asserted.
@@ -11,7 +11,7 @@ import { reasonVerdicts } from '@/lib/preflight/taxonomy'
 import { freshDb, tempDbFile } from '@/tests/helpers/db'
 import { printTable, timeInterleaved, type Row } from './stats'
 
-const RECORDS = 100_000
+const EVENTS = 100_000
 const DAY = 86_400_000
 // one record in RARE_EVERY is the rare actor's: 10 of 100,000
 const RARE_EVERY = 10_000
@@ -19,17 +19,18 @@ const RARE_EVERY = 10_000
 const refused = (id: string, reason: string) => ({ id, status: 'unavailable', reason })
 
 /**
- * A week of a busy log, oldest first: six in ten records are checks by 20 agent tokens (mostly
+ * A week of a busy log, oldest first: six in ten events are checks by 20 agent tokens (mostly
  * ready; some blocked, some with an unknown id beside nine blocked tools, some retryable), three
- * are tool calls with their outcome, one an operator's approval; ids minted as the server mints them.
+ * are tool calls (two records each: the call and its outcome), one an operator's approval; ids
+ * minted as the server mints them.
  */
 function fillLog(db: Db, now: number): string {
   const insert = db.$client.prepare(`insert into activity (request_id, at, type, surface, actor, tier, verdict, server, data) values (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
   const start = now - 7 * DAY
   let last = ''
   db.$client.transaction(() => {
-    for (let i = 0; i < RECORDS; i++) {
-      const at = start + Math.floor((i / RECORDS) * 7 * DAY)
+    for (let i = 0; i < EVENTS; i++) {
+      const at = start + Math.floor((i / EVENTS) * 7 * DAY)
       const requestId = (last = mintRequestId(at))
       const actor = i % RARE_EVERY === 5 ? 'token:rare' : `token:agent${i % 20}`
       const kind = i % 10
@@ -40,9 +41,11 @@ function fillLog(db: Db, now: number): string {
               : ['ready', [{ id: `srv${i % 200}:tool1`, status: 'ready' }]]
         insert.run(requestId, at, 'preflight', 'rest', actor, 'agent', verdict, null, JSON.stringify({ ids_raw: tools.length, ids_unique: tools.length, tools, duration_ms: 1 }))
       } else if (kind < 9) {
-        const outcome = i % 30 === 7 ? 'tool_error' : 'ok'
-        insert.run(requestId, at, 'tool.call', 'mcp-shape-a', actor, 'agent', null, `srv${i % 200}`,
-          JSON.stringify({ target: `srv${i % 200}:tool1`, arguments_hash: '0'.repeat(64), outcome, duration_ms: 3 }))
+        // in two parts, as the runtime records a forwarded call: the call, then its outcome naming it
+        const target = `srv${i % 200}:tool1`
+        const call = insert.run(requestId, at, 'tool.call', 'mcp-shape-a', actor, 'agent', null, `srv${i % 200}`, JSON.stringify({ target, arguments_hash: '0'.repeat(64) })).lastInsertRowid
+        insert.run(requestId, at + 3, 'tool.call_outcome', 'mcp-shape-a', actor, 'agent', null, `srv${i % 200}`,
+          JSON.stringify({ target, call: Number(call), outcome: i % 30 === 7 ? 'tool_error' : 'ok', duration_ms: 3 }))
       } else {
         insert.run(requestId, at, 'tool.approved', null, 'operator', 'operator', null, `srv${i % 200}`, JSON.stringify({ target: `srv${i % 200}:tool1` }))
       }
@@ -56,7 +59,8 @@ export async function benchActivity(): Promise<Row[]> {
   const now = Date.now()
   let t = performance.now()
   const newestRequest = fillLog(db, now)
-  console.log(`\n${RECORDS.toLocaleString()} activity records written in ${((performance.now() - t) / 1000).toFixed(1)} s (${file})`)
+  const records = db.$client.prepare('select count(*) from activity').pluck().get() as number
+  console.log(`\n${EVENTS.toLocaleString()} events, ${records.toLocaleString()} activity records, written in ${((performance.now() - t) / 1000).toFixed(1)} s (${file})`)
   t = performance.now()
   while (await indexActivityServers(db, reasonVerdicts, 50_000)) { /* next batch */ }
   db.$client.exec('ANALYZE') // what the upkeep worker gives a server connection (db/checkpointer.ts)
@@ -66,7 +70,7 @@ export async function benchActivity(): Promise<Row[]> {
   // a prefix of a minted id: its time part, shared by the newest few thousand requests
   const prefix = newestRequest.slice(0, 9)
   const rows = timeInterleaved(100, {
-    'baseline: one page by primary key (51 rows, raw SQL)': (i) => pageRead.all(RECORDS - i * 97),
+    'baseline: one page by primary key (51 rows, raw SQL)': (i) => pageRead.all(EVENTS - i * 97),
     'newest page (activityPage, no filter)': () => activityPage(db, {}),
     'type filter: tool.approved': () => activityPage(db, { type: 'tool.approved' }),
     'actor filter: a rare token (10 records)': () => activityPage(db, { token: 'rare' }),
@@ -81,7 +85,7 @@ export async function benchActivity(): Promise<Row[]> {
     'chart, type=tool.call (calls alone)': () => verdictChart(db, { type: 'tool.call' }, '24h', now),
     'chart, 24 h, verdict=blocked (the records counted)': () => verdictChart(db, { verdict: 'blocked' }, '24h', now),
   })
-  printTable(`Activity queries at ${RECORDS.toLocaleString()} records (interleaved, same run)`, rows, rows[0])
+  printTable(`Activity queries at ${EVENTS.toLocaleString()} events (${records.toLocaleString()} records) (interleaved, same run)`, rows, rows[0])
   db.$client.close()
   return rows
 }

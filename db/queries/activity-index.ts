@@ -9,7 +9,8 @@ import { writeRecords } from '@/db/write'
  * what they read is exact at every moment.
  * - activity_servers, the server filter's index: a record concerns its own `server`, and a
  *   check every server its well-formed ids name (`unindexedFor` covers the tail);
- * - activity_check_minutes, checks per minute and class for the Activity chart (`verdictCounts` in ./activity).
+ * - activity_check_minutes, checks per minute and class for the Activity chart (`verdictCounts` in ./activity);
+ * - activity_call_minutes, tool calls per minute and outcome for its calls row (`callCounts` in ./activity).
  */
 const recordServers = (range: string) => `
   select a.server as server, a.id as activity_id from activity a where ${range} and a.server is not null
@@ -37,9 +38,28 @@ export const checkClasses = `
     from checks c, json_each(c.data, '$.tools') t
     where json_extract(t.value, '$.status') <> 'ready' and json_extract(t.value, '$.reason') is not null`
 
-const BATCH = 5_000
 /** The per-minute counts' unit. */
 export const MINUTE = 60_000
+
+/**
+ * A tool.call record `c`'s outcome as far as `through` reaches ('' while none is recorded there):
+ * on its own record (a call that never ran), or on the outcome record naming it, found through
+ * the request-id index.
+ */
+const callOutcomeThrough = (through: string) => `coalesce(json_extract(c.data, '$.outcome'), (select json_extract(o.data, '$.outcome') from activity o
+  where o.request_id = c.request_id and o.type = 'tool.call_outcome' and json_extract(o.data, '$.call') = c.id and o.id <= ${through} limit 1), '')`
+
+/**
+ * Outcome records in (@from, @to] of calls up to @from, counted then without an outcome: per
+ * minute, outcome, surface and actor of the call. Each outcome is the outer loop, its call a
+ * rowid lookup.
+ */
+const settledCalls = `select (c.at / ${MINUTE}) * ${MINUTE} as m, json_extract(o.data, '$.outcome') as v, coalesce(c.surface, '') as s, c.actor as a, count(*) as n
+  from activity o cross join activity c on c.id = json_extract(o.data, '$.call')
+  where o.id > @from and o.id <= @to and o.type = 'tool.call_outcome' and c.id <= @from and c.type = 'tool.call' and json_extract(c.data, '$.outcome') is null
+  group by 1, 2, 3, 4`
+
+const BATCH = 5_000
 
 type Connection = Db['$client']
 const statements = new WeakMap<Connection, ReturnType<typeof prepare>>()
@@ -62,6 +82,20 @@ function prepare(client: Connection) {
         select (at / ${MINUTE}) * ${MINUTE} as m, class as v, coalesce(surface, '') as s, actor as a, count(*) as n from (${checkClasses}) group by 1, 2, 3, 4) as g
       where minute = g.m and verdict = g.v and surface = g.s and actor = g.a`),
     dropEmpty: client.prepare('delete from activity_check_minutes where minute between @from and @to and checks <= 0'),
+    countCalls: client.prepare(`insert into activity_call_minutes (minute, outcome, surface, actor, calls)
+      select (c.at / ${MINUTE}) * ${MINUTE}, ${callOutcomeThrough('@to')}, coalesce(c.surface, ''), c.actor, count(*) from activity c
+      where c.id > @from and c.id <= @to and c.type = 'tool.call' group by 1, 2, 3, 4
+      on conflict (minute, outcome, surface, actor) do update set calls = calls + excluded.calls`),
+    settleOut: client.prepare(`update activity_call_minutes set calls = calls - g.n from (select m, s, a, sum(n) as n from (${settledCalls}) group by 1, 2, 3) as g
+      where minute = g.m and outcome = '' and surface = g.s and actor = g.a`),
+    settleDrop: client.prepare(`delete from activity_call_minutes where outcome = '' and calls <= 0 and minute in (select m from (${settledCalls}))`),
+    settleIn: client.prepare(`insert into activity_call_minutes (minute, outcome, surface, actor, calls) select m, v, s, a, n from (${settledCalls}) where true
+      on conflict (minute, outcome, surface, actor) do update set calls = calls + excluded.calls`),
+    uncountCalls: client.prepare(`update activity_call_minutes set calls = calls - g.n from (
+        select (c.at / ${MINUTE}) * ${MINUTE} as m, ${callOutcomeThrough('@through')} as v, coalesce(c.surface, '') as s, c.actor as a, count(*) as n
+        from json_each(@ids) k cross join activity c on c.id = k.value where c.id <= @through and c.type = 'tool.call' group by 1, 2, 3, 4) as g
+      where minute = g.m and outcome = g.v and surface = g.s and actor = g.a`),
+    dropEmptyCalls: client.prepare('delete from activity_call_minutes where minute between @from and @to and calls <= 0'),
     advance: client.prepare('insert into activity_index (id, servers_through) values (1, ?) on conflict (id) do update set servers_through = excluded.servers_through'),
     unindexed: client.prepare(`select activity_id from (${recordServers('a.id > @from')}) where server = @server order by activity_id desc`).pluck(),
   }
@@ -89,6 +123,11 @@ export async function indexActivityServers(db: Db, classes: ReasonClasses, batch
     if (to === null) return false
     st.fill.run({ from, to })
     st.count.run({ from, to, classes: JSON.stringify(classes) })
+    // calls up to `from` whose outcome this batch reaches leave '' for it, before the batch's own calls are counted
+    st.settleOut.run({ from, to })
+    st.settleDrop.run({ from, to })
+    st.settleIn.run({ from, to })
+    st.countCalls.run({ from, to })
     st.advance.run(to)
     return true
   })
@@ -96,10 +135,15 @@ export async function indexActivityServers(db: Db, classes: ReasonClasses, batch
 
 /**
  * Take the records about to be deleted (`ids`, inside the caller's transaction) out of the
- * per-minute counts, so the chart keeps agreeing with the log after a prune.
+ * per-minute counts, so the chart keeps agreeing with the log after a prune. A call goes with
+ * its outcome, so each deleted call leaves the outcome it is counted under.
  */
-export function uncountChecks(tx: DbLike, classes: ReasonClasses, ids: number[], span: { from: number; to: number }): void {
+export function uncountRecords(tx: DbLike, classes: ReasonClasses, ids: number[], span: { from: number; to: number }): void {
   const st = statementsOf(tx)
-  st.uncount.run({ ids: JSON.stringify(ids), through: indexedThrough(tx), classes: JSON.stringify(classes) })
-  st.dropEmpty.run({ from: Math.floor(span.from / MINUTE) * MINUTE, to: span.to })
+  const through = indexedThrough(tx)
+  st.uncount.run({ ids: JSON.stringify(ids), through, classes: JSON.stringify(classes) })
+  st.uncountCalls.run({ ids: JSON.stringify(ids), through })
+  const minutes = { from: Math.floor(span.from / MINUTE) * MINUTE, to: span.to }
+  st.dropEmpty.run(minutes)
+  st.dropEmptyCalls.run(minutes)
 }

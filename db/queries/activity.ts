@@ -1,10 +1,10 @@
 import 'server-only'
 import { and, asc, count, desc, eq, gt, gte, inArray, isNotNull, lt, lte, max, min, ne, sql, type SQL } from 'drizzle-orm'
 import type { Db, DbLike, Tx } from '@/db/client'
-import { activity, activityCheckMinutes, activityServers, type ActivityRow } from '@/db/schema'
+import { activity, activityCallMinutes, activityCheckMinutes, activityServers, type ActivityRow } from '@/db/schema'
 import type { StoredLink } from '@/lib/core/activity-chain'
 import type { ActivityRecord } from '@/lib/core/activity'
-import { checkClasses, indexedThrough, MINUTE, uncountChecks, unindexedFor, type ReasonClasses } from './activity-index'
+import { checkClasses, indexedThrough, MINUTE, uncountRecords, unindexedFor, type ReasonClasses } from './activity-index'
 
 export interface ActivityFilter {
   requestId?: string
@@ -223,8 +223,7 @@ export interface BucketCount { bucket: number; verdict: string | null; checks: n
  * server, free text, bounds inside a minute) counts the records themselves.
  */
 export function verdictCounts(db: Db, classes: ReasonClasses, f: ActivityFilter, start: number, end: number, width: number): BucketCount[] {
-  const wholeMinutes = start % MINUTE === 0 && end % MINUTE === 0 && width % MINUTE === 0
-  if (!wholeMinutes || f.verdict || f.requestId || f.server || f.q || (f.type && f.type !== 'preflight')) return countRecords(db, classes, f, start, end, width)
+  if (!minutesAnswer(f, 'preflight', start, end, width)) return countRecords(db, classes, f, start, end, width)
   const through = indexedThrough(db)
   const m = activityCheckMinutes
   // the bound numbers may arrive as floats: cast, so the division is a whole bucket number
@@ -234,14 +233,7 @@ export function verdictCounts(db: Db, classes: ReasonClasses, f: ActivityFilter,
   if (f.actor) where.push(eq(m.actor, f.actor))
   const counted = db.select({ bucket, verdict: m.verdict, checks: sql<number>`sum(${m.checks})` }).from(m).where(and(...where)).groupBy(bucket, m.verdict).all()
   const tail = countRecords(db, classes, f, start, end, width, through)
-  const sums = new Map<string, BucketCount>()
-  for (const r of [...counted.map((c) => ({ ...c, verdict: c.verdict || null })), ...tail]) {
-    const key = `${r.bucket}\u0000${r.verdict}`
-    const seen = sums.get(key)
-    if (seen) seen.checks += r.checks
-    else sums.set(key, { ...r })
-  }
-  return [...sums.values()]
+  return addUp([...counted.map((c) => ({ ...c, verdict: c.verdict || null })), ...tail], (r) => r.verdict, (r) => r.checks, (b, verdict, checks) => ({ bucket: b, verdict, checks }))
 }
 
 /** Records of `type` matching `f` with `at` in [start, end): the conditions the chart's counts share. */
@@ -269,18 +261,64 @@ export function countRecords(db: Db, classes: ReasonClasses, f: ActivityFilter, 
 
 export interface CallBucketCount { bucket: number; outcome: string | null; calls: number }
 
+/** Whole minutes filtered at most by surface and actor: what the per-minute counts can answer for `type`. */
+const minutesAnswer = (f: ActivityFilter, type: string, start: number, end: number, width: number) =>
+  start % MINUTE === 0 && end % MINUTE === 0 && width % MINUTE === 0 && !f.verdict && !f.requestId && !f.server && !f.q && (!f.type || f.type === type)
+
+/** Sums of rows with the same bucket and class. */
+function addUp<R extends { bucket: number }>(rows: R[], classOf: (r: R) => string | null, n: (r: R) => number, make: (bucket: number, cls: string | null, sum: number) => R): R[] {
+  const sums = new Map<string, R>()
+  for (const r of rows) {
+    const key = `${r.bucket}\u0000${classOf(r)}`
+    const seen = sums.get(key)
+    sums.set(key, make(r.bucket, classOf(r), (seen ? n(seen) : 0) + n(r)))
+  }
+  return [...sums.values()]
+}
+
 /**
  * Tool calls (tool.call records, by when they were received) per outcome in `width`-ms buckets of
- * [start, end), one grouped query: a call's outcome is on its own record, or on the outcome record
- * naming it (reached through the request-id index); null while it has neither.
+ * [start, end); null while a call has no outcome. Whole minutes filtered at most by surface and
+ * actor add up the per-minute counts, then correct them by what lies past their watermark: the
+ * calls there, and the outcomes there of calls counted before without one. Anything else counts
+ * the records (`callRecordCounts`).
  */
 export function callCounts(db: Db, f: ActivityFilter, start: number, end: number, width: number): CallBucketCount[] {
+  if (!minutesAnswer(f, 'tool.call', start, end, width)) return callRecordCounts(db, f, start, end, width)
+  const through = indexedThrough(db)
+  const m = activityCallMinutes
+  const bucket = sql<number>`cast((${m.minute} - ${start}) / ${width} as integer)`
+  const where = [gte(m.minute, start), lt(m.minute, end)]
+  if (f.surface) where.push(eq(m.surface, f.surface))
+  if (f.actor) where.push(eq(m.actor, f.actor))
+  const counted = db.select({ bucket, outcome: m.outcome, calls: sql<number>`sum(${m.calls})` }).from(m).where(and(...where)).groupBy(bucket, m.outcome).all()
+  const settled = db.all<CallBucketCount>(sql`select cast((c.at - ${start}) / ${width} as integer) as bucket, json_extract(o.data, '$.outcome') as outcome, count(*) as calls
+    from activity o cross join activity c on c.id = json_extract(o.data, '$.call')
+    where o.id > ${through} and o.type = 'tool.call_outcome' and c.id <= ${through} and c.type = 'tool.call' and json_extract(c.data, '$.outcome') is null
+      and c.at >= ${start} and c.at < ${end}${f.surface ? sql` and c.surface = ${f.surface}` : sql``}${f.actor ? sql` and c.actor = ${f.actor}` : sql``}
+    group by 1, 2`)
+  const rows = [
+    ...counted.map((c) => ({ ...c, outcome: c.outcome || null })),
+    ...callRecordCounts(db, f, start, end, width, through),
+    // counted as running under the watermark, ended past it
+    ...settled.flatMap((r) => [r, { bucket: r.bucket, outcome: null, calls: -r.calls }]),
+  ]
+  return addUp(rows, (r) => r.outcome, (r) => r.calls, (b, outcome, calls) => ({ bucket: b, outcome, calls })).filter((r) => r.calls !== 0)
+}
+
+/**
+ * The same counts from the records (calls past `afterId` only, when given), one grouped query: a
+ * call's outcome is on its own record, or on the outcome record naming it (reached through the
+ * request-id index).
+ */
+export function callRecordCounts(db: Db, f: ActivityFilter, start: number, end: number, width: number, afterId?: number): CallBucketCount[] {
   const bucket = bucketOf(start, width)
   // the outer record named in full: drizzle writes a one-table query's columns unqualified, which inside would mean o's
   const outcome = sql<string | null>`coalesce(json_extract(activity.data, '$.outcome'), (select json_extract(o.data, '$.outcome') from activity o
     where o.request_id = activity.request_id and o.type = 'tool.call_outcome' and json_extract(o.data, '$.call') = activity.id limit 1))`
-  return db.select({ bucket, outcome, calls: count() }).from(activity).where(and(...bucketConditions(db, f, 'tool.call', start, end)))
-    .groupBy(bucket, outcome).all()
+  const where = bucketConditions(db, f, 'tool.call', start, end)
+  if (afterId !== undefined) where.push(gt(activity.id, afterId))
+  return db.select({ bucket, outcome, calls: count() }).from(activity).where(and(...where)).groupBy(bucket, outcome).all()
 }
 
 /**
@@ -310,7 +348,7 @@ export function deleteOldest(tx: Tx, classes: ReasonClasses, before: number, lim
     if (cut < 0) break
     rows = rows.slice(0, cut)
   }
-  uncountChecks(tx, classes, rows.map((r) => r.id), { from: Math.min(...rows.map((r) => r.at)), to: Math.max(...rows.map((r) => r.at)) })
+  uncountRecords(tx, classes, rows.map((r) => r.id), { from: Math.min(...rows.map((r) => r.at)), to: Math.max(...rows.map((r) => r.at)) })
   return tx.delete(activity).where(lte(activity.id, rows[rows.length - 1].id)).run().changes
 }
 

@@ -84,3 +84,21 @@ export const activityCheckMinutes = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.minute, t.verdict, t.surface, t.actor] })],
 )
+
+/**
+ * Tool calls per minute (of their tool.call record), by outcome, surface and actor: the chart's
+ * calls row, kept like activity_check_minutes. `outcome` is the call's as far as the watermark
+ * reaches ('' while none is recorded there); an outcome record the indexer reaches later moves
+ * its call from '' to its outcome. Pruning takes its records' counts back out.
+ */
+export const activityCallMinutes = sqliteTable(
+  'activity_call_minutes',
+  {
+    minute: integer('minute').notNull(), // epoch ms of the minute's start
+    outcome: text('outcome').notNull(),
+    surface: text('surface').notNull(),
+    actor: text('actor').notNull(),
+    calls: integer('calls').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.minute, t.outcome, t.surface, t.actor] })],
+)

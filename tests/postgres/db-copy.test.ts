@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import * as s from '@/db/schema'
 import { connectPg, type PgDb } from '@/db/pg/client'
 import { indexActivityServers } from '@/db/queries/activity-index'
+import { insertActivity } from '@/lib/activity/record'
 import { copyOrder, verifyPgChain } from '@/db/queries/pg-copy'
 import { chainLinks } from '@/db/queries/activity'
 import { addOperator, inviteOperator, requireOperator } from '@/lib/admin/operators'
@@ -36,6 +37,9 @@ async function everyKindOfRecord(): Promise<string> {
   const operator = requireOperator(db, 'alice')
   await inviteOperator(db, { username: 'bob', name: 'Bob', email: null, role: 'auditor' }, ctx)
   await issueSession(db, operator, 'password', { userAgent: 'test', address: '127.0.0.1' })
+  // a tool call in its two parts, as the runtime records one (counted per minute by the indexer)
+  const call = insertActivity(db, { requestId: 'req_call', type: 'tool.call', surface: 'mcp-shape-a', actor: 'token:demo', tier: 'agent', server: 'notebook', data: { target: 'notebook:add_note', arguments_hash: '0'.repeat(64) } })
+  insertActivity(db, { requestId: 'req_call', type: 'tool.call_outcome', surface: 'mcp-shape-a', actor: 'token:demo', tier: 'agent', server: 'notebook', data: { target: 'notebook:add_note', call: call.id, outcome: 'ok', duration_ms: 4 } })
   while (await indexActivityServers(db, reasonVerdicts)) { /* until every record is indexed */ }
   const server = 'notebook'
   db.insert(s.serverLogs).values([{ serverName: server, at: now, stream: 'stderr', line: 'started' }, { serverName: server, at: now + 1, stream: 'event', line: 'connected' }]).run()

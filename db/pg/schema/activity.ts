@@ -58,3 +58,15 @@ export const activityCheckMinutes = pgTable(
   },
   (t) => [primaryKey({ columns: [t.minute, t.verdict, t.surface, t.actor] })],
 )
+
+export const activityCallMinutes = pgTable(
+  'activity_call_minutes',
+  {
+    minute: bigint('minute', { mode: 'number' }).notNull(),
+    outcome: text('outcome').notNull(),
+    surface: text('surface').notNull(),
+    actor: text('actor').notNull(),
+    calls: bigint('calls', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.minute, t.outcome, t.surface, t.actor] })],
+)

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import type { Db } from '@/db/client'
 import { openDb } from '@/lib/server/database'
-import { countRecords, verdictCounts, type BucketCount } from '@/db/queries/activity'
+import { callCounts, callRecordCounts, countRecords, verdictCounts, type BucketCount, type CallBucketCount } from '@/db/queries/activity'
 import { indexActivityServers } from '@/db/queries/activity-index'
-import { activityCheckMinutes } from '@/db/schema'
+import { activityCallMinutes, activityCheckMinutes } from '@/db/schema'
 import { insertActivity } from '@/lib/activity/record'
 import { pruneActivity } from '@/lib/activity/retention'
 import { surfaces } from '@/lib/core/activity'
@@ -106,6 +106,91 @@ describe('checks per interval for the Activity chart', () => {
     const derived = minutes()
     expect(new Set(derived.map((m) => m.verdict))).toEqual(new Set(['blocked', 'unknown_ids', 'degraded_retryable']))
     for (const statement of readFileSync('db/migrations/0025_check_classes.sql', 'utf8').split('--> statement-breakpoint')) db.$client.exec(statement)
+    expect(minutes()).toEqual(derived)
+  })
+})
+
+const sortedCalls = (rows: CallBucketCount[]) => [...rows].sort((a, b) => a.bucket - b.bucket || String(a.outcome).localeCompare(String(b.outcome)))
+
+/**
+ * 3,000 records over 10 hours: tool calls in two parts (the call, its outcome a few records
+ * later), calls refused with their end on their own record, calls that never got an outcome,
+ * checks between.
+ */
+function fillCalls(db: Db): void {
+  let seed = 11
+  const next = (k = 2 ** 16) => Math.floor(((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * k)
+  const pending: { due: number; call: number; requestId: string; at: number }[] = []
+  const outcomes = ['ok', 'tool_error', 'upstream_error', 'cancelled'] as const
+  db.$client.transaction(() => {
+    for (let i = 0; i < 3_000; i++) {
+      const at = T0 + Math.floor((i / 3_000) * 10 * HOUR) + next(997)
+      const due = pending.findIndex((p) => p.due <= i)
+      if (due >= 0) {
+        const [p] = pending.splice(due, 1)
+        insertActivity(db, { requestId: p.requestId, type: 'tool.call_outcome', surface: 'mcp-shape-a', actor: 'token:agent0', tier: 'agent', server: 'srv', at: Math.max(at, p.at),
+          data: { target: 'srv:t', call: p.call, outcome: outcomes[next(4)], duration_ms: 3 } as never })
+        continue
+      }
+      const kind = next(10)
+      const requestId = `req_${i}`
+      const common = { requestId, type: 'tool.call' as const, surface: surfaces[next(3)], actor: `token:agent${next(4)}`, tier: 'agent' as const, server: 'srv', at }
+      if (kind < 6) {
+        const { id } = insertActivity(db, { ...common, data: { target: 'srv:t', arguments_hash: '0'.repeat(64) } as never })
+        // most end soon, some much later (across index batches), a few never (toolgate stopped)
+        if (next(10) > 0) pending.push({ due: i + 1 + (next(4) === 0 ? next(900) : next(5)), call: id, requestId, at })
+      } else if (kind < 8) {
+        insertActivity(db, { ...common, data: { target: 'srv:t', arguments_hash: '0'.repeat(64), outcome: 'refused', reason: 'tool_pending_approval', duration_ms: 0 } as never })
+      } else {
+        insertActivity(db, { requestId, type: 'preflight', surface: 'rest', actor: 'token:agent1', tier: 'agent', verdict: 'ready', at, data: { ids_raw: 1, ids_unique: 1, tools: [{ id: 'srv:t', status: 'ready' }], duration_ms: 0 } as never })
+      }
+    }
+  })()
+}
+
+describe('tool calls per interval and outcome for the Activity chart', () => {
+  it('the per-minute counts give exactly what counting the records gives, for every filter, before, during and after they catch up, and after a prune', async () => {
+    const db = openDb(':memory:')
+    fillCalls(db)
+    const filters = [{}, { surface: 'rest' }, { actor: 'token:agent2' }, { surface: 'cli', actor: 'token:agent1' }, { type: 'tool.call' }, { requestId: 'req_42' }, { server: 'srv' }]
+    const windows: [number, number, number][] = [[T0, T0 + 12 * HOUR, HOUR], [T0 + 2 * HOUR, T0 + 3 * HOUR, 5 * MINUTE], [T0 + 1_234, T0 + 5 * HOUR + 77, 30 * MINUTE]]
+    const expectSame = () => {
+      let compared = 0
+      for (const f of filters) for (const [start, end, width] of windows) {
+        const expected = sortedCalls(callRecordCounts(db, f, start, end, width))
+        expect(sortedCalls(callCounts(db, f, start, end, width)), `${JSON.stringify(f)} ${start}–${end}`).toEqual(expected)
+        compared += expected.length
+      }
+      expect(compared).toBeGreaterThan(200) // real counts, not empty lists
+    }
+    const running = () => sortedCalls(callRecordCounts(db, {}, T0, T0 + 12 * HOUR, 12 * HOUR)).find((r) => r.outcome === null)?.calls ?? 0
+    expect(running()).toBeGreaterThan(0) // calls without an outcome are among them
+    expectSame() // nothing derived yet
+    // batches that end between calls and their outcomes: each batch settles the earlier calls its outcomes name
+    for (const batch of [700, 333, 1_000]) {
+      expect(await indexActivityServers(db, reasonVerdicts, batch)).toBe(true)
+      expectSame()
+    }
+    while (await indexActivityServers(db, reasonVerdicts)) { /* catch up */ }
+    expect(db.select().from(activityCallMinutes).all().length).toBeGreaterThan(100)
+    expectSame()
+    expect(await pruneActivity(db, T0 + 3 * HOUR + 17_000, 'test')).toBeGreaterThan(0)
+    expectSame()
+    expect(db.select().from(activityCallMinutes).all().filter((m) => m.calls <= 0)).toEqual([]) // minutes left empty are dropped
+    while (await indexActivityServers(db, reasonVerdicts)) { /* catch up */ }
+    expectSame()
+  })
+
+  it('the migration that adds them counts the calls indexed before it as the indexer does', async () => {
+    const db = openDb(':memory:')
+    fillCalls(db)
+    // part of the log indexed: outcomes past the watermark are not counted yet, there or here
+    expect(await indexActivityServers(db, reasonVerdicts, 1_500)).toBe(true)
+    const minutes = () => db.select().from(activityCallMinutes).all().filter((m) => m.calls !== 0).sort((a, b) => a.minute - b.minute || a.outcome.localeCompare(b.outcome) || a.surface.localeCompare(b.surface) || a.actor.localeCompare(b.actor))
+    const derived = minutes()
+    expect(derived.length).toBeGreaterThan(50)
+    db.$client.exec('delete from activity_call_minutes')
+    for (const statement of readFileSync('db/migrations/0026_call_minutes.sql', 'utf8').split('--> statement-breakpoint').slice(1)) db.$client.exec(statement)
     expect(minutes()).toEqual(derived)
   })
 })
