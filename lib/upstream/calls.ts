@@ -217,6 +217,13 @@ function withoutTaskMeta(result: Record<string, unknown>): CallToolResult {
   return { ...rest, ...(Object.keys(meta).length ? { _meta: meta } : {}) } as CallToolResult
 }
 
+/** Requests of a task's, each answer read with its schema (every other field kept); `signal` stops them. */
+const asking = (client: Client, signal: AbortSignal) => async <T extends z.ZodType>(method: string, p: Record<string, unknown>, schema: T) =>
+  schema.parse(await client.request({ method, params: p }, RAW_RESULT, { timeout: MAX_TIMER_MS, signal })) as z.infer<T>
+
+/** A task its caller stopped following is cancelled upstream (best effort: the caller has gone). */
+const cancelTask = (client: Client, taskId: string) => void client.request({ method: 'tasks/cancel', params: { taskId } }, RAW_RESULT, { timeout: 5_000 }).catch(() => undefined)
+
 /** The wait before the next poll: as the server suggests, within 0.1-2 s. */
 const pollWait = (suggestedMs: number | undefined) => Math.min(Math.max(suggestedMs ?? 1_000, 100), 2_000)
 
@@ -227,8 +234,7 @@ const pollWait = (suggestedMs: number | undefined) => Math.min(Math.max(suggeste
  * JSON-RPC error) is the call's. Stopping early cancels the task upstream.
  */
 async function followTask(client: Client, handle: Record<string, unknown>, progressed: (p: Progress) => void, signal: AbortSignal, call: InflightCall, roots: Root[]): Promise<CallToolResult> {
-  const ask = async <T extends z.ZodType>(method: string, p: Record<string, unknown>, schema: T) =>
-    schema.parse(await client.request({ method, params: p }, RAW_RESULT, { timeout: MAX_TIMER_MS, signal })) as z.infer<T>
+  const ask = asking(client, signal)
   let task = detailedTask.parse(handle)
   const taskId = task.taskId
   call.taskId = taskId
@@ -252,7 +258,7 @@ async function followTask(client: Client, handle: Record<string, unknown>, progr
       task = now
     }
   } catch (e) {
-    if (signal.aborted) void client.request({ method: 'tasks/cancel', params: { taskId } }, RAW_RESULT, { timeout: 5_000 }).catch(() => undefined)
+    if (signal.aborted) cancelTask(client, taskId)
     throw e
   }
 }
@@ -263,8 +269,7 @@ async function followTask(client: Client, handle: Record<string, unknown>, progr
  * Stopping early cancels the task upstream.
  */
 async function runTask(client: Client, params: Record<string, unknown>, progressed: (p: Progress) => void, signal: AbortSignal, call: InflightCall): Promise<CallToolResult> {
-  const ask = async <T extends z.ZodType>(method: string, p: Record<string, unknown>, schema: T) =>
-    schema.parse(await client.request({ method, params: p }, RAW_RESULT, { timeout: MAX_TIMER_MS, signal })) as z.infer<T>
+  const ask = asking(client, signal)
   // the upstream forgets a task its ttl after creating it, finished or not: ask for long enough
   let task = (await ask('tools/call', { ...params, task: { ttl: UPSTREAM_TASK_TTL_MS } }, createdTaskSchema)).task
   const taskId = task.taskId
@@ -283,7 +288,7 @@ async function runTask(client: Client, params: Record<string, unknown>, progress
     if (task.status === 'cancelled') return { isError: true, content: [{ type: 'text', text: `the upstream cancelled the task${task.statusMessage ? `: ${task.statusMessage}` : ''}` }] }
     return withoutTaskMeta(await ask('tasks/result', { taskId }, RAW_RESULT))
   } catch (e) {
-    if (signal.aborted) void client.request({ method: 'tasks/cancel', params: { taskId } }, RAW_RESULT, { timeout: 5_000 }).catch(() => undefined)
+    if (signal.aborted) cancelTask(client, taskId)
     throw e
   }
 }
