@@ -2,7 +2,7 @@ import 'server-only'
 import { Client, LOG_LEVEL_META_KEY, type CallToolResult, type LoggingLevel, type McpSubscription, type SubscriptionFilter, type Transport as SdkTransport } from '@modelcontextprotocol/client'
 import type { Db } from '@/db/client'
 import { oauthOf } from '@/db/queries/upstream'
-import { isStdio, type ConnectionAction, type ConnectionState, type Root, type Transport } from '@/db/schema'
+import { isStdio, revisionPlan, type ConnectionAction, type ConnectionState, type Root, type Transport } from '@/db/schema'
 import { describeError } from '@/lib/core/errors'
 import { sleep } from '@/lib/signals'
 import { mcpClientOp, type UpstreamPeer } from '@/lib/telemetry/mcp-client'
@@ -54,10 +54,9 @@ export const CLIENT_CAPABILITIES = { roots: { listChanged: false }, elicitation:
  * the SDK on its own, so each question goes to the caller of its call.
  */
 function upstreamClient(transport: Transport): Client {
-  const negotiate = !isStdio(transport) && transport.type !== 'sse'
   return new Client({ name: 'toolgate', version: pkg.version }, {
     capabilities: CLIENT_CAPABILITIES,
-    versionNegotiation: { mode: negotiate ? 'auto' : 'legacy' },
+    versionNegotiation: { mode: revisionPlan(transport) === 'negotiated' ? 'auto' : 'legacy' },
     inputRequired: { autoFulfill: false },
   })
 }

@@ -10,7 +10,7 @@ import { addServer } from '@/lib/admin/upstreams'
 import { runCli } from '@/tests/helpers/cli'
 import { startGateway, type Gateway } from '@/tests/helpers/gateway'
 import { freePort } from '@/tests/helpers/server'
-import { connectionState, everythingOverHttp, waitFor } from './harness'
+import { connectionState, everythingOverHttp, stdioFixture, waitFor } from './harness'
 
 // Upstreams spoken to at 2026-07-28 when they offer it (server/discover, falling back to
 // initialize): a real v2-SDK server that offers more at 2026-07-28 than at 2025-11-25, and asks
@@ -235,6 +235,16 @@ describe('a 2026-07-28 server that dies', () => {
 })
 
 describe('a server speaking only 2025-11-25', () => {
+  it('upstream list says which revision each server is spoken to at: stdio always 2025-11-25, Streamable HTTP negotiated', async () => {
+    const fx = stdioFixture({ tools: [{ name: 'plain' }] })
+    await addServer(g.db, { name: 'local', transport: fx.transport, trusted: true }, { actor: 'test' })
+    await waitFor('local ready', () => connectionState(g.db, 'local')?.state === 'ready')
+    const listed = await runCli(['upstream', 'list', '-o', 'json', '--db', g.dbFile])
+    const protocol = Object.fromEntries((JSON.parse(listed.stdout) as { name: string; protocol: string }[]).map((r) => [r.name, r.protocol]))
+    expect(protocol).toMatchObject({ local: '2025-11-25', modern: 'negotiated' })
+  })
+
+
   it('server-everything over Streamable HTTP still connects (the probe falls back to initialize) and answers calls', async () => {
     spawned.push(await everythingOverHttp(g.db, 'evhttp'))
     const c = new LegacyClient({ name: 'modern-test', version: '1' })
