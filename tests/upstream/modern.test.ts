@@ -222,20 +222,27 @@ describe('a 2026-07-28 server that dies', () => {
     await addServer(g.db, { name: 'mortal', transport: { url: modern.url }, trusted: true }, { actor: 'test' })
     // the baseline: the stdio fixture serving 2025-11-25 over Streamable HTTP (its liveness check is ping)
     const port = await freePort()
-    const legacy = spawn(process.execPath, [FIXTURE], { env: { ...process.env, ...stdioFixture({ tools: [{ name: 't' }] }).httpEnv(port) }, stdio: 'ignore' })
+    const fx = stdioFixture({ tools: [{ name: 't' }] })
+    const legacy = spawn(process.execPath, [FIXTURE], { env: { ...process.env, ...fx.httpEnv(port) }, stdio: 'ignore' })
     spawned.push(legacy)
     await waitFor('the 2025-11-25 fixture listening', () => fetch(`http://127.0.0.1:${port}/mcp`).then(() => true, () => false))
     await addServer(g.db, { name: 'mortal25', transport: { url: `http://127.0.0.1:${port}/mcp` }, trusted: true }, { actor: 'test' })
-    /** Kill `child`, and how long until `server` no longer reads ready (measured, not asserted: it depends on the ping interval and the machine). */
-    const noticed = async (server: string, child: ChildProcess) => {
+    /**
+     * Kill `child` just after a liveness check passed (`heard` counts what its server received:
+     * both are measured from the same point of the check's cycle), and how long until `server`
+     * no longer reads ready (measured, not asserted: it depends on the ping interval and the machine).
+     */
+    const noticed = async (server: string, child: ChildProcess, heard: () => number | Promise<number>) => {
       await waitFor(`${server} ready`, () => connectionState(g.db, server)?.state === 'ready')
+      const before = await heard()
+      await waitFor(`a liveness check of ${server}`, async () => (await heard()) > before)
       const killed = Date.now()
       child.kill('SIGKILL')
       await waitFor(`${server} no longer ready`, () => connectionState(g.db, server)?.state !== 'ready')
       return Date.now() - killed
     }
-    const modernMs = await noticed('mortal', modern.child)
-    const legacyMs = await noticed('mortal25', legacy)
+    const modernMs = await noticed('mortal', modern.child, async () => Number(await (await fetch(new URL('/discovers', modern.url))).text()))
+    const legacyMs = await noticed('mortal25', legacy, fx.received)
     console.log(`an upstream's death noticed after ${modernMs} ms at 2026-07-28 (server/discover), ${legacyMs} ms at 2025-11-25 (ping)`)
     expect(['disconnected', 'error']).toContain(connectionState(g.db, 'mortal')?.state)
     // the reason is logged as the reconnect begins
