@@ -13,6 +13,14 @@ export type HttpTransport = { url: string; type?: 'sse'; headers?: Record<string
 /** Whether the server runs as a local process (stdio) rather than at a URL: the one test of a transport's kind. */
 export const isStdio = (t: Transport): t is StdioTransport => 'command' in t
 
+/**
+ * The MCP revision toolgate speaks over a transport: Streamable HTTP negotiates it per connection
+ * (2026-07-28 when the server offers it, else 2025-11-25); stdio and HTTP+SSE always speak
+ * 2025-11-25 (lib/upstream/connection.ts says why).
+ */
+export type RevisionPlan = 'negotiated' | '2025-11-25'
+export const revisionPlan = (t: Transport): RevisionPlan => (isStdio(t) || t.type === 'sse' ? '2025-11-25' : 'negotiated')
+
 /** A root the runtime declares to a server (MCP roots); none unless configured. */
 export interface Root { uri: string; name?: string }
 

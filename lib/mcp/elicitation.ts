@@ -1,6 +1,6 @@
 import 'server-only'
 import { randomBytes } from 'node:crypto'
-import { inputRequired, type CallToolResult, type ElicitRequest, type ElicitResult, type InputRequiredResult, type LoggingMessageNotification, type Progress } from '@modelcontextprotocol/server'
+import { inputRequired, type ElicitRequest, type ElicitResult, type InputRequiredResult, type LoggingMessageNotification, type Progress, type Result } from '@modelcontextprotocol/server'
 import { elicitResultSchema as elicitResult } from '@/lib/schemas/mcp'
 import { invalidParams } from './errors'
 
@@ -76,13 +76,14 @@ export const isResponse = (body: unknown): boolean => {
 // ---- 2026-07-28: input_required and a retry -------------------------------------------------
 
 type Ask = { kind: 'ask'; params: ElicitParams; answer: (r: ElicitResult) => void; ended: AbortSignal }
-type Step = { kind: 'result'; result: CallToolResult } | { kind: 'failed'; error: unknown } | Ask
+type Step = { kind: 'result'; result: Result } | { kind: 'failed'; error: unknown } | Ask
 /** Calls one caller may have waiting for its answers at once; each holds an upstream call open. */
 const MAX_PARKED_PER_CALLER = 100
 
 /**
- * One upstream call that may stop to ask its caller something. Steps (a question, or the end)
- * queue here until a leg of the caller's call picks them up.
+ * One upstream call (a tools/call, prompts/get or resources/read: `method`) that may stop to ask
+ * its caller something. Steps (a question, or the end) queue here until a leg of the caller's
+ * request picks them up.
  */
 export class CallInProgress {
   readonly cancel = new AbortController()
@@ -95,7 +96,7 @@ export class CallInProgress {
   private expiry?: NodeJS.Timeout
   private id?: string
 
-  constructor(readonly caller: string) {}
+  constructor(readonly caller: string, readonly method: string) {}
 
   /**
    * The elicit hook dispatch calls: the question becomes a step; its answer arrives with a retry.
@@ -115,7 +116,7 @@ export class CallInProgress {
   })
 
   /** Feed the call's end in. */
-  finish(p: Promise<CallToolResult>): void {
+  finish(p: Promise<Result>): void {
     p.then((result) => this.push({ kind: 'result', result }), (error: unknown) => this.push({ kind: 'failed', error }))
   }
 
@@ -131,7 +132,7 @@ export class CallInProgress {
    * One leg: wait for the next step while this leg's client is there. A question parks the call
    * under a fresh requestState and answers input_required; the end answers the result.
    */
-  async leg(left: AbortSignal): Promise<CallToolResult | InputRequiredResult> {
+  async leg(left: AbortSignal): Promise<Result | InputRequiredResult> {
     const onLeave = () => this.abandon()
     left.addEventListener('abort', onLeave, { once: true })
     try {
@@ -160,7 +161,7 @@ export class CallInProgress {
   }
 
   /** A retry brought the answer: hand it to the upstream and run the next leg. */
-  resume(responses: unknown, left: AbortSignal): Promise<CallToolResult | InputRequiredResult> {
+  resume(responses: unknown, left: AbortSignal): Promise<Result | InputRequiredResult> {
     this.unpark()
     const asked = this.asked
     this.asked = undefined
@@ -184,10 +185,10 @@ export class CallInProgress {
 
 const parked = new Map<string, CallInProgress>()
 
-/** The parked call a retry's requestState names, for the same caller only. */
-export function parkedCall(caller: string, requestState: string): CallInProgress {
+/** The parked call a retry's requestState names, for the same caller and method only. */
+export function parkedCall(caller: string, method: string, requestState: string): CallInProgress {
   const call = parked.get(requestState)
-  // another caller's state is as unknown as an expired one
-  if (!call || call.caller !== caller) throw invalidParams('Invalid or expired requestState: call the tool again')
+  // another caller's state (or another request's) is as unknown as an expired one
+  if (!call || call.caller !== caller || call.method !== method) throw invalidParams('Invalid or expired requestState: send the request again')
   return call
 }

@@ -42,14 +42,15 @@ function sessionOf(req: Request | undefined): McpContext {
 const logMcpError = (e: Error) => logError(`toolgate: mcp: ${e.message}`)
 
 /**
- * Whether this exchange may stream (SSE): a call of an upstream tool — the one request during
- * which an upstream sends progress, log messages and elicitations — from a client that accepts
- * an event stream. Everything else answers one JSON body.
+ * Whether this exchange may stream (SSE): a call of an upstream tool — during which an upstream
+ * sends progress, log messages and elicitations — or a prompts/get or resources/read (which an
+ * upstream may answer by asking the caller something), from a client that accepts an event
+ * stream. Everything else answers one JSON body.
  */
 function streams(web: Request, body: unknown): boolean {
   if (!(web.headers.get('accept') ?? '').includes('text/event-stream')) return false
   const msg = body as { method?: unknown; params?: { name?: unknown } } | null
-  return msg?.method === 'tools/call' && msg.params?.name !== DESCRIBE_TOOL
+  return (msg?.method === 'tools/call' && msg.params?.name !== DESCRIBE_TOOL) || msg?.method === 'prompts/get' || msg?.method === 'resources/read'
 }
 
 /**

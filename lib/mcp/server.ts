@@ -1,5 +1,5 @@
 import 'server-only'
-import { CLIENT_CAPABILITIES_META_KEY, ProtocolErrorCode, Server, type CallToolResult, type JSONRPCRequest, type LoggingMessageNotification, type Progress, type Result, type ServerCapabilities, type ServerContext } from '@modelcontextprotocol/server'
+import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY, ProtocolErrorCode, Server, type CallToolResult, type JSONRPCRequest, type LoggingMessageNotification, type Progress, type Result, type ServerCapabilities, type ServerContext } from '@modelcontextprotocol/server'
 import { envelopeSchema, resolveParamsSchema as resolveParams } from '@/lib/schemas/mcp'
 import pkg from '@/package.json'
 import { runCheck } from '@/lib/gate/check'
@@ -168,7 +168,10 @@ export function registerToolHandlers(server: Server, sessionOf: SessionOf, era: 
     const { name, arguments: args } = request.params
     if (name === DESCRIBE_TOOL) return describeTool(session, args)
     const token = request.params._meta?.progressToken
-    const meta = upstreamMeta(request.params._meta)
+    // a 2026-07-28 request's own log level goes on with it (ahead of a level its token set on 2025-11-25)
+    // (lifted into the envelope, as the SDK's own log reads it, though its type does not name it)
+    const level = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY]
+    const meta = level === undefined ? upstreamMeta(request.params._meta) : Object.assign({}, upstreamMeta(request.params._meta), { [LOG_LEVEL_META_KEY]: level })
     // every notification goes out before the result it precedes
     const sent: Promise<unknown>[] = []
     // an exchange that answers one JSON body carries nothing before its result
@@ -183,20 +186,13 @@ export function registerToolHandlers(server: Server, sessionOf: SessionOf, era: 
     }
     const left = leaving.controller.signal
 
-    // 2026-07-28, a client that can answer elicitations: the call may stop to ask (input_required),
-    // answered in a later request that only the same token may resume (an anonymous caller cannot: declined)
-    const key = callerKey(session.caller)
-    if (era === 'modern' && key !== undefined && canElicit(ctx.mcpReq.envelope)) {
-      const state = ctx.mcpReq.requestState()
-      const call = typeof state === 'string' ? parkedCall(key, state) : new CallInProgress(key)
-      call.sinks = sinks
-      if (typeof state !== 'string') {
-        call.finish(dispatchToolCall({
-          ...session, meta, signal: call.cancel.signal, elicit: call.elicit,
-          progress: (p) => call.sinks.progress?.(p), log: (l) => call.sinks.log?.(l),
-        }, name, args).then((outcome) => callResult(name, outcome, key)))
-      }
-      const answer = await (typeof state === 'string' ? call.resume(ctx.mcpReq.inputResponses, left) : call.leg(left))
+    // 2026-07-28, a client that can answer elicitations: the call may stop to ask (input_required)
+    const asking = askingCall(era, session, ctx, left, sinks)
+    if (asking) {
+      const answer = await asking((call) => dispatchToolCall({
+        ...session, meta, signal: call.cancel.signal, elicit: call.elicit,
+        progress: (p) => call.sinks.progress?.(p), log: (l) => call.sinks.log?.(l),
+      }, name, args).then((outcome) => callResult(name, outcome, callerKey(session.caller))))
       await Promise.all(sent)
       return answer as CallToolResult
     }
@@ -204,9 +200,43 @@ export function registerToolHandlers(server: Server, sessionOf: SessionOf, era: 
     // Object.assign, not a spread with new keys: V8 (Node 20) builds that as a slow object, microseconds a call
     const outcome = await dispatchToolCall(Object.assign({}, session, sinks, { meta, elicit: session.ask, signal: left }), name, args)
     await Promise.all(sent)
-    return callResult(name, outcome, key)
+    return callResult(name, outcome, callerKey(session.caller))
   }).finally(leaving.release)
   })
+}
+
+/**
+ * 2026-07-28, a client that can answer elicitations: a request (tools/call, prompts/get,
+ * resources/read) whose upstream asks its caller something answers input_required, and the
+ * caller's retry — which only the same token may send (an anonymous caller cannot: it is
+ * declined) — brings the answer to the same upstream request (lib/mcp/elicitation.ts). The
+ * upstream request is started on the first leg (`start`); undefined where this does not apply.
+ */
+function askingCall(era: Era, session: McpContext, ctx: ServerContext, left: AbortSignal, sinks: CallInProgress['sinks'] = {}):
+  ((start: (call: CallInProgress) => Promise<Result>) => Promise<Result>) | undefined {
+  const key = callerKey(session.caller)
+  if (era !== 'modern' || key === undefined || !canElicit(ctx.mcpReq.envelope)) return undefined
+  return (start) => {
+    const state = ctx.mcpReq.requestState()
+    const call = typeof state === 'string' ? parkedCall(key, ctx.mcpReq.method, state) : new CallInProgress(key, ctx.mcpReq.method)
+    call.sinks = sinks
+    if (typeof state === 'string') return call.resume(ctx.mcpReq.inputResponses, left)
+    call.finish(start(call))
+    return call.leg(left)
+  }
+}
+
+/**
+ * A prompts/get or resources/read: a 2026-07-28 client that can answer is asked through
+ * input_required (askingCall), a 2025-11-25 one over its request's stream (session.ask).
+ */
+function answering<T extends Result>(era: Era, session: McpContext, ctx: ServerContext, read: (session: McpContext) => Promise<T>): Promise<T> {
+  const leaving = following(ctx.mcpReq.signal, session.closed)
+  const asking = askingCall(era, session, ctx, leaving.controller.signal)
+  // an input_required leg is what the SDK expects of these methods on 2026-07-28
+  return guard(session, () => (asking
+    ? asking((call) => read(Object.assign({}, session, { ask: call.elicit }))) as Promise<T>
+    : read(session))).finally(leaving.release)
 }
 
 /**
@@ -233,9 +263,9 @@ export function buildMcpServer(session: McpContext, era: Era, handshake = false)
 
   server.setRequestHandler('resources/list', () => guard(session, () => listResources(session)))
   server.setRequestHandler('resources/templates/list', () => guard(session, () => listResourceTemplates(session)))
-  server.setRequestHandler('resources/read', (request) => guard(session, () => readResource(session, request.params.uri)))
+  server.setRequestHandler('resources/read', (request, ctx) => answering(era, session, ctx, (s) => readResource(s, request.params.uri)))
   server.setRequestHandler('prompts/list', () => guard(session, () => listPrompts(session)))
-  server.setRequestHandler('prompts/get', (request) => guard(session, () => getPrompt(session, request.params.name, request.params.arguments)))
+  server.setRequestHandler('prompts/get', (request, ctx) => answering(era, session, ctx, (s) => getPrompt(s, request.params.name, request.params.arguments)))
   server.setRequestHandler('completion/complete', (request) => guard(session, () => complete(session, request.params)))
 
   return server

@@ -15,6 +15,21 @@ export const upstreamTaskSchema = z.looseObject({ taskId: z.string(), status: z.
 export const createdTaskSchema = z.looseObject({ task: upstreamTaskSchema })
 
 /**
+ * A task of the Tasks extension (io.modelcontextprotocol/tasks, 2026-07-28) as tasks/get reports
+ * it: its outcome inline — the result once completed, the JSON-RPC error once failed, what it
+ * asks while input_required.
+ */
+export const detailedTaskSchema = z.looseObject({
+  taskId: z.string(),
+  status: z.string(),
+  statusMessage: z.string().optional(),
+  pollIntervalMs: z.number().optional(),
+  result: z.looseObject({}).optional(),
+  error: z.looseObject({ code: z.number(), message: z.string(), data: z.unknown().optional() }).optional(),
+  inputRequests: z.record(z.string(), z.looseObject({ method: z.string().optional(), params: z.looseObject({}).optional() })).optional(),
+})
+
+/**
  * tools/list as the upstream sent it. The SDK's own listTools parses tools with a schema that
  * drops fields it does not know; toolgate stores and serves every field as given, so it reads
  * the raw page and checks only what it relies on.

@@ -1,10 +1,11 @@
-import { RELATED_TASK_META_KEY, SdkError, SdkErrorCode, type CallToolResult, type Client, type ElicitRequest, type ElicitResult, type LoggingMessageNotification, type Progress } from '@modelcontextprotocol/client'
+import { ProtocolError, RELATED_TASK_META_KEY, SdkError, SdkErrorCode, type CallToolResult, type Client, type ElicitRequest, type ElicitResult, type LoggingMessageNotification, type Progress } from '@modelcontextprotocol/client'
 import type { z } from 'zod'
-import { createdTaskSchema, RAW_RESULT, upstreamTaskSchema as upstreamTask } from '@/lib/schemas/upstream'
+import { createdTaskSchema, detailedTaskSchema as detailedTask, RAW_RESULT, upstreamTaskSchema as upstreamTask } from '@/lib/schemas/upstream'
 import { following, sleep } from '@/lib/signals'
 import { mcpClientOp, type UpstreamPeer } from '@/lib/telemetry/mcp-client'
 import type { Root } from '@/db/schema'
 import type { OnStreamRequest } from './stream-requests'
+import { TASK_HANDLE } from './task-handles'
 import type { Log } from './transport'
 
 /** How one call may run: its timeout (restarted by progress), where progress goes, what cancels it. */
@@ -110,7 +111,8 @@ export class InflightCalls {
 
 /**
  * One tools/call on `client`, its result passed through as given; a tool the server runs only as
- * a task (`asTask`) is run as one, so every client can call it. Runs out after `opts.timeoutMs`
+ * a task (`asTask`, 2025-11-25) is run as one, and a task the server makes of the call (the Tasks
+ * extension, 2026-07-28) is followed, so every client can call it. Runs out after `opts.timeoutMs`
  * without progress (a RequestTimeout error); what the connection makes of a failure is its own.
  */
 export async function callTool(client: Client, inflight: InflightCalls, upstream: { peer(): UpstreamPeer; readonly spec: { roots: Root[] } }, tool: string, args: Record<string, unknown> | undefined, opts: CallOptions, asTask: boolean): Promise<CallToolResult> {
@@ -154,9 +156,10 @@ export async function callTool(client: Client, inflight: InflightCalls, upstream
   // its CLIENT span and duration; the span's context rides in params._meta (undefined while telemetry is off)
   const op = mcpClientOp(upstream, 'tools/call', tool, params)
   try {
-    const result = asTask
-      ? await runTask(client, params, progressed, signal, call)
-      : await callAnswering(client, params, signal, call, upstream.spec.roots)
+    const roots = upstream.spec.roots
+    const answer: Record<string, unknown> = asTask ? await runTask(client, params, progressed, signal, call) : await requestAnswering(client, 'tools/call', params, { timeoutMs: MAX_TIMER_MS, signal }, call, roots)
+    const handle = answer[TASK_HANDLE] as Record<string, unknown> | undefined
+    const result = handle ? await followTask(client, handle, progressed, signal, call, roots) : answer as CallToolResult
     op?.end(result)
     return result
   } catch (e) {
@@ -171,30 +174,93 @@ export async function callTool(client: Client, inflight: InflightCalls, upstream
   }
 }
 
-/** What a 2026-07-28 server asks for in an input_required result: each entry a request the client would have been sent. */
+/** What a 2026-07-28 server asks for in an input_required result (or a task, in its inputRequests): each entry a request the client would have been sent. */
 type InputRequests = Record<string, { method?: string; params?: Record<string, unknown> }>
 
 /**
- * A tools/call that may answer input_required (2026-07-28): the call is retried with the answers
- * and the state the server gave, as often as it asks. An elicitation in it is this call's own
- * (nothing to attribute): it goes to the caller as any elicitation during the call does, or is
- * declined when the caller cannot answer. On 2025-11-25 the first answer is the result.
+ * A request that may answer input_required (2026-07-28: tools/call, prompts/get, resources/read):
+ * it is retried with the answers and the state the server gave, as often as it asks, each leg
+ * within `timeoutMs`. An elicitation in it is this request's own (nothing to attribute): it goes
+ * to the caller as any elicitation during a call does, or is declined when the caller cannot
+ * answer. On 2025-11-25 the first answer is the result.
  */
-async function callAnswering(client: Client, params: Record<string, unknown>, signal: AbortSignal, call: InflightCall, roots: Root[]): Promise<CallToolResult> {
+export async function requestAnswering(client: Client, method: string, params: Record<string, unknown>, opts: { timeoutMs: number; signal?: AbortSignal }, call: InflightCall, roots: Root[]): Promise<Record<string, unknown>> {
   for (let request = params; ;) {
-    const result = await client.request({ method: 'tools/call', params: request }, RAW_RESULT, { timeout: MAX_TIMER_MS, signal, allowInputRequired: true }) as Record<string, unknown>
-    if (result.resultType !== 'input_required') return result as CallToolResult
-    const asked = Object.entries((result.inputRequests ?? {}) as InputRequests)
-    const inputResponses = Object.fromEntries(await Promise.all(asked.map(async ([key, r]) => [key, await answerInput(r, call, roots)] as const)))
+    const result = await client.request({ method, params: request }, RAW_RESULT, { timeout: opts.timeoutMs, signal: opts.signal, allowInputRequired: true }) as Record<string, unknown>
+    if (result.resultType !== 'input_required') return result
+    const inputResponses = await answerInputs((result.inputRequests ?? {}) as InputRequests, call, roots)
     request = { ...params, inputResponses, ...(result.requestState !== undefined ? { requestState: result.requestState } : {}) }
   }
 }
 
-/** One of an input_required result's requests, answered as toolgate answers the same request sent on its own (2025-11-25). */
+/** Each of a server's input requests answered as toolgate answers the same request sent on its own (2025-11-25). */
+async function answerInputs(asked: InputRequests, call: InflightCall, roots: Root[]): Promise<Record<string, unknown>> {
+  return Object.fromEntries(await Promise.all(Object.entries(asked).map(async ([key, r]) => [key, await answerInput(r, call, roots)] as const)))
+}
+
 async function answerInput(r: InputRequests[string], call: InflightCall, roots: Root[]): Promise<unknown> {
   if (r.method === 'elicitation/create') return call.onElicit ? call.onElicit(r.params as ElicitRequest['params']) : { action: 'decline' }
   if (r.method === 'roots/list') return { roots }
   throw new SdkError(SdkErrorCode.MethodNotSupportedByProtocolVersion, `the upstream asked for "${r.method}" during the call, which toolgate does not relay`)
+}
+
+/** A task's news: a new message, else a new status under the same message (e.g. completed). */
+function taskNews(before: { status: string; statusMessage?: string }, now: { status: string; statusMessage?: string }): string | undefined {
+  if (now.statusMessage !== before.statusMessage) return now.statusMessage ?? now.status
+  return now.status !== before.status ? now.status : undefined
+}
+
+/** The task is toolgate's business with the upstream: its id in a result's _meta means nothing to the caller. */
+function withoutTaskMeta(result: Record<string, unknown>): CallToolResult {
+  const { _meta, ...rest } = result as CallToolResult
+  const { [RELATED_TASK_META_KEY]: _task, ...meta } = _meta ?? {}
+  return { ...rest, ...(Object.keys(meta).length ? { _meta: meta } : {}) } as CallToolResult
+}
+
+/** Requests of a task's, each answer read with its schema (every other field kept); `signal` stops them. */
+const asking = (client: Client, signal: AbortSignal) => async <T extends z.ZodType>(method: string, p: Record<string, unknown>, schema: T) =>
+  schema.parse(await client.request({ method, params: p }, RAW_RESULT, { timeout: MAX_TIMER_MS, signal })) as z.infer<T>
+
+/** A task its caller stopped following is cancelled upstream (best effort: the caller has gone). */
+const cancelTask = (client: Client, taskId: string) => void client.request({ method: 'tasks/cancel', params: { taskId } }, RAW_RESULT, { timeout: 5_000 }).catch(() => undefined)
+
+/** The wait before the next poll: as the server suggests, within 0.1-2 s. */
+const pollWait = (suggestedMs: number | undefined) => Math.min(Math.max(suggestedMs ?? 1_000, 100), 2_000)
+
+/**
+ * A tools/call the server answered with a task of the Tasks extension (2026-07-28): follow it
+ * with tasks/get (each piece of news is progress) until it ends; what it asks (input_required)
+ * is asked of the caller once per request key and answered with tasks/update. Its result (or its
+ * JSON-RPC error) is the call's. Stopping early cancels the task upstream.
+ */
+async function followTask(client: Client, handle: Record<string, unknown>, progressed: (p: Progress) => void, signal: AbortSignal, call: InflightCall, roots: Root[]): Promise<CallToolResult> {
+  const ask = asking(client, signal)
+  let task = detailedTask.parse(handle)
+  const taskId = task.taskId
+  call.taskId = taskId
+  const answered = new Set<string>()
+  let steps = 0
+  try {
+    for (;;) {
+      if (task.status === 'completed') return withoutTaskMeta(task.result ?? {})
+      if (task.status === 'failed') throw new ProtocolError(task.error?.code ?? -32603, task.error?.message ?? task.statusMessage ?? 'the upstream task failed', task.error?.data)
+      if (task.status === 'cancelled') return { isError: true, content: [{ type: 'text', text: `the upstream cancelled the task${task.statusMessage ? `: ${task.statusMessage}` : ''}` }] }
+      // a poll repeats what is still outstanding: each request is asked once
+      const fresh = Object.entries(task.inputRequests ?? {}).filter(([key]) => !answered.has(key))
+      if (task.status === 'input_required' && fresh.length) {
+        for (const [key] of fresh) answered.add(key)
+        await ask('tasks/update', { taskId, inputResponses: await answerInputs(Object.fromEntries(fresh) as InputRequests, call, roots) }, RAW_RESULT)
+      }
+      await sleep(pollWait(task.pollIntervalMs), signal)
+      const now = await ask('tasks/get', { taskId }, detailedTask)
+      const news = taskNews(task, now)
+      if (news !== undefined) progressed({ progress: ++steps, message: news })
+      task = now
+    }
+  } catch (e) {
+    if (signal.aborted) cancelTask(client, taskId)
+    throw e
+  }
 }
 
 /**
@@ -203,8 +269,7 @@ async function answerInput(r: InputRequests[string], call: InflightCall, roots: 
  * Stopping early cancels the task upstream.
  */
 async function runTask(client: Client, params: Record<string, unknown>, progressed: (p: Progress) => void, signal: AbortSignal, call: InflightCall): Promise<CallToolResult> {
-  const ask = async <T extends z.ZodType>(method: string, p: Record<string, unknown>, schema: T) =>
-    schema.parse(await client.request({ method, params: p }, RAW_RESULT, { timeout: MAX_TIMER_MS, signal })) as z.infer<T>
+  const ask = asking(client, signal)
   // the upstream forgets a task its ttl after creating it, finished or not: ask for long enough
   let task = (await ask('tools/call', { ...params, task: { ttl: UPSTREAM_TASK_TTL_MS } }, createdTaskSchema)).task
   const taskId = task.taskId
@@ -214,20 +279,16 @@ async function runTask(client: Client, params: Record<string, unknown>, progress
   try {
     // a task that needs input asks through tasks/result (which waits for the end): go there at once
     while (!TERMINAL_TASK_STATES.has(task.status) && task.status !== 'input_required') {
-      await sleep(Math.min(Math.max(task.pollInterval ?? 1_000, 100), 2_000), signal)
+      await sleep(pollWait(task.pollInterval), signal)
       const now = await ask('tasks/get', { taskId }, upstreamTask)
-      // a new message is the news; a new status under the same message (e.g. completed) is told as the status
-      if (now.statusMessage !== task.statusMessage) progressed({ progress: ++steps, message: now.statusMessage ?? now.status })
-      else if (now.status !== task.status) progressed({ progress: ++steps, message: now.status })
+      const news = taskNews(task, now)
+      if (news !== undefined) progressed({ progress: ++steps, message: news })
       task = now
     }
     if (task.status === 'cancelled') return { isError: true, content: [{ type: 'text', text: `the upstream cancelled the task${task.statusMessage ? `: ${task.statusMessage}` : ''}` }] }
-    const { _meta, ...result } = await ask('tasks/result', { taskId }, RAW_RESULT) as CallToolResult
-    // the task is toolgate's business with the upstream: its id means nothing to the caller
-    const { [RELATED_TASK_META_KEY]: _task, ...meta } = _meta ?? {}
-    return { ...result, ...(Object.keys(meta).length ? { _meta: meta } : {}) } as CallToolResult
+    return withoutTaskMeta(await ask('tasks/result', { taskId }, RAW_RESULT))
   } catch (e) {
-    if (signal.aborted) void client.request({ method: 'tasks/cancel', params: { taskId } }, RAW_RESULT, { timeout: 5_000 }).catch(() => undefined)
+    if (signal.aborted) cancelTask(client, taskId)
     throw e
   }
 }

@@ -2,12 +2,12 @@ import 'server-only'
 import { Client, LOG_LEVEL_META_KEY, type CallToolResult, type LoggingLevel, type McpSubscription, type SubscriptionFilter, type Transport as SdkTransport } from '@modelcontextprotocol/client'
 import type { Db } from '@/db/client'
 import { oauthOf } from '@/db/queries/upstream'
-import { isStdio, type ConnectionAction, type ConnectionState, type Root, type Transport } from '@/db/schema'
+import { isStdio, revisionPlan, type ConnectionAction, type ConnectionState, type Root, type Transport } from '@/db/schema'
 import { describeError } from '@/lib/core/errors'
 import { sleep } from '@/lib/signals'
 import { mcpClientOp, type UpstreamPeer } from '@/lib/telemetry/mcp-client'
 import pkg from '@/package.json'
-import { callTool, InflightCalls, type CallOptions, type InflightCall } from './calls'
+import { callTool, InflightCalls, requestAnswering, type CallOptions, type InflightCall } from './calls'
 import { RAW_RESULT } from '@/lib/schemas/upstream'
 import { applyDiscovery, recordInspectionFailure } from './discovery'
 import { listOffered, type Offered } from './listing'
@@ -37,9 +37,11 @@ type Publish = (state: ConnectionState, detail?: string | null, action?: Connect
  * What toolgate declares to every upstream, inspection included (a server may offer some tools
  * only to clients declaring these, and review must see what the runtime will be served):
  * roots (the ones configured for the server), elicitation in both modes (put to the caller whose
- * call it is for; lib/mcp/elicitation.ts passes form and URL requests on as asked).
+ * call it is for; lib/mcp/elicitation.ts passes form and URL requests on as asked), and the
+ * Tasks extension (2026-07-28: a server may answer a call with a task, which calls.ts follows;
+ * one that runs a tool only as a task refuses a client without it, -32021).
  */
-export const CLIENT_CAPABILITIES = { roots: { listChanged: false }, elicitation: { form: {}, url: {} } } as const
+export const CLIENT_CAPABILITIES = { roots: { listChanged: false }, elicitation: { form: {}, url: {} }, extensions: { 'io.modelcontextprotocol/tasks': {} } } as const
 
 /**
  * A client for one connection to `transport`, inspection included. A Streamable HTTP server is
@@ -52,10 +54,9 @@ export const CLIENT_CAPABILITIES = { roots: { listChanged: false }, elicitation:
  * the SDK on its own, so each question goes to the caller of its call.
  */
 function upstreamClient(transport: Transport): Client {
-  const negotiate = !isStdio(transport) && transport.type !== 'sse'
   return new Client({ name: 'toolgate', version: pkg.version }, {
     capabilities: CLIENT_CAPABILITIES,
-    versionNegotiation: { mode: negotiate ? 'auto' : 'legacy' },
+    versionNegotiation: { mode: revisionPlan(transport) === 'negotiated' ? 'auto' : 'legacy' },
     inputRequired: { autoFulfill: false },
   })
 }
@@ -238,9 +239,18 @@ export class UpstreamConnection {
     await client.setLoggingLevel(this.logLevel, { timeout: this.opts.connectTimeoutMs })
   }
 
-  /** A request's _meta with its agent's log level, where the revision carries it per request (2026-07-28). */
+  /**
+   * A request's _meta with its log level, where the revision carries it per request (2026-07-28):
+   * the one the request brought (its agent's 2026-07-28 request), else the one its agent set.
+   * A 2025-11-25 server is not sent the key (toolgate filters the agent's messages itself).
+   */
   private levelMeta(client: Client, meta: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
-    return this.logLevel !== undefined && isModern(client) ? Object.assign({}, meta, { [LOG_LEVEL_META_KEY]: this.logLevel }) : meta
+    if (!isModern(client)) {
+      if (meta?.[LOG_LEVEL_META_KEY] === undefined) return meta
+      const { [LOG_LEVEL_META_KEY]: _level, ...rest } = meta
+      return rest
+    }
+    return this.logLevel === undefined || meta?.[LOG_LEVEL_META_KEY] !== undefined ? meta : Object.assign({}, meta, { [LOG_LEVEL_META_KEY]: this.logLevel })
   }
 
   /**
@@ -290,7 +300,8 @@ export class UpstreamConnection {
   private async callOn(client: Client, tool: string, args: Record<string, unknown> | undefined, opts: CallOptions): Promise<CallToolResult> {
     try {
       const meta = this.levelMeta(client, opts.meta)
-      return await callTool(client, this.inflight, this, tool, args, meta === opts.meta ? opts : Object.assign({}, opts, { meta }), this.taskRequired.has(tool))
+      // 2026-07-28 has no tasks/result: a server there makes a task of a call itself (calls.ts follows it)
+      return await callTool(client, this.inflight, this, tool, args, meta === opts.meta ? opts : Object.assign({}, opts, { meta }), this.taskRequired.has(tool) && !isModern(client))
     } catch (e) {
       // a token the server no longer accepts, or one without a scope this call needs (step-up):
       // the login is the server's, so an agent session's refusal asks its main connection for it
@@ -311,20 +322,24 @@ export class UpstreamConnection {
     return { resources: !!caps?.resources, subscribe: !!caps?.resources?.subscribe, prompts: !!caps?.prompts, instructions: this.ready ? this.client?.getInstructions() : undefined }
   }
 
-  /** One resources/*, prompts/* or completion request, passed through; a broken connection is noticed as for calls. */
-  request(method: 'resources/list' | 'resources/templates/list' | 'resources/read' | 'prompts/list' | 'prompts/get' | 'completion/complete', params: Record<string, unknown>, timeoutMs: number): Promise<Record<string, unknown>> {
-    return this.using(async () => this.requestOn(await this.live(), method, params, timeoutMs))
+  /**
+   * One resources/*, prompts/* or completion request, passed through; a broken connection is
+   * noticed as for calls. What a 2026-07-28 server asks during it (input_required, as for a
+   * tools/call) is put to its caller through `onElicit`, declined without one.
+   */
+  request(method: 'resources/list' | 'resources/templates/list' | 'resources/read' | 'prompts/list' | 'prompts/get' | 'completion/complete', params: Record<string, unknown>, timeoutMs: number, onElicit?: InflightCall['onElicit']): Promise<Record<string, unknown>> {
+    return this.using(async () => this.requestOn(await this.live(), method, params, timeoutMs, onElicit))
   }
 
-  private async requestOn(client: Client, method: string, params: Record<string, unknown>, timeoutMs: number): Promise<Record<string, unknown>> {
+  private async requestOn(client: Client, method: string, params: Record<string, unknown>, timeoutMs: number, onElicit?: InflightCall['onElicit']): Promise<Record<string, unknown>> {
     // counted as in flight: what the server sends meanwhile belongs to no single call
-    const entry: InflightCall = {}
+    const entry: InflightCall = { onElicit }
     this.inflight.add(entry)
     let answered = true
     const op = mcpClientOp(this, method, typeof params.name === 'string' ? params.name : undefined, params as { _meta?: Record<string, unknown> })
     try {
       const meta = this.levelMeta(client, params._meta as Record<string, unknown> | undefined)
-      const result = await client.request({ method, params: meta === params._meta ? params : Object.assign({}, params, { _meta: meta }) }, RAW_RESULT, { timeout: timeoutMs })
+      const result = await requestAnswering(client, method, meta === params._meta ? params : Object.assign({}, params, { _meta: meta }), { timeoutMs }, entry, this.spec.roots)
       op?.end(result)
       return result
     } catch (e) {

@@ -41,8 +41,9 @@ export function describeConnectionError(e: unknown): string {
 export function isTransportFailure(e: unknown): boolean {
   if (e instanceof ProtocolError) return false // the server answered an error
   if (e instanceof SdkHttpError) return e.status === 404 || e.status === 400 || e.status >= 500 // session gone, server failing
-  // a method the negotiated revision lacks (ping, logging/setLevel on 2026-07-28) is refused before it is sent: not for this era
-  if (e instanceof SdkError) return e.code !== SdkErrorCode.RequestTimeout && e.code !== SdkErrorCode.MethodNotSupportedByProtocolVersion // closed, not connected, a result that is no result
+  // a method the negotiated revision lacks (ping, logging/setLevel on 2026-07-28) is refused before it is sent, and a
+  // result of a kind the SDK cannot take (resultType) was answered: neither says the connection is broken
+  if (e instanceof SdkError) return e.code !== SdkErrorCode.RequestTimeout && e.code !== SdkErrorCode.MethodNotSupportedByProtocolVersion && e.code !== SdkErrorCode.UnsupportedResultType // closed, not connected, a result that is no result
   return true // fetch failed, stream errors
 }
 

@@ -10,6 +10,7 @@ import { upstreamFetch } from './fetch'
 import { DbOAuthProvider, CALLBACK_PATH } from './oauth'
 import { refreshOnce } from './refresh-once'
 import { tapResponse, type OnStreamRequest } from './stream-requests'
+import { acceptTaskHandles } from './task-handles'
 
 /** Where a server's stderr lines and the runtime's events about it go (its log). */
 export type Log = (stream: 'stderr' | 'event', line: string) => void
@@ -43,7 +44,7 @@ export function makeTransport(db: Db, spec: TransportSpec, baseUrl: string, log:
   const fetch = releasingFetch(serverFetch(new URL(t.url), { ...(t.headers ?? {}), ...secretValues }, authProvider, onStreamRequest))
   return t.type === 'sse'
     ? new SSEClientTransport(new URL(t.url), { authProvider, fetch })
-    : new StreamableHTTPClientTransport(new URL(t.url), { authProvider, fetch })
+    : acceptTaskHandles(new StreamableHTTPClientTransport(new URL(t.url), { authProvider, fetch }))
 }
 
 /**

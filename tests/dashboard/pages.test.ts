@@ -47,6 +47,8 @@ describe('dashboard pages', () => {
     await visit(page, '/servers')
     await screenshot(page, 'servers')
     await visit(page, '/servers/notes')
+    // a stdio server: the revision it is spoken to at is fixed, and the page says so
+    expect(await page.getByTestId('protocol').textContent()).toMatch(/^MCP revision: 2025-11-25, always: a stdio server is not probed/)
     await page.getByLabel('Select export_notes').check()
     await page.getByLabel('Select tag_note').check()
     await page.getByRole('button', { name: 'Approve selected' }).click()

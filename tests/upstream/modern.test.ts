@@ -4,13 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+import { Client, LOG_LEVEL_META_KEY, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { readLogs } from '@/db/queries/upstream'
 import { addServer } from '@/lib/admin/upstreams'
 import { runCli } from '@/tests/helpers/cli'
 import { startGateway, type Gateway } from '@/tests/helpers/gateway'
 import { freePort } from '@/tests/helpers/server'
-import { connectionState, everythingOverHttp, waitFor } from './harness'
+import { connectionState, everythingOverHttp, FIXTURE, stdioFixture, waitFor } from './harness'
 
 // Upstreams spoken to at 2026-07-28 when they offer it (server/discover, falling back to
 // initialize): a real v2-SDK server that offers more at 2026-07-28 than at 2025-11-25, and asks
@@ -18,18 +18,25 @@ import { connectionState, everythingOverHttp, waitFor } from './harness'
 
 const KEY = 'tg_op_modern_upstream_test_key_000'
 const MODERN_FIXTURE = path.resolve(import.meta.dirname, '..', 'fixtures', 'modern-upstream.mjs')
+/** what the fixture lists at 2026-07-28, sorted */
+const MODERN_TOOLS = ['ask', 'both', 'bump', 'grow', 'level', 'modern-only', 'task-only']
 
 let g: Gateway
 const spawned: ChildProcess[] = []
 
 /** The modern fixture on a free loopback port, once it answers. */
 async function modernUpstream(): Promise<string> {
-  const port = await freePort()
+  return (await modernProcess()).url
+}
+
+/** The same, with its process (a test that kills it), on `port` if given. */
+async function modernProcess(port?: number): Promise<{ url: string; child: ChildProcess; port: number }> {
+  port ??= await freePort()
   const child = spawn(process.execPath, [MODERN_FIXTURE], { env: { ...process.env, FIXTURE_PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] })
   spawned.push(child)
   const url = `http://127.0.0.1:${port}/mcp`
   await waitFor('the modern fixture listening', () => fetch(url, { signal: AbortSignal.timeout(500) }).then(() => true, () => false))
-  return url
+  return { url, child, port }
 }
 
 let modernUrl: string
@@ -39,7 +46,7 @@ beforeAll(async () => {
   g = await startGateway(KEY, { env: { TOOLGATE_RELIST_INTERVAL_MS: String(30 * 60_000) } })
   modernUrl = await modernUpstream()
   await addServer(g.db, { name: 'modern', transport: { url: modernUrl }, trusted: true }, { actor: 'test' })
-  await waitFor('modern ready', () => connectionState(g.db, 'modern')?.state === 'ready')
+  await waitFor('modern ready', () => connectionState(g.db, 'modern')?.state === 'ready').catch((e) => { console.log(readLogs(g.db, 'modern', 50).map((l) => l.line).join('\n')); throw e })
 })
 afterAll(async () => {
   await g?.server.stop()
@@ -49,12 +56,28 @@ afterAll(async () => {
 const headers = () => ({ authorization: `Bearer ${g.agent}` })
 const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('')
 
+/** A 2025-11-25 agent; with a name, it answers every elicitation with it, noting each message. */
+async function legacyAgent(name?: string, asked: string[] = []): Promise<LegacyClient> {
+  const c = new LegacyClient({ name: 'modern-test', version: '1' }, { capabilities: name ? { elicitation: { form: {} } } : {} })
+  if (name) c.setRequestHandler(ElicitRequestSchema, async (req) => { asked.push(req.params.message); return { action: 'accept', content: { name } } })
+  await c.connect(new LegacyTransport(new URL(`${g.server.url}/mcp`), { requestInit: { headers: headers() } }))
+  return c
+}
+
+/** A 2026-07-28 agent, likewise. */
+async function modernAgent(name?: string, asked: string[] = []): Promise<Client> {
+  const c = new Client({ name: 'modern-test', version: '1' }, { capabilities: name ? { elicitation: { form: {} } } : {}, versionNegotiation: { mode: { pin: '2026-07-28' } } })
+  if (name) c.setRequestHandler('elicitation/create', async (req) => { asked.push(req.params.message); return { action: 'accept', content: { name } } })
+  await c.connect(new StreamableHTTPClientTransport(new URL(`${g.server.url}/mcp`), { requestInit: { headers: headers() } }))
+  return c
+}
+
 describe('a server offering 2026-07-28', () => {
   it('is listed as it lists itself at 2026-07-28, to agents of either revision, and stays ready', async () => {
     const legacy = new LegacyClient({ name: 'modern-test', version: '1' })
     await legacy.connect(new LegacyTransport(new URL(`${g.server.url}/mcp`), { requestInit: { headers: headers() } }))
     const names = (await legacy.listTools()).tools.map((t) => t.name).filter((n) => n.startsWith('modern:'))
-    expect(names.sort()).toEqual(['modern:ask', 'modern:both', 'modern:grow', 'modern:modern-only'])
+    expect(names.sort()).toEqual(MODERN_TOOLS.map((t) => `modern:${t}`))
     expect(text(await legacy.callTool({ name: 'modern:modern-only', arguments: {} }) as CallToolResult)).toBe('modern-only at modern')
     await legacy.close()
 
@@ -100,11 +123,82 @@ describe('a server offering 2026-07-28', () => {
     await mute.close()
   })
 
+  it('a tool that runs only as a task (the Tasks extension) is called as any tool: its status arrives as progress, its question is put to the agent, its result is the answer', async () => {
+    const asked: string[] = []
+    const heard: string[] = []
+    const onprogress = (p: { message?: string }) => void heard.push(p.message ?? '')
+    const legacy = await legacyAgent('Ada', asked)
+    expect(text(await legacy.callTool({ name: 'modern:task-only', arguments: {} }, undefined, { onprogress }) as CallToolResult)).toBe('task done: hello Ada')
+    await legacy.close()
+    const modern = await modernAgent('Grace', asked)
+    expect(text(await modern.callTool({ name: 'modern:task-only', arguments: {} }, { onprogress }) as CallToolResult)).toBe('task done: hello Grace')
+    await modern.close()
+    expect(asked).toEqual(['Your name, for the task?', 'Your name, for the task?'])
+    // each agent heard the task's news, in order, as a direct client polling it would
+    expect(heard.filter((m) => m === 'warming up')).toHaveLength(2)
+    expect(heard.indexOf('warming up')).toBeLessThan(heard.indexOf('waiting for a name'))
+  })
+
+  it('a prompt or resource read answering input_required asks the agent, and answers with what it was told', async () => {
+    const asked: string[] = []
+    const probe = await modernAgent()
+    const uri = (await probe.listResources()).resources.map((r) => r.uri).find((u) => u.endsWith('fixture://asked'))!
+    await probe.close()
+    expect(uri).toBeDefined()
+    const content = (r: { contents: unknown[] }) => (r.contents[0] as { text: string }).text
+    const prompted = (r: { messages: { content: unknown }[] }) => (r.messages[0].content as { text: string }).text
+
+    const modern = await modernAgent('Grace', asked)
+    expect(prompted(await modern.getPrompt({ name: 'modern:ask-prompt' }))).toBe('prompt: hello Grace')
+    expect(content(await modern.readResource({ uri }))).toBe('resource: hello Grace')
+    await modern.close()
+    const legacy = await legacyAgent('Ada', asked)
+    expect(prompted(await legacy.getPrompt({ name: 'modern:ask-prompt' }))).toBe('prompt: hello Ada')
+    expect(content(await legacy.readResource({ uri }))).toBe('resource: hello Ada')
+    await legacy.close()
+    expect(asked).toEqual(['Your name, for the prompt?', 'Your name, for the resource?', 'Your name, for the prompt?', 'Your name, for the resource?'])
+
+    // a client that cannot answer: the upstream hears "decline"
+    const mute = await modernAgent()
+    expect(prompted(await mute.getPrompt({ name: 'modern:ask-prompt' }))).toBe('prompt: hello (decline)')
+    await mute.close()
+  })
+
+  it('the log level an agent chose reaches the upstream in each request\'s _meta (2026-07-28 has no logging/setLevel)', async () => {
+    // 2025-11-25: set once (logging/setLevel), carried by every request of the agent's upstream session
+    const legacy = await legacyAgent()
+    await legacy.setLoggingLevel('warning')
+    expect(text(await legacy.callTool({ name: 'modern:level', arguments: {} }) as CallToolResult)).toBe('level warning')
+    await legacy.close()
+    // 2026-07-28: the agent's own request carries it (the SDK client sets none of its own)
+    const modern = await modernAgent()
+    expect(text(await modern.callTool({ name: 'modern:level', arguments: {}, _meta: { [LOG_LEVEL_META_KEY]: 'error' } }) as CallToolResult)).toBe('level error')
+    await modern.close()
+  })
+
+  it('a resource update the server sends on its subscriptions/listen stream reaches the agent subscribed to it', async () => {
+    const c = await modernAgent()
+    const uri = (await c.listResources()).resources.map((r) => r.uri).find((u) => u.endsWith('fixture://counter'))!
+    const updated: string[] = []
+    c.setNotificationHandler('notifications/resources/updated', (n) => void updated.push(n.params.uri))
+    const sub = await c.listen({ resourceSubscriptions: [uri] })
+    try {
+      expect(sub.honoredFilter).toEqual({ resourceSubscriptions: [uri] })
+      await c.callTool({ name: 'modern:bump', arguments: {} })
+      await waitFor(`an update of ${uri}`, () => updated.length > 0)
+      expect(updated).toEqual([uri])
+      expect((await c.readResource({ uri })).contents).toEqual([expect.objectContaining({ text: '1' })])
+    } finally {
+      await sub.close()
+      await c.close()
+    }
+  })
+
   it('upstream inspect lists what the runtime will be served (the 2026-07-28 set)', async () => {
     await addServer(g.db, { name: 'quarmodern', transport: { url: await modernUpstream() } }, { actor: 'test' })
     const r = await runCli(['upstream', 'inspect', 'quarmodern', '-o', 'json', '--db', g.dbFile])
     expect(r.code, r.stderr).toBe(0)
-    expect((JSON.parse(r.stdout) as { tools: { id: string }[] }).tools.map((t) => t.id).sort()).toEqual(['quarmodern:ask', 'quarmodern:both', 'quarmodern:grow', 'quarmodern:modern-only'])
+    expect((JSON.parse(r.stdout) as { tools: { id: string }[] }).tools.map((t) => t.id).sort()).toEqual(MODERN_TOOLS.map((t) => `quarmodern:${t}`))
   })
 
   it('a tool the server adds and announces (on subscriptions/listen) is discovered without re-listing', async () => {
@@ -122,7 +216,54 @@ describe('a server offering 2026-07-28', () => {
   })
 })
 
+describe('a 2026-07-28 server that dies', () => {
+  it('is noticed (its liveness check, server/discover, fails), no longer reads ready, says why, and is ready again once it is back — as a 2025-11-25 server (ping) is', async () => {
+    const modern = await modernProcess()
+    await addServer(g.db, { name: 'mortal', transport: { url: modern.url }, trusted: true }, { actor: 'test' })
+    // the baseline: the stdio fixture serving 2025-11-25 over Streamable HTTP (its liveness check is ping)
+    const port = await freePort()
+    const fx = stdioFixture({ tools: [{ name: 't' }] })
+    const legacy = spawn(process.execPath, [FIXTURE], { env: { ...process.env, ...fx.httpEnv(port) }, stdio: 'ignore' })
+    spawned.push(legacy)
+    await waitFor('the 2025-11-25 fixture listening', () => fetch(`http://127.0.0.1:${port}/mcp`).then(() => true, () => false))
+    await addServer(g.db, { name: 'mortal25', transport: { url: `http://127.0.0.1:${port}/mcp` }, trusted: true }, { actor: 'test' })
+    /**
+     * Kill `child` just after a liveness check passed (`heard` counts what its server received:
+     * both are measured from the same point of the check's cycle), and how long until `server`
+     * no longer reads ready (measured, not asserted: it depends on the ping interval and the machine).
+     */
+    const noticed = async (server: string, child: ChildProcess, heard: () => number | Promise<number>) => {
+      await waitFor(`${server} ready`, () => connectionState(g.db, server)?.state === 'ready')
+      const before = await heard()
+      await waitFor(`a liveness check of ${server}`, async () => (await heard()) > before)
+      const killed = Date.now()
+      child.kill('SIGKILL')
+      await waitFor(`${server} no longer ready`, () => connectionState(g.db, server)?.state !== 'ready')
+      return Date.now() - killed
+    }
+    const modernMs = await noticed('mortal', modern.child, async () => Number(await (await fetch(new URL('/discovers', modern.url))).text()))
+    const legacyMs = await noticed('mortal25', legacy, fx.received)
+    console.log(`an upstream's death noticed after ${modernMs} ms at 2026-07-28 (server/discover), ${legacyMs} ms at 2025-11-25 (ping)`)
+    expect(['disconnected', 'error']).toContain(connectionState(g.db, 'mortal')?.state)
+    // the reason is logged as the reconnect begins
+    const why = await waitFor('the reconnect logged', () => readLogs(g.db, 'mortal', 200).map((l) => l.line).find((l) => l.includes('reconnecting in')))
+    expect(why).toMatch(/server\/discover failed: connection refused/)
+    await modernProcess(modern.port)
+    await waitFor('mortal ready again', () => connectionState(g.db, 'mortal')?.state === 'ready')
+  })
+})
+
 describe('a server speaking only 2025-11-25', () => {
+  it('upstream list says which revision each server is spoken to at: stdio always 2025-11-25, Streamable HTTP negotiated', async () => {
+    const fx = stdioFixture({ tools: [{ name: 'plain' }] })
+    await addServer(g.db, { name: 'local', transport: fx.transport, trusted: true }, { actor: 'test' })
+    await waitFor('local ready', () => connectionState(g.db, 'local')?.state === 'ready')
+    const listed = await runCli(['upstream', 'list', '-o', 'json', '--db', g.dbFile])
+    const protocol = Object.fromEntries((JSON.parse(listed.stdout) as { name: string; protocol: string }[]).map((r) => [r.name, r.protocol]))
+    expect(protocol).toMatchObject({ local: '2025-11-25', modern: 'negotiated' })
+  })
+
+
   it('server-everything over Streamable HTTP still connects (the probe falls back to initialize) and answers calls', async () => {
     spawned.push(await everythingOverHttp(g.db, 'evhttp'))
     const c = new LegacyClient({ name: 'modern-test', version: '1' })

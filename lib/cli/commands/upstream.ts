@@ -88,7 +88,7 @@ export const upstreamCommands: Command[] = [
       const { serverRows } = await import('@/lib/catalog/servers')
       const rows = serverRows(db()).map((r) => ({
         name: r.name, enabled: r.enabled, quarantined: r.quarantined, trust: r.trust, transport: r.transport, missingSecrets: r.missingSecrets,
-        connection: r.connection?.state ?? 'unpublished', detail: r.connection?.detail ?? null, health: r.health, tools: r.tools, isolation: r.isolation,
+        connection: r.connection?.state ?? 'unpublished', detail: r.connection?.detail ?? null, health: r.health, tools: r.tools, isolation: r.isolation, protocol: r.protocol,
       }))
       if (json) console.log(toJson(rows))
       else console.log(table(['NAME', 'ADMIN', 'TRUST', 'CONNECTION', 'TRANSPORT', 'DETAIL'], rows.map((r) => [
