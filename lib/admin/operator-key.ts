@@ -23,29 +23,33 @@ export const MIN_API_KEY_LENGTH = 24
  * only when it was just generated, so it can be printed exactly once; only its hash is kept.
  */
 export async function ensureOperatorKey(db: Db, fromEnv = envVar('TOOLGATE_API_KEY')): Promise<string | undefined> {
-  const stored = operatorKeyHash(db)
   if (fromEnv) {
     if (fromEnv.length < MIN_API_KEY_LENGTH) throw badRequest(`TOOLGATE_API_KEY is ${fromEnv.length} characters long: use at least ${MIN_API_KEY_LENGTH} (e.g. openssl rand -base64 32), or unset it to let toolgate generate a key`)
     const h = hashSecret(fromEnv)
-    if (stored === h) return undefined
+    if (operatorKeyHash(db) === h) return undefined // the usual start: nothing to write
+    // judged again under the write lock: a rotation meanwhile is what this replaces
     await writeTransaction(db, (tx) => {
+      const stored = operatorKeyHash(tx)
+      if (stored === h) return
       const signedOut = setKeyHash(tx, h)
       // a key the variable replaces stopped working: that is on the record, as a rotation is
       if (stored) recordChange(tx, 'operator_key.rotated', { actor: 'toolgate:TOOLGATE_API_KEY' }, { target: 'operator key', before: null, after: { sessions_signed_out: signedOut } })
     })
     return undefined
   }
-  if (stored) return undefined
-  return (await rotateOperatorKey(db, { actor: 'toolgate:first-start' })).key
+  if (operatorKeyHash(db)) return undefined
+  return writeTransaction(db, (tx) => (operatorKeyHash(tx) ? undefined : rotateIn(tx, { actor: 'toolgate:first-start' }).key))
 }
 
 /** Replace the break-glass (operator) key, on the record; returns the new key (shown once). Its sessions are signed out. */
 export async function rotateOperatorKey(db: Db, ctx: ActionContext) {
+  return writeTransaction(db, (tx) => rotateIn(tx, ctx))
+}
+
+function rotateIn(tx: Tx, ctx: ActionContext) {
   const key = newSecret('tg_op_')
-  return writeTransaction(db, (tx) => {
-    const signedOut = setKeyHash(tx, hashSecret(key))
-    // the key itself is never recorded; what changed is that the old one stopped working
-    const record = recordChange(tx, 'operator_key.rotated', ctx, { target: 'operator key', before: null, after: { sessions_signed_out: signedOut } })
-    return { key, signedOut, ...record }
-  })
+  const signedOut = setKeyHash(tx, hashSecret(key))
+  // the key itself is never recorded; what changed is that the old one stopped working
+  const record = recordChange(tx, 'operator_key.rotated', ctx, { target: 'operator key', before: null, after: { sessions_signed_out: signedOut } })
+  return { key, signedOut, ...record }
 }

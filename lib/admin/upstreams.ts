@@ -3,8 +3,7 @@ import path from 'node:path'
 import type { z } from 'zod'
 import type { Db, Tx } from '@/db/client'
 import { isStdio, type Transport } from '@/db/schema'
-import { insertActivity } from '@/lib/activity/record'
-import { recordChange, recordedAs, type ActionContext } from '@/lib/activity/record-change'
+import { recordChange, type ActionContext } from '@/lib/activity/record-change'
 import { deleteServer, insertServerRow, requireServer, saveSecret, serverConfig, updateServer } from '@/db/queries/servers'
 import { writeTransaction } from '@/db/write'
 import { mintRequestId } from '@/lib/activity/request-id'
@@ -65,9 +64,12 @@ export async function addServer(db: Db, input: unknown, ctx: ActionContext, oaut
   const s = parse(addServerSchema, input)
   if (oauth && isStdio(s.transport as Transport)) throw badRequest('OAuth settings go with a URL (an HTTP server): a stdio server takes its credentials from its environment')
   const values = oauth && oauthClientValues(oauth)
+  const now = Date.now()
+  // one request: the server's record and its OAuth client's carry the same id
+  const one = { ...ctx, requestId: ctx.requestId ?? mintRequestId(now) }
   const added = await writeTransaction(db, (tx) => {
-    const server = insertServer(tx, s, ctx, Date.now())
-    return { ...server, ...(oauth && values ? { oauthConfigured: configureOAuthClientIn(tx, s.name, oauth, values, ctx) } : {}) }
+    const server = insertServer(tx, s, one, now)
+    return { ...server, ...(oauth && values ? { oauthConfigured: configureOAuthClientIn(tx, s.name, oauth, values, one) } : {}) }
   })
   return { ...added, quarantined: added.after.quarantined }
 }
@@ -126,7 +128,7 @@ export async function setSecret(db: Db, server: string, name: string, value: str
     requireServer(tx, server)
     const now = Date.now()
     saveSecret(tx, server, name, value, now)
-    return recordedAs(insertActivity(tx, { requestId: ctx.requestId ?? mintRequestId(now), type: 'server.secret_set', actor: ctx.actor, server, at: now, data: { target: server, secret: name } }))
+    return recordChange(tx, 'server.secret_set', ctx, { target: server, secret: name }, { server, now })
   })
 }
 
@@ -136,7 +138,7 @@ export function requestRestart(db: Db, server: string, ctx: ActionContext): Prom
     requireServer(tx, server)
     const now = Date.now()
     updateServer(tx, server, { restartRequestedAt: now })
-    return recordedAs(insertActivity(tx, { requestId: ctx.requestId ?? mintRequestId(now), type: 'server.restart_requested', actor: ctx.actor, server, at: now, data: { target: server } }))
+    return recordChange(tx, 'server.restart_requested', ctx, { target: server }, { server, now })
   })
 }
 

@@ -486,7 +486,8 @@ export class UpstreamConnection {
       }
       this.ready = true
       this.publish('ready')
-      this.log('event', 'ready')
+      // the revision this connection speaks (an HTTP server's is negotiated): the server's log says which
+      this.log('event', `ready (MCP ${client.getNegotiatedProtocolVersion() ?? 'revision unknown'})`)
     } catch (e) {
       return finish(isUnauthorized(e) ? { kind: 'unauthorized' } : { kind: 'failed', why: `${describeConnectionError(e)}${this.stderrTail()}` })
     }

@@ -14,7 +14,7 @@ import { badRequest } from '@/lib/core/errors'
 import { requireServer } from '@/db/queries/servers'
 import { oauthByState, oauthOf, saveOauth } from '@/db/queries/upstream'
 import { updateServer } from '@/db/queries/servers'
-import { recordedAs, type ActionContext } from '@/lib/activity/record-change'
+import { recordChange, type ActionContext, type Recorded } from '@/lib/activity/record-change'
 import { upstreamFetch } from './fetch'
 import { bounded, discoverWithin, OAUTH_REQUEST_TIMEOUT_MS, OAuthTargets } from './oauth-targets'
 
@@ -242,7 +242,7 @@ function loginFailed(server: string, step: string, e: unknown): Error {
  * refused for); the client is the pre-registered one, a client ID metadata document, or one
  * registered dynamically now — never before an operator asked. Returns the URL to open.
  */
-export async function startLogin(db: Db, name: string, opts: { baseUrl: string; returnTo?: string }, ctx: ActionContext): Promise<({ url: string } | { alreadyAuthorized: true }) & ReturnType<typeof recordedAs>> {
+export async function startLogin(db: Db, name: string, opts: { baseUrl: string; returnTo?: string }, ctx: ActionContext): Promise<({ url: string } | { alreadyAuthorized: true }) & Recorded> {
   const server = httpServer(db, name)
   // a quarantined server is not reviewed yet: nothing it names is fetched, nothing registers with it
   if (server.quarantined) throw badRequest(`server "${name}" is quarantined: toolgate does not log in to a server under review. Release it first (toolgate upstream unquarantine ${name}), then log in`)
@@ -264,7 +264,7 @@ export async function startLogin(db: Db, name: string, opts: { baseUrl: string; 
   if (result !== 'AUTHORIZED' && !provider.authorizationUrl) throw new Error('the authorization server did not produce an authorization URL')
   const record = await writeTransaction(db, (tx) => {
     saveOauth(tx, name, provider.stagedValues)
-    return recordedAs(insertActivity(tx, { requestId: ctx.requestId ?? mintRequestId(), type: 'server.login_started', actor: ctx.actor, server: name, data: { target: name, result } }))
+    return recordChange(tx, 'server.login_started', ctx, { target: name, result }, { server: name })
   })
   return result === 'AUTHORIZED' ? { alreadyAuthorized: true, ...record } : { url: provider.authorizationUrl!.href, ...record }
 }
@@ -337,5 +337,5 @@ export function oauthClientValues(c: OAuthClientConfig): Partial<OAuthState> {
 export function configureOAuthClientIn(tx: Tx, name: string, c: OAuthClientConfig, values: Partial<OAuthState>, ctx: ActionContext) {
   saveOauth(tx, name, values)
   const oauth = { grant: c.grant ?? 'authorization_code', client: c.clientId ? 'pre-registered' : c.clientMetadataUrl ? 'metadata document' : 'dynamic registration', secret: c.clientSecret !== undefined || c.privateKeyPem !== undefined }
-  return { oauth, ...recordedAs(insertActivity(tx, { requestId: ctx.requestId ?? mintRequestId(), type: 'server.oauth_configured', actor: ctx.actor, server: name, data: { target: name, ...oauth } })) }
+  return { oauth, ...recordChange(tx, 'server.oauth_configured', ctx, { target: name, ...oauth }, { server: name }) }
 }

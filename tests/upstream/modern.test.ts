@@ -212,7 +212,7 @@ describe('a server offering 2026-07-28', () => {
       return (JSON.parse(listed.stdout) as { id: string }[]).some((t) => t.id === 'modern:grown')
     })
     // on the connection it had: no reconnect re-listed it
-    expect(readLogs(g.db, 'modern', 200).filter((l) => l.line === 'ready')).toHaveLength(1)
+    expect(readLogs(g.db, 'modern', 200).filter((l) => l.line.startsWith('ready')).map((l) => l.line)).toEqual(['ready (MCP 2026-07-28)'])
   })
 })
 

@@ -14,6 +14,7 @@ import { endSession, isValidSession, listSessions, signInBreakGlass, signInWithP
 import { MAX_FAILURES } from '@/lib/auth/sign-in-throttle'
 import { contextOf, principalOf } from '@/lib/auth/accounts'
 import { approveTool } from '@/lib/admin/tools'
+import { addServer, requestRestart, setSecret } from '@/lib/admin/upstreams'
 import { toolInventory } from '@/lib/catalog/inventory'
 import { activityFilterFromSearch, activityPage } from '@/lib/dashboard/activity'
 import { hashPassword, verifyPassword } from '@/lib/auth/passwords'
@@ -196,6 +197,18 @@ describe('every decision names its person', () => {
     expect(mine.length).toBeGreaterThan(0)
     expect(new Set(mine.map((i) => i.actor))).toEqual(new Set(['alice']))
     expect(activityFilterFromSearch({ person: 'Not A Name!' }).problems).toEqual([expect.stringMatching(/^person: /)])
+  })
+
+  it('an upstream action names the person too, and a server added with its OAuth client is one request', async () => {
+    const db = await setup()
+    await addOperator(db, { username: 'alice', name: 'Alice', role: 'admin', password: PASSWORD }, admin)
+    const alice = contextOf(session(await signInWithPassword(db, 'alice', PASSWORD, { address: '10.3.0.2' })).principal)
+    const added = await addServer(db, { name: 'vault', transport: { url: 'https://vault.example.com/mcp' } }, alice, { clientId: 'toolgate' })
+    const records = [added, added.oauthConfigured!, await setSecret(db, 'vault', 'X_TOKEN', 'value', alice), await requestRestart(db, 'vault', alice)]
+    const row = db.$client.prepare('select type, request_id as requestId, actor, operator_id as operatorId, auth from activity where id = ?')
+    expect(records.map((r) => row.get(r.activityId))).toEqual(['server.added', 'server.oauth_configured', 'server.secret_set', 'server.restart_requested']
+      .map((type) => ({ type, requestId: expect.any(String), actor: 'alice', operatorId: alice.operatorId, auth: 'session' })))
+    expect(added.oauthConfigured!.requestId).toBe(added.requestId)
   })
 })
 
