@@ -26,7 +26,6 @@ export function DefinitionDiff({ diff, label }: { diff: readonly FieldChange[]; 
 
 const riskTone: Record<Risk, 'bad' | 'warn' | 'muted'> = { high: 'bad', medium: 'warn', low: 'muted' }
 
-/** A tool's change by meaning, riskiest first: each with its risk, what it means, and where. */
 /**
  * What approving a change with high-risk parts asks first (undefined: nothing to ask): a change
  * that widens reach is the one a hurried "make it work" click must not wave through.
@@ -37,6 +36,7 @@ export function highRiskQuestion(review: Pick<ToolReview, 'changes'>): string | 
   return `${high.length === 1 ? '1 high-risk change' : `${high.length} high-risk changes`} (${high.map((c) => c.summary).join('; ')}): approve anyway?`
 }
 
+/** A tool's change by meaning, riskiest first: each with its risk, what it means, and where. */
 export function SemanticChanges({ changes, label }: { changes: readonly SemanticChange[]; label: string }) {
   return (
     <ul aria-label={label} className="mt-1 space-y-1">

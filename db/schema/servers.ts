@@ -19,7 +19,9 @@ export const isStdio = (t: Transport): t is StdioTransport => 'command' in t
  * 2025-11-25 (lib/upstream/connection.ts says why).
  */
 export type RevisionPlan = 'negotiated' | '2025-11-25'
-export const revisionPlan = (t: Transport): RevisionPlan => (isStdio(t) || t.type === 'sse' ? '2025-11-25' : 'negotiated')
+/** Why a transport stays at 2025-11-25 (null: it negotiates). */
+export const fixedRevisionBecause = (t: Transport): 'stdio' | 'sse' | null => (isStdio(t) ? 'stdio' : t.type === 'sse' ? 'sse' : null)
+export const revisionPlan = (t: Transport): RevisionPlan => (fixedRevisionBecause(t) ? '2025-11-25' : 'negotiated')
 
 /** A root the runtime declares to a server (MCP roots); none unless configured. */
 export interface Root { uri: string; name?: string }

@@ -1,6 +1,6 @@
 import 'server-only'
 import type { DbLike } from '@/db/client'
-import { isStdio, revisionPlan, type RevisionPlan, type Transport } from '@/db/schema'
+import { fixedRevisionBecause, isStdio, revisionPlan, type RevisionPlan, type Transport } from '@/db/schema'
 import { serverStates, type ServerState } from '@/db/queries/servers'
 import { isolationRuns, type Isolation, type Trust } from '@/lib/core/state'
 import { toolInventory, toolStatuses, type ToolStatus } from './inventory'
@@ -28,6 +28,8 @@ export interface ServerRow {
   isolation: { setting: Isolation; runs: 'shared' | 'per_token' | null; sessionState: boolean | null }
   /** the MCP revision the runtime speaks to it (null for a state-file server) */
   protocol: RevisionPlan | null
+  /** why it stays at 2025-11-25: a stdio process, or the HTTP+SSE transport (null: it negotiates) */
+  protocolFixedBy: 'stdio' | 'sse' | null
   /** when the runtime (or a state file) last reported the connection; null: never */
   connectionAt: number | null
   /** a restart (or a login's reconnect) was asked for and the runtime has not published since */
@@ -63,6 +65,7 @@ export function serverStateRow(s: ServerState): ServerStateRow {
       runs: s.transport ? isolationRuns(s.isolation, !isStdio(s.transport), s.sessionState) : null,
     },
     protocol: s.transport ? revisionPlan(s.transport) : null,
+    protocolFixedBy: s.transport ? fixedRevisionBecause(s.transport) : null,
     connectionAt: s.connectionAt,
     restartPending: s.transport !== null && s.enabled && !s.quarantined && (s.restartRequestedAt ?? 0) > (s.connectionAt ?? 0),
     inspectPending: s.transport !== null && s.quarantined && (s.inspectRequestedAt ?? 0) > Math.max(s.inspectedAt ?? 0, s.inspectFailedAt ?? 0),

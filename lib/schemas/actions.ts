@@ -19,7 +19,7 @@ const pins = z.record(z.string().max(2048), pin)
 
 export const serverSchema = z.strictObject({ server: serverNameSchema })
 
-export const serverStateChanges = ['enable', 'disable', 'quarantine'] as const
+const serverStateChanges = ['enable', 'disable', 'quarantine'] as const
 export type ServerStateChange = (typeof serverStateChanges)[number]
 export const serverStateSchema = z.strictObject({ server: serverNameSchema, change: z.enum(serverStateChanges) })
 
@@ -45,7 +45,7 @@ export const importServersFormSchema = z.strictObject({ json: z.string().trim().
 
 // ---- tools and definitions (lib/actions/servers.ts)
 
-export const bulkVerbs = ['approve', 'block', 'enable'] as const
+const bulkVerbs = ['approve', 'block', 'enable'] as const
 export type BulkVerb = (typeof bulkVerbs)[number]
 
 export const changeToolsSchema = z.strictObject({
@@ -79,7 +79,7 @@ export const profileSchema = z.strictObject({ name: profileNameSchema })
 // ---- the Overview's triage (lib/actions/triage.ts)
 
 /** How long an acknowledgement hides an item (lib/admin/triage.ts ACK_SPANS: for how long). */
-export const ackSpans = ['until_changed', '1h', '1d'] as const
+const ackSpans = ['until_changed', '1h', '1d'] as const
 export type AckSpan = (typeof ackSpans)[number]
 
 // an Overview item's key (lib/dashboard/overview.ts causeKey) and the fingerprint it was shown with

@@ -28,7 +28,7 @@ export const activityFilterSchema = z.strictObject({
 export type ActivityFilter = z.output<typeof activityFilterSchema>
 
 /** The chart's ranges when no From/To filter is set (lib/dashboard/activity.ts chartSpans: their lengths). */
-export const chartSpanNames = ['1h', '24h', '7d', '30d'] as const
+const chartSpanNames = ['1h', '24h', '7d', '30d'] as const
 export type ChartSpan = (typeof chartSpanNames)[number]
 export const chartSpanSchema = z.enum(chartSpanNames)
 

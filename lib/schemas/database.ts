@@ -3,7 +3,7 @@ import { maskUrl } from '@/db/pg/url'
 import { badRequest } from '@/lib/core/errors'
 
 /** A PostgreSQL connection URL as toolgate takes one (--to, --database-url, $TOOLGATE_DATABASE_URL). */
-export const databaseUrlSchema = z.string().trim().min(1, 'is empty').refine((s) => {
+const databaseUrlSchema = z.string().trim().min(1, 'is empty').refine((s) => {
   try {
     const u = new URL(s)
     return (u.protocol === 'postgres:' || u.protocol === 'postgresql:') && u.hostname !== ''

@@ -1,9 +1,9 @@
 import 'server-only'
+import { definitionGroupNames } from '@/lib/core/definition'
 import { getDb } from '@/db/client'
 import { listActivity } from '@/db/queries/activity'
 import { readLogs } from '@/db/queries/upstream'
 import { definitionReview, definitionRows, toolReview } from '@/lib/approvals/review'
-import { definitionGroups, type DefinitionGroup } from '@/lib/approvals/server-definitions'
 import { firstApprovals } from '@/lib/approvals/two-person'
 import type { InventoryTool } from '@/lib/catalog/inventory'
 import { serverDetail, serverRows, type ServerRow } from '@/lib/catalog/servers'
@@ -40,8 +40,6 @@ export function loadServers(sp: SearchParams) {
   const shown = pageOf(all.filter((s) => keep[query.show](s) && matches(query.q, s.name, s.transport)).sort(order[query.sort]), query.page)
   return { any: all.length > 0, query, shown, rows: withFacts(db, shown.items) }
 }
-
-const definitionGroupNames = Object.keys(definitionGroups) as DefinitionGroup[]
 
 export const TOOL_SHOWS = ['all', 'review', 'blocked', 'served', 'withheld'] as const
 export const TOOL_SORTS = ['name', 'status'] as const
