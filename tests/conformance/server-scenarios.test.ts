@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { addServer } from '@/lib/admin/upstreams'
@@ -126,4 +128,50 @@ describe('MCP conformance suite, server scenarios, through toolgate', () => {
       expect(through.code).toBe(expected.failed.length > 0 ? 1 : 0)
     }, HANG)
   }
+})
+
+describe('the name shim', () => {
+  it('maps tool and prompt names both ways and passes everything else as it came', async () => {
+    const seen: { body: string; headers: http.IncomingHttpHeaders }[] = []
+    // toolgate's side: answers with a listing as JSON, or as SSE events around a request to the caller
+    const upstream = http.createServer((req, res) => {
+      let body = ''
+      req.on('data', (c) => (body += c))
+      req.on('end', () => {
+        seen.push({ body, headers: req.headers })
+        if (req.headers.accept === 'application/json') {
+          return res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' }).end('{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"conformance:test_a","description":"conformance:test_a"}]}}')
+        }
+        res.writeHead(200, { 'content-type': 'text/event-stream' })
+        res.write('id: 1\nretry: 500\ndata: \n\n')
+        res.write('event: message\ndata: {"jsonrpc":"2.0","id":9,"method":"elicitation/create","params":{"message":"conformance:test_a"}}\n\n')
+        res.end('data: {"jsonrpc":"2.0","id":2,"result":{"prompts":[{"name":"conformance:test_p"},{"name":"other:test_q"}]}}\n\n')
+      })
+    })
+    await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r))
+    const mapped = await startNameShim(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`, SERVER, 'tg_at_token')
+    try {
+      const post = (accept: string, body: string) => fetch(mapped.url, { method: 'POST', headers: { accept, 'content-type': 'application/json', 'mcp-session-id': 's1', origin: 'http://evil.example.com' }, body })
+      const listed = await post('application/json', '[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_a","arguments":{"name":"test_a"}}},{"jsonrpc":"2.0","id":3,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"test_p"},"argument":{"name":"test_p","value":""}}}]')
+      expect(listed.headers.get('mcp-session-id')).toBe('s1')
+      expect(await listed.json()).toEqual({ jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'test_a', description: 'conformance:test_a' }] } })
+      expect(JSON.parse(seen[0].body)).toEqual([
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'conformance:test_a', arguments: { name: 'test_a' } } },
+        { jsonrpc: '2.0', id: 3, method: 'completion/complete', params: { ref: { type: 'ref/prompt', name: 'conformance:test_p' }, argument: { name: 'test_p', value: '' } } },
+      ])
+      expect(seen[0].headers).toMatchObject({ authorization: 'Bearer tg_at_token', 'mcp-session-id': 's1', origin: 'http://evil.example.com' })
+
+      const untouched = ' {"jsonrpc":"2.0", "id":2, "method":"prompts/list"}'
+      const streamed = await post('text/event-stream', untouched)
+      expect(seen[1].body).toBe(untouched)
+      expect(await streamed.text()).toBe([
+        'id: 1\nretry: 500\ndata: \n\n',
+        'event: message\ndata: {"jsonrpc":"2.0","id":9,"method":"elicitation/create","params":{"message":"conformance:test_a"}}\n\n',
+        'data: {"jsonrpc":"2.0","id":2,"result":{"prompts":[{"name":"test_p"},{"name":"other:test_q"}]}}\n\n',
+      ].join(''))
+    } finally {
+      await mapped.close()
+      upstream.close()
+    }
+  })
 })
