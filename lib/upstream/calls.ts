@@ -1,4 +1,4 @@
-import { ProtocolError, RELATED_TASK_META_KEY, SdkError, SdkErrorCode, type CallToolResult, type Client, type ElicitRequest, type ElicitResult, type LoggingMessageNotification, type Progress } from '@modelcontextprotocol/client'
+import { ProtocolError, ProtocolErrorCode, RELATED_TASK_META_KEY, SdkError, SdkErrorCode, specTypeSchemas, type CallToolResult, type Client, type ElicitRequest, type ElicitResult, type LoggingMessageNotification, type Progress } from '@modelcontextprotocol/client'
 import type { z } from 'zod'
 import { createdTaskSchema, detailedTaskSchema as detailedTask, RAW_RESULT, upstreamTaskSchema as upstreamTask } from '@/lib/schemas/upstream'
 import { following, sleep } from '@/lib/signals'
@@ -199,7 +199,13 @@ async function answerInputs(asked: InputRequests, call: InflightCall, roots: Roo
 }
 
 async function answerInput(r: InputRequests[string], call: InflightCall, roots: Root[]): Promise<unknown> {
-  if (r.method === 'elicitation/create') return call.onElicit ? call.onElicit(r.params as ElicitRequest['params']) : { action: 'decline' }
+  if (r.method === 'elicitation/create') {
+    // checked as the SDK checks one sent on its own (2025-11-25): nothing malformed reaches the caller
+    // by its mode, so a fault is named by its field rather than as a mismatch of both modes
+    const checked = specTypeSchemas[r.params?.mode === 'url' ? 'ElicitRequestURLParams' : 'ElicitRequestFormParams']['~standard'].validate(r.params)
+    if (checked.issues) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `the upstream asked an elicitation toolgate does not pass on: ${checked.issues.map((i) => `${(i.path ?? []).map((p) => (typeof p === 'object' ? p.key : p)).join('.') || 'params'}: ${i.message}`).join('; ')}`)
+    return call.onElicit ? call.onElicit(checked.value) : { action: 'decline' }
+  }
   if (r.method === 'roots/list') return { roots }
   throw new SdkError(SdkErrorCode.MethodNotSupportedByProtocolVersion, `the upstream asked for "${r.method}" during the call, which toolgate does not relay`)
 }

@@ -113,6 +113,9 @@ describe('a server offering 2026-07-28', () => {
     })
     await modern.connect(new StreamableHTTPClientTransport(new URL(`${g.server.url}/mcp`), { requestInit: { headers: headers() } }))
     expect(text(await modern.callTool({ name: 'modern:ask', arguments: {} }) as CallToolResult)).toBe('hello Grace')
+    // a malformed question is checked as the SDK checks one sent on its own: it never reaches the agent, the call says why
+    const bad = await modern.callTool({ name: 'modern:ask', arguments: { malformed: true } }).then((r) => JSON.stringify(r), (e: Error) => e.message)
+    expect(bad).toMatch(/the upstream asked an elicitation toolgate does not pass on: (requestedSchema|message)/)
     await modern.close()
     expect(asked).toEqual(['Your name?', 'Your name?'])
 
