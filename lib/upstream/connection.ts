@@ -31,6 +31,10 @@ export interface RuntimeOptions {
   backoffMaxMs: number
 }
 
+/** A subscriptions/listen stream the server ended is opened again after 1 s, then 2, 4 … up to a minute while it keeps ending. */
+const LISTEN_BACKOFF_MS = 1_000
+const LISTEN_BACKOFF_MAX_MS = 60_000
+
 type Publish = (state: ConnectionState, detail?: string | null, action?: ConnectionAction | null) => void
 
 /**
@@ -106,6 +110,8 @@ export class UpstreamConnection {
   private stopController = new AbortController()
   private client?: Client
   private ready = false
+  /** how long before a subscriptions/listen stream the server ended is opened again (doubling; reset on connect) */
+  private listenBackoffMs = LISTEN_BACKOFF_MS
   private discovering: Promise<void> | null = null
   private rediscoverAgain = false
   /** ends the current connection (a reconnect follows); set while one is open */
@@ -276,8 +282,18 @@ export class UpstreamConnection {
     const before = this.subscription
     const now = Object.keys(filter).length ? await client.listen(filter, { timeout: this.opts.connectTimeoutMs }) : undefined
     this.subscription = now
-    // the server ending it (or the stream dropping) is no failure: re-listing still notices changes
-    void now?.closed.then((how) => { if (how !== 'local' && this.subscription === now) this.log('event', `the subscriptions/listen stream ended (${how}): changes are noticed by re-listing until the next connection`) })
+    // the server ending it (or the stream dropping) is no failure, but watched resources are heard
+    // of only on it: it is opened again, after a wait that grows while it keeps ending
+    void now?.closed.then((how) => {
+      if (how === 'local' || this.subscription !== now) return
+      const wait = this.listenBackoffMs
+      this.listenBackoffMs = Math.min(wait * 2, LISTEN_BACKOFF_MAX_MS)
+      this.log('event', `the subscriptions/listen stream ended (${how}): opening it again in ${wait} ms`)
+      setTimeout(() => {
+        if (this.client !== client || !this.ready || this.subscription !== now) return // reconnected, stopped, or opened again meanwhile
+        this.listenOn(client).catch((e: unknown) => this.log('event', `could not listen for changes again (subscriptions/listen): ${describeError(e)}`))
+      }, wait).unref()
+    })
     await before?.close()
   }
 
@@ -485,6 +501,7 @@ export class UpstreamConnection {
           .catch((e: unknown) => this.log('event', `could not subscribe again to ${uri}: ${describeError(e)}`))
       }
       this.ready = true
+      this.listenBackoffMs = LISTEN_BACKOFF_MS
       this.publish('ready')
       // the revision this connection speaks (an HTTP server's is negotiated): the server's log says which
       this.log('event', `ready (MCP ${client.getNegotiatedProtocolVersion() ?? 'revision unknown'})`)

@@ -191,6 +191,15 @@ describe('a server offering 2026-07-28', () => {
       await waitFor(`an update of ${uri}`, () => updated.length > 0)
       expect(updated).toEqual([uri])
       expect((await c.readResource({ uri })).contents).toEqual([expect.objectContaining({ text: '1' })])
+      // the server drops toolgate's stream: it is opened again, and the next update still arrives
+      expect(Number(await (await fetch(new URL('/end-listens', modernUrl), { method: 'POST' })).text())).toBeGreaterThan(0)
+      await waitFor('the stream opened again', () => readLogs(g.db, 'modern', 200).some((l) => l.line.startsWith('the subscriptions/listen stream ended')))
+      await waitFor('a listen stream open at the server again', async () => {
+        await c.callTool({ name: 'modern:bump', arguments: {} })
+        await new Promise((r) => setTimeout(r, 200))
+        return updated.length > 1
+      })
+      expect(updated.every((u) => u === uri)).toBe(true)
     } finally {
       await sub.close()
       await c.close()
