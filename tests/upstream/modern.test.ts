@@ -116,6 +116,11 @@ describe('a server offering 2026-07-28', () => {
     // a malformed question is checked as the SDK checks one sent on its own: it never reaches the agent, the call says why
     const bad = await modern.callTool({ name: 'modern:ask', arguments: { malformed: true } }).then((r) => JSON.stringify(r), (e: Error) => e.message)
     expect(bad).toMatch(/the upstream asked an elicitation toolgate does not pass on: (requestedSchema|message)/)
+    // roots are answered by toolgate (the server's configured roots: none here)
+    expect(text(await modern.callTool({ name: 'modern:ask', arguments: { roots: true } }) as CallToolResult)).toBe('roots: []')
+    // sampling, which toolgate does not declare upstream: the server cannot ask, and the agent is told so instead of waiting
+    const sampled = await modern.callTool({ name: 'modern:ask', arguments: { sample: true } }).then((r) => JSON.stringify(r), (e: Error) => e.message)
+    expect(sampled).toMatch(/sampling\/createMessage.*do not declare the required capability/)
     await modern.close()
     expect(asked).toEqual(['Your name?', 'Your name?'])
 
