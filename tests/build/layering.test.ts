@@ -25,7 +25,8 @@ async function cruiseIn(dir: string, files: string[]): Promise<ICruiseResult> {
  * handle) and drizzle's query builder on a handle (`db.select(…)`, `tx.insert(…)`) import
  * nothing, so the cruise cannot see them: each cruised file outside db/ is read for them instead. Above db/ nothing may know which engine runs (a second dialect is planned).
  */
-const RAW_SQL = /\$client\b|\b(db|tx)\s*\.\s*(select|insert|update|delete|transaction|run|all|get|query|batch)\s*\(/
+// a handle is whatever is named for one (db, tx, setupDb, readTx …) or got from getDb()
+const RAW_SQL = /\$client\b|(\b\w*(db|Db|tx|Tx)\b|\bgetDb\(\))\s*\.\s*(select|insert|update|delete|transaction|run|all|get|query|batch|execute|prepare|exec)\s*\(/
 function rawSqlOutsideDb(dir: string, r: ICruiseResult): string[] {
   return r.modules.filter((m) => !m.coreModule && !m.source.startsWith('node_modules/') && !m.source.startsWith('db/') && /[.]tsx?$/.test(m.source))
     .flatMap((m) => readFileSync(path.join(dir, m.source), 'utf8').split('\n').flatMap((line, i) => (RAW_SQL.test(line) ? [`sql-only-in-db: ${m.source}:${i + 1} uses the raw connection or the query builder`] : [])))
