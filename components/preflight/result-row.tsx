@@ -9,6 +9,7 @@ import { fixPermission } from '@/lib/dashboard/fix-permission'
 import { can } from '@/lib/auth/roles'
 import { Allowed, usePerson } from '@/components/operator-context'
 import { Button, LinkButton, Pill } from '@/components/ui'
+import { AskFirst } from '@/components/ask-first'
 import { LoginButton } from '@/components/servers/login-button'
 import { highRiskQuestion, ToolReviewView } from '@/components/approvals/tool-review'
 import { Exposure } from '@/components/servers/exposure'
@@ -47,7 +48,6 @@ export function ResultRow({ result: r, view, detail, requestId, busy, onFix, onR
   const may = (kind: Fix['kind']) => me !== null && can(me.role, fixPermission[kind])
   const [reviewing, setReviewing] = useState(false)
   // a change with high-risk parts is approved only after saying so
-  const [askingRisk, setAskingRisk] = useState(false)
   const { fix, cause } = view
   return (
     <>
@@ -104,15 +104,8 @@ export function ResultRow({ result: r, view, detail, requestId, busy, onFix, onR
                 <ToolReviewView review={detail.review} />
                 <div className="mt-3">
                   <Allowed permission="approve">
-                    {askingRisk
-                      ? (
-                        <div role="alertdialog" aria-label="Confirm: Approve this definition" className="flex flex-wrap items-center gap-2">
-                          <span role="alert" className="text-sm">{highRiskQuestion(detail.review)}</span>
-                          <Button variant="danger" disabled={busy} onClick={() => { setAskingRisk(false); onFix({ kind: 'approve_tool', id: fix.id, hash: detail.review.pin ?? '' }) }}>Yes, approve this definition</Button>
-                          <Button onClick={() => setAskingRisk(false)}>Cancel</Button>
-                        </div>
-                      )
-                      : <Button variant="primary" disabled={busy} onClick={() => (highRiskQuestion(detail.review) ? setAskingRisk(true) : onFix({ kind: 'approve_tool', id: fix.id, hash: detail.review.pin ?? '' }))}>Approve this definition</Button>}
+                    <AskFirst question={highRiskQuestion(detail.review)} onConfirm={() => onFix({ kind: 'approve_tool', id: fix.id, hash: detail.review.pin ?? '' })}
+                      label="Approve this definition" confirmLabel="Yes, approve this definition" variant="primary" confirmVariant="danger" disabled={busy} />
                   </Allowed>
                 </div>
               </>
