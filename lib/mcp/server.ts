@@ -162,8 +162,8 @@ export function registerToolHandlers(server: Server, sessionOf: SessionOf, era: 
   // (lib/mcp/elicitation.ts). A cancellation, or the client going away, cancels upstream.
   server.setRequestHandler('tools/call', (request, ctx) => {
     const session = sessionOf(ctx)
-    // the request cancelled, or its client gone (followed only while the handler runs)
-    const leaving = following(ctx.mcpReq.signal, session.closed)
+    // the request cancelled, or its client gone
+    const leaving = [ctx.mcpReq.signal, session.closed]
     return guard(session, async (): Promise<CallToolResult> => {
     const { name, arguments: args } = request.params
     if (name === DESCRIBE_TOOL) return describeTool(session, args)
@@ -181,7 +181,6 @@ export function registerToolHandlers(server: Server, sessionOf: SessionOf, era: 
         sent.push(ctx.mcpReq.log(params.level, params.data, params.logger).catch(() => undefined))
       },
     }
-    const left = leaving.controller.signal
 
     // 2026-07-28, a client that can answer elicitations: the call may stop to ask (input_required),
     // answered in a later request that only the same token may resume (an anonymous caller cannot: declined)
@@ -192,20 +191,26 @@ export function registerToolHandlers(server: Server, sessionOf: SessionOf, era: 
       call.sinks = sinks
       if (typeof state !== 'string') {
         call.finish(dispatchToolCall({
-          ...session, meta, signal: call.cancel.signal, elicit: call.elicit,
+          ...session, meta, signals: [call.cancel.signal], elicit: call.elicit,
           progress: (p) => call.sinks.progress?.(p), log: (l) => call.sinks.log?.(l),
         }, name, args).then((outcome) => callResult(name, outcome, key)))
       }
-      const answer = await (typeof state === 'string' ? call.resume(ctx.mcpReq.inputResponses, left) : call.leg(left))
-      await Promise.all(sent)
-      return answer as CallToolResult
+      // followed only while this leg runs
+      const left = following(...leaving)
+      try {
+        const answer = await (typeof state === 'string' ? call.resume(ctx.mcpReq.inputResponses, left.controller.signal) : call.leg(left.controller.signal))
+        await Promise.all(sent)
+        return answer as CallToolResult
+      } finally {
+        left.release()
+      }
     }
     // otherwise elicitations go out on the call's own SSE stream (2025-11-25), or are declined
     // Object.assign, not a spread with new keys: V8 (Node 20) builds that as a slow object, microseconds a call
-    const outcome = await dispatchToolCall(Object.assign({}, session, sinks, { meta, elicit: session.ask, signal: left }), name, args)
+    const outcome = await dispatchToolCall(Object.assign({}, session, sinks, { meta, elicit: session.ask, signals: leaving }), name, args)
     await Promise.all(sent)
     return callResult(name, outcome, key)
-  }).finally(leaving.release)
+  })
   })
 }
 
