@@ -13,6 +13,7 @@ import { startOtlpReceiver } from '@/tests/helpers/otlp-receiver'
 import { startServer, type RunningServer } from '@/tests/helpers/server'
 import { agentToken, waitFor } from '@/tests/upstream/harness'
 import { echoFixture } from './calls'
+import { releasingFetch } from '@/lib/signals'
 import { mcpClientOp } from '@/lib/telemetry/mcp-client'
 import { currentMcpOp } from '@/lib/telemetry/context'
 import { mcpServerOp } from '@/lib/telemetry/mcp-server'
@@ -68,7 +69,8 @@ async function start(mode: Mode, prof: Record<string, string>): Promise<{ server
   await addServer(db, { name: 'callee', transport: echoFixture(), trusted: true }, { actor: 'bench' })
   await waitFor('callee ready', () => ready(db, 'callee'), 60_000)
   const agent = new Client({ name: 'bench', version: '1' })
-  await agent.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }))
+  // releasingFetch: the SDK gives every request one signal, and thousands of calls would pile listeners on it in this process
+  await agent.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } }, fetch: releasingFetch(fetch) }))
   return { server, agent }
 }
 
