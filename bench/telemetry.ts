@@ -13,7 +13,6 @@ import { startOtlpReceiver } from '@/tests/helpers/otlp-receiver'
 import { startServer, type RunningServer } from '@/tests/helpers/server'
 import { agentToken, waitFor } from '@/tests/upstream/harness'
 import { echoFixture } from './calls'
-import { releasingFetch } from '@/lib/signals'
 import { mcpClientOp } from '@/lib/telemetry/mcp-client'
 import { currentMcpOp } from '@/lib/telemetry/context'
 import { mcpServerOp } from '@/lib/telemetry/mcp-server'
@@ -58,6 +57,13 @@ function offPathNs(): number {
   return ((performance.now() - t) * 1e6) / n
 }
 
+/**
+ * The SDK client gives every request its transport's one signal, and undici keeps a listener on
+ * it per request: thousands of calls pile thousands on it (MaxListenersExceededWarning), each
+ * added slower than the last, in this process. The bench cancels no call: its POSTs go without.
+ */
+const unsignalledPosts: typeof fetch = (input, init) => fetch(input, init?.method === 'POST' ? { ...init, signal: undefined } : init)
+
 interface Mode { name: string; env: Record<string, string> }
 
 /** A toolgate in `mode` with one stdio upstream, and an agent connected to it. */
@@ -69,8 +75,7 @@ async function start(mode: Mode, prof: Record<string, string>): Promise<{ server
   await addServer(db, { name: 'callee', transport: echoFixture(), trusted: true }, { actor: 'bench' })
   await waitFor('callee ready', () => ready(db, 'callee'), 60_000)
   const agent = new Client({ name: 'bench', version: '1' })
-  // releasingFetch: the SDK gives every request one signal, and thousands of calls would pile listeners on it in this process
-  await agent.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } }, fetch: releasingFetch(fetch) }))
+  await agent.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } }, fetch: unsignalledPosts }))
   return { server, agent }
 }
 

@@ -145,8 +145,11 @@ export function servedPin(db: Db, server: string, tool: string): string | null {
   return statements(db).tools.get(JSON.stringify([[server, tool]]))?.hash ?? null
 }
 
-/** Changes whenever anything served may have: a commit of another connection, or a change of this one's that is not a record. */
-const changeStamp = (db: Db) => `${foreignCommits(db)}:${servedWrites(db)}`
+/**
+ * Changes whenever anything served may have: a commit of another connection, or a change of this
+ * one's that is not a record. What is read after it was taken stays right while it stands.
+ */
+export const changeStamp = (db: Db) => `${foreignCommits(db)}:${servedWrites(db)}`
 
 /** Rows a kept reader may hold before it is started afresh (unknown ids are kept too, as absent). */
 const KEPT_ROWS = 10_000

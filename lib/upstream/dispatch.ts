@@ -9,7 +9,7 @@ import { unavailable, type Caller, type UnavailableResult } from '@/lib/prefligh
 import { runningSupervisor, type Supervisor } from './supervisor'
 import { describeConnectionError, isTimeout } from './outcome'
 import { upstreamError, type UpstreamError } from './answered'
-import { serverConfig } from '@/db/queries/servers'
+import { callConfig } from '@/db/queries/servers'
 import { readSettings } from '@/db/queries/settings'
 import type { CallApproval } from '@/db/schema'
 import type { Isolation } from '@/lib/core/state'
@@ -159,7 +159,7 @@ export async function dispatchToolCall(ctx: CallContext, id: string, args: Recor
       // (a state-file server without a transport, or the connection just dropped)
       outcome = { kind: 'refused', verdict: unavailable(verdict.id, 'server_unhealthy', `no live upstream connection for server "${server ?? ''}" in this toolgate process`, { server: server ?? '', tool }) }
     } else {
-      const config = serverConfig(ctx.db, server)
+      const config = callConfig(ctx.db, server)
       const upstream: UpstreamConfig = { timeoutMs: config?.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, isolation: config?.isolation ?? 'auto' }
       outcome = config?.callApprovalTools.includes(tool)
         ? await heldCall(ctx, server, tool, args ?? {}, supervisor, upstream, record)

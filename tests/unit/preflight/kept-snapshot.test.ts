@@ -3,13 +3,14 @@ import { eq } from 'drizzle-orm'
 import type { Db } from '@/db/client'
 import { openDb } from '@/lib/server/database'
 import { servers } from '@/db/schema'
+import { callConfig } from '@/db/queries/servers'
 import { putConnectionState, renewLease, takeLease, THIS_HOST } from '@/db/queries/connections'
 import { writeRecords, writeTransaction } from '@/db/write'
 import { load, tempDbFile } from '@/tests/helpers/db'
 import { operator, reasonOf } from '@/tests/helpers/evaluate'
 
-// The gate keeps the rows it read while nothing served can have changed (db/queries/preflight-state.ts):
-// each change must still apply to the very next check, however it was made.
+// The gate keeps the rows it read while nothing served can have changed (db/queries/preflight-state.ts),
+// and so does a call's configuration: each change must still apply to the very next call, however it was made.
 const srv = { name: 'a', transport: { url: 'http://127.0.0.1:9/mcp' }, connection: { state: 'ready' as const }, tools: [{ name: 't', input_schema: { type: 'object' } }] }
 const deny = (db: Db) => db.update(servers).set({ disabledTools: ['t'] }).where(eq(servers.name, 'a')).run()
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -34,6 +35,14 @@ describe('the kept snapshot', () => {
       throw new Error('rolled back')
     })()).toThrow('rolled back')
     expect(reasonOf(db, operator, 'a:t')).toBe('ready')
+  })
+
+  it('keeps a server\'s call configuration (what a tools/call reads) only while nothing served has changed', async () => {
+    expect(callConfig(db, 'a')?.callApprovalTools).toEqual([])
+    db.update(servers).set({ callApprovalTools: ['t'] }).where(eq(servers.name, 'a')).run()
+    expect(callConfig(db, 'a')?.callApprovalTools).toEqual(['t'])
+    await writeTransaction(db, (tx) => tx.update(servers).set({ callApprovalTools: [] }).where(eq(servers.name, 'a')).run())
+    expect(callConfig(db, 'a')?.callApprovalTools).toEqual([])
   })
 
   it('sees a change committed through writeTransaction, and is not misled by records written meanwhile', async () => {
