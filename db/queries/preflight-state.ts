@@ -1,5 +1,6 @@
 import 'server-only'
 import { and, eq, sql } from 'drizzle-orm'
+import type { Transaction } from 'better-sqlite3'
 import type { Db } from '@/db/client'
 import { agentTokens, profiles, runtimeLease, settings, tools, upstreamSessions, type ServerConnection } from '@/db/schema'
 import { servedWrites } from '@/db/write'
@@ -155,24 +156,28 @@ export const changeStamp = (db: Db) => `${foreignCommits(db)}:${servedWrites(db)
 const KEPT_ROWS = 10_000
 /** Per connection: the rows read at one change stamp, kept while it stands. */
 const kept = new WeakMap<Db, { stamp: string; state: ReturnType<typeof createStateReader> }>()
+/** Per connection: `fn` in a deferred read transaction, over the reader kept at its stamp. */
+const keptSnapshots = new WeakMap<Db, Transaction<(fn: (state: PreflightState) => unknown) => unknown>>()
+
+function keptReader(db: Db): PreflightState {
+  // taken inside the read transaction: the stamp of the instant every read in it sees
+  const stamp = changeStamp(db)
+  let snapshot = kept.get(db)
+  if (snapshot?.stamp !== stamp || snapshot.state.size() > KEPT_ROWS) kept.set(db, (snapshot = { stamp, state: createStateReader(db) }))
+  return snapshot.state
+}
 
 /**
- * Run `fn` against one consistent snapshot, so every id in a request is judged against the same
- * instant (contract §8.3). The rows read are kept while nothing served can have changed (the
- * change stamp stands), so a steady stream of calls reads them once, and the first request
- * after any change — an approval, a block, a revoked token, another process's commit — reads
- * again. A snapshot is sound when the stamp is the same after `fn` as before it: nothing was
- * committed between its reads. Otherwise, or within a write transaction (its own uncommitted
- * changes are no snapshot to keep), `fn` runs in a deferred read transaction on fresh reads.
+ * Run `fn` against one consistent snapshot: a deferred read transaction, so every id in a
+ * request is judged against the same instant (contract §8.3). The rows read are kept while
+ * nothing served can have changed (the change stamp stands), so a steady stream of calls reads
+ * them once, and the first request after any change — an approval, a block, a revoked token,
+ * another process's commit — reads again. Within a write transaction (its own uncommitted
+ * changes are no snapshot to keep) `fn` reads afresh.
  */
 export function readSnapshot<T>(db: Db, fn: (state: PreflightState) => T): T {
-  if (!db.$client.inTransaction) {
-    const stamp = changeStamp(db)
-    let snapshot = kept.get(db)
-    if (snapshot?.stamp !== stamp || snapshot.state.size() > KEPT_ROWS) kept.set(db, (snapshot = { stamp, state: createStateReader(db) }))
-    const result = fn(snapshot.state)
-    if (changeStamp(db) === stamp) return result
-    kept.delete(db)
-  }
-  return db.$client.transaction(() => fn(createStateReader(db))).deferred()
+  if (db.$client.inTransaction) return db.$client.transaction(() => fn(createStateReader(db))).deferred()
+  let snapshot = keptSnapshots.get(db)
+  if (!snapshot) keptSnapshots.set(db, (snapshot = db.$client.transaction((f: (state: PreflightState) => unknown) => f(keptReader(db)))))
+  return snapshot.deferred(fn) as T
 }
