@@ -19,17 +19,26 @@ export type Log = (stream: 'stderr' | 'event', line: string) => void
 export interface TransportSpec { name: string; transport: Transport; secrets: Record<string, string> }
 
 /**
- * The SDK's stdio transport, its writes to the server gathered until the event loop's turn is
- * over: under load, one write (writev) carries every message sent in that turn instead of a
- * syscall, and a wakeup of the server's process, each. Its pipe is the SDK's own (an internal
- * field): without it, each message is written at once, as before.
+ * The SDK's stdio transport, its writes to the server gathered per turn of the event loop: the
+ * first message of a turn is written at once (a call's group commit, which blocks the loop for
+ * its fsync, comes later in the turn: the server works meanwhile), and any more sent in the same
+ * turn go together in one write (writev) when it ends, instead of a syscall and a wakeup of the
+ * server's process each. Its pipe is the SDK's own (an internal field): without it, each message
+ * is written at once.
  */
 class GatheredStdio extends StdioClientTransport {
+  private wroteThisTurn = false
+
   override send(message: JSONRPCMessage): Promise<void> {
     const stdin = (this as unknown as { _process?: ChildProcess })._process?.stdin
     if (stdin && !stdin.writableCorked) {
-      stdin.cork()
-      setImmediate(() => stdin.uncork())
+      if (this.wroteThisTurn) {
+        stdin.cork()
+        setImmediate(() => stdin.uncork())
+      } else {
+        this.wroteThisTurn = true
+        setImmediate(() => { this.wroteThisTurn = false })
+      }
     }
     return super.send(message)
   }
