@@ -57,6 +57,13 @@ function offPathNs(): number {
   return ((performance.now() - t) * 1e6) / n
 }
 
+/**
+ * The SDK client gives every request its transport's one signal, and undici keeps a listener on
+ * it per request: thousands of calls pile thousands on it (MaxListenersExceededWarning), each
+ * added slower than the last, in this process. The bench cancels no call: its POSTs go without.
+ */
+const unsignalledPosts: typeof fetch = (input, init) => fetch(input, init?.method === 'POST' ? { ...init, signal: undefined } : init)
+
 interface Mode { name: string; env: Record<string, string> }
 
 /** A toolgate in `mode` with one stdio upstream, and an agent connected to it. */
@@ -68,7 +75,7 @@ async function start(mode: Mode, prof: Record<string, string>): Promise<{ server
   await addServer(db, { name: 'callee', transport: echoFixture(), trusted: true }, { actor: 'bench' })
   await waitFor('callee ready', () => ready(db, 'callee'), 60_000)
   const agent = new Client({ name: 'bench', version: '1' })
-  await agent.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }))
+  await agent.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } }, fetch: unsignalledPosts }))
   return { server, agent }
 }
 

@@ -40,17 +40,24 @@ export function proveWritable(db: Db, waitMs: number): void {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-const WRITES = Symbol.for('toolgate.writes')
-type Counted = Db['$client'] & { [WRITES]?: number }
+const RECORD_CHANGES = Symbol.for('toolgate.record-changes')
+type Counted = Db['$client'] & { [RECORD_CHANGES]?: number }
+const changeCounters = new WeakMap<Db['$client'], { get(): unknown }>()
+/** Rows this connection has changed since it opened (SQLite's total_changes()), by whatever path. */
+function totalChanges(db: Db): number {
+  let s = changeCounters.get(db.$client)
+  if (!s) changeCounters.set(db.$client, (s = db.$client.prepare('select total_changes()').pluck()))
+  return s.get() as number
+}
 
 /**
- * How many transactions that may change what is served this connection has committed (every
- * writeTransaction but writeRecords'): with SQLite's data_version (another connection's commits)
- * it tells whether anything served can have changed since it was last read. Kept on the
- * connection, which the server and the Next.js bundles share (each bundle has its own copy of
- * this module).
+ * Rows this connection has changed outside writeRecords: every change that may touch what is
+ * served — through writeTransaction or any other write, however it is made. With SQLite's
+ * data_version (another connection's commits) it tells whether anything served can have changed
+ * since it was last read. The records' share is kept on the connection, which the server and the
+ * Next.js bundles share (each bundle has its own copy of this module).
  */
-export const servedWrites = (db: Db): number => (db.$client as Counted)[WRITES] ?? 0
+export const servedWrites = (db: Db): number => totalChanges(db) - ((db.$client as Counted)[RECORD_CHANGES] ?? 0)
 
 /**
  * Run `fn` in one IMMEDIATE transaction. The connection's busy timeout is 0, so a lock held by
@@ -72,13 +79,23 @@ export function writeRecords<T>(db: Db, fn: (tx: Tx) => T, waitMs = WRITE_WAIT_M
   return write(db, fn, waitMs, false)
 }
 
+/** fn in one IMMEDIATE transaction; a record's changes are counted apart from what is served (servedWrites). */
+function commit<T>(db: Db, fn: (tx: Tx) => T, served: boolean): T {
+  if (served) return transactionOn(db, fn, 'immediate')
+  const before = totalChanges(db)
+  try {
+    return transactionOn(db, fn, 'immediate')
+  } finally {
+    const client = db.$client as Counted
+    client[RECORD_CHANGES] = (client[RECORD_CHANGES] ?? 0) + totalChanges(db) - before
+  }
+}
+
 async function write<T>(db: Db, fn: (tx: Tx) => T, waitMs: number, served: boolean): Promise<T> {
   const deadline = Date.now() + waitMs
   for (let pause = 2; ; pause = Math.min(pause * 2, 100)) {
     try {
-      const result = transactionOn(db, fn, 'immediate')
-      if (served) (db.$client as Counted)[WRITES] = servedWrites(db) + 1
-      return result
+      return commit(db, fn, served)
     } catch (e) {
       if (!isBusy(e)) throw e
       if (Date.now() + pause > deadline) throw unavailableError(`the state database stayed locked by another process for ${waitMs} ms`)

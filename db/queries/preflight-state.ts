@@ -1,8 +1,11 @@
 import 'server-only'
 import { and, eq, sql } from 'drizzle-orm'
+import type { Transaction } from 'better-sqlite3'
 import type { Db } from '@/db/client'
 import { agentTokens, profiles, runtimeLease, settings, tools, upstreamSessions, type ServerConnection } from '@/db/schema'
+import { servedWrites } from '@/db/write'
 import { believedConnection, leaseColumns, type Lease } from './connections'
+import { foreignCommits } from './settings'
 import type { ApprovalView, ConnectionView, PreflightState, ServerView, ToolView } from '@/lib/core/state'
 
 const p = (name: string) => sql.placeholder(name)
@@ -59,16 +62,17 @@ export function statements(db: Db) {
   return s
 }
 
-/** A PreflightState over the database; call it inside one read transaction (see readSnapshot). */
-export function createStateReader(db: Db): PreflightState {
+/** A PreflightState over the database, and how many rows it holds (see readSnapshot). */
+export function createStateReader(db: Db): PreflightState & { size(): number } {
   const st = statements(db)
   // absent rows are cached too (undefined), so nothing is read twice
   const serverCache = new Map<string, { server: ServerView; connection: ConnectionRow | undefined } | undefined>()
   const toolCache = new Map<string, ToolView | undefined>()
+  const sessionCache = new Map<string, ConnectionRow | undefined>()
+  const profileCache = new Map<string, string[] | undefined>()
   const toolKey = (server: string, name: string) => `${server}\u0000${name}`
   let quarantine: boolean | undefined
   let lease: { value: Lease | undefined } | undefined
-  const now = Date.now()
 
   const readServers = (names: readonly string[]) => {
     const wanted = [...new Set(names)].filter((n) => !serverCache.has(n))
@@ -110,18 +114,27 @@ export function createStateReader(db: Db): PreflightState {
       readServers([name])
       const row = serverCache.get(name)?.connection
       if (!row) return undefined
-      lease ??= { value: st.lease.get() }
+      // judged at this moment; a lease read that has run out is read again (its renewals are records, not counted as served writes)
+      const now = Date.now()
+      if (!lease || (lease.value && lease.value.expiresAt <= now)) lease = { value: st.lease.get() }
       const server = believedConnection(row, lease.value, now)
+      if (server.state !== 'ready' || tokenId === undefined) return server
       // a ready server whose session for this token is down (only a down session has a row)
-      const own = server.state === 'ready' && tokenId !== undefined ? st.session.get({ server: name, token: tokenId }) : undefined
+      const key = toolKey(name, tokenId)
+      if (!sessionCache.has(key)) sessionCache.set(key, st.session.get({ server: name, token: tokenId }))
+      const own = sessionCache.get(key)
       return own ? believedConnection(own, lease.value, now) : server
     },
     tool(server, name) {
       readTools([{ server, tool: name }])
       return toolCache.get(toolKey(server, name))
     },
-    profileServers: (name) => st.profile.get({ name })?.servers,
+    profileServers(name) {
+      if (!profileCache.has(name)) profileCache.set(name, st.profile.get({ name })?.servers)
+      return profileCache.get(name)
+    },
     nearbyToolIds: (id, servers) => (servers ? st.nearbyIn.all({ id, len: id.length, servers: JSON.stringify(servers) }) : st.nearby.all({ id, len: id.length })),
+    size: () => serverCache.size + toolCache.size + sessionCache.size + profileCache.size,
   }
 }
 
@@ -134,9 +147,37 @@ export function servedPin(db: Db, server: string, tool: string): string | null {
 }
 
 /**
+ * Changes whenever anything served may have: a commit of another connection, or a change of this
+ * one's that is not a record. What is read after it was taken stays right while it stands.
+ */
+export const changeStamp = (db: Db) => `${foreignCommits(db)}:${servedWrites(db)}`
+
+/** Rows a kept reader may hold before it is started afresh (unknown ids are kept too, as absent). */
+const KEPT_ROWS = 10_000
+/** Per connection: the rows read at one change stamp, kept while it stands. */
+const kept = new WeakMap<Db, { stamp: string; state: ReturnType<typeof createStateReader> }>()
+/** Per connection: `fn` in a deferred read transaction, over the reader kept at its stamp. */
+const keptSnapshots = new WeakMap<Db, Transaction<(fn: (state: PreflightState) => unknown) => unknown>>()
+
+function keptReader(db: Db): PreflightState {
+  // taken inside the read transaction: the stamp of the instant every read in it sees
+  const stamp = changeStamp(db)
+  let snapshot = kept.get(db)
+  if (snapshot?.stamp !== stamp || snapshot.state.size() > KEPT_ROWS) kept.set(db, (snapshot = { stamp, state: createStateReader(db) }))
+  return snapshot.state
+}
+
+/**
  * Run `fn` against one consistent snapshot: a deferred read transaction, so every id in a
- * request is judged against the same instant (contract §8.3).
+ * request is judged against the same instant (contract §8.3). The rows read are kept while
+ * nothing served can have changed (the change stamp stands), so a steady stream of calls reads
+ * them once, and the first request after any change — an approval, a block, a revoked token,
+ * another process's commit — reads again. Within a write transaction (its own uncommitted
+ * changes are no snapshot to keep) `fn` reads afresh.
  */
 export function readSnapshot<T>(db: Db, fn: (state: PreflightState) => T): T {
-  return db.$client.transaction(() => fn(createStateReader(db))).deferred()
+  if (db.$client.inTransaction) return db.$client.transaction(() => fn(createStateReader(db))).deferred()
+  let snapshot = keptSnapshots.get(db)
+  if (!snapshot) keptSnapshots.set(db, (snapshot = db.$client.transaction((f: (state: PreflightState) => unknown) => f(keptReader(db)))))
+  return snapshot.deferred(fn) as T
 }

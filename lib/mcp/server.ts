@@ -162,8 +162,8 @@ export function registerToolHandlers(server: Server, sessionOf: SessionOf, era: 
   // (lib/mcp/elicitation.ts). A cancellation, or the client going away, cancels upstream.
   server.setRequestHandler('tools/call', (request, ctx) => {
     const session = sessionOf(ctx)
-    // the request cancelled, or its client gone (followed only while the handler runs)
-    const leaving = following(ctx.mcpReq.signal, session.closed)
+    // the request cancelled, or its client gone
+    const leaving = [ctx.mcpReq.signal, session.closed]
     return guard(session, async (): Promise<CallToolResult> => {
     const { name, arguments: args } = request.params
     if (name === DESCRIBE_TOOL) return describeTool(session, args)
@@ -184,24 +184,29 @@ export function registerToolHandlers(server: Server, sessionOf: SessionOf, era: 
         sent.push(ctx.mcpReq.log(params.level, params.data, params.logger).catch(() => undefined))
       },
     }
-    const left = leaving.controller.signal
 
     // 2026-07-28, a client that can answer elicitations: the call may stop to ask (input_required)
-    const asking = askingCall(era, session, ctx, left, sinks)
+    const asking = askingCall(era, session, ctx, sinks)
     if (asking) {
-      const answer = await asking((call) => dispatchToolCall({
-        ...session, meta, signal: call.cancel.signal, elicit: call.elicit,
-        progress: (p) => call.sinks.progress?.(p), log: (l) => call.sinks.log?.(l),
-      }, name, args).then((outcome) => callResult(name, outcome, callerKey(session.caller))))
-      await Promise.all(sent)
-      return answer as CallToolResult
+      // followed only while this leg runs
+      const left = following(...leaving)
+      try {
+        const answer = await asking(left.controller.signal, (call) => dispatchToolCall({
+          ...session, meta, signals: [call.cancel.signal], elicit: call.elicit,
+          progress: (p) => call.sinks.progress?.(p), log: (l) => call.sinks.log?.(l),
+        }, name, args).then((outcome) => callResult(name, outcome, callerKey(session.caller))))
+        await Promise.all(sent)
+        return answer as CallToolResult
+      } finally {
+        left.release()
+      }
     }
     // otherwise elicitations go out on the call's own SSE stream (2025-11-25), or are declined
     // Object.assign, not a spread with new keys: V8 (Node 20) builds that as a slow object, microseconds a call
-    const outcome = await dispatchToolCall(Object.assign({}, session, sinks, { meta, elicit: session.ask, signal: left }), name, args)
+    const outcome = await dispatchToolCall(Object.assign({}, session, sinks, { meta, elicit: session.ask, signals: leaving }), name, args)
     await Promise.all(sent)
     return callResult(name, outcome, callerKey(session.caller))
-  }).finally(leaving.release)
+  })
   })
 }
 
@@ -212,11 +217,11 @@ export function registerToolHandlers(server: Server, sessionOf: SessionOf, era: 
  * declined) — brings the answer to the same upstream request (lib/mcp/elicitation.ts). The
  * upstream request is started on the first leg (`start`); undefined where this does not apply.
  */
-function askingCall(era: Era, session: McpContext, ctx: ServerContext, left: AbortSignal, sinks: CallInProgress['sinks'] = {}):
-  ((start: (call: CallInProgress) => Promise<Result>) => Promise<Result>) | undefined {
+function askingCall(era: Era, session: McpContext, ctx: ServerContext, sinks: CallInProgress['sinks'] = {}):
+  ((left: AbortSignal, start: (call: CallInProgress) => Promise<Result>) => Promise<Result>) | undefined {
   const key = callerKey(session.caller)
   if (era !== 'modern' || key === undefined || !canElicit(ctx.mcpReq.envelope)) return undefined
-  return (start) => {
+  return (left, start) => {
     const state = ctx.mcpReq.requestState()
     const call = typeof state === 'string' ? parkedCall(key, ctx.mcpReq.method, state) : new CallInProgress(key, ctx.mcpReq.method)
     call.sinks = sinks
@@ -231,12 +236,11 @@ function askingCall(era: Era, session: McpContext, ctx: ServerContext, left: Abo
  * input_required (askingCall), a 2025-11-25 one over its request's stream (session.ask).
  */
 function answering<T extends Result>(era: Era, session: McpContext, ctx: ServerContext, read: (session: McpContext) => Promise<T>): Promise<T> {
-  const leaving = following(ctx.mcpReq.signal, session.closed)
-  const asking = askingCall(era, session, ctx, leaving.controller.signal)
-  // an input_required leg is what the SDK expects of these methods on 2026-07-28
-  return guard(session, () => (asking
-    ? asking((call) => read(Object.assign({}, session, { ask: call.elicit }))) as Promise<T>
-    : read(session))).finally(leaving.release)
+  const asking = askingCall(era, session, ctx)
+  if (!asking) return guard(session, () => read(session))
+  // an input_required leg is what the SDK expects of these methods on 2026-07-28; followed while it runs
+  const left = following(ctx.mcpReq.signal, session.closed)
+  return guard(session, () => asking(left.controller.signal, (call) => read(Object.assign({}, session, { ask: call.elicit }))) as Promise<T>).finally(left.release)
 }
 
 /**

@@ -119,7 +119,7 @@ async function createTask(session: McpContext, params: unknown): Promise<unknown
     throw e
   }
   task.ended = dispatchToolCall({
-    ...ctx, taskId: task.id, signal: task.cancel.signal,
+    ...ctx, taskId: task.id, signals: [task.cancel.signal],
     // what the upstream reports as progress is the task's status message
     progress: (pr) => update(task, 'working', pr.message ?? `progress ${pr.progress}${pr.total ? ` of ${pr.total}` : ''}`),
   }, name, args).then((outcome) => {

@@ -37,6 +37,25 @@ export const currentRequestId = (): string | undefined => entryOf(context.active
 /** toolgate's span of the request being served, when one is being recorded. */
 export const requestSpan = (): Span | undefined => (telemetry() ? entryOf(context.active())?.span : undefined)
 
+/** Spans ended during this turn of the event loop, with when each ended. */
+let ending: { span: Span; at: number }[] = []
+
+/**
+ * End `span` now, as of now, but hand it to the span processor only once this turn is over:
+ * the exporter's batch (which serializes its spans synchronously in the span.end() that fills
+ * it) then never runs between a call's result and its answer.
+ */
+export function endSoon(span: Span): void {
+  if (ending.push({ span, at: performance.now() }) === 1) setImmediate(endPending)
+}
+
+/** The spans endSoon holds, ended at the times they ended (also before a shutdown exports what is buffered). */
+export function endPending(): void {
+  const due = ending
+  ending = []
+  for (const e of due) e.span.end(e.at)
+}
+
 /** The active span's trace and span ids, for a log line; none outside a sampled trace. */
 export function currentTraceIds(): { trace_id: string; span_id: string } | undefined {
   const sc = trace.getActiveSpan()?.spanContext()

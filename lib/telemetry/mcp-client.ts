@@ -1,4 +1,5 @@
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api'
+import { endSoon } from './context'
 import { ATTR, EXECUTE_TOOL, TOOL_ERROR, TOOLGATE } from './names'
 import { telemetry, type Telemetry } from './state'
 import { isStdio, type Transport } from '@/db/schema'
@@ -87,7 +88,7 @@ export class McpClientOp {
       this.span.setStatus({ code: SpanStatusCode.ERROR, ...(error instanceof Error ? { message: error.message } : {}) })
     }
     if (result && this.t.captureArguments && !errorType) this.span.setAttribute(ATTR.GEN_AI_TOOL_CALL_RESULT, JSON.stringify(result))
-    this.span.end()
+    endSoon(this.span)
   }
 }
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http'
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type SpanOptions } from '@opentelemetry/api'
-import { extractHeaders, requestContext, type McpOpFacts } from './context'
+import { endSoon, extractHeaders, requestContext, type McpOpFacts } from './context'
 import { ATTR, EXECUTE_TOOL, TOOL_ERROR, TOOLGATE } from './names'
 import { telemetry, type Telemetry } from './state'
 
@@ -130,7 +130,7 @@ export class McpServerOp implements McpOpFacts {
       if (o.code !== undefined) this.span.setAttribute(ATTR.RPC_RESPONSE_STATUS_CODE, String(o.code))
       this.span.setStatus({ code: SpanStatusCode.ERROR, ...(o.message ? { message: o.message } : {}) })
     }
-    this.span.end()
+    endSoon(this.span)
   }
 }
 

@@ -7,6 +7,7 @@ import pkg from '@/package.json'
 import type { TelemetryConfig } from './config'
 import { makeInstruments } from './metrics'
 import { setTelemetry } from './state'
+import { endPending } from './context'
 
 /** The OTLP metric exporter for the configured protocol (the SDK's default: http/protobuf). */
 async function otlpMetricExporter(protocol: string): Promise<sdkMetrics.PushMetricExporter> {
@@ -61,6 +62,7 @@ export async function startSdk(db: Db, config: TelemetryConfig): Promise<() => P
   })
   return async () => {
     setTelemetry(undefined)
+    endPending()
     await sdk.shutdown() // what is still buffered is exported first
   }
 }

@@ -16,7 +16,8 @@ export interface CallOptions {
   onElicit?: (params: ElicitRequest['params'], ended: AbortSignal) => Promise<ElicitResult>
   /** log messages the server sends during the call */
   onLog?: (params: LoggingMessageNotification['params']) => void
-  signal?: AbortSignal
+  /** any of these aborting stops the call (followed here, so each layer above need not make a signal of its own) */
+  signals?: readonly (AbortSignal | undefined)[]
   /** the client's request _meta, passed on (the progress token is toolgate's own) */
   meta?: Record<string, unknown>
 }
@@ -121,7 +122,7 @@ export async function callTool(client: Client, inflight: InflightCalls, upstream
   // agent should see every step
   const token = inflight.nextToken()
   // one signal stops the call: the caller's, or this call's own clock running out
-  const stop = following(opts.signal)
+  const stop = following(...(opts.signals ?? []))
   let timedOut = false
   let timer: NodeJS.Timeout | undefined
   const restartClock = () => {

@@ -322,7 +322,7 @@ export class UpstreamConnection {
       // a token the server no longer accepts, or one without a scope this call needs (step-up):
       // the login is the server's, so an agent session's refusal asks its main connection for it
       if (isUnauthorized(e)) (this.of ?? this).loginNeeded()
-      else if (isTransportFailure(e) && !opts.signal?.aborted) this.fail?.({ kind: 'closed', why: `a call failed: ${describeConnectionError(e)}` })
+      else if (isTransportFailure(e) && !opts.signals?.some((s) => s?.aborted)) this.fail?.({ kind: 'closed', why: `a call failed: ${describeConnectionError(e)}` })
       throw e
     }
   }

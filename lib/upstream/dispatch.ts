@@ -9,8 +9,7 @@ import { unavailable, type Caller, type UnavailableResult } from '@/lib/prefligh
 import { runningSupervisor, type Supervisor } from './supervisor'
 import { describeConnectionError, isTimeout } from './outcome'
 import { upstreamError, type UpstreamError } from './answered'
-import { following } from '@/lib/signals'
-import { serverConfig } from '@/db/queries/servers'
+import { callConfig } from '@/db/queries/servers'
 import { readSettings } from '@/db/queries/settings'
 import type { CallApproval } from '@/db/schema'
 import type { Isolation } from '@/lib/core/state'
@@ -30,8 +29,8 @@ export interface CallContext {
   elicit?: (params: ElicitRequest['params'], ended: AbortSignal) => Promise<ElicitResult>
   /** the upstream's log messages during the call */
   log?: (params: LoggingMessageNotification['params']) => void
-  /** the client cancelled, or went away */
-  signal?: AbortSignal
+  /** the client cancelled, or went away: any of these aborting (followed where the call is forwarded) */
+  signals?: readonly (AbortSignal | undefined)[]
   /** the task this call runs as (a task-augmented call), for its record */
   taskId?: string
   /** the client's request _meta for the upstream (toolgate's own keys already taken out) */
@@ -73,23 +72,22 @@ async function callUpstream(ctx: CallContext, server: string, tool: string, args
   const conn = supervisor?.connectionFor(server, callerKey(ctx.caller), config.isolation)
   if (!supervisor || !conn) return { kind: 'failed', error: `no live upstream connection for server "${server}" in this toolgate process` }
   return record.forward({ runtime: supervisor.instance, callId }, async (withheld): Promise<CallOutcome> => {
-    const stop = following(ctx.signal, withheld)
-    const signal = stop.controller.signal
+    const signals = [...(ctx.signals ?? []), withheld]
     try {
-      return { kind: 'answered', result: await conn.callTool(tool, args, { timeoutMs, onProgress: ctx.progress, onElicit: ctx.elicit, onLog: ctx.log, signal, meta: ctx.meta }) }
+      return { kind: 'answered', result: await conn.callTool(tool, args, { timeoutMs, onProgress: ctx.progress, onElicit: ctx.elicit, onLog: ctx.log, signals, meta: ctx.meta }) }
     } catch (e) {
-      if (signal.aborted) return { kind: 'cancelled' }
+      if (aborted(signals)) return { kind: 'cancelled' }
       const answered = upstreamError(e)
       if (answered) return { kind: 'rejected', ...answered }
       if (isTimeout(e)) {
         return { kind: 'failed', error: `the call timed out after ${timeoutMs / 1000} s without a result or progress: that is server "${server}"'s call timeout. Raise it with: toolgate upstream set ${server} --call-timeout 30m (or on the server's dashboard page)` }
       }
       return { kind: 'failed', error: `the upstream call failed: ${describeConnectionError(e)}` }
-    } finally {
-      stop.release()
     }
   })
 }
+
+const aborted = (signals: CallContext['signals']) => signals?.some((s) => s?.aborted) ?? false
 
 const POLL_MS = 200
 const WAIT_PROGRESS_MS = 5_000
@@ -127,7 +125,7 @@ async function heldCall(ctx: CallContext, server: string, tool: string, args: Re
       return outcome.kind === 'cancelled' ? outcome : { kind: 'answered', result, callId: c.id }
     }
     // the request stays open: the client went away, or the wait is over
-    if (ctx.signal?.aborted) return { kind: 'cancelled' }
+    if (aborted(ctx.signals)) return { kind: 'cancelled' }
     if (Date.now() >= deadline) return { kind: 'held', call: c }
     if (ctx.progress && Date.now() - reported >= WAIT_PROGRESS_MS) {
       reported = Date.now()
@@ -161,7 +159,7 @@ export async function dispatchToolCall(ctx: CallContext, id: string, args: Recor
       // (a state-file server without a transport, or the connection just dropped)
       outcome = { kind: 'refused', verdict: unavailable(verdict.id, 'server_unhealthy', `no live upstream connection for server "${server ?? ''}" in this toolgate process`, { server: server ?? '', tool }) }
     } else {
-      const config = serverConfig(ctx.db, server)
+      const config = callConfig(ctx.db, server)
       const upstream: UpstreamConfig = { timeoutMs: config?.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, isolation: config?.isolation ?? 'auto' }
       outcome = config?.callApprovalTools.includes(tool)
         ? await heldCall(ctx, server, tool, args ?? {}, supervisor, upstream, record)

@@ -1,5 +1,6 @@
 import 'server-only'
-import { SSEClientTransport, StreamableHTTPClientTransport, type Transport as SdkTransport } from '@modelcontextprotocol/client'
+import type { ChildProcess } from 'node:child_process'
+import { SSEClientTransport, StreamableHTTPClientTransport, type JSONRPCMessage, type Transport as SdkTransport } from '@modelcontextprotocol/client'
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio'
 import type { Db } from '@/db/client'
 import { oauthOf } from '@/db/queries/upstream'
@@ -18,12 +19,38 @@ export type Log = (stream: 'stderr' | 'event', line: string) => void
 /** What a transport is made from: the server, how it is reached, and the secrets it is given. */
 export interface TransportSpec { name: string; transport: Transport; secrets: Record<string, string> }
 
+/**
+ * The SDK's stdio transport, its writes to the server gathered per turn of the event loop: the
+ * first message of a turn is written at once (a call's group commit, which blocks the loop for
+ * its fsync, comes later in the turn: the server works meanwhile), and any more sent in the same
+ * turn go together in one write (writev) when it ends, instead of a syscall and a wakeup of the
+ * server's process each. Its pipe is the SDK's own (an internal field): without it, each message
+ * is written at once.
+ */
+class GatheredStdio extends StdioClientTransport {
+  private wroteThisTurn = false
+
+  override send(message: JSONRPCMessage): Promise<void> {
+    const stdin = (this as unknown as { _process?: ChildProcess })._process?.stdin
+    if (stdin && !stdin.writableCorked) {
+      if (this.wroteThisTurn) {
+        stdin.cork()
+        setImmediate(() => stdin.uncork())
+      } else {
+        this.wroteThisTurn = true
+        setImmediate(() => { this.wroteThisTurn = false })
+      }
+    }
+    return super.send(message)
+  }
+}
+
 /** The SDK transport for a server: its process (stdio, stderr into the log) or its URL (with OAuth). */
 export function makeTransport(db: Db, spec: TransportSpec, baseUrl: string, log: Log, onStreamRequest?: OnStreamRequest): SdkTransport {
   const t = spec.transport
   const secretValues = Object.fromEntries((t.secrets ?? []).map((n) => [n, spec.secrets[n]]))
   if (isStdio(t)) {
-    const transport = new StdioClientTransport({
+    const transport = new GatheredStdio({
       command: t.command, args: t.args ?? [], cwd: t.cwd ?? projectRoot(), stderr: 'pipe',
       env: { ...getDefaultEnvironment(), ...(t.env ?? {}), ...secretValues },
     })
