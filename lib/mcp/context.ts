@@ -5,8 +5,7 @@ import { serverNames } from '@/db/queries/servers'
 import { mcpCaller, type HeaderReader } from '@/lib/auth/caller'
 import { describeError, notFoundError, ToolgateError, unavailableError } from '@/lib/core/errors'
 import { scopeOf, type Caller } from '@/lib/preflight/evaluate'
-import type { ElicitResult } from '@modelcontextprotocol/server'
-import type { ElicitParams } from './elicitation'
+import type { AskCaller } from '@/lib/upstream/calls'
 
 /**
  * Everything one MCP exchange is judged under. The endpoint is stateless, so a "session"
@@ -23,8 +22,8 @@ export interface McpContext {
   record?: boolean
   /** aborted when the HTTP exchange ends early (the client went away) */
   closed?: AbortSignal
-  /** asks the client over this exchange's SSE stream (2025-11-25 tools/call that streams) */
-  ask?: (params: ElicitParams, ended: AbortSignal) => Promise<ElicitResult>
+  /** puts what an upstream asks (an elicitation, a sampling) to the client over this exchange's SSE stream (2025-11-25, a request that streams) */
+  ask?: AskCaller
   /** false when this exchange answers one JSON body (the client takes no event stream): nothing goes out before the result */
   streams?: boolean
 }

@@ -1,69 +1,90 @@
 import 'server-only'
 import { randomBytes } from 'node:crypto'
-import { inputRequired, type ElicitRequest, type ElicitResult, type InputRequiredResult, type LoggingMessageNotification, type Progress, type Result } from '@modelcontextprotocol/server'
+import { inputRequired, ProtocolError, ProtocolErrorCode, specTypeSchemas, type ElicitResult, type InputRequiredResult, type LoggingMessageNotification, type Progress, type Result } from '@modelcontextprotocol/server'
 import { elicitResultSchema as elicitResult } from '@/lib/schemas/mcp'
+import type { ServerAsk } from '@/lib/upstream/calls'
 import { invalidParams } from './errors'
 
 /**
- * Elicitations an upstream sends during a call, carried to the caller that made the call.
- * The endpoint is stateless, so the answer arrives in a later HTTP request and is matched here:
+ * What an upstream asks its client during a call — an elicitation, or a sampling (a completion by
+ * the caller's model) — carried to the caller that made the call. The endpoint is stateless, so
+ * the answer arrives in a later HTTP request and is matched here:
  *
- * - 2025-11-25: the elicitation goes out as a server request on the call's SSE stream; the
- *   client POSTs its response, which `answerFromClient` hands to the waiting call.
- * - 2026-07-28: the call answers `input_required` with the elicitation and a requestState; the
- *   client retries the call with its answer, and `resume` continues the same upstream call.
+ * - 2025-11-25: the request goes out as a server request on the call's SSE stream; the client
+ *   POSTs its response, which `answerFromClient` hands to the waiting call.
+ * - 2026-07-28: the call answers `input_required` with the request and a requestState; the client
+ *   retries the call with its answer, and `resume` continues the same upstream call.
  *
  * Either way an answer is accepted only from the caller that made the call, and a call nobody
- * answers within ELICIT_WAIT_MS is cancelled for the upstream (its elicitation is answered "cancel").
+ * answers within ASK_WAIT_MS is cancelled for the upstream (an elicitation is answered "cancel").
  */
-/** What an upstream asks, and what it gets back (the upstream client's types: it is their question) */
-export type ElicitParams = ElicitRequest['params']
-const ELICIT_WAIT_MS = 10 * 60 * 1000
+const ASK_WAIT_MS = 10 * 60 * 1000
 
-/** What a client answered, as the upstream expects it; anything else counts as "cancel". */
+/** A client's JSON-RPC response to one of these requests; undefined: none came (it left, or the wait ran out). */
+type ClientResponse = { result?: unknown; error?: { code?: unknown; message?: unknown } } | undefined
+
+/** What a client answered to an elicitation, as the upstream expects it; anything else counts as "cancel". */
 const asElicitResult = (v: unknown): ElicitResult => {
   const r = elicitResult.safeParse(v)
   return r.success ? { action: r.data.action, ...(r.data.content ? { content: r.data.content as ElicitResult['content'] } : {}) } : { action: 'cancel' }
+}
+
+/**
+ * The caller's answer as the upstream expects it. An elicitation: what the person answered, "decline"
+ * for an error (a client without elicitation), "cancel" when nobody answered. A sampling: the
+ * client's result, checked; its error, or no answer, is an error to the upstream.
+ */
+function answerOf(ask: ServerAsk, response: ClientResponse): Record<string, unknown> {
+  if (ask.method === 'elicitation/create') return response === undefined ? { action: 'cancel' } : response.error !== undefined ? { action: 'decline' } : asElicitResult(response.result)
+  if (response === undefined) throw new ProtocolError(ProtocolErrorCode.InternalError, 'the caller did not answer the sampling request (it went away, or did not come back in time)')
+  if (response.error !== undefined) {
+    const code = typeof response.error.code === 'number' ? response.error.code : ProtocolErrorCode.InternalError
+    throw new ProtocolError(code, `the caller's client refused the sampling request: ${String(response.error.message ?? 'no reason given')}`)
+  }
+  const checked = specTypeSchemas.CreateMessageResult['~standard'].validate(response.result)
+  if (checked.issues) throw new ProtocolError(ProtocolErrorCode.InternalError, 'the caller\'s client answered the sampling request with something that is not a sampling result')
+  return checked.value as Record<string, unknown>
 }
 
 const nonce = () => randomBytes(12).toString('base64url')
 
 // ---- 2025-11-25: a server request on the call's stream --------------------------------------
 
-const waiting = new Map<string, (answer: ElicitResult) => void>()
+const waiting = new Map<string, (response: ClientResponse) => void>()
 const waitKey = (caller: string, id: unknown) => `${caller}\u0000${JSON.stringify(id)}`
 
 /**
  * Ask over an open SSE stream: `send` writes the request on it; the answer arrives through
- * answerFromClient. The client leaving, the call ending, or the wait running out answers "cancel".
+ * answerFromClient. The client leaving, the call ending, or the wait running out is no answer.
  */
-export async function askOverStream(caller: string, send: (request: object) => Promise<void>, params: ElicitParams, closed: AbortSignal): Promise<ElicitResult> {
-  if (closed.aborted) return { action: 'cancel' }
-  const id = `tg-elicit-${nonce()}`
+export async function askOverStream(caller: string, send: (request: object) => Promise<void>, ask: ServerAsk, closed: AbortSignal): Promise<Record<string, unknown>> {
+  if (closed.aborted) return answerOf(ask, undefined)
+  const id = `tg-ask-${nonce()}`
   const key = waitKey(caller, id)
-  const answered = new Promise<ElicitResult>((resolve) => waiting.set(key, resolve))
-  const timer = setTimeout(() => waiting.get(key)?.({ action: 'cancel' }), ELICIT_WAIT_MS)
-  const leave = () => waiting.get(key)?.({ action: 'cancel' })
+  const answered = new Promise<ClientResponse>((resolve) => waiting.set(key, resolve))
+  const timer = setTimeout(() => waiting.get(key)?.(undefined), ASK_WAIT_MS)
+  const leave = () => waiting.get(key)?.(undefined)
   closed.addEventListener('abort', leave, { once: true })
+  let response: ClientResponse
   try {
-    await send({ jsonrpc: '2.0', id, method: 'elicitation/create', params })
-    return await answered
+    await send({ jsonrpc: '2.0', id, method: ask.method, params: ask.params })
+    response = await answered
   } catch {
-    return { action: 'cancel' } // the stream is gone: nobody can answer
+    response = undefined // the stream is gone: nobody can answer
   } finally {
     clearTimeout(timer)
     closed.removeEventListener('abort', leave)
     waiting.delete(key)
   }
+  return answerOf(ask, response)
 }
 
-/** A JSON-RPC response a 2025-11-25 client POSTs: true when it answered one of this caller's elicitations. */
+/** A JSON-RPC response a 2025-11-25 client POSTs: true when it answered one of this caller's requests. */
 export function answerFromClient(caller: string, body: unknown): boolean {
-  const msg = body as { id?: unknown; result?: unknown; error?: unknown } | null
+  const msg = body as { id?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown } } | null
   const resolve = waiting.get(waitKey(caller, msg?.id))
   if (!resolve) return false
-  // an error response (e.g. the client has no elicitation handler) declines
-  resolve(msg?.error !== undefined ? { action: 'decline' } : asElicitResult(msg?.result))
+  resolve(msg?.error !== undefined ? { error: msg.error } : { result: msg?.result })
   return true
 }
 
@@ -75,7 +96,7 @@ export const isResponse = (body: unknown): boolean => {
 
 // ---- 2026-07-28: input_required and a retry -------------------------------------------------
 
-type Ask = { kind: 'ask'; params: ElicitParams; answer: (r: ElicitResult) => void; ended: AbortSignal }
+type Ask = { kind: 'ask'; request: ServerAsk; answer: (r: ClientResponse) => void; ended: AbortSignal }
 type Step = { kind: 'result'; result: Result } | { kind: 'failed'; error: unknown } | Ask
 /** Calls one caller may have waiting for its answers at once; each holds an upstream call open. */
 const MAX_PARKED_PER_CALLER = 100
@@ -96,21 +117,25 @@ export class CallInProgress {
   private expiry?: NodeJS.Timeout
   private id?: string
 
-  constructor(readonly caller: string, readonly method: string) {}
+  /** `declared`: what the caller's client says it can answer (its request's client capabilities) */
+  constructor(readonly caller: string, readonly method: string, private readonly declared: { elicitation: boolean; sampling: boolean }) {}
 
   /**
-   * The elicit hook dispatch calls: the question becomes a step; its answer arrives with a retry.
-   * A question the call no longer waits for (it ended) lapses: dropped if queued, unparked if asked.
+   * The ask hook dispatch calls: the request becomes a step; its answer arrives with a retry (one
+   * the client does not declare it can answer is not put to it). A request the call no longer
+   * waits for (it ended) lapses: dropped if queued, unparked if asked.
    */
-  readonly elicit = (params: ElicitParams, ended: AbortSignal): Promise<ElicitResult> => new Promise((resolve) => {
-    const ask: Ask = { kind: 'ask', params, answer: resolve, ended }
+  readonly ask = (request: ServerAsk, ended: AbortSignal): Promise<Record<string, unknown>> => new Promise((resolve, reject) => {
+    const answer = (r: ClientResponse) => { try { resolve(answerOf(request, r)) } catch (e) { reject(e) } }
+    if (!this.declared[request.method === 'sampling/createMessage' ? 'sampling' : 'elicitation']) return answer({ error: { message: 'the caller\'s client does not declare it can answer this' } })
+    const ask: Ask = { kind: 'ask', request, answer, ended }
     ended.addEventListener('abort', () => {
       this.steps = this.steps.filter((s) => s !== ask)
       if (this.asked === ask) {
         this.asked = undefined
         this.unpark()
       }
-      resolve({ action: 'cancel' })
+      answer(undefined)
     }, { once: true })
     this.push(ask)
   })
@@ -141,9 +166,9 @@ export class CallInProgress {
         step = this.steps.shift() ?? await new Promise<Step>((r) => (this.waiter = r))
         if (step.kind !== 'ask') break
         if (step.ended.aborted) continue
-        // a caller with too many questions open is not asked another: the upstream hears "decline"
+        // a caller with too many questions open is not asked another: the upstream hears "decline" (or, sampling, an error)
         if ([...parked.values()].filter((c) => c.caller === this.caller).length < MAX_PARKED_PER_CALLER) break
-        step.answer({ action: 'decline' })
+        step.answer({ error: { message: `the caller has ${MAX_PARKED_PER_CALLER} questions open` } })
       }
       if (step.kind === 'failed') throw step.error
       if (step.kind === 'result') return step.result
@@ -151,9 +176,9 @@ export class CallInProgress {
       this.id = `tgc_${nonce()}`
       parked.set(this.id, this)
       // nobody came back: the upstream's question is cancelled, and so is the call
-      this.expiry = setTimeout(() => this.abandon(), ELICIT_WAIT_MS)
-      // passed on as the upstream asked it (form or URL mode)
-      return inputRequired({ inputRequests: { elicit: { method: 'elicitation/create', params: step.params } }, requestState: this.id } as Parameters<typeof inputRequired>[0])
+      this.expiry = setTimeout(() => this.abandon(), ASK_WAIT_MS)
+      // passed on as the upstream asked it (an elicitation in form or URL mode, a sampling)
+      return inputRequired({ inputRequests: { ask: { method: step.request.method, params: step.request.params } }, requestState: this.id } as Parameters<typeof inputRequired>[0])
     } finally {
       left.removeEventListener('abort', onLeave)
       this.sinks = {}
@@ -165,7 +190,8 @@ export class CallInProgress {
     this.unpark()
     const asked = this.asked
     this.asked = undefined
-    asked?.answer(asElicitResult((responses as Record<string, unknown> | undefined)?.elicit))
+    const given = (responses as Record<string, unknown> | undefined)?.ask
+    asked?.answer(given === undefined ? undefined : { result: given })
     return this.leg(left)
   }
 
@@ -177,7 +203,7 @@ export class CallInProgress {
 
   private abandon(): void {
     this.unpark()
-    this.asked?.answer({ action: 'cancel' })
+    this.asked?.answer(undefined)
     this.asked = undefined
     this.cancel.abort()
   }

@@ -14,7 +14,8 @@ import { DESCRIBE_TOOL } from '@/lib/catalog/listing'
 import { openContext, type McpContext } from './context'
 import { answerTask, isTaskRequest } from './tasks'
 import { setLogLevel } from './log-level'
-import { answerFromClient, askOverStream, isResponse, type ElicitParams } from './elicitation'
+import type { ServerAsk } from '@/lib/upstream/calls'
+import { answerFromClient, askOverStream, isResponse } from './elicitation'
 import { jsonUntilStreamed, streamWhenLate } from './auto-stream'
 import { leanRequest, serveLean } from './lean'
 import { gateListen, listenBus, listening, watchListings } from './listen'
@@ -80,7 +81,7 @@ async function serveLegacy(req: Request, body: unknown, session: McpContext): Pr
   // its answer comes in a later POST, matched to the same token (an anonymous caller's cannot be: declined)
   const key = callerKey(session.caller)
   const ask = streaming && relatedRequestId !== undefined && key !== undefined
-    ? (params: ElicitParams, ended: AbortSignal) => askOverStream(key, (request) => transport.send(request as JSONRPCMessage, { relatedRequestId }), params,
+    ? (asked: ServerAsk, ended: AbortSignal) => askOverStream(key, (request) => transport.send(request as JSONRPCMessage, { relatedRequestId }), asked,
       session.closed ? AbortSignal.any([ended, session.closed]) : ended)
     : undefined
   const server = buildMcpServer(Object.assign({}, session, { ask }), 'legacy', isHandshake(body))

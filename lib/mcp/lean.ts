@@ -5,7 +5,8 @@ import { callerKey, type HeaderReader } from '@/lib/auth/caller'
 import { logError } from '@/lib/core/log'
 import type { McpContext } from './context'
 import { buildToolServer } from './server'
-import { askOverStream, type ElicitParams } from './elicitation'
+import type { ServerAsk } from '@/lib/upstream/calls'
+import { askOverStream } from './elicitation'
 import { answerOnNode, isResponse } from './auto-stream'
 import { DESCRIBE_TOOL } from '@/lib/catalog/listing'
 import type { McpServerOp } from '@/lib/telemetry/mcp-server'
@@ -127,7 +128,7 @@ export function serveLean(session: McpContext, request: LeanRequest, res: Server
   // an elicitation's answer comes in a later POST, matched to the same token (an anonymous caller's cannot be: declined)
   const key = callerKey(session.caller)
   const ask = mayStream && key !== undefined
-    ? (params: ElicitParams, ended: AbortSignal) => askOverStream(key, (r) => answer.send(r as JSONRPCMessage), params, session.closed ? AbortSignal.any([ended, session.closed]) : ended)
+    ? (asked: ServerAsk, ended: AbortSignal) => askOverStream(key, (r) => answer.send(r as JSONRPCMessage), asked, session.closed ? AbortSignal.any([ended, session.closed]) : ended)
     : undefined
   // Object.assign, not a spread with new keys: V8 (Node 20) builds that as a slow object, microseconds a call
   shared().enter(request, Object.assign({}, session, { ask, streams: mayStream }), answer.send)

@@ -1,5 +1,5 @@
 import 'server-only'
-import { ProtocolError, ResourceNotFoundError, type CompleteResult, type ElicitResult, type GetPromptResult, type ListPromptsResult, type ListResourcesResult, type ListResourceTemplatesResult, type ReadResourceResult } from '@modelcontextprotocol/server'
+import { ProtocolError, ResourceNotFoundError, type CompleteResult, type GetPromptResult, type ListPromptsResult, type ListResourcesResult, type ListResourceTemplatesResult, type ReadResourceResult } from '@modelcontextprotocol/server'
 import { readSnapshot } from '@/db/queries/preflight-state'
 import { knownDefinition, servedDefinition, servedDefinitions } from '@/db/queries/definitions'
 import { readSettings } from '@/db/queries/settings'
@@ -18,7 +18,7 @@ import { runningSupervisor } from '@/lib/upstream/supervisor'
 import { callerKey } from '@/lib/auth/caller'
 import type { UpstreamConnection } from '@/lib/upstream/connection'
 import type { McpContext } from './context'
-import type { ElicitParams } from './elicitation'
+import type { InflightCall } from '@/lib/upstream/calls'
 import { invalidParams } from './errors'
 import { upstreamError } from '@/lib/upstream/answered'
 
@@ -164,12 +164,12 @@ export function subscriptionTarget(session: McpContext, uri: string): { conn: Up
 }
 
 /** An upstream request during which its server may ask the caller something (session.ask); what is asked lapses with the request. */
-async function askingCaller<T>(session: McpContext, request: (elicit: ((params: ElicitParams) => Promise<ElicitResult>) | undefined) => Promise<T>): Promise<T> {
+async function askingCaller<T>(session: McpContext, request: (ask: InflightCall['onAsk']) => Promise<T>): Promise<T> {
   const { ask } = session
   if (!ask) return request(undefined)
   const ended = new AbortController()
   try {
-    return await request((params) => ask(params, ended.signal))
+    return await request((asked) => ask(asked, ended.signal))
   } finally {
     ended.abort()
   }
@@ -205,7 +205,7 @@ export async function readResource(session: McpContext, uri: string): Promise<Re
   if (why && why !== 'not_found') throw await refuse(why)
   let r: Record<string, unknown>
   try {
-    r = await askingCaller(session, (elicit) => g.conn.request('resources/read', { uri: target.uri }, REQUEST_TIMEOUT_MS, elicit))
+    r = await askingCaller(session, (ask) => g.conn.request('resources/read', { uri: target.uri }, REQUEST_TIMEOUT_MS, ask))
   } catch (e) {
     await record(session, 'resource.read', target.server, uri, started, { outcome: 'failed', error: describeError(e).slice(0, 500) })
     // the upstream's own error, naming the URI as the caller asked for it (data.uri, as MCP's not-found carries)
@@ -246,7 +246,7 @@ export async function getPrompt(session: McpContext, name: string, args: Record<
   if (why) throw await unknown(why, parsed.server)
   let r: Record<string, unknown>
   try {
-    r = await askingCaller(session, (elicit) => g.conn.request('prompts/get', { name: parsed.tool, ...(args ? { arguments: args } : {}) }, REQUEST_TIMEOUT_MS, elicit))
+    r = await askingCaller(session, (ask) => g.conn.request('prompts/get', { name: parsed.tool, ...(args ? { arguments: args } : {}) }, REQUEST_TIMEOUT_MS, ask))
   } catch (e) {
     await record(session, 'prompt.get', parsed.server, name, started, { outcome: 'failed', error: describeError(e).slice(0, 500) })
     throw e

@@ -92,10 +92,10 @@ function negotiated(era: Era, envelope: unknown): boolean {
   return parsed.success && parsed.data[CLIENT_CAPABILITIES_META_KEY]?.extensions?.[EXTENSION_ID] !== undefined
 }
 
-/** Whether this 2026-07-28 request's client capabilities (SEP-2133) say it can answer elicitations. */
-function canElicit(envelope: unknown): boolean {
-  const caps = (envelope as Record<string, { elicitation?: unknown } | undefined> | undefined)?.[CLIENT_CAPABILITIES_META_KEY]
-  return caps?.elicitation !== undefined
+/** What this 2026-07-28 request's client capabilities (SEP-2133) say it can answer: elicitations, sampling. */
+function declaredAnswers(envelope: unknown): { elicitation: boolean; sampling: boolean } {
+  const caps = (envelope as Record<string, { elicitation?: unknown; sampling?: unknown } | undefined> | undefined)?.[CLIENT_CAPABILITIES_META_KEY]
+  return { elicitation: caps?.elicitation !== undefined, sampling: caps?.sampling !== undefined }
 }
 
 /** A negotiated rider, parsed; malformed fails the whole carrier with -32602 (no partial evaluation). */
@@ -185,14 +185,14 @@ export function registerToolHandlers(server: Server, sessionOf: SessionOf, era: 
       },
     }
 
-    // 2026-07-28, a client that can answer elicitations: the call may stop to ask (input_required)
+    // 2026-07-28, a client that can answer elicitations or sampling: the call may stop to ask (input_required)
     const asking = askingCall(era, session, ctx, sinks)
     if (asking) {
       // followed only while this leg runs
       const left = following(...leaving)
       try {
         const answer = await asking(left.controller.signal, (call) => dispatchToolCall({
-          ...session, meta, signals: [call.cancel.signal], elicit: call.elicit,
+          ...session, meta, signals: [call.cancel.signal], ask: call.ask,
           progress: (p) => call.sinks.progress?.(p), log: (l) => call.sinks.log?.(l),
         }, name, args).then((outcome) => callResult(name, outcome, callerKey(session.caller))))
         await Promise.all(sent)
@@ -203,7 +203,7 @@ export function registerToolHandlers(server: Server, sessionOf: SessionOf, era: 
     }
     // otherwise elicitations go out on the call's own SSE stream (2025-11-25), or are declined
     // Object.assign, not a spread with new keys: V8 (Node 20) builds that as a slow object, microseconds a call
-    const outcome = await dispatchToolCall(Object.assign({}, session, sinks, { meta, elicit: session.ask, signals: leaving }), name, args)
+    const outcome = await dispatchToolCall(Object.assign({}, session, sinks, { meta, ask: session.ask, signals: leaving }), name, args)
     await Promise.all(sent)
     return callResult(name, outcome, callerKey(session.caller))
   })
@@ -211,7 +211,7 @@ export function registerToolHandlers(server: Server, sessionOf: SessionOf, era: 
 }
 
 /**
- * 2026-07-28, a client that can answer elicitations: a request (tools/call, prompts/get,
+ * 2026-07-28, a client that can answer elicitations or sampling: a request (tools/call, prompts/get,
  * resources/read) whose upstream asks its caller something answers input_required, and the
  * caller's retry — which only the same token may send (an anonymous caller cannot: it is
  * declined) — brings the answer to the same upstream request (lib/mcp/elicitation.ts). The
@@ -220,10 +220,11 @@ export function registerToolHandlers(server: Server, sessionOf: SessionOf, era: 
 function askingCall(era: Era, session: McpContext, ctx: ServerContext, sinks: CallInProgress['sinks'] = {}):
   ((left: AbortSignal, start: (call: CallInProgress) => Promise<Result>) => Promise<Result>) | undefined {
   const key = callerKey(session.caller)
-  if (era !== 'modern' || key === undefined || !canElicit(ctx.mcpReq.envelope)) return undefined
+  const declared = declaredAnswers(ctx.mcpReq.envelope)
+  if (era !== 'modern' || key === undefined || !(declared.elicitation || declared.sampling)) return undefined
   return (left, start) => {
     const state = ctx.mcpReq.requestState()
-    const call = typeof state === 'string' ? parkedCall(key, ctx.mcpReq.method, state) : new CallInProgress(key, ctx.mcpReq.method)
+    const call = typeof state === 'string' ? parkedCall(key, ctx.mcpReq.method, state) : new CallInProgress(key, ctx.mcpReq.method, declared)
     call.sinks = sinks
     if (typeof state === 'string') return call.resume(ctx.mcpReq.inputResponses, left)
     call.finish(start(call))
@@ -240,7 +241,7 @@ function answering<T extends Result>(era: Era, session: McpContext, ctx: ServerC
   if (!asking) return guard(session, () => read(session))
   // an input_required leg is what the SDK expects of these methods on 2026-07-28; followed while it runs
   const left = following(ctx.mcpReq.signal, session.closed)
-  return guard(session, () => asking(left.controller.signal, (call) => read(Object.assign({}, session, { ask: call.elicit }))) as Promise<T>).finally(left.release)
+  return guard(session, () => asking(left.controller.signal, (call) => read(Object.assign({}, session, { ask: call.ask }))) as Promise<T>).finally(left.release)
 }
 
 /**

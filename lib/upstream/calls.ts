@@ -1,4 +1,4 @@
-import { ProtocolError, ProtocolErrorCode, RELATED_TASK_META_KEY, SdkError, SdkErrorCode, specTypeSchemas, type CallToolResult, type Client, type ElicitRequest, type ElicitResult, type LoggingMessageNotification, type Progress } from '@modelcontextprotocol/client'
+import { ProtocolError, ProtocolErrorCode, RELATED_TASK_META_KEY, SdkError, SdkErrorCode, specTypeSchemas, type CallToolResult, type Client, type CreateMessageRequest, type ElicitRequest, type LoggingMessageNotification, type Progress } from '@modelcontextprotocol/client'
 import type { z } from 'zod'
 import { createdTaskSchema, detailedTaskSchema as detailedTask, RAW_RESULT, upstreamTaskSchema as upstreamTask } from '@/lib/schemas/upstream'
 import { following, sleep } from '@/lib/signals'
@@ -8,12 +8,20 @@ import type { OnStreamRequest } from './stream-requests'
 import { TASK_HANDLE } from './task-handles'
 import type { Log } from './transport'
 
+/**
+ * What a server asks its client during a call, put to the caller: an elicitation (a question for
+ * the person) or a sampling (a completion by the caller's model). Its answer is the caller's result.
+ */
+export type ServerAsk = { method: 'elicitation/create'; params: ElicitRequest['params'] } | { method: 'sampling/createMessage'; params: CreateMessageRequest['params'] }
+/** Puts a server's request to the caller; `ended` aborts when the call is over. */
+export type AskCaller = (ask: ServerAsk, ended: AbortSignal) => Promise<Record<string, unknown>>
+
 /** How one call may run: its timeout (restarted by progress), where progress goes, what cancels it. */
 export interface CallOptions {
   timeoutMs: number
   onProgress?: (p: Progress) => void
-  /** the caller's answer to an elicitation the server sends during the call (absent: declined); `ended` aborts when the call is over */
-  onElicit?: (params: ElicitRequest['params'], ended: AbortSignal) => Promise<ElicitResult>
+  /** the caller's answer to what the server asks during the call (absent: an elicitation is declined, a sampling refused) */
+  onAsk?: AskCaller
   /** log messages the server sends during the call */
   onLog?: (params: LoggingMessageNotification['params']) => void
   /** any of these aborting stops the call (followed here, so each layer above need not make a signal of its own) */
@@ -33,7 +41,7 @@ const ABANDONED_LINGER_MS = 10_000
  * runs as, the server requests its response stream carried (HTTP).
  */
 export interface InflightCall {
-  onElicit?: (params: ElicitRequest['params']) => Promise<ElicitResult>
+  onAsk?: (ask: ServerAsk) => Promise<Record<string, unknown>>
   onLog?: CallOptions['onLog']
   token?: string
   taskId?: string
@@ -94,19 +102,22 @@ export class InflightCalls {
   release(call: InflightCall, answered: boolean): void {
     if (call.token) this.progress.delete(call.token)
     if (answered) return void this.calls.delete(call)
-    call.onElicit = undefined
+    call.onAsk = undefined
     call.onLog = undefined
     setTimeout(() => this.calls.delete(call), ABANDONED_LINGER_MS).unref()
   }
 
-  /** An elicitation from the server: asked of the caller whose call it is for, else declined. */
-  async elicit(params: ElicitRequest['params'], requestId: string | number, log: Log): Promise<ElicitResult> {
-    const call = this.callFor(params._meta, requestId)
-    if (!call?.onElicit) {
-      log('event', `declined an elicitation ("${String(params.message).slice(0, 80)}"): ${call ? 'its call\'s client cannot answer elicitations' : this.calls.size ? `${this.calls.size} calls are in flight, and nothing says which one it is for` : 'no call is in flight'}`)
+  /** What the server asks (an elicitation, a sampling): put to the caller whose call it is for; else an elicitation is declined, a sampling refused. */
+  async ask(ask: ServerAsk, requestId: string | number, log: Log): Promise<Record<string, unknown>> {
+    const call = this.callFor(ask.params._meta, requestId)
+    if (call?.onAsk) return call.onAsk(ask)
+    const why = call ? 'its call\'s client cannot be asked' : this.calls.size ? `${this.calls.size} calls are in flight, and nothing says which one it is for` : 'no call is in flight'
+    if (ask.method === 'elicitation/create') {
+      log('event', `declined an elicitation ("${String(ask.params.message).slice(0, 80)}"): ${why}`)
       return { action: 'decline' }
     }
-    return call.onElicit(params)
+    log('event', `refused a sampling request: ${why}`)
+    throw new ProtocolError(ProtocolErrorCode.InternalError, `toolgate has no caller to put this sampling request to: ${why}`)
   }
 }
 
@@ -134,17 +145,17 @@ export async function callTool(client: Client, inflight: InflightCalls, upstream
     restartClock()
     opts.onProgress?.(p)
   }
-  // a question waits for a person: the call's clock stops meanwhile, and the question lapses with
-  // the call (made only when a question comes: an abort costs, and most calls ask nothing)
+  // a question waits for a person (or the caller's model): the call's clock stops meanwhile, and the
+  // question lapses with the call (made only when one comes: an abort costs, and most calls ask nothing)
   let ended: AbortController | undefined
   const call: InflightCall = {
     token,
     onLog: opts.onLog,
-    onElicit: opts.onElicit && (async (params) => {
+    onAsk: opts.onAsk && (async (ask) => {
       clearTimeout(timer)
       ended ??= new AbortController()
       try {
-        return await opts.onElicit!(params, ended.signal)
+        return await opts.onAsk!(ask, ended.signal)
       } finally {
         if (!ended.signal.aborted) restartClock()
       }
@@ -200,12 +211,17 @@ async function answerInputs(asked: InputRequests, call: InflightCall, roots: Roo
 }
 
 async function answerInput(r: InputRequests[string], call: InflightCall, roots: Root[]): Promise<unknown> {
-  if (r.method === 'elicitation/create') {
+  if (r.method === 'elicitation/create' || r.method === 'sampling/createMessage') {
     // checked as the SDK checks one sent on its own (2025-11-25): nothing malformed reaches the caller
-    // by its mode, so a fault is named by its field rather than as a mismatch of both modes
-    const checked = specTypeSchemas[r.params?.mode === 'url' ? 'ElicitRequestURLParams' : 'ElicitRequestFormParams']['~standard'].validate(r.params)
-    if (checked.issues) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `the upstream asked an elicitation toolgate does not pass on: ${checked.issues.map((i) => `${(i.path ?? []).map((p) => (typeof p === 'object' ? p.key : p)).join('.') || 'params'}: ${i.message}`).join('; ')}`)
-    return call.onElicit ? call.onElicit(checked.value) : { action: 'decline' }
+    // (an elicitation by its mode, so a fault is named by its field rather than as a mismatch of both modes)
+    const schema = r.method === 'sampling/createMessage' ? 'CreateMessageRequestParams' : r.params?.mode === 'url' ? 'ElicitRequestURLParams' : 'ElicitRequestFormParams'
+    const checked = specTypeSchemas[schema]['~standard'].validate(r.params)
+    const what = r.method === 'sampling/createMessage' ? 'a sampling request' : 'an elicitation'
+    if (checked.issues) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `the upstream asked ${what} toolgate does not pass on: ${checked.issues.map((i) => `${(i.path ?? []).map((p) => (typeof p === 'object' ? p.key : p)).join('.') || 'params'}: ${i.message}`).join('; ')}`)
+    const ask = { method: r.method, params: checked.value } as ServerAsk
+    if (call.onAsk) return call.onAsk(ask)
+    if (ask.method === 'elicitation/create') return { action: 'decline' }
+    throw new ProtocolError(ProtocolErrorCode.InternalError, 'toolgate has no caller to put this sampling request to: the caller\'s client cannot be asked')
   }
   if (r.method === 'roots/list') return { roots }
   throw new SdkError(SdkErrorCode.MethodNotSupportedByProtocolVersion, `the upstream asked for "${r.method}" during the call, which toolgate does not relay`)

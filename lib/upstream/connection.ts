@@ -1,5 +1,5 @@
 import 'server-only'
-import { Client, LOG_LEVEL_META_KEY, type CallToolResult, type LoggingLevel, type McpSubscription, type SubscriptionFilter, type Transport as SdkTransport } from '@modelcontextprotocol/client'
+import { Client, LOG_LEVEL_META_KEY, ProtocolError, ProtocolErrorCode, type CallToolResult, type CreateMessageResult, type ElicitResult, type LoggingLevel, type McpSubscription, type SubscriptionFilter, type Transport as SdkTransport } from '@modelcontextprotocol/client'
 import type { Db } from '@/db/client'
 import { oauthOf } from '@/db/queries/upstream'
 import { isStdio, revisionPlan, type ConnectionAction, type ConnectionState, type Root, type Transport } from '@/db/schema'
@@ -40,12 +40,12 @@ type Publish = (state: ConnectionState, detail?: string | null, action?: Connect
 /**
  * What toolgate declares to every upstream, inspection included (a server may offer some tools
  * only to clients declaring these, and review must see what the runtime will be served):
- * roots (the ones configured for the server), elicitation in both modes (put to the caller whose
- * call it is for; lib/mcp/elicitation.ts passes form and URL requests on as asked), and the
+ * roots (the ones configured for the server), elicitation in both modes and sampling (put to the
+ * caller whose call it is for; lib/mcp/elicitation.ts passes them on as asked), and the
  * Tasks extension (2026-07-28: a server may answer a call with a task, which calls.ts follows;
  * one that runs a tool only as a task refuses a client without it, -32021).
  */
-export const CLIENT_CAPABILITIES = { roots: { listChanged: false }, elicitation: { form: {}, url: {} }, extensions: { 'io.modelcontextprotocol/tasks': {} } } as const
+export const CLIENT_CAPABILITIES = { roots: { listChanged: false }, elicitation: { form: {}, url: {} }, sampling: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } } as const
 
 /**
  * A client for one connection to `transport`, inspection included. A Streamable HTTP server is
@@ -79,6 +79,7 @@ export async function inspectServer(db: Db, spec: TransportSpec, opts: Pick<Runt
   const client = upstreamClient(spec.transport)
   client.setRequestHandler('roots/list', () => ({ roots: [] }))
   client.setRequestHandler('elicitation/create', () => ({ action: 'decline' }))
+  client.setRequestHandler('sampling/createMessage', () => { throw new ProtocolError(ProtocolErrorCode.InternalError, 'toolgate is inspecting this server: nobody is there to sample for') })
   try {
     await client.connect(makeTransport(db, spec, opts.baseUrl, log), { timeout: opts.connectTimeoutMs })
     const { tools, definitions } = await listOffered(client, opts.connectTimeoutMs)
@@ -341,15 +342,15 @@ export class UpstreamConnection {
   /**
    * One resources/*, prompts/* or completion request, passed through; a broken connection is
    * noticed as for calls. What a 2026-07-28 server asks during it (input_required, as for a
-   * tools/call) is put to its caller through `onElicit`, declined without one.
+   * tools/call) is put to its caller through `onAsk`: without one an elicitation is declined, a sampling refused.
    */
-  request(method: 'resources/list' | 'resources/templates/list' | 'resources/read' | 'prompts/list' | 'prompts/get' | 'completion/complete', params: Record<string, unknown>, timeoutMs: number, onElicit?: InflightCall['onElicit']): Promise<Record<string, unknown>> {
-    return this.using(async () => this.requestOn(await this.live(), method, params, timeoutMs, onElicit))
+  request(method: 'resources/list' | 'resources/templates/list' | 'resources/read' | 'prompts/list' | 'prompts/get' | 'completion/complete', params: Record<string, unknown>, timeoutMs: number, onAsk?: InflightCall['onAsk']): Promise<Record<string, unknown>> {
+    return this.using(async () => this.requestOn(await this.live(), method, params, timeoutMs, onAsk))
   }
 
-  private async requestOn(client: Client, method: string, params: Record<string, unknown>, timeoutMs: number, onElicit?: InflightCall['onElicit']): Promise<Record<string, unknown>> {
+  private async requestOn(client: Client, method: string, params: Record<string, unknown>, timeoutMs: number, onAsk?: InflightCall['onAsk']): Promise<Record<string, unknown>> {
     // counted as in flight: what the server sends meanwhile belongs to no single call
-    const entry: InflightCall = { onElicit }
+    const entry: InflightCall = { onAsk }
     this.inflight.add(entry)
     let answered = true
     const op = mcpClientOp(this, method, typeof params.name === 'string' ? params.name : undefined, params as { _meta?: Record<string, unknown> })
@@ -451,10 +452,11 @@ export class UpstreamConnection {
   /** Connect, discover, then serve until the connection ends; done(outcome) exactly once. */
   private async connectAndServe(done: (outcome: ConnectionOutcome) => void): Promise<void> {
     // roots: the ones configured for this server (none unless the operator set some)
-    // elicitation: forwarded to the caller whose call it is for, when its client can answer
+    // elicitation and sampling: put to the caller whose call it is for, when its client can answer
     const client = upstreamClient(this.spec.transport)
     client.setRequestHandler('roots/list', () => ({ roots: this.spec.roots }))
-    client.setRequestHandler('elicitation/create', (req, ctx) => this.inflight.elicit(req.params, ctx.mcpReq.id, this.log))
+    client.setRequestHandler('elicitation/create', (req, ctx) => this.inflight.ask({ method: 'elicitation/create', params: req.params }, ctx.mcpReq.id, this.log) as Promise<ElicitResult>)
+    client.setRequestHandler('sampling/createMessage', (req, ctx) => this.inflight.ask({ method: 'sampling/createMessage', params: req.params }, ctx.mcpReq.id, this.log) as Promise<CreateMessageResult>)
     client.setNotificationHandler('notifications/message', (n) => {
       const call = this.inflight.callFor(n.params._meta)
       if (call?.onLog) call.onLog(n.params)

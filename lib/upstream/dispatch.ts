@@ -1,5 +1,5 @@
 import 'server-only'
-import type { CallToolResult, ElicitRequest, ElicitResult, LoggingMessageNotification, Progress } from '@modelcontextprotocol/client'
+import type { CallToolResult, LoggingMessageNotification, Progress } from '@modelcontextprotocol/client'
 import type { Db } from '@/db/client'
 import { CallRecorder } from '@/lib/activity/call-record'
 import { idBoundsFault, parseToolId } from '@/lib/preflight/ids'
@@ -16,6 +16,7 @@ import type { Isolation } from '@/lib/core/state'
 import { callGate, claimCall, finishCall, refuseCall, requestCall } from '@/lib/approvals/calls'
 import { callById } from '@/db/queries/calls'
 import { callerKey } from '@/lib/auth/caller'
+import type { AskCaller } from './calls'
 import { noteCallGate, type HeldDecision } from '@/lib/telemetry/notes'
 
 export interface CallContext {
@@ -25,8 +26,8 @@ export interface CallContext {
   requestId: string
   /** the client's progress token, as a sink: upstream progress (and the wait for an approval) go here */
   progress?: (p: Progress) => void
-  /** asks the caller what an upstream elicitation asks (absent: the client cannot answer, so it is declined) */
-  elicit?: (params: ElicitRequest['params'], ended: AbortSignal) => Promise<ElicitResult>
+  /** puts what an upstream asks during the call (an elicitation, a sampling) to the caller (absent: the client cannot be asked) */
+  ask?: AskCaller
   /** the upstream's log messages during the call */
   log?: (params: LoggingMessageNotification['params']) => void
   /** the client cancelled, or went away: any of these aborting (followed where the call is forwarded) */
@@ -74,7 +75,7 @@ async function callUpstream(ctx: CallContext, server: string, tool: string, args
   return record.forward({ runtime: supervisor.instance, callId }, async (withheld): Promise<CallOutcome> => {
     const signals = [...(ctx.signals ?? []), withheld]
     try {
-      return { kind: 'answered', result: await conn.callTool(tool, args, { timeoutMs, onProgress: ctx.progress, onElicit: ctx.elicit, onLog: ctx.log, signals, meta: ctx.meta }) }
+      return { kind: 'answered', result: await conn.callTool(tool, args, { timeoutMs, onProgress: ctx.progress, onAsk: ctx.ask, onLog: ctx.log, signals, meta: ctx.meta }) }
     } catch (e) {
       if (aborted(signals)) return { kind: 'cancelled' }
       const answered = upstreamError(e)

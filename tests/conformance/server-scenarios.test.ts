@@ -40,10 +40,6 @@ interface Outcome { passed: number; failed: string[]; warnings: string[] }
  * Each is a difference of toolgate's on record, asserted as it stands so a change shows up here.
  */
 const throughToolgate: Record<string, Outcome & { why: string }> = {
-  'tools-call-sampling': {
-    passed: 0, failed: ['tools-call-sampling'], warnings: [],
-    why: 'toolgate does not declare sampling to upstreams nor pass their sampling/createMessage on to the caller (docs/upstreams.md, "Not yet passed through"), so the fixture answers that its client cannot sample',
-  },
   'resources-subscribe': {
     passed: 0, failed: ['resources-subscribe'], warnings: [],
     why: 'at 2025-11-25 the /mcp endpoint is stateless, with no standalone stream to send notifications/resources/updated on, so it declares no resources.subscribe and answers resources/subscribe with -32601 (subscriptions ride 2026-07-28 subscriptions/listen streams)',

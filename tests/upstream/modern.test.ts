@@ -3,7 +3,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { CreateMessageRequestSchema, ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { Client, LOG_LEVEL_META_KEY, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { readLogs } from '@/db/queries/upstream'
 import { addServer } from '@/lib/admin/upstreams'
@@ -118,9 +118,9 @@ describe('a server offering 2026-07-28', () => {
     expect(bad).toMatch(/the upstream asked an elicitation toolgate does not pass on: (requestedSchema|message)/)
     // roots are answered by toolgate (the server's configured roots: none here)
     expect(text(await modern.callTool({ name: 'modern:ask', arguments: { roots: true } }) as CallToolResult)).toBe('roots: []')
-    // sampling, which toolgate does not declare upstream: the server cannot ask, and the agent is told so instead of waiting
-    const sampled = await modern.callTool({ name: 'modern:ask', arguments: { sample: true } }).then((r) => JSON.stringify(r), (e: Error) => e.message)
-    expect(sampled).toMatch(/sampling\/createMessage.*do not declare the required capability/)
+    // a sampling, put to an agent whose client declares no sampling: the upstream is refused, and the agent told why
+    const unsampled = await modern.callTool({ name: 'modern:ask', arguments: { sample: true } }).then((r) => JSON.stringify(r), (e: Error) => e.message)
+    expect(unsampled).toContain('the caller\'s client refused the sampling request: the caller\'s client does not declare it can answer this')
     await modern.close()
     expect(asked).toEqual(['Your name?', 'Your name?'])
 
@@ -128,6 +128,37 @@ describe('a server offering 2026-07-28', () => {
     const mute = new LegacyClient({ name: 'modern-test', version: '1' })
     await mute.connect(new LegacyTransport(new URL(`${g.server.url}/mcp`), { requestInit: { headers: headers() } }))
     expect(text(await mute.callTool({ name: 'modern:ask', arguments: {} }) as CallToolResult)).toBe('hello (decline)')
+    await mute.close()
+  })
+
+  it('a sampling the server asks during a call is put to the agent\'s own model (input_required on 2026-07-28, a request on the call\'s stream on 2025-11-25), and the call completes with what it said', async () => {
+    const prompts: string[] = []
+    const reply = (text: string) => ({ role: 'assistant' as const, content: { type: 'text' as const, text }, model: 'agent-model' })
+    const modern = new Client({ name: 'modern-test', version: '1' }, { capabilities: { sampling: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    modern.setRequestHandler('sampling/createMessage', async (req) => {
+      prompts.push(JSON.stringify(req.params.messages))
+      return reply('hello from the 2026 model')
+    })
+    await modern.connect(new StreamableHTTPClientTransport(new URL(`${g.server.url}/mcp`), { requestInit: { headers: headers() } }))
+    expect(text(await modern.callTool({ name: 'modern:ask', arguments: { sample: true } }) as CallToolResult)).toBe('sampled: hello from the 2026 model')
+    await modern.close()
+
+    const legacy = new LegacyClient({ name: 'modern-test', version: '1' }, { capabilities: { sampling: {} } })
+    legacy.setRequestHandler(CreateMessageRequestSchema, async (req) => {
+      prompts.push(JSON.stringify(req.params.messages))
+      return reply('hello from the 2025 model')
+    })
+    await legacy.connect(new LegacyTransport(new URL(`${g.server.url}/mcp`), { requestInit: { headers: headers() } }))
+    expect(text(await legacy.callTool({ name: 'modern:ask', arguments: { sample: true } }) as CallToolResult)).toBe('sampled: hello from the 2025 model')
+    await legacy.close()
+    // the server's messages, as it sent them
+    expect(prompts).toEqual(Array(2).fill(JSON.stringify([{ role: 'user', content: { type: 'text', text: 'hi' } }])))
+
+    // a 2025-11-25 client without a sampling handler answers the request with an error: the upstream is told, and so is the agent
+    const mute = new LegacyClient({ name: 'modern-test', version: '1' })
+    await mute.connect(new LegacyTransport(new URL(`${g.server.url}/mcp`), { requestInit: { headers: headers() } }))
+    const refused = await mute.callTool({ name: 'modern:ask', arguments: { sample: true } }).then((r) => JSON.stringify(r), (e: Error) => e.message)
+    expect(refused).toContain('the caller\'s client refused the sampling request')
     await mute.close()
   })
 

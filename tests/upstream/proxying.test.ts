@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { CallToolResultSchema, ElicitRequestSchema, LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { z } from 'zod'
 import type { Db } from '@/db/client'
@@ -62,7 +62,7 @@ const text = (r: CallToolResult) => (r.content[0] as { text: string }).text
 
 describe('server-everything through toolgate', () => {
   it('serves the same tool definitions as the server lists directly (with the same client capabilities)', async () => {
-    const direct = new LegacyClient({ name: 'direct', version: '1' }, { capabilities: { roots: { listChanged: false }, elicitation: { form: {}, url: {} } } })
+    const direct = new LegacyClient({ name: 'direct', version: '1' }, { capabilities: { roots: { listChanged: false }, elicitation: { form: {}, url: {} }, sampling: {} } })
     await direct.connect(new StdioClientTransport({ ...everything('stdio'), stderr: 'ignore' }))
     const own = (await direct.request({ method: 'tools/list', params: {} }, z.looseObject({ tools: z.array(z.looseObject({ name: z.string() })) }))).tools
     await direct.close()
@@ -70,8 +70,8 @@ describe('server-everything through toolgate', () => {
       .filter((t) => t.name.startsWith('everything:'))
     expect(served.map((t) => t.name).sort()).toEqual(own.map((t) => `everything:${t.name}`).sort())
     for (const t of own) expect({ ...served.find((s) => s.name === `everything:${t.name}`), name: t.name }, t.name).toEqual(t)
-    // shown only to clients that declare roots, and elicitation (URL mode for the URL one)
-    expect(own.map((t) => t.name)).toEqual(expect.arrayContaining(['get-roots-list', 'trigger-elicitation-request', 'trigger-url-elicitation']))
+    // shown only to clients that declare roots, elicitation (URL mode for the URL one) and sampling
+    expect(own.map((t) => t.name)).toEqual(expect.arrayContaining(['get-roots-list', 'trigger-elicitation-request', 'trigger-url-elicitation', 'trigger-sampling-request']))
   })
 
   it('forwards progress as it happens, on 2025-11-25 and on 2026-07-28', async () => {
@@ -357,6 +357,30 @@ describe('elicitations and log messages during a call', () => {
     expect(allText(await m.callTool({ name: ELICIT, arguments: {} }) as CallToolResult)).toContain('Grace Hopper')
     expect(asked).toHaveLength(2)
     await m.close()
+  })
+
+  it('a sampling server-everything asks during a call reaches the caller\'s model, and its answer reaches the upstream, on 2025-11-25 and on 2026-07-28', async () => {
+    const asked: string[] = []
+    const reply = (text: string) => ({ role: 'assistant' as const, content: { type: 'text' as const, text }, model: 'agent-model' })
+    const c = new LegacyClient({ name: 'sample-test', version: '1' }, { capabilities: { sampling: {} } })
+    c.setRequestHandler(CreateMessageRequestSchema, async (req) => {
+      asked.push((req.params.messages[0].content as { text: string }).text)
+      return reply('forty-two')
+    })
+    await c.connect(new LegacyTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${agent}` } } }))
+    expect(allText(await c.callTool({ name: 'everything:trigger-sampling-request', arguments: { prompt: 'the answer?' } }) as CallToolResult)).toContain('forty-two')
+    await c.close()
+
+    const m = new Client({ name: 'sample-test', version: '1' }, { capabilities: { sampling: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    m.setRequestHandler('sampling/createMessage', async (req) => {
+      asked.push((req.params.messages[0].content as { text: string }).text)
+      return reply('forty-three')
+    })
+    await m.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${agent}` } } }))
+    expect(allText(await m.callTool({ name: 'everything:trigger-sampling-request', arguments: { prompt: 'and now?' } }) as CallToolResult)).toContain('forty-three')
+    await m.close()
+    // what the server sent, as it sent it
+    expect(asked).toEqual(['Resource trigger-sampling-request context: the answer?', 'Resource trigger-sampling-request context: and now?'])
   })
 
   it('server-everything over Streamable HTTP: calls, progress and elicitations pass through the same way', async () => {
