@@ -6,7 +6,7 @@ import { logError } from '@/lib/core/log'
 import type { McpContext } from './context'
 import { buildToolServer } from './server'
 import type { ServerAsk } from '@/lib/upstream/calls'
-import { askOverStream } from './elicitation'
+import { askOverStream } from './ask-caller'
 import { answerOnNode, isResponse } from './auto-stream'
 import { DESCRIBE_TOOL } from '@/lib/catalog/listing'
 import type { McpServerOp } from '@/lib/telemetry/mcp-server'
@@ -125,7 +125,7 @@ export function serveLean(session: McpContext, request: LeanRequest, res: Server
   const mayStream = request.method === 'tools/call' && request.params?.name !== DESCRIBE_TOOL
   const answer = answerOnNode(res, requestId, mayStream, op && ((m) => op.responded(m)))
   session.closed?.addEventListener('abort', answer.done, { once: true })
-  // an elicitation's answer comes in a later POST, matched to the same token (an anonymous caller's cannot be: declined)
+  // what the caller is asked is answered in a later POST, matched to the same token (an anonymous caller's cannot be: declined)
   const key = callerKey(session.caller)
   const ask = mayStream && key !== undefined
     ? (asked: ServerAsk, ended: AbortSignal) => askOverStream(key, (r) => answer.send(r as JSONRPCMessage), asked, session.closed ? AbortSignal.any([ended, session.closed]) : ended)

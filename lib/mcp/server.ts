@@ -10,7 +10,7 @@ import { invalidParams, toProtocolError } from './errors'
 import { EXTENSION_ID, legacySettings, parseRider, RiderError, serverSettings, type Rider } from '@/lib/schemas/extension'
 import type { McpContext } from './context'
 import { callResult, shapeAFacet, shapeBFacet } from './wire'
-import { CallInProgress, parkedCall } from './elicitation'
+import { CallInProgress, parkedCall } from './ask-caller'
 import { belowLogLevel } from './log-level'
 import { callerKey } from '@/lib/auth/caller'
 import { logError } from '@/lib/core/log'
@@ -159,7 +159,7 @@ export function registerToolHandlers(server: Server, sessionOf: SessionOf, era: 
   // refused, as a tool error carrying the preflight's verdict, exactly when preflight says so.
   // What the upstream sends during the call reaches the client: progress (and the wait for a
   // held call's approval) under the client's own progress token, log messages, and elicitations
-  // (lib/mcp/elicitation.ts). A cancellation, or the client going away, cancels upstream.
+  // (lib/mcp/ask-caller.ts). A cancellation, or the client going away, cancels upstream.
   server.setRequestHandler('tools/call', (request, ctx) => {
     const session = sessionOf(ctx)
     // the request cancelled, or its client gone
@@ -214,7 +214,7 @@ export function registerToolHandlers(server: Server, sessionOf: SessionOf, era: 
  * 2026-07-28, a client that can answer elicitations or sampling: a request (tools/call, prompts/get,
  * resources/read) whose upstream asks its caller something answers input_required, and the
  * caller's retry — which only the same token may send (an anonymous caller cannot: it is
- * declined) — brings the answer to the same upstream request (lib/mcp/elicitation.ts). The
+ * declined) — brings the answer to the same upstream request (lib/mcp/ask-caller.ts). The
  * upstream request is started on the first leg (`start`); undefined where this does not apply.
  */
 function askingCall(era: Era, session: McpContext, ctx: ServerContext, sinks: CallInProgress['sinks'] = {}):

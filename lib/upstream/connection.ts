@@ -41,7 +41,7 @@ type Publish = (state: ConnectionState, detail?: string | null, action?: Connect
  * What toolgate declares to every upstream, inspection included (a server may offer some tools
  * only to clients declaring these, and review must see what the runtime will be served):
  * roots (the ones configured for the server), elicitation in both modes and sampling (put to the
- * caller whose call it is for; lib/mcp/elicitation.ts passes them on as asked), and the
+ * caller whose call it is for; lib/mcp/ask-caller.ts passes them on as asked), and the
  * Tasks extension (2026-07-28: a server may answer a call with a task, which calls.ts follows;
  * one that runs a tool only as a task refuses a client without it, -32021).
  */
