@@ -1,6 +1,6 @@
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api'
 import { endSoon } from './context'
-import { ATTR, EXECUTE_TOOL, TOOL_ERROR, TOOLGATE } from './names'
+import { ATTR, TOOL_ERROR, TOOLGATE, withOperation } from './names'
 import { telemetry, type Telemetry } from './state'
 import { isStdio, type Transport } from '@/db/schema'
 
@@ -35,15 +35,8 @@ function peerAttributes(peer: UpstreamPeer): Attributes {
  * The attributes both the metric and the span carry, as a fresh object each: built by
  * assignment, never by spreading one into another (see lib/telemetry/mcp-server.ts).
  */
-function operationAttributes(peer: UpstreamPeer, method: string, target: string | undefined): Attributes {
-  const attrs: Attributes = Object.assign({ [ATTR.MCP_METHOD_NAME]: method }, peerAttributes(peer))
-  if (peer.protocolVersion) attrs[ATTR.MCP_PROTOCOL_VERSION] = peer.protocolVersion
-  if (target && method === 'tools/call') {
-    attrs[ATTR.GEN_AI_TOOL_NAME] = target
-    attrs[ATTR.GEN_AI_OPERATION_NAME] = EXECUTE_TOOL
-  } else if (target && method === 'prompts/get') attrs[ATTR.GEN_AI_PROMPT_NAME] = target
-  return attrs
-}
+const operationAttributes = (peer: UpstreamPeer, method: string, target: string | undefined): Attributes =>
+  withOperation(Object.assign({}, peerAttributes(peer)), method, target, peer.protocolVersion) // a copy: the peer's attributes are kept
 
 /**
  * One request toolgate sends an upstream, as its CLIENT span and its mcp.client.operation.duration.

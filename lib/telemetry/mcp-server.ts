@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type SpanOptions } from '@opentelemetry/api'
 import { endSoon, extractHeaders, requestContext, type McpOpFacts } from './context'
-import { ATTR, EXECUTE_TOOL, TOOL_ERROR, TOOLGATE } from './names'
+import { ATTR, TOOL_ERROR, TOOLGATE, withOperation } from './names'
 import { telemetry, type Telemetry } from './state'
 
 /**
@@ -9,20 +9,8 @@ import { telemetry, type Telemetry } from './state'
  * assignment, never by spreading one into another (V8 makes a spread copy that is then added
  * to a slow object, which costs microseconds on every span).
  */
-function operationAttributes(method: string, name: string | undefined, version: string | undefined, httpVersion: string): Attributes {
-  const attrs: Attributes = {
-    [ATTR.MCP_METHOD_NAME]: method,
-    [ATTR.NETWORK_TRANSPORT]: 'tcp',
-    [ATTR.NETWORK_PROTOCOL_NAME]: 'http',
-    [ATTR.NETWORK_PROTOCOL_VERSION]: httpVersion,
-  }
-  if (version) attrs[ATTR.MCP_PROTOCOL_VERSION] = version
-  if (name && method === 'tools/call') {
-    attrs[ATTR.GEN_AI_TOOL_NAME] = name
-    attrs[ATTR.GEN_AI_OPERATION_NAME] = EXECUTE_TOOL
-  } else if (name && method === 'prompts/get') attrs[ATTR.GEN_AI_PROMPT_NAME] = name
-  return attrs
-}
+const operationAttributes = (method: string, name: string | undefined, version: string | undefined, httpVersion: string): Attributes =>
+  withOperation({ [ATTR.NETWORK_TRANSPORT]: 'tcp', [ATTR.NETWORK_PROTOCOL_NAME]: 'http', [ATTR.NETWORK_PROTOCOL_VERSION]: httpVersion }, method, name, version)
 
 interface Message { id?: unknown; method?: unknown; params?: { name?: unknown; uri?: unknown; protocolVersion?: unknown; arguments?: unknown; _meta?: unknown } }
 interface Session { requestId: string; caller: { name: string; tier: string }; profile: string | undefined }

@@ -1,3 +1,5 @@
+import type { Attributes } from '@opentelemetry/api'
+
 /**
  * The names toolgate's telemetry uses. MCP's come from OpenTelemetry's semantic conventions for
  * MCP (semantic-conventions-genai, docs/gen-ai/mcp.md; development status), copied rather than
@@ -48,6 +50,21 @@ export const TOOLGATE = {
 } as const
 
 export const EXECUTE_TOOL = 'execute_tool'
+
+/**
+ * The attributes one MCP operation has on either side (toolgate serving, toolgate calling an
+ * upstream), added to `attrs`: the method, the revision when known, and the tool (an
+ * execute_tool operation) or prompt it names.
+ */
+export function withOperation(attrs: Attributes, method: string, target: string | undefined, version: string | undefined): Attributes {
+  attrs[ATTR.MCP_METHOD_NAME] = method
+  if (version) attrs[ATTR.MCP_PROTOCOL_VERSION] = version
+  if (target && method === 'tools/call') {
+    attrs[ATTR.GEN_AI_TOOL_NAME] = target
+    attrs[ATTR.GEN_AI_OPERATION_NAME] = EXECUTE_TOOL
+  } else if (target && method === 'prompts/get') attrs[ATTR.GEN_AI_PROMPT_NAME] = target
+  return attrs
+}
 /** error.type of a tools/call whose result has isError (the conventions' value) */
 export const TOOL_ERROR = 'tool_error'
 
