@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { eq } from 'drizzle-orm'
@@ -8,8 +10,8 @@ import { serverConnections } from '@/db/schema'
 import { addServer } from '@/lib/admin/upstreams'
 import { loadState } from '@/lib/state/load'
 import { tempDbFile } from '@/tests/helpers/db'
-import { startServer } from '@/tests/helpers/server'
-import { agentToken, stdioFixture, waitFor } from '@/tests/upstream/harness'
+import { freePort, startServer } from '@/tests/helpers/server'
+import { agentToken, FIXTURE, stdioFixture, waitFor } from '@/tests/upstream/harness'
 import { printTable, summarize, type Row } from './stats'
 import { listeningPid } from './calls'
 
@@ -54,6 +56,35 @@ export async function benchUpstream(): Promise<void> {
       discoveries.push(performance.now() - t)
     }
     rows.push(summarize('add → ready for an upstream with 1,000 tools (incl. spawn)', discoveries))
+
+    // 2b. a dead HTTP upstream noticed: killed just after a liveness check passed, until it no longer
+    // reads ready (the 1 s HTTP check interval): server/discover at 2026-07-28, ping at 2025-11-25
+    const MODERN_FIXTURE = path.resolve('tests/fixtures/modern-upstream.mjs')
+    for (const era of ['2026-07-28', '2025-11-25'] as const) {
+      const noticed: number[] = []
+      for (let i = 0; i < 5; i++) {
+        const port = await freePort()
+        const fx = stdioFixture({ tools: [{ name: 't' }] })
+        const child = spawn(process.execPath, [era === '2026-07-28' ? MODERN_FIXTURE : FIXTURE], { env: { ...process.env, ...fx.httpEnv(port) }, stdio: 'ignore' })
+        const url = `http://127.0.0.1:${port}/mcp`
+        const checks = era === '2026-07-28' ? async () => Number(await (await fetch(`http://127.0.0.1:${port}/discovers`)).text()) : fx.received
+        try {
+          await waitFor('the fixture listening', () => fetch(url).then(() => true, () => false))
+          const name = `mortal${era.slice(0, 4)}${i}`
+          await addServer(db, { name, transport: { url }, trusted: true }, ctx)
+          await waitFor(`${name} ready`, () => ready(db, name))
+          const before = await checks()
+          await waitFor('a liveness check', async () => (await checks()) > before)
+          const t = performance.now()
+          child.kill('SIGKILL')
+          await waitFor(`${name} no longer ready`, () => !ready(db, name))
+          noticed.push(performance.now() - t)
+        } finally {
+          child.kill('SIGKILL')
+        }
+      }
+      rows.push(summarize(`a killed HTTP upstream no longer ready (${era === '2026-07-28' ? '2026-07-28, server/discover' : '2025-11-25, ping'}; 1 s checks)`, noticed))
+    }
 
     // (tools/call direct vs through toolgate vs through a peer proxy: the calls section, bench/calls.ts)
     const via = new Client({ name: 'bench', version: '1' })
