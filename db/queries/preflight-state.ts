@@ -154,6 +154,32 @@ export const changeStamp = (db: Db) => `${foreignCommits(db)}:${servedWrites(db)
 
 /** Rows a kept reader may hold before it is started afresh (unknown ids are kept too, as absent). */
 const KEPT_ROWS = 10_000
+
+/** The data_version read by this synchronous run of the event loop, if any (see keptRead). */
+let runVersion: { db: Db; version: number } | undefined
+/** Per connection: what keptRead read at one change stamp, by key. */
+const keptReads = new WeakMap<Db, { stamp: string; values: Map<string, unknown> }>()
+
+/**
+ * `read()` kept under `key` while nothing served can have changed (the change stamp stands),
+ * read afresh inside a transaction. The stamp's data_version (a read lock: its dear part) is
+ * read once per synchronous run of the event loop, so a request's token lookup and its rate
+ * limit share one: a run begins after every request it serves was received, so a commit made
+ * elsewhere before a request was sent is seen by that request. This connection's own changes
+ * are counted at each call.
+ */
+export function keptRead<T>(db: Db, key: string, read: () => T): T {
+  if (db.$client.inTransaction) return read()
+  if (runVersion?.db !== db) {
+    runVersion = { db, version: foreignCommits(db) }
+    queueMicrotask(() => { runVersion = undefined })
+  }
+  const stamp = `${runVersion.version}:${servedWrites(db)}`
+  let kept = keptReads.get(db)
+  if (kept?.stamp !== stamp || kept.values.size > KEPT_ROWS) keptReads.set(db, (kept = { stamp, values: new Map() }))
+  if (!kept.values.has(key)) kept.values.set(key, read())
+  return kept.values.get(key) as T
+}
 /** Per connection: the rows read at one change stamp, kept while it stands. */
 const kept = new WeakMap<Db, { stamp: string; state: ReturnType<typeof createStateReader> }>()
 /** Per connection: `fn` in a deferred read transaction, over the reader kept at its stamp. */
