@@ -180,6 +180,7 @@ export function keptRead<T>(db: Db, key: string, read: () => T): T {
   if (!kept.values.has(key)) kept.values.set(key, read())
   return kept.values.get(key) as T
 }
+
 /** Per connection: the rows read at one change stamp, kept while it stands. */
 const kept = new WeakMap<Db, { stamp: string; state: ReturnType<typeof createStateReader> }>()
 /** Per connection: `fn` in a deferred read transaction, over the reader kept at its stamp. */
