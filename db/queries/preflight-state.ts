@@ -146,22 +146,53 @@ export function servedPin(db: Db, server: string, tool: string): string | null {
   return statements(db).tools.get(JSON.stringify([[server, tool]]))?.hash ?? null
 }
 
-/**
- * Changes whenever anything served may have: a commit of another connection, or a change of this
- * one's that is not a record. What is read after it was taken stays right while it stands.
- */
-export const changeStamp = (db: Db) => `${foreignCommits(db)}:${servedWrites(db)}`
-
 /** Rows a kept reader may hold before it is started afresh (unknown ids are kept too, as absent). */
 const KEPT_ROWS = 10_000
+
+/** The data_version read in this synchronous run of the event loop, if any (see changeStamp). */
+let runVersion: { db: Db; version: number } | undefined
+
+/**
+ * Changes whenever anything served may have: a commit of another connection, or a change of this
+ * one's that is not a record. What is read after it was taken stays right while it stands. Its
+ * data_version (a read lock: its dear part) is read once per synchronous run of the event loop
+ * unless `fresh`: a run begins after every request it serves was received, so a commit made
+ * elsewhere before a request was sent is seen by that request. This connection's own changes
+ * are counted at each call.
+ */
+function changeStamp(db: Db, fresh: boolean): string {
+  if (fresh || runVersion?.db !== db) {
+    if (!runVersion) queueMicrotask(() => { runVersion = undefined })
+    runVersion = { db, version: foreignCommits(db) }
+  }
+  return `${runVersion.version}:${servedWrites(db)}`
+}
+
+/** Per connection: what keptRead read at one change stamp, by key. */
+const keptReads = new WeakMap<Db, { stamp: string; values: Map<string, unknown> }>()
+
+/**
+ * `read()` kept under `key` while nothing served can have changed (the change stamp stands),
+ * read afresh inside a transaction: a request's token lookup and rate limits, a call's server
+ * configuration, each sharing its run's data_version with the others and the gate's.
+ */
+export function keptRead<T>(db: Db, key: string, read: () => T): T {
+  if (db.$client.inTransaction) return read()
+  const stamp = changeStamp(db, false)
+  let kept = keptReads.get(db)
+  if (kept?.stamp !== stamp || kept.values.size > KEPT_ROWS) keptReads.set(db, (kept = { stamp, values: new Map() }))
+  if (!kept.values.has(key)) kept.values.set(key, read())
+  return kept.values.get(key) as T
+}
+
 /** Per connection: the rows read at one change stamp, kept while it stands. */
 const kept = new WeakMap<Db, { stamp: string; state: ReturnType<typeof createStateReader> }>()
 /** Per connection: `fn` in a deferred read transaction, over the reader kept at its stamp. */
 const keptSnapshots = new WeakMap<Db, Transaction<(fn: (state: PreflightState) => unknown) => unknown>>()
 
 function keptReader(db: Db): PreflightState {
-  // taken inside the read transaction: the stamp of the instant every read in it sees
-  const stamp = changeStamp(db)
+  // taken inside the read transaction: the stamp of the instant every read in it sees (and what the run's later keptReads use)
+  const stamp = changeStamp(db, true)
   let snapshot = kept.get(db)
   if (snapshot?.stamp !== stamp || snapshot.state.size() > KEPT_ROWS) kept.set(db, (snapshot = { stamp, state: createStateReader(db) }))
   return snapshot.state

@@ -4,7 +4,7 @@ import type { Db, DbLike, Tx } from '@/db/client'
 import { serverConnections, serverOauth, serverSecrets, servers, type Root, type Transport } from '@/db/schema'
 import type { ConnectionView, Isolation, ServerView } from '@/lib/core/state'
 import { believedConnection, readLease } from './connections'
-import { changeStamp } from './preflight-state'
+import { keptRead } from './preflight-state'
 import { openSecret, sealSecret } from '@/db/secrets'
 import { notFoundError } from '@/lib/core/errors'
 
@@ -75,18 +75,8 @@ export function serverConfig(db: DbLike, name: string): (ServerView & Pick<Serve
   return st.get({ name })
 }
 
-type ServerConfig = NonNullable<ReturnType<typeof serverConfig>>
-const keptConfigs = new WeakMap<Db, { stamp: string; configs: Map<string, ServerConfig | undefined> }>()
-
-/** serverConfig as every tools/call reads it: kept while nothing served can have changed (changeStamp), read afresh inside a transaction. */
-export function callConfig(db: Db, name: string): ServerConfig | undefined {
-  if (db.$client.inTransaction) return serverConfig(db, name)
-  const stamp = changeStamp(db)
-  let kept = keptConfigs.get(db)
-  if (kept?.stamp !== stamp) keptConfigs.set(db, (kept = { stamp, configs: new Map() }))
-  if (!kept.configs.has(name)) kept.configs.set(name, serverConfig(db, name))
-  return kept.configs.get(name)
-}
+/** serverConfig as every tools/call reads it: kept while nothing served can have changed (keptRead). */
+export const callConfig = (db: Db, name: string) => keptRead(db, `server:${name}`, () => serverConfig(db, name))
 
 /** The configured server a change is about, or the not-found error every surface reports the same way. */
 export function requireServer(db: DbLike, name: string) {

@@ -90,7 +90,23 @@ export function appendActivity(db: Db, input: ActivityInput, awaited = true): Pr
   })
 }
 
+/** Writes gathered until the turn of the event loop ends (see sendAtTurnEnd), not sent yet. */
+const gathered = new Set<() => void>()
+
+/**
+ * Run `send` (a gathered write: a stdio server's corked pipe, lib/upstream/transport.ts) when
+ * this turn of the event loop ends, or sooner: before a group commit in it blocks the loop for
+ * its fsync, so the server works on what it was sent meanwhile. Only the answer to a call waits
+ * for its record, not its forwarding (contract §12).
+ */
+export function sendAtTurnEnd(send: () => void): void {
+  gathered.add(send)
+  setImmediate(() => { if (gathered.delete(send)) send() })
+}
+
 async function flush(db: Db, queue: Queue): Promise<void> {
+  for (const send of gathered) send()
+  gathered.clear()
   clearTimeout(queue.later)
   queue.later = undefined
   const batch = queue.pending.splice(0)

@@ -1,6 +1,6 @@
 import 'server-only'
 import type { Db } from '@/db/client'
-import { statements } from '@/db/queries/preflight-state'
+import { keptRead, statements } from '@/db/queries/preflight-state'
 import { readSettings } from '@/db/queries/settings'
 import { noteTokenUse, tokenById } from '@/db/queries/access'
 import type { Caller } from '@/lib/preflight/evaluate'
@@ -18,8 +18,15 @@ const ANONYMOUS = 'anonymous'
 /** What credential parsing needs of a request's headers (web Headers, or a node adapter). */
 export interface HeaderReader { get(name: string): string | null }
 
-/** The stored agent token a secret belongs to, expired or not; undefined when none. A lookup only: it authenticates nothing. */
-export const agentTokenOf = (db: Db, token: string) => statements(db).tokenByHash.get({ hash: hashSecret(token) })
+/**
+ * The stored agent token a secret belongs to, expired or not; undefined when none. A lookup only:
+ * it authenticates nothing. Kept while nothing served can have changed (keptRead), so revoking,
+ * rotating or re-scoping a token applies to its next request; expiry is judged at each use.
+ */
+export function agentTokenOf(db: Db, token: string) {
+  const hash = hashSecret(token)
+  return keptRead(db, `token:${hash}`, () => statements(db).tokenByHash.get({ hash }))
+}
 
 /** Whether a token's expiry (ms; null = never) has come. */
 export const tokenExpired = (expiresAt: number | null, now: number) => expiresAt !== null && expiresAt <= now
@@ -45,6 +52,7 @@ export function agentCaller(db: Db, token: string, now = Date.now()): Caller | u
   if (!row) return undefined
   if (tokenExpired(row.expiresAt, now)) throw expiredToken(row.name, row.expiresAt!)
   if (row.lastUsedAt === null || row.lastUsedAt < now - LAST_USED_EVERY_MS) {
+    row.lastUsedAt = now // on the kept row too: the note is a record, which does not make it read again
     writeRecords(db, (tx) => noteTokenUse(tx, row.id, now, LAST_USED_EVERY_MS), 1_000)
       .catch((e: unknown) => logError(`toolgate: could not note agent token "${row.name}"'s last use: ${describeError(e)}`))
   }

@@ -1,6 +1,7 @@
 import 'server-only'
 import type { Db } from '@/db/client'
-import { foreignCommits, readSettings } from '@/db/queries/settings'
+import { readSettings } from '@/db/queries/settings'
+import { keptRead } from '@/db/queries/preflight-state'
 import { LimitedError } from '@/lib/core/errors'
 import type { Caller } from '@/lib/preflight/evaluate'
 
@@ -16,8 +17,6 @@ const SECOND = 1_000
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE
 const MIB = 1024 * 1024
-/** Settings are read again at most this often (or at once after another process commits): a change made in this process takes effect within it. */
-const SETTINGS_MS = 1_000
 
 interface Budget {
   /** requests left in this second's bucket (it refills continuously, up to one second's worth) */
@@ -30,17 +29,12 @@ interface Budget {
 const budgets = new Map<string, Budget>()
 
 interface Limits { perSecond: number | null; bytesPerHour: number | null }
-const read = new WeakMap<Db, { at: number; version: number; limits: Limits }>()
 
-function limitsOf(db: Db, now: number): Limits {
-  const cached = read.get(db)
-  const version = foreignCommits(db)
-  if (cached && cached.version === version && now - cached.at < SETTINGS_MS) return cached.limits
+/** The limits as set now: kept while nothing served can have changed (keptRead), so a change applies to the next request. */
+const limitsOf = (db: Db): Limits => keptRead(db, 'limits', () => {
   const s = readSettings(db)
-  const limits = { perSecond: s.agentRequestsPerSecond, bytesPerHour: s.agentRecordedMibPerHour === null ? null : s.agentRecordedMibPerHour * MIB }
-  read.set(db, { at: now, version, limits })
-  return limits
-}
+  return { perSecond: s.agentRequestsPerSecond, bytesPerHour: s.agentRecordedMibPerHour === null ? null : s.agentRecordedMibPerHour * MIB }
+})
 
 /** Minutes that have left the hour no longer count. */
 function forget(b: Budget, now: number): void {
@@ -55,7 +49,7 @@ const inWords = (seconds: number) => (seconds < 120 ? `${seconds} s` : `${Math.c
  */
 export function admit(db: Db, caller: Caller, now = Date.now()): void {
   if (caller.tier !== 'agent') return
-  const { perSecond, bytesPerHour } = limitsOf(db, now)
+  const { perSecond, bytesPerHour } = limitsOf(db)
   let b = budgets.get(caller.name)
   if (!b) budgets.set(caller.name, (b = { tokens: perSecond ?? 0, refilledAt: now, minutes: [], bytes: 0 }))
   if (bytesPerHour !== null) {

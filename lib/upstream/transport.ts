@@ -12,6 +12,7 @@ import { DbOAuthProvider, CALLBACK_PATH } from './oauth'
 import { refreshOnce } from './refresh-once'
 import { tapResponse, type OnStreamRequest } from './stream-requests'
 import { acceptTaskHandles } from './task-handles'
+import { sendAtTurnEnd } from '@/lib/activity/record'
 
 /** Where a server's stderr lines and the runtime's events about it go (its log). */
 export type Log = (stream: 'stderr' | 'event', line: string) => void
@@ -21,11 +22,11 @@ export interface TransportSpec { name: string; transport: Transport; secrets: Re
 
 /**
  * The SDK's stdio transport, its writes to the server gathered per turn of the event loop: the
- * first message of a turn is written at once (a call's group commit, which blocks the loop for
- * its fsync, comes later in the turn: the server works meanwhile), and any more sent in the same
- * turn go together in one write (writev) when it ends, instead of a syscall and a wakeup of the
- * server's process each. Its pipe is the SDK's own (an internal field): without it, each message
- * is written at once.
+ * first message of a turn is written at once, and any more sent in the same turn go together in
+ * one write (writev) when it ends — or before the turn's group commit blocks the loop for its
+ * fsync (sendAtTurnEnd): the server works on them meanwhile — instead of a syscall and a wakeup
+ * of the server's process each. Its pipe is the SDK's own (an internal field): without it, each
+ * message is written at once.
  */
 class GatheredStdio extends StdioClientTransport {
   private wroteThisTurn = false
@@ -35,7 +36,7 @@ class GatheredStdio extends StdioClientTransport {
     if (stdin && !stdin.writableCorked) {
       if (this.wroteThisTurn) {
         stdin.cork()
-        setImmediate(() => stdin.uncork())
+        sendAtTurnEnd(() => stdin.uncork())
       } else {
         this.wroteThisTurn = true
         setImmediate(() => { this.wroteThisTurn = false })

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { openDb } from '@/lib/server/database'
 import { activity } from '@/db/schema'
-import { appendActivity, commitPending } from '@/lib/activity/record'
+import { appendActivity, commitPending, sendAtTurnEnd } from '@/lib/activity/record'
 
 const record = (requestId: string) => ({ requestId, type: 'preflight' as const, actor: 'test', data: { ids_raw: 0, ids_unique: 0, tools: [], duration_ms: 0 } })
 
@@ -18,6 +18,23 @@ describe('activity group commit', () => {
     // a later turn of the event loop is a new commit
     await appendActivity(db, record('req_late'))
     expect(transactions).toBe(2)
+  })
+
+  it('a write gathered in a turn is sent before that turn\'s commit, else at its end, and once', async () => {
+    const db = openDb(':memory:')
+    const sent: number[] = []
+    const send = () => sent.push(db.select().from(activity).all().length)
+    // gathered after the record was appended, in the same turn: still sent before it commits
+    const committed = appendActivity(db, record('req_a'))
+    sendAtTurnEnd(send)
+    await committed
+    expect(sent).toEqual([0])
+    // a turn without a commit: sent when it ends, and not again by a later commit
+    sendAtTurnEnd(send)
+    await new Promise((r) => setImmediate(r))
+    expect(sent).toEqual([0, 1])
+    await appendActivity(db, record('req_b'))
+    expect(sent).toEqual([0, 1])
   })
 
   it('a failed commit fails every answer waiting on it, and nothing of it is kept', async () => {

@@ -65,6 +65,21 @@ describe('the kept snapshot, with another connection and a runtime lease', () =>
     db.$client.close()
   })
 
+  it('a call\'s kept configuration sees another connection\'s commit at the next call, after a check in the same turn', async () => {
+    const file = tempDbFile()
+    const db = openDb(file)
+    await load(db, { servers: [srv] })
+    expect(callConfig(db, 'a')?.callApprovalTools).toEqual([])
+    const other = openDb(file)
+    other.update(servers).set({ callApprovalTools: ['t'] }).where(eq(servers.name, 'a')).run()
+    await sleep(0) // the next call comes in a turn of the event loop of its own
+    // as dispatch does: the gate's check, then the configuration, in one turn
+    expect(reasonOf(db, operator, 'a:t')).toBe('ready')
+    expect(callConfig(db, 'a')?.callApprovalTools).toEqual(['t'])
+    other.$client.close()
+    db.$client.close()
+  })
+
   it('judges a runtime\'s lease at each check: believed while it is renewed (a record write), not once it runs out', async () => {
     const db = openDb(':memory:')
     await load(db, { servers: [srv] })
