@@ -46,8 +46,9 @@ export const MINUTE = 60_000
  * on its own record (a call that never ran), or on the outcome record naming it, found through
  * the request-id index.
  */
+// (the unary + keeps the planner on the (request_id, id) index: by (type, id) it would read every outcome up to `through`, per call)
 const callOutcomeThrough = (through: string) => `coalesce(json_extract(c.data, '$.outcome'), (select json_extract(o.data, '$.outcome') from activity o
-  where o.request_id = c.request_id and o.type = 'tool.call_outcome' and json_extract(o.data, '$.call') = c.id and o.id <= ${through} limit 1), '')`
+  where o.request_id = c.request_id and +o.type = 'tool.call_outcome' and json_extract(o.data, '$.call') = c.id and o.id <= ${through} limit 1), '')`
 
 /**
  * Outcome records in (@from, @to] of calls up to @from, counted then without an outcome: per
