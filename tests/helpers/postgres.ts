@@ -1,10 +1,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
+// a port of this worker's slice, below the ephemeral range: nothing else can take it before postgres binds it
+import { freePort } from './server'
 
 /**
  * A real PostgreSQL server for a test file: TOOLGATE_TEST_DATABASE_URL when it names one, else a
@@ -46,17 +47,6 @@ function clusterUser(): { uid: number; gid: number } | undefined {
   if (!line) throw new Error('running as root, and there is no postgres user to run the test cluster as (initdb refuses root): install Debian\'s postgresql package, which makes it')
   const [, , uid, gid] = line.split(':')
   return { uid: Number(uid), gid: Number(gid) }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer()
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number }
-      s.close(() => resolve(port))
-    })
-  })
 }
 
 /** Poll until `url` takes a connection, or the server process has died (with its output). */
