@@ -26,14 +26,20 @@ export const settingsDefaults: ProxySettings = {
   agentRequestsPerSecond: 5_000, agentRecordedMibPerHour: 64, breakGlassKey: true, twoPersonRule: 'off', localAccounts: true,
 }
 
+const settingsStatements = new WeakMap<DbLike, ReturnType<typeof prepareSettings>>()
+const prepareSettings = (db: DbLike) => db.select({
+  quarantineEnabled: settings.quarantineEnabled, mcpAnonymousProfile: settings.mcpAnonymousProfile,
+  activityRetentionDays: settings.activityRetentionDays, callApprovalWaitMs: settings.callApprovalWaitMs,
+  maxDescriptionOverlap: settings.maxDescriptionOverlap,
+  agentRequestsPerSecond: settings.agentRequestsPerSecond, agentRecordedMibPerHour: settings.agentRecordedMibPerHour,
+  breakGlassKey: settings.breakGlassKey, twoPersonRule: settings.twoPersonRule, localAccounts: settings.localAccounts,
+}).from(settings).where(eq(settings.id, 1)).prepare()
+
+/** The settings as stored (prepared once per connection: requests read them on the hot path). */
 export function readSettings(db: DbLike): ProxySettings {
-  const row = db.select({
-    quarantineEnabled: settings.quarantineEnabled, mcpAnonymousProfile: settings.mcpAnonymousProfile,
-    activityRetentionDays: settings.activityRetentionDays, callApprovalWaitMs: settings.callApprovalWaitMs,
-    maxDescriptionOverlap: settings.maxDescriptionOverlap,
-    agentRequestsPerSecond: settings.agentRequestsPerSecond, agentRecordedMibPerHour: settings.agentRecordedMibPerHour,
-    breakGlassKey: settings.breakGlassKey, twoPersonRule: settings.twoPersonRule, localAccounts: settings.localAccounts,
-  }).from(settings).where(eq(settings.id, 1)).get()
+  let st = settingsStatements.get(db)
+  if (!st) settingsStatements.set(db, (st = prepareSettings(db)))
+  const row = st.get()
   return row ? { ...row, twoPersonRule: row.twoPersonRule as ProxySettings['twoPersonRule'] } : settingsDefaults
 }
 
