@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { createAgentToken, revokeAgentToken } from '@/lib/admin/tokens'
+import { createProfile } from '@/lib/admin/profiles'
+import { updateSettings } from '@/lib/admin/settings'
 import { MAX_SUBSCRIPTIONS } from '@/lib/mcp/subscriptions'
 import { startGateway, type Gateway } from '@/tests/helpers/gateway'
 import { stdioFixture, waitFor, type Control } from '@/tests/upstream/harness'
-import { LEGACY, legacyRpc, modernRpc } from './harness'
+import { connectWithStream, LEGACY, legacyRpc, modernRpc } from './harness'
 
 // 2025-11-25 resources/subscribe on the stateless endpoint: a subscription belongs to its
 // token (and path profile), and its updates go out on that token's GET streams — against a
@@ -47,23 +48,12 @@ afterAll(async () => {
 
 const as = (token: string) => ({ authorization: `Bearer ${token}` })
 
-/**
- * An agent's 2025-11-25 client (the 1.x SDK), which opens its GET stream itself once
- * initialized, noting each resource update heard there; resolves once that stream answered.
- */
+/** An agent's 2025-11-25 client (the 1.x SDK) with its GET stream open, noting each resource update heard there. */
 async function listener(token: string) {
   const c = new Client({ name: 'subscriptions-test', version: '1' })
   const updated: string[] = []
   c.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri))
-  let opened!: () => void
-  const open = new Promise<void>((r) => (opened = r))
-  const watching: typeof fetch = async (input, init) => {
-    const res = await fetch(input, init)
-    if (init?.method === 'GET' && res.ok) opened()
-    return res
-  }
-  await c.connect(new StreamableHTTPClientTransport(new URL(mcp), { fetch: watching, requestInit: { headers: as(token) } }))
-  await open
+  await connectWithStream(c, mcp, token)
   return { c, updated }
 }
 
@@ -128,6 +118,20 @@ describe('resource subscriptions on 2025-11-25 (resources/subscribe, heard on th
     expect(unoffered.body.error).toEqual({ code: -32602, message: 'Invalid params: "plain://r" cannot be subscribed to: its server offers no resource subscriptions' })
     const malformed = await legacyRpc(mcp, 'resources/subscribe', { uri: 7 }, as(g.agent))
     expect(malformed.body.error).toEqual({ code: -32602, message: 'Invalid params: uri must be a string (the resource\'s URI, as listed)' })
+  })
+
+  it('an anonymous caller (a new caller on every request) cannot subscribe', async () => {
+    const ctx = { actor: 'test' }
+    await createProfile(g.db, 'anon-watched', ['watched'], ctx)
+    await updateSettings(g.db, { mcp_anonymous_profile: 'anon-watched' }, ctx)
+    try {
+      // no token: a loopback caller under the anonymous profile, which may read the resource
+      expect((await legacyRpc(mcp, 'resources/read', { uri: 'fixture://a' }, { authorization: null })).body.result?.contents).toHaveLength(1)
+      const refused = await legacyRpc(mcp, 'resources/subscribe', { uri: 'fixture://a' }, { authorization: null })
+      expect(refused.body.error).toEqual({ code: -32602, message: 'resources/subscribe needs an agent token: an anonymous caller is a new caller on every request, so no subscription can be kept for it' })
+    } finally {
+      await updateSettings(g.db, { mcp_anonymous_profile: null }, ctx)
+    }
   })
 
   it(`a token holds at most ${MAX_SUBSCRIPTIONS} subscriptions; the one over is refused, naming the limit`, async () => {
