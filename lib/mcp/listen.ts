@@ -32,7 +32,8 @@ import { runningSupervisor } from '@/lib/upstream/supervisor'
  * Resource subscriptions (the filter's resourceSubscriptions) pass a read's gates before the SDK
  * sees the request, so its acknowledgement names only the URIs that will be heard of; each is
  * subscribed on the upstream session the caller's reads go to (its own, per_token), and that
- * session's notifications/resources/updated for it reach this stream alone.
+ * session's notifications/resources/updated for it reach this stream alone. (2025-11-25's
+ * resources/subscribe passes the same gates: lib/mcp/subscriptions.ts.)
  */
 const CHECK_EVERY_MS = 1_000
 

@@ -41,6 +41,7 @@ beforeAll(async () => {
   other = await token('other', ['*'])
   narrow = await token('narrow', ['watched'])
   plainOnly = await token('plain-only', ['plain'])
+  await createProfile(g.db, 'just-watched', ['watched'], { actor: 'test' })
 }, 120_000)
 afterAll(async () => {
   await g?.server.stop()
@@ -49,11 +50,11 @@ afterAll(async () => {
 const as = (token: string) => ({ authorization: `Bearer ${token}` })
 
 /** An agent's 2025-11-25 client (the 1.x SDK) with its GET stream open, noting each resource update heard there. */
-async function listener(token: string) {
+async function listener(token: string, url = mcp) {
   const c = new Client({ name: 'subscriptions-test', version: '1' })
   const updated: string[] = []
   c.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri))
-  await connectWithStream(c, mcp, token)
+  await connectWithStream(c, url, token)
   return { c, updated }
 }
 
@@ -67,12 +68,14 @@ describe('resource subscriptions on 2025-11-25 (resources/subscribe, heard on th
     }
   })
 
-  it('an update reaches every GET stream of the token that subscribed, under its URI, and none of another token\'s; unsubscribe stops it, and so does revoking the token', async () => {
+  it('an update reaches every GET stream of the token that subscribed, under its URI, and none of another token\'s nor of its own on another path profile; unsubscribe stops it, and so does revoking the token', async () => {
     // subscribed by one POST before any stream is open: kept for the token, heard once one opens
     expect((await legacyRpc(mcp, 'resources/subscribe', { uri: 'fixture://a' }, as(g.agent))).body).toMatchObject({ result: {} })
     const mine = await listener(g.agent)
     const mineToo = await listener(g.agent)
     const others = await listener(other)
+    // the same token on a path profile is another scope (another "session")
+    const mineOnProfile = await listener(g.agent, `${mcp}/p/just-watched`)
     try {
       expect(mine.c.getServerCapabilities()?.resources?.subscribe).toBe(true)
       expect(await others.c.subscribeResource({ uri: 'fixture://b' })).toEqual({})
@@ -98,8 +101,9 @@ describe('resource subscriptions on 2025-11-25 (resources/subscribe, heard on th
       await waitFor('the fourth update', () => mine.updated.length > 3)
       expect(mine.updated).toEqual(['fixture://a', 'fixture://b', 'fixture://b', 'fixture://b'])
       expect(others.updated).toEqual(['fixture://b', 'fixture://b'])
+      expect(mineOnProfile.updated).toEqual([])
     } finally {
-      for (const l of [mine, mineToo, others]) await l.c.close()
+      for (const l of [mine, mineToo, others, mineOnProfile]) await l.c.close()
     }
   }, 120_000)
 
