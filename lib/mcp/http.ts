@@ -9,7 +9,7 @@ import { ownRequestId } from '@/lib/activity/request-id'
 import { admit } from '@/lib/limits/budgets'
 import { logError } from '@/lib/core/log'
 import { mcpServerOp, type McpServerOp } from '@/lib/telemetry/mcp-server'
-import { buildMcpServer } from './server'
+import { buildMcpServer, type Exchange } from './server'
 import { DESCRIBE_TOOL } from '@/lib/catalog/listing'
 import { openContext, type McpContext } from './context'
 import { answerTask, isTaskRequest } from './tasks'
@@ -19,6 +19,7 @@ import { answerFromClient, askOverStream, isResponse } from './ask-caller'
 import { jsonUntilStreamed, streamWhenLate } from './auto-stream'
 import { leanRequest, serveLean } from './lean'
 import { gateListen, listenBus, listening, watchListings } from './listen'
+import { answerSubscription, watchUpdates } from './subscriptions'
 
 /**
  * Calls in flight, by caller and JSON-RPC id. A 2025-11-25 client cancels with a separate POST
@@ -30,9 +31,12 @@ const inflightKey = (caller: string, id: unknown) => `${caller}\u0000${JSON.stri
 
 /** Sessions for in-flight modern exchanges, keyed by the request the SDK hands its factory. */
 const sessions = new WeakMap<Request, McpContext>()
-/** Modern exchanges that are a handshake (server/discover), where instructions are read. */
-const handshakes = new WeakSet<Request>()
-const isHandshake = (body: unknown) => ['initialize', 'server/discover'].includes((body as { method?: string } | null)?.method ?? '')
+/** Modern exchanges whose server's declarations are read (lib/mcp/server.ts Exchange). */
+const declaring = new WeakMap<Request, Exchange>()
+const methodOf = (body: unknown) => (body as { method?: string } | null)?.method ?? ''
+const isHandshake = (body: unknown) => ['initialize', 'server/discover'].includes(methodOf(body))
+/** What the server built for this exchange is read for: a handshake's instructions and capabilities, a listen's filter (honoured against the capabilities). */
+const exchangeOf = (body: unknown): Exchange | undefined => (isHandshake(body) ? 'handshake' : methodOf(body) === 'subscriptions/listen' ? 'listen' : undefined)
 
 function sessionOf(req: Request | undefined): McpContext {
   const session = req && sessions.get(req)
@@ -64,7 +68,7 @@ function streams(web: Request, body: unknown): boolean {
  */
 let modernHandler: ReturnType<typeof createMcpHandler> | undefined
 const modern = () => (modernHandler ??= createMcpHandler(
-  ({ requestInfo }) => buildMcpServer(sessionOf(requestInfo), 'modern', handshakes.has(requestInfo!)),
+  ({ requestInfo }) => buildMcpServer(sessionOf(requestInfo), 'modern', declaring.get(requestInfo!)),
   // subscriptions/listen streams hear only what their own caller is served (lib/mcp/listen.ts)
   { legacy: 'reject', onerror: logMcpError, bus: listenBus },
 ))
@@ -84,7 +88,7 @@ async function serveLegacy(req: Request, body: unknown, session: McpContext): Pr
     ? (asked: ServerAsk, ended: AbortSignal) => askOverStream(key, (request) => transport.send(request as JSONRPCMessage, { relatedRequestId }), asked,
       session.closed ? AbortSignal.any([ended, session.closed]) : ended)
     : undefined
-  const server = buildMcpServer(Object.assign({}, session, { ask }), 'legacy', isHandshake(body))
+  const server = buildMcpServer(Object.assign({}, session, { ask }), 'legacy', exchangeOf(body))
   transport.onerror = logMcpError
   await server.connect(transport)
   let auto: ReturnType<typeof jsonUntilStreamed> | undefined
@@ -177,11 +181,14 @@ export async function answerMcp(session: McpContext, web: Request, body: unknown
         : await setLogLevel(key, msg.params)
       return Response.json(fault ? jsonRpcError(msg.id, ProtocolErrorCode.InvalidParams, fault) : jsonRpcResult(msg.id, {}))
     }
+    // kept per token and path profile, heard on its GET streams (lib/mcp/subscriptions.ts)
+    if (msg.method === 'resources/subscribe' || msg.method === 'resources/unsubscribe') return answerSubscription(session, { ...msg, method: msg.method })
     return serveLegacy(web, body, session)
   }
   const streaming = streams(web, body)
   sessions.set(web, Object.assign({}, session, { streams: streaming }))
-  if (isHandshake(body)) handshakes.add(web)
+  const exchange = exchangeOf(body)
+  if (exchange) declaring.set(web, exchange)
   const gated = gateListen(session, body)
   const answered = listening(session, gated, () => modern().fetch(web, { parsedBody: gated }))
   return streaming ? streamWhenLate(answered) : answered
@@ -231,8 +238,9 @@ function methodNotAllowed(res: ServerResponse, message: string): void {
  * The 2025-11-25 standalone SSE stream (GET): the SDK's stateless transport frames it (headers,
  * events, keep-alive comments every 15 s) and toolgate sends on it, as JSON-RPC notifications,
  * each change to a listing this caller is served — the changes a subscriptions/listen stream
- * hears (watchListings). The endpoint keeps no session, so the stream is its token's (and path
- * profile's): every stream of it hears the same. It ends when the client leaves.
+ * hears (watchListings) — and each update of a resource it subscribed to (watchUpdates). The
+ * endpoint keeps no session, so the stream is its token's (and path profile's): every stream of
+ * it hears the same. It ends when the client leaves.
  */
 async function listingStream(session: McpContext, web: Request): Promise<Response> {
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined })
@@ -246,8 +254,12 @@ async function listingStream(session: McpContext, web: Request): Promise<Respons
     const method = `notifications/${kind.slice(0, kind.indexOf('_'))}/list_changed`
     transport.send({ jsonrpc: '2.0', method }).catch(logMcpError)
   })
+  const stopUpdates = watchUpdates(session, (uri) => {
+    transport.send({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } }).catch(logMcpError)
+  })
   return new Response(whenDone(answer.body, async () => {
     stop()
+    stopUpdates()
     await transport.close().catch(logMcpError)
   }), { status: answer.status, headers: answer.headers })
 }

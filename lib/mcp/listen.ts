@@ -32,7 +32,8 @@ import { runningSupervisor } from '@/lib/upstream/supervisor'
  * Resource subscriptions (the filter's resourceSubscriptions) pass a read's gates before the SDK
  * sees the request, so its acknowledgement names only the URIs that will be heard of; each is
  * subscribed on the upstream session the caller's reads go to (its own, per_token), and that
- * session's notifications/resources/updated for it reach this stream alone.
+ * session's notifications/resources/updated for it reach this stream alone. (2025-11-25's
+ * resources/subscribe passes the same gates: lib/mcp/subscriptions.ts.)
  */
 const CHECK_EVERY_MS = 1_000
 
@@ -72,7 +73,7 @@ export function gateListen(session: McpContext, body: unknown): unknown {
   const params = listenParamsSchema.safeParse(msg.params)
   const uris = params.success ? params.data.notifications.resourceSubscriptions : undefined
   if (!params.success || !uris) return body // a malformed one is the SDK's to refuse
-  const allowed = uris.filter((uri) => subscriptionTarget(session, uri) !== undefined)
+  const allowed = uris.filter((uri) => typeof subscriptionTarget(session, uri) === 'object')
   return { ...msg, params: { ...params.data, notifications: { ...params.data.notifications, resourceSubscriptions: allowed } } }
 }
 
@@ -175,23 +176,32 @@ export function watchListings(session: McpContext, deliver: (kind: ListingKind) 
 }
 
 /**
+ * Whether `session`'s caller may hear of an update of `uri` now: its token's scope as it stands,
+ * under a read's gates (a scope narrowed since a subscription silences it). Not when the gates
+ * cannot be read: that update is not told (the next one is checked again).
+ */
+export function mayHear(session: McpContext, uri: string): boolean {
+  try {
+    return typeof subscriptionTarget(now(session), uri) === 'object'
+  } catch (e) {
+    logError(`toolgate: mcp: an update of ${uri} could not be checked: ${describeError(e)}`)
+    return false
+  }
+}
+
+/**
  * Subscribe, for this stream, to each resource its (gated) request names; what one of their
- * sessions says of it goes to `deliver` under the URI the caller named, while the gates still
- * let the caller read it (a scope narrowed since silences it). Resolves to the stops.
+ * sessions says of it goes to `deliver` under the URI the caller named, while the caller may
+ * hear of it (mayHear). Resolves to the stops.
  */
 async function watchResources(session: McpContext, uris: string[], deliver: (event: ServerEvent) => void): Promise<(() => void)[]> {
   const stops: (() => void)[] = []
   for (const uri of uris) {
     const target = subscriptionTarget(session, uri)
-    if (!target) continue
+    if (typeof target !== 'object') continue
     try {
       stops.push(await target.conn.watchResource(target.uri, () => {
-        try {
-          if (subscriptionTarget(now(session), uri)) deliver({ kind: 'resource_updated', uri })
-        } catch (e) {
-          // the gates could not be read: this update is not told (the next one is checked again)
-          logError(`toolgate: mcp: an update of ${uri} could not be checked: ${describeError(e)}`)
-        }
+        if (mayHear(session, uri)) deliver({ kind: 'resource_updated', uri })
       }))
     } catch (e) {
       logError(`toolgate: mcp: could not subscribe to ${uri} upstream: ${describeError(e)}`)

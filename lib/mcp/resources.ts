@@ -149,18 +149,31 @@ export function upstreamInstructions(session: McpContext): string {
   }).join('\n\n')
 }
 
+/** Where a subscription goes: the upstream session a caller's reads go to, and the URI that server knows it by. */
+export interface SubscriptionTarget { conn: UpstreamConnection; uri: string }
+
 /**
- * Where this session's subscription to `uri` goes: the upstream session its reads of it go to,
- * and the URI that server knows it by — under a read's gates (in scope, the server released and
- * connected, a listed resource approved); undefined when the gates refuse it.
+ * Where this session's subscription to `uri` goes, under a read's gates (in scope, the server
+ * released and connected, a listed resource approved): 'refused' where they refuse a read (and
+ * is answered as a read would be), 'not_offered' where they pass but its server keeps no subscriptions.
  */
-export function subscriptionTarget(session: McpContext, uri: string): { conn: UpstreamConnection; uri: string } | undefined {
+export function subscriptionTarget(session: McpContext, uri: string): SubscriptionTarget | 'refused' | 'not_offered' {
   const target = routeUri(session, uri)
-  if (!target) return undefined
+  if (!target) return 'refused'
   const g = gate(session, target.server)
-  if ('reason' in g || !g.conn.offers.subscribe) return undefined
+  if ('reason' in g) return 'refused'
   const why = withheld(session, target.server, 'resource', target.uri)
-  return why && why !== 'not_found' ? undefined : { conn: g.conn, uri: target.uri }
+  if (why && why !== 'not_found') return 'refused'
+  return g.conn.offers.subscribe ? { conn: g.conn, uri: target.uri } : 'not_offered'
+}
+
+/**
+ * Whether a server this session may reach keeps resource subscriptions: what both revisions
+ * declare as capabilities.resources.subscribe, for this caller.
+ */
+export function offersSubscriptions(session: McpContext): boolean {
+  const supervisor = runningSupervisor()
+  return reachable(session).some((s) => supervisor?.connection(s)?.offers.subscribe)
 }
 
 /** An upstream request during which its server may ask the caller something (session.ask); what is asked lapses with the request. */

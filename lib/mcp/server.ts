@@ -15,7 +15,7 @@ import { belowLogLevel } from './log-level'
 import { callerKey } from '@/lib/auth/caller'
 import { logError } from '@/lib/core/log'
 import { following } from '@/lib/signals'
-import { complete, getPrompt, listPrompts, listResources, listResourceTemplates, readResource, upstreamInstructions } from './resources'
+import { complete, getPrompt, listPrompts, listResources, listResourceTemplates, offersSubscriptions, readResource, upstreamInstructions } from './resources'
 
 export type Era = 'modern' | 'legacy'
 
@@ -28,17 +28,19 @@ const INSTRUCTIONS = `toolgate serves its callable tools as server:tool. To chec
  * 2025-11-25: the mcpproxy convention, capabilities.experimental (initialize). Both eras serve
  * SEP-1862 tools/resolve. list_changed goes out on 2026-07-28's subscriptions/listen streams
  * (lib/mcp/listen.ts); a 2025-11-25 client would need a session's standalone stream, which
- * this stateless endpoint does not keep, so it is not offered there.
+ * this stateless endpoint does not keep, so it is not offered there. `subscribe`: whether a
+ * server the caller may reach keeps resource subscriptions (offersSubscriptions), on both eras.
  */
-function capabilities(era: Era): ServerCapabilities {
+function capabilities(era: Era, subscribe: boolean): ServerCapabilities {
   const listChanged = era === 'modern'
   // `resolve` is a SEP-1862 draft member the SDK's types do not know yet; it passes to the wire.
   const tools = { listChanged, resolve: true }
   // the upstreams' resources and prompts, under toolgate's names (lib/mcp/resources.ts)
   // logging: the upstreams' log messages during a call are forwarded to its caller
   // completions: the upstreams' own, for their prompts and resource templates
-  // resource subscriptions: in a listen stream's filter, passed on to the caller's upstream session
-  const served = { tools, resources: { listChanged, subscribe: listChanged }, prompts: { listChanged }, logging: {}, completions: {} }
+  // resource subscriptions: passed on to the caller's upstream session — in a listen stream's
+  // filter (2026-07-28), by resources/subscribe, heard on the GET stream (2025-11-25: lib/mcp/subscriptions.ts)
+  const served = { tools, resources: { listChanged, subscribe }, prompts: { listChanged }, logging: {}, completions: {} }
   return era === 'modern'
     ? { ...served, extensions: { [EXTENSION_ID]: serverSettings } }
     // tasks: any tools/call may run as one (lib/mcp/tasks.ts); 2026-07-28 moved tasks to an extension toolgate does not offer yet
@@ -249,21 +251,29 @@ function answering<T extends Result>(era: Era, session: McpContext, ctx: ServerC
  * era and shared by every exchange, each handler finding its exchange's session by request.
  */
 export function buildToolServer(era: Era, sessionOf: SessionOf): Server {
-  const server = new PassThroughServer({ name: 'toolgate', version: pkg.version }, { capabilities: capabilities(era), instructions: INSTRUCTIONS })
+  // it answers no handshake and no listen, so nothing reads what it declares per caller
+  const server = new PassThroughServer({ name: 'toolgate', version: pkg.version }, { capabilities: capabilities(era, false), instructions: INSTRUCTIONS })
   registerToolHandlers(server, sessionOf, era)
   return server
 }
+
+/**
+ * What an exchange reads of the server built for it beyond its answer: a handshake (initialize,
+ * server/discover) its instructions and capabilities; a subscriptions/listen its capabilities
+ * (the SDK honours its filter against them). Either is worked out only where it is read.
+ */
+export type Exchange = 'handshake' | 'listen'
 
 /**
  * One MCP server instance for one HTTP exchange (the endpoint is stateless). Every verdict it
  * gives comes from runCheckSync — the seam REST and the CLI use — at the agent tier, so the
  * in-band surface cannot drift from them, and each check is on the record before it answers.
  */
-export function buildMcpServer(session: McpContext, era: Era, handshake = false): Server {
-  // the upstreams' instructions matter only where a client reads them (initialize, server/discover)
-  const upstream = handshake ? upstreamInstructions(session) : ''
+export function buildMcpServer(session: McpContext, era: Era, exchange?: Exchange): Server {
+  const upstream = exchange === 'handshake' ? upstreamInstructions(session) : ''
   const instructions = upstream ? `${INSTRUCTIONS}\n\nInstructions of the servers behind toolgate:\n\n${upstream}` : INSTRUCTIONS
-  const server = new PassThroughServer({ name: 'toolgate', version: pkg.version }, { capabilities: capabilities(era), instructions })
+  const subscribe = exchange !== undefined && offersSubscriptions(session)
+  const server = new PassThroughServer({ name: 'toolgate', version: pkg.version }, { capabilities: capabilities(era, subscribe), instructions })
   registerToolHandlers(server, () => session, era)
 
   server.setRequestHandler('resources/list', () => guard(session, () => listResources(session)))

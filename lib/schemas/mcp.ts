@@ -27,6 +27,9 @@ export const taskIdParamsSchema = z.object({ taskId: z.string() })
 /** subscriptions/listen's params: the resources to be told about. */
 export const listenParamsSchema = z.looseObject({ notifications: z.looseObject({ resourceSubscriptions: z.array(z.string()).optional() }) })
 
+/** 2025-11-25 resources/subscribe's and resources/unsubscribe's params: the resource, by the URI the caller knows it by. */
+export const resourceUriParamsSchema = z.looseObject({ uri: z.string() })
+
 /** What a client answered to an elicitation. */
 export const elicitResultSchema = z.looseObject({ action: z.enum(['accept', 'decline', 'cancel']), content: jsonObjectSchema.optional() })
 

@@ -40,14 +40,6 @@ interface Outcome { passed: number; failed: string[]; warnings: string[] }
  * Each is a difference of toolgate's on record, asserted as it stands so a change shows up here.
  */
 const throughToolgate: Record<string, Outcome & { why: string }> = {
-  'resources-subscribe': {
-    passed: 0, failed: ['resources-subscribe'], warnings: [],
-    why: 'at 2025-11-25 the /mcp endpoint is stateless, with no standalone stream to send notifications/resources/updated on, so it declares no resources.subscribe and answers resources/subscribe with -32601 (subscriptions ride 2026-07-28 subscriptions/listen streams)',
-  },
-  'resources-unsubscribe': {
-    passed: 0, failed: ['resources-unsubscribe'], warnings: [],
-    why: 'as resources-subscribe: the scenario subscribes first, and that is answered -32601 at 2025-11-25',
-  },
   'server-sse-polling': {
     passed: 0, failed: [], warnings: ['server-sse-polling-session'],
     why: 'the stateless endpoint gives no mcp-session-id and answers the tools/call as JSON, so the suite has no SSE stream whose priming event, retry field or resumption it could check (it says so as INFO)',

@@ -118,6 +118,22 @@ export async function legacyClient(url: string, opts: { token?: string } = {}): 
   return client
 }
 
+/**
+ * Connect `client` (the legacy 1.x SDK, at 2025-11-25) with `token`: it opens its GET stream
+ * itself once initialized, and this resolves once that stream answered.
+ */
+export async function connectWithStream(client: LegacyClient, url: string, token: string): Promise<void> {
+  let opened!: () => void
+  const open = new Promise<void>((r) => (opened = r))
+  const watching: typeof fetch = async (input, init) => {
+    const res = await fetch(input, init)
+    if (init?.method === 'GET' && res.ok) opened()
+    return res
+  }
+  await client.connect(new LegacyTransport(new URL(url), { fetch: watching, requestInit: { headers: { authorization: `Bearer ${token}` } } }))
+  await open
+}
+
 // ---- schema validation: the shared JSON Schema and toolgate's own copy --------------------
 
 const sharedSchema = JSON.parse(readFileSync(path.resolve(__dirname, '../../docs/spec/required-tools-extension.schema.json'), 'utf8'))

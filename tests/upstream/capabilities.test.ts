@@ -14,6 +14,7 @@ import { readLogs } from '@/db/queries/upstream'
 import { eq } from 'drizzle-orm'
 import { agentTokens } from '@/db/schema'
 import { connectionState, everything, everythingOverHttp, stdioFixture, waitFor } from './harness'
+import { connectWithStream } from '@/tests/mcp/harness'
 
 // Every MCP capability through toolgate, against the real server-everything: what a client
 // connected to it directly could use (inspection with the runtime's capabilities, completion,
@@ -305,8 +306,8 @@ describe('resource subscriptions on 2026-07-28 (subscriptions/listen)', () => {
 
 describe('list_changed on 2025-11-25 (the GET stream)', () => {
   /**
-   * An agent's 2025-11-25 client (the 1.x SDK), which opens the GET stream itself once
-   * initialized, counting each list_changed it hears; `open` resolves once that stream answered.
+   * An agent's 2025-11-25 client (the 1.x SDK) with its GET stream open, counting each
+   * list_changed it hears there.
    */
   async function legacyListener(token: string) {
     const c = new Client({ name: 'capabilities-test', version: '1' })
@@ -314,15 +315,7 @@ describe('list_changed on 2025-11-25 (the GET stream)', () => {
     for (const [schema, kind] of [[ToolListChangedNotificationSchema, 'tools'], [PromptListChangedNotificationSchema, 'prompts'], [ResourceListChangedNotificationSchema, 'resources']] as const) {
       c.setNotificationHandler(schema, () => void heard.push(kind))
     }
-    let opened!: () => void
-    const open = new Promise<void>((r) => (opened = r))
-    const watching: typeof fetch = async (input, init) => {
-      const res = await fetch(input, init)
-      if (init?.method === 'GET' && res.ok) opened()
-      return res
-    }
-    await c.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { fetch: watching, requestInit: { headers: { authorization: `Bearer ${token}` } } }))
-    await open
+    await connectWithStream(c, `${server.url}/mcp`, token)
     return { c, heard }
   }
   const status = async (id: string) => {

@@ -41,6 +41,8 @@ export interface FixtureResource { uri: string; name: string; description?: stri
 export interface Control {
   mode?: 'ok' | 'crash' | 'hang'; startMode?: 'crash'; pageSize?: number; startDelayMs?: number; listDelayMs?: number; tools: FixtureTool[]
   instructions?: string; prompts?: FixturePrompt[]; resources?: FixtureResource[]; resourceTemplates?: { uriTemplate: string; name: string; description?: string }[]
+  /** resources/subscribe offered, and a subscribed resource whose text changes announced */
+  subscribe?: boolean
 }
 
 /** A stdio fixture upstream: its transport, and handles to steer it and read its message count. */
