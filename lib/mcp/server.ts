@@ -27,20 +27,19 @@ const INSTRUCTIONS = `toolgate serves its callable tools as server:tool. To chec
  * Advertisement. 2026-07-28: the extension in capabilities.extensions (server/discover).
  * 2025-11-25: the mcpproxy convention, capabilities.experimental (initialize). Both eras serve
  * SEP-1862 tools/resolve. list_changed goes out on 2026-07-28's subscriptions/listen streams
- * (lib/mcp/listen.ts); a 2025-11-25 client would need a session's standalone stream, which
- * this stateless endpoint does not keep, so it is not offered there. `subscribe`: whether a
- * server the caller may reach keeps resource subscriptions (offersSubscriptions), on both eras.
+ * and on the 2025-11-25 GET stream (lib/mcp/listen.ts, both for the caller's own listings).
+ * `subscribe`: whether a server the caller may reach keeps resource subscriptions
+ * (offersSubscriptions), on both eras.
  */
 function capabilities(era: Era, subscribe: boolean): ServerCapabilities {
-  const listChanged = era === 'modern'
   // `resolve` is a SEP-1862 draft member the SDK's types do not know yet; it passes to the wire.
-  const tools = { listChanged, resolve: true }
+  const tools = { listChanged: true, resolve: true }
   // the upstreams' resources and prompts, under toolgate's names (lib/mcp/resources.ts)
   // logging: the upstreams' log messages during a call are forwarded to its caller
   // completions: the upstreams' own, for their prompts and resource templates
   // resource subscriptions: passed on to the caller's upstream session — in a listen stream's
   // filter (2026-07-28), by resources/subscribe, heard on the GET stream (2025-11-25: lib/mcp/subscriptions.ts)
-  const served = { tools, resources: { listChanged, subscribe }, prompts: { listChanged }, logging: {}, completions: {} }
+  const served = { tools, resources: { listChanged: true, subscribe }, prompts: { listChanged: true }, logging: {}, completions: {} }
   return era === 'modern'
     ? { ...served, extensions: { [EXTENSION_ID]: serverSettings } }
     // tasks: any tools/call may run as one (lib/mcp/tasks.ts); 2026-07-28 moved tasks to an extension toolgate does not offer yet
