@@ -218,7 +218,7 @@ export async function readResource(session: McpContext, uri: string): Promise<Re
   if (why && why !== 'not_found') throw await refuse(why)
   let r: Record<string, unknown>
   try {
-    r = await askingCaller(session, (ask) => g.conn.request('resources/read', { uri: target.uri }, REQUEST_TIMEOUT_MS, ask))
+    r = await askingCaller(session, (ask) => g.conn.request('resources/read', { uri: target.uri }, { timeoutMs: REQUEST_TIMEOUT_MS, onAsk: ask, signal: session.closed }))
   } catch (e) {
     await record(session, 'resource.read', target.server, uri, started, { outcome: 'failed', error: describeError(e).slice(0, 500) })
     // the upstream's own error, naming the URI as the caller asked for it (data.uri, as MCP's not-found carries)
@@ -259,7 +259,7 @@ export async function getPrompt(session: McpContext, name: string, args: Record<
   if (why) throw await unknown(why, parsed.server)
   let r: Record<string, unknown>
   try {
-    r = await askingCaller(session, (ask) => g.conn.request('prompts/get', { name: parsed.tool, ...(args ? { arguments: args } : {}) }, REQUEST_TIMEOUT_MS, ask))
+    r = await askingCaller(session, (ask) => g.conn.request('prompts/get', { name: parsed.tool, ...(args ? { arguments: args } : {}) }, { timeoutMs: REQUEST_TIMEOUT_MS, onAsk: ask, signal: session.closed }))
   } catch (e) {
     await record(session, 'prompt.get', parsed.server, name, started, { outcome: 'failed', error: describeError(e).slice(0, 500) })
     throw e
@@ -310,5 +310,5 @@ export async function complete(session: McpContext, params: { ref: CompletionRef
   if (!target) throw unknown()
   const g = gate(session, target.server)
   if ('reason' in g || withheld(session, target.server, target.kind, target.key)) throw unknown()
-  return await g.conn.request('completion/complete', { ...params, ref: target.ref }, REQUEST_TIMEOUT_MS) as CompleteResult
+  return await g.conn.request('completion/complete', { ...params, ref: target.ref }, { timeoutMs: REQUEST_TIMEOUT_MS, signal: session.closed }) as CompleteResult
 }

@@ -19,6 +19,9 @@ export interface ConnectionSpec extends TransportSpec {
   roots: Root[]
 }
 
+/** One passed-through request's bounds: its timeout, who answers what its server asks meanwhile, and the caller leaving. */
+export interface UpstreamRequestOptions { timeoutMs: number; onAsk?: InflightCall['onAsk']; signal?: AbortSignal }
+
 export interface RuntimeOptions {
   baseUrl: string // toolgate's own URL, for OAuth redirects
   connectTimeoutMs: number
@@ -221,13 +224,13 @@ export class UpstreamConnection {
       this.watchers.delete(uri)
       if (!this.client || !this.ready) return
       if (isModern(this.client)) void this.listenOn(this.client).catch(() => undefined)
-      else void this.requestOn(this.client, 'resources/unsubscribe', { uri }, this.opts.connectTimeoutMs).catch(() => undefined)
+      else void this.requestOn(this.client, 'resources/unsubscribe', { uri }, { timeoutMs: this.opts.connectTimeoutMs }).catch(() => undefined)
     }
     try {
       if (first) {
         await this.using(async () => {
           const client = await this.live()
-          await (isModern(client) ? this.listenOn(client) : this.requestOn(client, 'resources/subscribe', { uri }, this.opts.connectTimeoutMs))
+          await (isModern(client) ? this.listenOn(client) : this.requestOn(client, 'resources/subscribe', { uri }, { timeoutMs: this.opts.connectTimeoutMs }))
         })
       }
     } catch (e) {
@@ -343,12 +346,13 @@ export class UpstreamConnection {
    * One resources/*, prompts/* or completion request, passed through; a broken connection is
    * noticed as for calls. What a 2026-07-28 server asks during it (input_required, as for a
    * tools/call) is put to its caller through `onAsk`: without one an elicitation is declined, a sampling refused.
+   * `signal`: the caller went away, so the server is told to stop (notifications/cancelled).
    */
-  request(method: 'resources/list' | 'resources/templates/list' | 'resources/read' | 'prompts/list' | 'prompts/get' | 'completion/complete', params: Record<string, unknown>, timeoutMs: number, onAsk?: InflightCall['onAsk']): Promise<Record<string, unknown>> {
-    return this.using(async () => this.requestOn(await this.live(), method, params, timeoutMs, onAsk))
+  request(method: 'resources/list' | 'resources/templates/list' | 'resources/read' | 'prompts/list' | 'prompts/get' | 'completion/complete', params: Record<string, unknown>, opts: UpstreamRequestOptions): Promise<Record<string, unknown>> {
+    return this.using(async () => this.requestOn(await this.live(), method, params, opts))
   }
 
-  private async requestOn(client: Client, method: string, params: Record<string, unknown>, timeoutMs: number, onAsk?: InflightCall['onAsk']): Promise<Record<string, unknown>> {
+  private async requestOn(client: Client, method: string, params: Record<string, unknown>, { timeoutMs, onAsk, signal }: UpstreamRequestOptions): Promise<Record<string, unknown>> {
     // counted as in flight: what the server sends meanwhile belongs to no single call
     const entry: InflightCall = { onAsk }
     this.inflight.add(entry)
@@ -356,7 +360,7 @@ export class UpstreamConnection {
     const op = mcpClientOp(this, method, typeof params.name === 'string' ? params.name : undefined, params as { _meta?: Record<string, unknown> })
     try {
       const meta = this.levelMeta(client, params._meta as Record<string, unknown> | undefined)
-      const result = await requestAnswering(client, method, meta === params._meta ? params : Object.assign({}, params, { _meta: meta }), { timeoutMs }, entry, this.spec.roots)
+      const result = await requestAnswering(client, method, meta === params._meta ? params : Object.assign({}, params, { _meta: meta }), { timeoutMs, signal }, entry, this.spec.roots)
       op?.end(result)
       return result
     } catch (e) {

@@ -37,7 +37,7 @@ export interface FixtureTool {
   exit?: boolean
 }
 export interface FixturePrompt { name: string; description?: string; arguments?: { name: string; description?: string; required?: boolean }[]; text: string }
-export interface FixtureResource { uri: string; name: string; description?: string; mimeType?: string; text: string }
+export interface FixtureResource { uri: string; name: string; description?: string; mimeType?: string; text: string; /** a read takes this long (abortable; logged to the call log) */ sleepMs?: number }
 export interface Control {
   mode?: 'ok' | 'crash' | 'hang'; startMode?: 'crash'; pageSize?: number; startDelayMs?: number; listDelayMs?: number; tools: FixtureTool[]
   instructions?: string; prompts?: FixturePrompt[]; resources?: FixtureResource[]; resourceTemplates?: { uriTemplate: string; name: string; description?: string }[]

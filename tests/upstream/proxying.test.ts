@@ -151,7 +151,10 @@ describe('server-everything through toolgate', () => {
 })
 
 describe('calls: timeouts, cancellation', () => {
-  const fx = stdioFixture({ tools: [{ name: 'slow', sleepMs: 3_000 }, { name: 'chatty', sleepMs: 3_000, progressEveryMs: 400 }, { name: 'forever', sleepMs: 60_000 }, { name: 'late', sleepMs: 14_000 }] })
+  const fx = stdioFixture({
+    tools: [{ name: 'slow', sleepMs: 3_000 }, { name: 'chatty', sleepMs: 3_000, progressEveryMs: 400 }, { name: 'forever', sleepMs: 60_000 }, { name: 'late', sleepMs: 14_000 }],
+    resources: [{ uri: 'slow://forever', name: 'forever', text: 'never read to the end', sleepMs: 60_000 }],
+  })
   beforeAll(async () => {
     await addServer(db, { name: 'work', transport: fx.transport, trusted: true }, ctx)
     await waitFor('work ready', () => connectionState(db, 'work')?.state === 'ready')
@@ -180,6 +183,21 @@ describe('calls: timeouts, cancellation', () => {
     await expect(call).rejects.toThrow()
     await waitFor('the upstream saw the cancellation', () => fx.calls().some((x) => x.name === 'forever' && x.cancelled))
     await c.close()
+  })
+
+  it('a client that leaves a resource read cancels it upstream too', async () => {
+    const abort = new AbortController()
+    const read = fetch(`${server.url}/mcp`, {
+      method: 'POST', signal: abort.signal,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', authorization: `Bearer ${agent}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: 'slow://forever' } }),
+    })
+    read.catch(() => undefined)
+    await waitFor('the read reached the upstream', () => fx.calls().some((x) => x.name === 'slow://forever'))
+    abort.abort()
+    const cancelled = await waitFor('the upstream saw the cancellation', () => fx.calls().find((x) => x.name === 'slow://forever' && x.cancelled))
+    // because the caller left, not because toolgate's request timeout ran out later
+    expect(String(cancelled.reason)).not.toMatch(/timed out/i)
   })
 
   it('a 2025-11-25 call with nothing to send streams after 10 s, so its keep-alives can reach the client; leaving it still cancels upstream', async () => {
