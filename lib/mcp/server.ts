@@ -173,7 +173,7 @@ export function registerToolHandlers(server: Server, sessionOf: SessionOf, era: 
     const level = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY]
     const meta = level === undefined ? upstreamMeta(request.params._meta) : Object.assign({}, upstreamMeta(request.params._meta), { [LOG_LEVEL_META_KEY]: level })
     // 2026-07-28, a client that declares the Tasks extension: the call runs as a task it follows
-    const task = era === 'modern' ? await callAsTask(session, ctx, name, args, meta) : undefined
+    const task = era === 'modern' ? await callAsTask(session, ctx, name, args, { meta, answers: declaredAnswers(ctx.mcpReq.envelope) }) : undefined
     if (task) return task
     // every notification goes out before the result it precedes
     const sent: Promise<unknown>[] = []

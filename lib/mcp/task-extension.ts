@@ -4,7 +4,7 @@ import { envelopeSchema, taskIdParamsSchema } from '@/lib/schemas/mcp'
 import { callerKey } from '@/lib/auth/caller'
 import type { McpContext } from './context'
 import { invalidParams, toProtocolError } from './errors'
-import { cancelTask, POLL_INTERVAL_MS, startTask, TaskError, taskOf, TERMINAL, type Task } from './tasks'
+import { answerQuestion, cancelTask, POLL_INTERVAL_MS, startTask, TaskError, taskOf, TERMINAL, type Task } from './tasks'
 
 /**
  * The Tasks extension (io.modelcontextprotocol/tasks, SEP-2663) offered to 2026-07-28 clients:
@@ -14,8 +14,9 @@ import { cancelTask, POLL_INTERVAL_MS, startTask, TaskError, taskOf, TERMINAL, t
  * unless the call is refused at the gate, or comes from an anonymous caller (nobody could follow
  * it), which are answered plainly, as the server may choose. The client polls with tasks/get
  * (the result, or the JSON-RPC error, inlined once it ends) and cancels with tasks/cancel; the
- * revision has no tasks/result or tasks/list. A task never needs input here (an upstream's
- * question during it is declined, as on 2025-11-25), so tasks/update only acknowledges.
+ * revision has no tasks/result or tasks/list. What the upstream asks during the call (an
+ * elicitation, a sampling), the task asks its caller — when the request declared it can answer —
+ * as input_required with the question in inputRequests, answered with tasks/update.
  */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
 
@@ -37,16 +38,19 @@ function view(t: Task): Record<string, unknown> {
     createdAt: t.createdAt, lastUpdatedAt: t.lastUpdatedAt, ttlMs: t.ttl, pollIntervalMs: POLL_INTERVAL_MS,
     ...(status === 'completed' && t.result ? { result: t.result } : {}),
     ...(status === 'failed' && t.error ? { error: t.error } : {}),
+    ...(status === 'input_required' && t.question ? { inputRequests: { [t.question.key]: t.question.request } } : {}),
   }
 }
 
 /**
  * A 2026-07-28 tools/call as a task, when its client declared the extension and has a token to
- * follow it with; undefined otherwise (the call is made plainly).
+ * follow it with; undefined otherwise (the call is made plainly). `answers`: what the request's
+ * client capabilities say it can answer.
  */
-export async function callAsTask(session: McpContext, ctx: ServerContext, name: string, args: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined): Promise<CallToolResult | undefined> {
+export async function callAsTask(session: McpContext, ctx: ServerContext, name: string, args: Record<string, unknown> | undefined,
+  opts: { meta?: Record<string, unknown>; answers: { elicitation: boolean; sampling: boolean } }): Promise<CallToolResult | undefined> {
   if (callerKey(session.caller) === undefined || !declaresExtension(ctx.mcpReq.envelope, TASKS_EXTENSION)) return undefined
-  const started = await startTask(session, name, args, { meta }).catch((e: unknown) => { throw asProtocolError(e) })
+  const started = await startTask(session, name, args, opts).catch((e: unknown) => { throw asProtocolError(e) })
   // (a CreateTaskResult goes out as given: resultType "task" passes the SDK's encoding of tools/call)
   return 'task' in started ? { resultType: 'task', ...view(started.task) } as unknown as CallToolResult : started.result
 }
@@ -67,8 +71,8 @@ export function registerTaskMethods(server: Server, session: McpContext): void {
   }
   server.setRequestHandler('tasks/get', { params: taskIdParamsSchema }, (p, ctx) => answer(() => view(own(ctx, p.taskId))))
   server.setRequestHandler('tasks/update', { params: taskIdParamsSchema }, (p, ctx) => answer(() => {
-    own(ctx, p.taskId)
-    // no input is ever outstanding (see above): every response is for a key not asked, ignored
+    // acknowledged at once; the task moves on as the answer reaches the upstream
+    answerQuestion(own(ctx, p.taskId), ctx.mcpReq.inputResponses as Record<string, unknown> | undefined)
     return {}
   }))
   server.setRequestHandler('tasks/cancel', { params: taskIdParamsSchema }, (p, ctx) => answer(async () => {

@@ -1,6 +1,6 @@
 import 'server-only'
 import { randomBytes } from 'node:crypto'
-import { ProtocolErrorCode, RELATED_TASK_META_KEY, type CallToolResult } from '@modelcontextprotocol/server'
+import { isInputRequiredResult, ProtocolErrorCode, RELATED_TASK_META_KEY, type CallToolResult } from '@modelcontextprotocol/server'
 import { taskCallParamsSchema, taskIdParamsSchema } from '@/lib/schemas/mcp'
 import { appendActivity } from '@/lib/activity/record'
 import { describeError } from '@/lib/core/errors'
@@ -9,6 +9,8 @@ import { evaluateNow } from '@/lib/gate/check'
 import { callerKey } from '@/lib/auth/caller'
 import { TERMINAL_TASK_STATES } from '@/lib/upstream/calls'
 import { dispatchToolCall } from '@/lib/upstream/dispatch'
+import type { AskCaller, ServerAsk } from '@/lib/upstream/calls'
+import { CallInProgress } from './ask-caller'
 import type { McpContext } from './context'
 import { toProtocolError } from './errors'
 import { callResult } from './wire'
@@ -25,7 +27,7 @@ import { callResult } from './wire'
  * to the caller that created it — the same token, by its id, not its name — and to anyone else
  * its id is unknown. An anonymous caller has no identity to follow a task with: it may not create one.
  */
-type Status = 'working' | 'completed' | 'failed' | 'cancelled'
+type Status = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled'
 
 export interface Task {
   id: string
@@ -41,6 +43,8 @@ export interface Task {
   result?: CallToolResult
   /** the JSON-RPC error the call ended with instead of a result (status failed) */
   error?: { code: number; message: string; data?: unknown }
+  /** what the call asks its caller and waits on (input_required), under a key never used again */
+  question?: { key: string; request: ServerAsk; answer: (response: unknown) => void }
   /** settles when the call has ended, whatever became of it */
   ended: Promise<void>
   cancel: AbortController
@@ -95,12 +99,52 @@ export function taskOf(session: McpContext, id: unknown): Task {
   return task
 }
 
+/** Runs the task's call, with `ask` as its way to the caller (none: questions are declined) and `signal` also stopping it. */
+type Run = (ask?: AskCaller, signal?: AbortSignal) => Promise<CallToolResult | undefined>
+
+/**
+ * A task whose caller can answer questions (2026-07-28): what the call asks is the task's
+ * question (input_required) until the caller answers it (tasks/update) — the same questions, and
+ * checks of the answers, as a plain call's input_required (CallInProgress), with the task in
+ * place of the retry. A question nobody answers in time ends the call, as it does there.
+ */
+async function askingRun(task: Task, declared: { elicitation: boolean; sampling: boolean }, run: Run): Promise<CallToolResult | undefined> {
+  const call = new CallInProgress(task.caller, 'tools/call', declared)
+  // (the end wrapped: a Result, as a leg hands it back)
+  call.finish(run(call.ask, call.cancel.signal).then((result) => ({ result })))
+  // the task is followed by polling, not over a connection: no leg is left
+  const stays = new AbortController().signal
+  // cancelled, or nobody answered in time: no answer will come
+  const gone = AbortSignal.any([task.cancel.signal, call.cancel.signal])
+  for (let step = await call.leg(stays); ;) {
+    if (!isInputRequiredResult(step)) return (step as { result?: CallToolResult }).result
+    const request = step.inputRequests?.ask as ServerAsk
+    const response = await new Promise<unknown>((resolve) => {
+      const none = () => resolve(undefined)
+      gone.addEventListener('abort', none, { once: true })
+      task.question = { key: String(step.requestState), request, answer: (r) => { gone.removeEventListener('abort', none); resolve(r) } }
+      update(task, 'input_required', 'waiting for the caller\'s answer')
+    })
+    task.question = undefined
+    if (call.cancel.signal.aborted) update(task, 'cancelled', 'nobody answered the task\'s question in time')
+    else update(task, 'working', 'the caller answered')
+    step = await call.resume(response === undefined ? undefined : { ask: response }, stays)
+  }
+}
+
+/** The caller's answers (tasks/update) to the task's open question; answers to any other key are ignored. */
+export function answerQuestion(task: Task, responses: Record<string, unknown> | undefined): void {
+  const q = task.question
+  if (q && responses && Object.hasOwn(responses, q.key)) q.answer(responses[q.key])
+}
+
 /**
  * A tools/call as a task: the gate now — a refused (or unknown) tool is answered as the plain
  * call, at once — then the call in the background. `ttl`: the caller's wish (capped); `meta`:
- * the request _meta the upstream gets.
+ * the request _meta the upstream gets; `answers`: what the caller's client can answer, when
+ * the task may ask it (2026-07-28; otherwise what the upstream asks is declined).
  */
-export async function startTask(session: McpContext, name: string, args: Record<string, unknown> | undefined, opts: { ttl?: number; meta?: Record<string, unknown> } = {}): Promise<{ task: Task } | { result: CallToolResult }> {
+export async function startTask(session: McpContext, name: string, args: Record<string, unknown> | undefined, opts: { ttl?: number; meta?: Record<string, unknown>; answers?: { elicitation: boolean; sampling: boolean } } = {}): Promise<{ task: Task } | { result: CallToolResult }> {
   const owner = callerKey(session.caller)
   if (owner === undefined) throw new TaskError('a task needs an agent token: an anonymous caller is a new caller on every request, so nobody could follow the task (call without task, or send Authorization: Bearer <agent token>)')
   const ctx = { db: session.db, caller: session.caller, profile: session.profile, requestId: session.requestId }
@@ -126,12 +170,13 @@ export async function startTask(session: McpContext, name: string, args: Record<
     tasks.delete(task.id)
     throw e
   }
-  task.ended = dispatchToolCall({
-    ...ctx, taskId: task.id, signals: [task.cancel.signal], meta: opts.meta,
+  const run: Run = (ask, signal) => dispatchToolCall({
+    ...ctx, taskId: task.id, signals: [task.cancel.signal, signal], meta: opts.meta, ask,
     // what the upstream reports as progress is the task's status message
     progress: (pr) => update(task, 'working', pr.message ?? `progress ${pr.progress}${pr.total ? ` of ${pr.total}` : ''}`),
-  }, name, args).then((outcome) => {
-    const result = outcome.kind === 'cancelled' ? undefined : callResult(name, outcome, owner)
+  }, name, args).then((outcome) => (outcome.kind === 'cancelled' ? undefined : callResult(name, outcome, owner)))
+  const answers = opts.answers
+  task.ended = (answers && (answers.elicitation || answers.sampling) ? askingRun(task, answers, run) : run()).then((result) => {
     if (result) task.result = result
     update(task, result?.isError ? 'failed' : 'completed')
   }).catch((e: unknown) => {

@@ -12,7 +12,7 @@ import { acceptTaskHandles, TASK_HANDLE } from '@/lib/upstream/task-handles'
 import { runCli } from '@/tests/helpers/cli'
 import { startGateway } from '@/tests/helpers/gateway'
 import type { RunningServer } from '@/tests/helpers/server'
-import { stdioFixture, waitFor } from '@/tests/upstream/harness'
+import { everything, stdioFixture, waitFor } from '@/tests/upstream/harness'
 
 // The Tasks extension (io.modelcontextprotocol/tasks, SEP-2663) as toolgate offers it to
 // 2026-07-28 agents: the official 2.x client declares it, gets a task handle for its call, and
@@ -39,23 +39,23 @@ let server: RunningServer
 let agent: string
 
 beforeAll(async () => {
-  ;({ db, dbFile, server, agent } = await startGateway(KEY, { upstreams: { fx: fx.transport } }))
+  ;({ db, dbFile, server, agent } = await startGateway(KEY, { upstreams: { fx: fx.transport, everything: everything('stdio') } }))
 }, 60_000)
 afterAll(async () => {
   await server?.stop()
 })
 
 /** The official 2.x client at 2026-07-28, declaring the Tasks extension unless told not to; task handles made readable (the SDK refuses them unread). */
-async function client(opts: { token?: string; tasks?: boolean } = {}): Promise<Client> {
+async function client(opts: { token?: string; tasks?: boolean; elicitation?: boolean } = {}): Promise<Client> {
   const c = new Client({ name: 'task-extension-test', version: '1' }, {
-    capabilities: opts.tasks === false ? {} : { extensions: { [TASKS]: {} } },
+    capabilities: { ...(opts.tasks === false ? {} : { extensions: { [TASKS]: {} } }), ...(opts.elicitation ? { elicitation: { form: {} } } : {}) },
     versionNegotiation: { mode: { pin: '2026-07-28' } },
   })
   await c.connect(acceptTaskHandles(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${opts.token ?? agent}` } } })))
   return c
 }
 
-interface WireTask { taskId: string; status: string; statusMessage?: string; createdAt: string; lastUpdatedAt: string; ttlMs: number | null; pollIntervalMs?: number; result?: CallToolResult; error?: { code: number; message: string; data?: unknown } }
+interface WireTask { taskId: string; status: string; inputRequests?: Record<string, { method: string; params: { message: string } }>; statusMessage?: string; createdAt: string; lastUpdatedAt: string; ttlMs: number | null; pollIntervalMs?: number; result?: CallToolResult; error?: { code: number; message: string; data?: unknown } }
 const taskSchema = z.looseObject({ taskId: z.string(), status: z.string() })
 const handleOf = (r: unknown) => (r as Record<string, unknown>)[TASK_HANDLE] as WireTask | undefined
 const getTask = async (c: Client, taskId: string) => await c.request({ method: 'tasks/get', params: { taskId } }, taskSchema) as unknown as WireTask
@@ -199,6 +199,45 @@ describe('the Tasks extension on 2026-07-28', () => {
     expect(direct).toEqual(broken.error)
     await p.close()
     await c.close()
+  })
+
+  it('what the upstream asks during the task, the task asks its caller (input_required), and the answer (tasks/update) reaches the upstream', async () => {
+    const ELICIT = 'everything:trigger-elicitation-request'
+    const c = await client({ elicitation: true })
+    const { taskId } = handleOf(await c.callTool({ name: ELICIT, arguments: {} }))!
+    const asking = await waitFor('the task asks', async () => {
+      const t = await getTask(c, taskId)
+      return t.status === 'input_required' ? t : undefined
+    })
+    const keys = Object.keys(asking.inputRequests ?? {})
+    expect(keys).toHaveLength(1)
+    expect(asking.inputRequests![keys[0]]).toMatchObject({ method: 'elicitation/create', params: { message: 'Please provide inputs for the following fields:' } })
+    // asked until answered, under the same key
+    expect(Object.keys((await getTask(c, taskId)).inputRequests ?? {})).toEqual(keys)
+    // an answer to a key never asked is ignored
+    expect(ack(await c.request({ method: 'tasks/update', params: { taskId, inputResponses: { nope: { action: 'accept', content: { name: 'Nobody' } } } } }, z.looseObject({})))).toEqual({})
+    expect((await getTask(c, taskId)).status).toBe('input_required')
+    expect(ack(await c.request({ method: 'tasks/update', params: { taskId, inputResponses: { [keys[0]]: { action: 'accept', content: { name: 'Ada Lovelace' } } } } }, z.looseObject({})))).toEqual({})
+    const done = await settled(c, taskId)
+    expect(done.status).toBe('completed')
+    expect(done.inputRequests).toBeUndefined()
+    expect(done.result!.content.map((x) => (x as { text?: string }).text ?? '').join('\n')).toContain('Ada Lovelace')
+
+    // a question nobody answers is cancelled with its task
+    const second = handleOf(await c.callTool({ name: ELICIT, arguments: {} }))!.taskId
+    await waitFor('the second task asks', async () => (await getTask(c, second)).status === 'input_required')
+    await c.request({ method: 'tasks/cancel', params: { taskId: second } }, z.looseObject({}))
+    const cancelled = await getTask(c, second)
+    expect(cancelled.status).toBe('cancelled')
+    expect(cancelled.inputRequests).toBeUndefined()
+    await c.close()
+
+    // a client that cannot answer: the question is declined, as on a plain call
+    const mute = await client()
+    const declined = await settled(mute, handleOf(await mute.callTool({ name: ELICIT, arguments: {} }))!.taskId)
+    expect(declined.status).toBe('completed')
+    expect(declined.result!.content.map((x) => (x as { text?: string }).text ?? '').join('\n')).toMatch(/declined/i)
+    await mute.close()
   })
 
   it('a client that does not declare it gets plain results, and is told tasks/get needs it (-32021)', async () => {
