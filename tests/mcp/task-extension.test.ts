@@ -46,16 +46,19 @@ afterAll(async () => {
 })
 
 /** The official 2.x client at 2026-07-28, declaring the Tasks extension unless told not to; task handles made readable (the SDK refuses them unread). */
-async function client(opts: { token?: string; tasks?: boolean; elicitation?: boolean } = {}): Promise<Client> {
+async function client(opts: { token?: string; tasks?: boolean; answers?: 'elicitation' | 'sampling' } = {}): Promise<Client> {
   const c = new Client({ name: 'task-extension-test', version: '1' }, {
-    capabilities: { ...(opts.tasks === false ? {} : { extensions: { [TASKS]: {} } }), ...(opts.elicitation ? { elicitation: { form: {} } } : {}) },
+    capabilities: {
+      ...(opts.tasks === false ? {} : { extensions: { [TASKS]: {} } }),
+      ...(opts.answers === 'elicitation' ? { elicitation: { form: {} } } : opts.answers === 'sampling' ? { sampling: {} } : {}),
+    },
     versionNegotiation: { mode: { pin: '2026-07-28' } },
   })
   await c.connect(acceptTaskHandles(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${opts.token ?? agent}` } } })))
   return c
 }
 
-interface WireTask { taskId: string; status: string; inputRequests?: Record<string, { method: string; params: { message: string } }>; statusMessage?: string; createdAt: string; lastUpdatedAt: string; ttlMs: number | null; pollIntervalMs?: number; result?: CallToolResult; error?: { code: number; message: string; data?: unknown } }
+interface WireTask { taskId: string; status: string; inputRequests?: Record<string, { method: string; params: Record<string, unknown> }>; statusMessage?: string; createdAt: string; lastUpdatedAt: string; ttlMs: number | null; pollIntervalMs?: number; result?: CallToolResult; error?: { code: number; message: string; data?: unknown } }
 const taskSchema = z.looseObject({ taskId: z.string(), status: z.string() })
 const handleOf = (r: unknown) => (r as Record<string, unknown>)[TASK_HANDLE] as WireTask | undefined
 const getTask = async (c: Client, taskId: string) => await c.request({ method: 'tasks/get', params: { taskId } }, taskSchema) as unknown as WireTask
@@ -67,6 +70,7 @@ async function settled(c: Client, taskId: string): Promise<WireTask> {
   })
 }
 /** What a call answers, apart from the _meta the SDK stamps on a response (its server's identity). */
+const allText = (r: CallToolResult) => r.content.map((x) => (x as { text?: string }).text ?? '').join('\n')
 /** An acknowledgement: an empty result, apart from that _meta. */
 const ack = (r: Record<string, unknown>) => Object.fromEntries(Object.entries(r).filter(([k]) => k !== '_meta'))
 const plain = (r: CallToolResult) => ({ content: r.content, isError: r.isError, structuredContent: r.structuredContent })
@@ -201,9 +205,12 @@ describe('the Tasks extension on 2026-07-28', () => {
     await c.close()
   })
 
+  // (over stdio a question reaches its caller only while its call is the one in flight on the
+  // connection — docs/upstreams.md, "Which call?" — and a cancelled call counts for 10 s: the
+  // cancellation runs after the other questions)
+  const ELICIT = 'everything:trigger-elicitation-request'
   it('what the upstream asks during the task, the task asks its caller (input_required), and the answer (tasks/update) reaches the upstream', async () => {
-    const ELICIT = 'everything:trigger-elicitation-request'
-    const c = await client({ elicitation: true })
+    const c = await client({ answers: 'elicitation' })
     const { taskId } = handleOf(await c.callTool({ name: ELICIT, arguments: {} }))!
     const asking = await waitFor('the task asks', async () => {
       const t = await getTask(c, taskId)
@@ -221,23 +228,43 @@ describe('the Tasks extension on 2026-07-28', () => {
     const done = await settled(c, taskId)
     expect(done.status).toBe('completed')
     expect(done.inputRequests).toBeUndefined()
-    expect(done.result!.content.map((x) => (x as { text?: string }).text ?? '').join('\n')).toContain('Ada Lovelace')
-
-    // a question nobody answers is cancelled with its task
-    const second = handleOf(await c.callTool({ name: ELICIT, arguments: {} }))!.taskId
-    await waitFor('the second task asks', async () => (await getTask(c, second)).status === 'input_required')
-    await c.request({ method: 'tasks/cancel', params: { taskId: second } }, z.looseObject({}))
-    const cancelled = await getTask(c, second)
-    expect(cancelled.status).toBe('cancelled')
-    expect(cancelled.inputRequests).toBeUndefined()
+    expect(allText(done.result!)).toContain('Ada Lovelace')
     await c.close()
 
     // a client that cannot answer: the question is declined, as on a plain call
     const mute = await client()
     const declined = await settled(mute, handleOf(await mute.callTool({ name: ELICIT, arguments: {} }))!.taskId)
     expect(declined.status).toBe('completed')
-    expect(declined.result!.content.map((x) => (x as { text?: string }).text ?? '').join('\n')).toMatch(/declined/i)
+    expect(allText(declined.result!)).toMatch(/declined/i)
     await mute.close()
+  })
+
+  it('a sampling the upstream asks for during the task goes to the caller\'s model the same way', async () => {
+    const c = await client({ answers: 'sampling' })
+    const { taskId } = handleOf(await c.callTool({ name: 'everything:trigger-sampling-request', arguments: { prompt: 'in a task?' } }))!
+    const asking = await waitFor('the task asks', async () => {
+      const t = await getTask(c, taskId)
+      return t.status === 'input_required' ? t : undefined
+    })
+    const [[key, request]] = Object.entries(asking.inputRequests!)
+    expect(request.method).toBe('sampling/createMessage')
+    expect(request.params.messages).toMatchObject([{ content: { text: 'Resource trigger-sampling-request context: in a task?' } }])
+    await c.request({ method: 'tasks/update', params: { taskId, inputResponses: { [key]: { role: 'assistant', content: { type: 'text', text: 'forty-four' }, model: 'agent-model' } } } }, z.looseObject({}))
+    const done = await settled(c, taskId)
+    expect(done.status).toBe('completed')
+    expect(allText(done.result!)).toContain('forty-four')
+    await c.close()
+  })
+
+  it('a task waiting on its question is cancelled with its question', async () => {
+    const c = await client({ answers: 'elicitation' })
+    const { taskId } = handleOf(await c.callTool({ name: ELICIT, arguments: {} }))!
+    await waitFor('the task asks', async () => (await getTask(c, taskId)).status === 'input_required')
+    await c.request({ method: 'tasks/cancel', params: { taskId } }, z.looseObject({}))
+    const cancelled = await getTask(c, taskId)
+    expect(cancelled.status).toBe('cancelled')
+    expect(cancelled.inputRequests).toBeUndefined()
+    await c.close()
   })
 
   it('a client that does not declare it gets plain results, and is told tasks/get needs it (-32021)', async () => {
