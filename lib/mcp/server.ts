@@ -1,6 +1,6 @@
 import 'server-only'
 import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY, ProtocolErrorCode, Server, type CallToolResult, type JSONRPCRequest, type LoggingMessageNotification, type Progress, type Result, type ServerCapabilities, type ServerContext } from '@modelcontextprotocol/server'
-import { envelopeSchema, resolveParamsSchema as resolveParams } from '@/lib/schemas/mcp'
+import { resolveParamsSchema as resolveParams } from '@/lib/schemas/mcp'
 import pkg from '@/package.json'
 import { runCheck } from '@/lib/gate/check'
 import { dispatchToolCall } from '@/lib/upstream/dispatch'
@@ -15,6 +15,7 @@ import { belowLogLevel } from './log-level'
 import { callerKey } from '@/lib/auth/caller'
 import { logError } from '@/lib/core/log'
 import { following } from '@/lib/signals'
+import { callAsTask, declaresExtension, registerTaskMethods, TASKS_EXTENSION } from './task-extension'
 import { complete, getPrompt, listPrompts, listResources, listResourceTemplates, offersSubscriptions, readResource, upstreamInstructions } from './resources'
 
 export type Era = 'modern' | 'legacy'
@@ -41,8 +42,8 @@ function capabilities(era: Era, subscribe: boolean): ServerCapabilities {
   // filter (2026-07-28), by resources/subscribe, heard on the GET stream (2025-11-25: lib/mcp/subscriptions.ts)
   const served = { tools, resources: { listChanged: true, subscribe }, prompts: { listChanged: true }, logging: {}, completions: {} }
   return era === 'modern'
-    ? { ...served, extensions: { [EXTENSION_ID]: serverSettings } }
-    // tasks: any tools/call may run as one (lib/mcp/tasks.ts); 2026-07-28 moved tasks to an extension toolgate does not offer yet
+    // tasks: any tools/call may run as one (lib/mcp/tasks.ts); 2026-07-28 has them as the Tasks extension (task-extension.ts)
+    ? { ...served, extensions: { [EXTENSION_ID]: serverSettings, [TASKS_EXTENSION]: {} } }
     : { ...served, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } }, experimental: { [EXTENSION_ID]: legacySettings } }
 }
 
@@ -64,7 +65,8 @@ class PassThroughServer extends Server {
     return async (request: JSONRPCRequest, ctx: ServerContext) => {
       const checked = await validated(request, ctx)
       const raw = given.get(ctx)
-      return raw ? { ...checked, ...raw } : checked
+      // a task handle (the Tasks extension) is no CallToolResult: it goes out as given
+      return raw?.resultType === 'task' ? raw : raw ? { ...checked, ...raw } : checked
     }
   }
 }
@@ -88,9 +90,7 @@ function upstreamMeta(meta: Record<string, unknown> | undefined): Record<string,
  * initialize, so the rider's own presence is the signal (seed "Legacy carriage").
  */
 function negotiated(era: Era, envelope: unknown): boolean {
-  if (era === 'legacy') return true
-  const parsed = envelopeSchema.safeParse(envelope ?? {})
-  return parsed.success && parsed.data[CLIENT_CAPABILITIES_META_KEY]?.extensions?.[EXTENSION_ID] !== undefined
+  return era === 'legacy' || declaresExtension(envelope, EXTENSION_ID)
 }
 
 /** What this 2026-07-28 request's client capabilities (SEP-2133) say it can answer: elicitations, sampling. */
@@ -173,6 +173,9 @@ export function registerToolHandlers(server: Server, sessionOf: SessionOf, era: 
     // (lifted into the envelope, as the SDK's own log reads it, though its type does not name it)
     const level = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY]
     const meta = level === undefined ? upstreamMeta(request.params._meta) : Object.assign({}, upstreamMeta(request.params._meta), { [LOG_LEVEL_META_KEY]: level })
+    // 2026-07-28, a client that declares the Tasks extension: the call runs as a task it follows
+    const task = era === 'modern' ? await callAsTask(session, ctx, name, args, { meta, answers: declaredAnswers(ctx.mcpReq.envelope) }) : undefined
+    if (task) return task
     // every notification goes out before the result it precedes
     const sent: Promise<unknown>[] = []
     // an exchange that answers one JSON body carries nothing before its result
@@ -274,6 +277,7 @@ export function buildMcpServer(session: McpContext, era: Era, exchange?: Exchang
   const subscribe = exchange !== undefined && offersSubscriptions(session)
   const server = new PassThroughServer({ name: 'toolgate', version: pkg.version }, { capabilities: capabilities(era, subscribe), instructions })
   registerToolHandlers(server, () => session, era)
+  if (era === 'modern') registerTaskMethods(server, session)
 
   server.setRequestHandler('resources/list', () => guard(session, () => listResources(session)))
   server.setRequestHandler('resources/templates/list', () => guard(session, () => listResourceTemplates(session)))

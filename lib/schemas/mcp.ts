@@ -16,7 +16,7 @@ export const envelopeSchema = z.object({
   [CLIENT_CAPABILITIES_META_KEY]: z.object({ extensions: jsonObjectSchema.optional() }).optional(),
 })
 
-/** tools/call with a task (lib/mcp/tasks.ts), and the task methods' params. */
+/** tools/call with a task (lib/mcp/tasks.ts), and the task methods' params (tasks/get and tasks/cancel on both revisions, and 2026-07-28's tasks/update, whose inputResponses the SDK hands apart, as ctx.mcpReq.inputResponses). */
 export const taskCallParamsSchema = z.object({
   name: z.string(),
   arguments: jsonObjectSchema.optional(),

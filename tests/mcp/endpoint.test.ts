@@ -25,11 +25,11 @@ beforeEach(() => h.reload(demoState()))
 const names = (tools: { name: string }[]) => tools.map((t) => t.name)
 
 describe('advertisement', () => {
-  it('server/discover lists the extension with {version: 1, max_tools: 50} and tools.resolve (2026-07-28)', async () => {
+  it('server/discover lists the extension with {version: 1, max_tools: 50}, the Tasks extension, and tools.resolve (2026-07-28)', async () => {
     const r = await modernRpc(h.mcp, 'server/discover')
     expect(r.status).toBe(200)
     expect(r.body.result!.supportedVersions).toContain(MODERN)
-    expect(r.body.result!.capabilities.extensions).toEqual({ [EXTENSION_ID]: { version: 1, max_tools: 50 } })
+    expect(r.body.result!.capabilities.extensions).toEqual({ [EXTENSION_ID]: { version: 1, max_tools: 50 }, 'io.modelcontextprotocol/tasks': {} })
     expect(r.body.result!.capabilities.tools.resolve).toBe(true)
     expect(r.body.result!.capabilities.experimental).toBeUndefined()
   })
