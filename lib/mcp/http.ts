@@ -19,6 +19,7 @@ import { answerFromClient, askOverStream, isResponse } from './ask-caller'
 import { jsonUntilStreamed, streamWhenLate } from './auto-stream'
 import { leanRequest, serveLean } from './lean'
 import { gateListen, listenBus, listening, watchListings } from './listen'
+import { undeclaredTaskListen } from './task-extension'
 import { answerSubscription, watchUpdates } from './subscriptions'
 
 /**
@@ -189,6 +190,8 @@ export async function answerMcp(session: McpContext, web: Request, body: unknown
   sessions.set(web, Object.assign({}, session, { streams: streaming }))
   const exchange = exchangeOf(body)
   if (exchange) declaring.set(web, exchange)
+  const undeclared = undeclaredTaskListen(body)
+  if (undeclared) return undeclared
   const gated = gateListen(session, body)
   const answered = listening(session, gated, () => modern().fetch(web, { parsedBody: gated }))
   return streaming ? streamWhenLate(answered) : answered

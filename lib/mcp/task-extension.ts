@@ -1,6 +1,7 @@
 import 'server-only'
 import { CLIENT_CAPABILITIES_META_KEY, MissingRequiredClientCapabilityError, type CallToolResult, type Server, type ServerContext } from '@modelcontextprotocol/server'
-import { envelopeSchema, taskIdParamsSchema } from '@/lib/schemas/mcp'
+import { envelopeSchema, listenParamsSchema, taskIdParamsSchema } from '@/lib/schemas/mcp'
+import { jsonRpcError, type JsonRpcErrorCode } from '@/lib/http/json-rpc'
 import { callerKey } from '@/lib/auth/caller'
 import type { McpContext } from './context'
 import { invalidParams, toProtocolError } from './errors'
@@ -81,4 +82,19 @@ export function registerTaskMethods(server: Server, session: McpContext): void {
     if (!TERMINAL.has(task.status)) await cancelTask(session, task)
     return {}
   }))
+}
+
+/**
+ * A subscriptions/listen that names tasks (notifications.taskIds) without declaring the extension
+ * is refused, as the extension requires (-32021, naming it); undefined for any other request.
+ * toolgate sends no task status on listen streams: a task is followed with tasks/get.
+ */
+export function undeclaredTaskListen(body: unknown): Response | undefined {
+  const msg = body as { id?: unknown; method?: unknown; params?: unknown } | null
+  if (msg?.method !== 'subscriptions/listen') return undefined
+  const params = listenParamsSchema.safeParse(msg.params)
+  if (!params.success || !params.data.notifications.taskIds || declaresExtension(params.data._meta, TASKS_EXTENSION)) return undefined
+  const e = new MissingRequiredClientCapabilityError({ requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } })
+  const refusal = jsonRpcError(msg.id, e.code as JsonRpcErrorCode, e.message)
+  return Response.json({ ...refusal, error: { ...refusal.error, data: e.data } })
 }

@@ -24,8 +24,11 @@ export const taskCallParamsSchema = z.object({
 })
 export const taskIdParamsSchema = z.object({ taskId: z.string() })
 
-/** subscriptions/listen's params: the resources to be told about. */
-export const listenParamsSchema = z.looseObject({ notifications: z.looseObject({ resourceSubscriptions: z.array(z.string()).optional() }) })
+/** subscriptions/listen's params: the resources to be told about, and (the Tasks extension) the tasks; _meta carries the request's client capabilities. */
+export const listenParamsSchema = z.looseObject({
+  notifications: z.looseObject({ resourceSubscriptions: z.array(z.string()).optional(), taskIds: z.array(z.string()).optional() }),
+  _meta: z.unknown().optional(),
+})
 
 /** 2025-11-25 resources/subscribe's and resources/unsubscribe's params: the resource, by the URI the caller knows it by. */
 export const resourceUriParamsSchema = z.looseObject({ uri: z.string() })

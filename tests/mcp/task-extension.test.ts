@@ -279,6 +279,24 @@ describe('the Tasks extension on 2026-07-28', () => {
     }
   })
 
+  it('a listen stream that names tasks needs the extension declared (-32021); declared, it opens', async () => {
+    const { taskId } = (await raw('tools/call', { name: 'fx:quick', arguments: {} })).result as { taskId: string }
+    const undeclared = await raw('subscriptions/listen', { notifications: { taskIds: [taskId] } }, { tasks: false })
+    expect(undeclared.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { extensions: { [TASKS]: {} } } } })
+    const stop = new AbortController()
+    const declared = await fetch(`${server.url}/mcp`, {
+      method: 'POST', signal: stop.signal,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen', authorization: `Bearer ${agent}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'subscriptions/listen', params: { notifications: { taskIds: [taskId] }, _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+        'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} } },
+      } } }),
+    })
+    expect(declared.status).toBe(200)
+    expect(declared.headers.get('content-type')).toMatch(/^text\/event-stream/)
+    stop.abort()
+  })
+
   it('an anonymous caller, who could not follow a task, is answered plainly', async () => {
     await createProfile(db, 'anyone', ['fx'], ctx)
     await updateSettings(db, { mcp_anonymous_profile: 'anyone' }, ctx)
