@@ -79,7 +79,7 @@ const adminChange = (verb: 'enable' | 'disable' | 'quarantine' | 'unquarantine',
 export const upstreamCommands: Command[] = [
   command({
     name: 'upstream list',
-    summary: 'every server: admin state, trust, connection, transport ("(state file)" when it has none), missing secrets',
+    summary: 'every server: admin state, trust, connection, MCP revision, transport ("(state file)" when it has none), missing secrets',
     args: [],
     flags: {},
     examples: [['toolgate upstream list', 'what toolgate manages and how each connection is'], ['toolgate upstream list -o json | jq -r \'.[] | select(.connection != "ready") | .name\'', 'the servers that are not ready']],
