@@ -50,19 +50,19 @@ async function settleAsk(ask: ServerAsk, call: InflightCall | undefined, policy:
     throw new ProtocolError(ProtocolErrorCode.InvalidRequest, WITHHELD)
   }
   let why = unasked
-  try {
-    if (call?.onAsk) {
+  if (call?.onAsk) {
+    try {
       const answer = await call.onAsk(ask)
       note(true, sampling ? 'answered' : answer.action === 'accept' ? 'accepted' : answer.action === 'decline' ? 'declined' : 'cancelled')
       return answer
+    } catch (e) {
+      if (!(e instanceof CannotAsk)) {
+        // the caller's client refused, or never answered: the upstream hears it as an error
+        note(true, sampling ? 'refused' : 'cancelled')
+        throw e
+      }
+      why = e.message
     }
-  } catch (e) {
-    if (!(e instanceof CannotAsk)) {
-      // the caller's client refused, or never answered: the upstream hears it as an error
-      note(true, sampling ? 'refused' : 'cancelled')
-      throw e
-    }
-    why = e.message
   }
   note(false, sampling ? 'refused' : 'declined')
   if (!sampling) {
