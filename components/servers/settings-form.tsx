@@ -9,7 +9,7 @@ import { Button, inputClass } from '@/components/ui'
 
 const lines = (s: string) => s.split(/[\n,]+/).map((x) => x.trim()).filter(Boolean)
 
-/** disabled_tools, the enabled_tools allowlist, trust, the call timeout, roots and isolation: the `configure` remediation. */
+/** disabled_tools, the enabled_tools allowlist, trust, the call timeout, roots, isolation and sampling: the `configure` remediation. */
 export function SettingsForm({ server, settings }: { server: string; settings: ServerSettings }) {
   const [disabled, setDisabled] = useState(settings.disabledTools.join('\n'))
   const [useAllowlist, setUseAllowlist] = useState(settings.enabledTools !== null)
@@ -18,6 +18,7 @@ export function SettingsForm({ server, settings }: { server: string; settings: S
   const [timeoutSeconds, setTimeoutSeconds] = useState(String(settings.callTimeoutMs / 1000))
   const [roots, setRoots] = useState(settings.roots.map((r) => r.uri).join('\n'))
   const [isolation, setIsolation] = useState(settings.isolation)
+  const [sampling, setSampling] = useState(settings.sampling)
   const [result, setResult] = useState<{ ok: true } | { ok: false; error: string; fix: string } | null>(null)
   const [pending, start] = useTransition()
   return (
@@ -26,7 +27,7 @@ export function SettingsForm({ server, settings }: { server: string; settings: S
       start(async () => {
         const r = await saveServerSettings({ server, settings: {
           disabledTools: lines(disabled), enabledTools: useAllowlist ? lines(allowed) : null, trust,
-          callTimeoutMs: Math.round(Number(timeoutSeconds) * 1000), roots: lines(roots).map((uri) => ({ uri })), isolation,
+          callTimeoutMs: Math.round(Number(timeoutSeconds) * 1000), roots: lines(roots).map((uri) => ({ uri })), isolation, sampling,
         } })
         setResult(r.ok ? { ok: true } : r)
       })
@@ -64,6 +65,13 @@ export function SettingsForm({ server, settings }: { server: string; settings: S
           <option value="auto">auto — one per agent on HTTP, and for servers that keep session state</option>
           <option value="per_token">per agent — each agent token its own session (on stdio its own process, stopped when idle)</option>
           <option value="shared">shared — one session for every agent (for stateless servers)</option>
+        </select>
+      </div>
+      <div>
+        <label htmlFor="sampling" className="block text-sm font-medium">Sampling <span className="font-normal text-slate-600 dark:text-slate-300">(a completion the server asks of the caller&apos;s model; a change reconnects the server)</span></label>
+        <select id="sampling" value={sampling} onChange={(e) => setSampling(e.target.value as ServerSettings['sampling'])} className={`mt-1 w-full max-w-full ${inputClass}`}>
+          <option value="relay">relay — put to the caller whose call it is, for its model to answer</option>
+          <option value="withhold">withhold — refused unasked; sampling is not declared to the server</option>
         </select>
       </div>
       <Allowed permission="approve"><Button type="submit" variant="primary" disabled={pending}>{pending ? 'Saving…' : 'Save settings'}</Button></Allowed>

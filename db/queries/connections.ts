@@ -38,19 +38,19 @@ export function renewLease(db: Db, lease: Lease): Promise<void> {
 export function releaseLease(db: Db, instance: string, serverNames: readonly string[], waitMs: number): Promise<void> {
   return writeTransaction(db, (tx) => {
     if (serverNames.length) {
-      tx.update(serverConnections).set({ state: 'disconnected', detail: 'toolgate stopped', action: null, updatedAt: Date.now() })
+      tx.update(serverConnections).set({ state: 'disconnected', detail: 'toolgate stopped', action: null, protocolVersion: null, updatedAt: Date.now() })
         .where(and(inArray(serverConnections.serverName, [...serverNames]), eq(serverConnections.runtimeInstance, instance))).run()
     }
     tx.delete(runtimeLease).where(eq(runtimeLease.instance, instance)).run()
   }, waitMs)
 }
 
-/** A connection state as the runtime publishes it. */
-export interface Published { state: ConnectionState; detail?: string | null; action?: ConnectionAction | null }
+/** A connection state as the runtime publishes it; `protocol`: the revision a ready connection speaks. */
+export interface Published { state: ConnectionState; detail?: string | null; action?: ConnectionAction | null; protocol?: string | null }
 
 /** Write a server's connection state, published by runtime `instance` (null: by a state file), inside the caller's write transaction. */
 export function putConnectionState(tx: Tx, serverName: string, p: Published, instance: string | null, now = Date.now()): void {
-  const values = { state: p.state, detail: p.detail ?? null, action: p.action ?? null, runtimeInstance: instance, updatedAt: now }
+  const values = { state: p.state, detail: p.detail ?? null, action: p.action ?? null, protocolVersion: p.protocol ?? null, runtimeInstance: instance, updatedAt: now }
   tx.insert(serverConnections).values({ serverName, ...values }).onConflictDoUpdate({ target: serverConnections.serverName, set: values }).run()
 }
 

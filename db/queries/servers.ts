@@ -2,7 +2,7 @@ import 'server-only'
 import { asc, eq, isNotNull, sql } from 'drizzle-orm'
 import type { Db, DbLike, Tx } from '@/db/client'
 import { serverConnections, serverOauth, serverSecrets, servers, type Root, type Transport } from '@/db/schema'
-import type { ConnectionView, Isolation, ServerView } from '@/lib/core/state'
+import type { ConnectionView, Isolation, Sampling, ServerView } from '@/lib/core/state'
 import { believedConnection, readLease } from './connections'
 import { keptRead } from './preflight-state'
 import { openSecret, sealSecret } from '@/db/secrets'
@@ -22,10 +22,14 @@ export interface ServerState extends ServerView {
   isolation: Isolation
   /** whether the server declared session state when the runtime last connected (null: not yet) */
   sessionState: boolean | null
+  /** whether the server's sampling requests go to the caller (relay) or are refused unasked (withhold) */
+  sampling: Sampling
   /** secret names the transport needs that have no value yet */
   missingSecrets: string[]
   /** null = nothing published yet */
   connection: ConnectionView | null
+  /** the MCP revision the ready connection speaks (null: not ready, or not believed) */
+  protocolVersion: string | null
   /** when the runtime last published the connection (null: never): a restart asked for later has not landed yet */
   connectionAt: number | null
   restartRequestedAt: number | null
@@ -44,15 +48,19 @@ export function serverStates(db: DbLike, name?: string): ServerState[] {
   }
   const q = db.select({ s: servers, c: serverConnections }).from(servers)
     .leftJoin(serverConnections, eq(serverConnections.serverName, servers.name))
-  return (name === undefined ? q : q.where(eq(servers.name, name))).orderBy(asc(servers.name)).all().map(({ s, c }) => ({
-    name: s.name, enabled: s.enabled, quarantined: s.quarantined, trust: s.trust,
-    disabledTools: s.disabledTools, enabledTools: s.enabledTools, transport: s.transport, hasTransport: s.transport !== null, restartRequestedAt: s.restartRequestedAt,
-    callApprovalTools: s.callApprovalTools, callTimeoutMs: s.callTimeoutMs, roots: s.roots, inspectedAt: s.inspectedAt,
-    isolation: s.isolation, sessionState: s.sessionState,
-    missingSecrets: (s.transport?.secrets ?? []).filter((n) => !set.get(s.name)?.has(n)),
-    connection: c ? believedConnection(c, lease, now) : null,
-    connectionAt: c?.updatedAt ?? null, inspectRequestedAt: s.inspectRequestedAt, inspectFailedAt: s.inspectFailedAt, inspectError: s.inspectError,
-  }))
+  return (name === undefined ? q : q.where(eq(servers.name, name))).orderBy(asc(servers.name)).all().map(({ s, c }) => {
+    const connection = c ? believedConnection(c, lease, now) : null
+    return {
+      name: s.name, enabled: s.enabled, quarantined: s.quarantined, trust: s.trust,
+      disabledTools: s.disabledTools, enabledTools: s.enabledTools, transport: s.transport, hasTransport: s.transport !== null, restartRequestedAt: s.restartRequestedAt,
+      callApprovalTools: s.callApprovalTools, callTimeoutMs: s.callTimeoutMs, roots: s.roots, inspectedAt: s.inspectedAt,
+      isolation: s.isolation, sessionState: s.sessionState, sampling: s.sampling,
+      missingSecrets: (s.transport?.secrets ?? []).filter((n) => !set.get(s.name)?.has(n)),
+      connection,
+      protocolVersion: connection?.state === 'ready' ? c!.protocolVersion : null,
+      connectionAt: c?.updatedAt ?? null, inspectRequestedAt: s.inspectRequestedAt, inspectFailedAt: s.inspectFailedAt, inspectError: s.inspectError,
+    }
+  })
 }
 
 export const serverState = (db: DbLike, name: string): ServerState | undefined => serverStates(db, name)[0]
@@ -62,14 +70,14 @@ const prepareConfig = (db: DbLike) => db.select({
   name: servers.name, enabled: servers.enabled, quarantined: servers.quarantined, trust: servers.trust,
   disabledTools: servers.disabledTools, enabledTools: servers.enabledTools, transport: servers.transport,
   hasTransport: sql<boolean>`${servers.transport} is not null`.mapWith(Boolean),
-  callApprovalTools: servers.callApprovalTools, callTimeoutMs: servers.callTimeoutMs, roots: servers.roots, isolation: servers.isolation,
+  callApprovalTools: servers.callApprovalTools, callTimeoutMs: servers.callTimeoutMs, roots: servers.roots, isolation: servers.isolation, sampling: servers.sampling,
 }).from(servers).where(eq(servers.name, sql.placeholder('name'))).prepare()
 
 /**
  * A server's configuration alone (no connection): what mutations read before they change it,
  * and what every tools/call reads (prepared once per connection: it is on the hot path).
  */
-export function serverConfig(db: DbLike, name: string): (ServerView & Pick<ServerState, 'transport' | 'callApprovalTools' | 'callTimeoutMs' | 'roots' | 'isolation'>) | undefined {
+export function serverConfig(db: DbLike, name: string): (ServerView & Pick<ServerState, 'transport' | 'callApprovalTools' | 'callTimeoutMs' | 'roots' | 'isolation' | 'sampling'>) | undefined {
   let st = configStatements.get(db)
   if (!st) configStatements.set(db, (st = prepareConfig(db)))
   return st.get({ name })

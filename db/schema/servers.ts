@@ -58,11 +58,14 @@ export const servers = sqliteTable('servers', {
   // whether the server declared session state (resource subscriptions, a changing resource list) when
   // the runtime last connected; null until it has
   sessionState: integer('session_state', { mode: 'boolean' }),
+  // relay: a sampling request the server sends during a call goes to the caller's model; withhold:
+  // refused unasked, and the sampling capability is not declared to the server
+  sampling: text('sampling', { enum: samplingSettings }).notNull().default('relay'),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
 })
 
-import { connectionActions, connectionStates, isolations, trusts } from '../../lib/core/state'
+import { connectionActions, connectionStates, isolations, samplingSettings, trusts } from '../../lib/core/state'
 export { connectionActions, connectionStates, type ConnectionAction, type ConnectionState } from '../../lib/core/state'
 
 /** Connection state published by the runtime (or a state file). No row = nothing published yet. */
@@ -73,6 +76,8 @@ export const serverConnections = sqliteTable('server_connections', {
   action: text('action', { enum: connectionActions }),
   // the runtime instance that published this state; null = a state file (believed as written)
   runtimeInstance: text('runtime_instance'),
+  // the MCP revision the ready connection speaks (an HTTP server's is negotiated); null while not ready
+  protocolVersion: text('protocol_version'),
   updatedAt: integer('updated_at').notNull(),
 })
 

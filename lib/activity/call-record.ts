@@ -4,7 +4,8 @@ import { describeError, unavailableError } from '@/lib/core/errors'
 import { logError } from '@/lib/core/log'
 import { argumentsHash, canonicalJson } from '@/lib/preflight/hash'
 import { appendActivity, type ActivityInput } from './record'
-import type { CallData, CallEnd } from '@/lib/core/activity'
+import { mintRequestId } from './request-id'
+import type { Asker, AskNote, CallData, CallEnd } from '@/lib/core/activity'
 
 /** An error a call ended with is kept to this many characters in its record (an upstream chooses its words). */
 export const MAX_RECORDED_ERROR = 500
@@ -88,4 +89,17 @@ export class CallRecorder {
       throw unavailableError(`the call's record could not be committed, so it is not answered: ${describeError(e)}`)
     }
   }
+}
+
+/**
+ * What server `server` asked during a call (an elicitation, a sampling), recorded as it was
+ * decided, under the call's request id and caller (a question that names no call: the runtime's,
+ * under a request id of its own). Appended through the group commit and not waited for, as a
+ * call's outcome is: the answer to the upstream (and so the call) must not wait on an fsync, and
+ * the question was put, or refused, whether or not its record lands; a record that fails is logged.
+ */
+export function recordAsk(db: Db, server: string, note: AskNote, asker: Asker | undefined): void {
+  const requestId = asker?.requestId ?? mintRequestId()
+  appendActivity(db, { requestId, type: 'server.asked', actor: asker?.actor ?? 'runtime', tier: asker?.tier, server, data: { target: asker?.target ?? server, ...note } }, false)
+    .catch((e: unknown) => logError(`toolgate: what server ${server} asked (${note.ask}: ${note.outcome}, request ${requestId}) could not be recorded: ${describeError(e)}`))
 }

@@ -1,4 +1,4 @@
-import type { ActivityRecord, CallEnd } from '@/lib/core/activity'
+import type { ActivityRecord, AskedData, CallEnd } from '@/lib/core/activity'
 
 /**
  * Where a tools/call stands (contract §12): ended, running (its runtime still works on it), or
@@ -42,6 +42,14 @@ const callText = (target: string, call: CallState) =>
 const stateOf = (r: Extract<ActivityRecord, { type: 'tool.call' }>, found?: CallState): CallState =>
   r.data.outcome !== undefined ? { state: 'ended', end: endOf(r.data) } : found ?? { state: 'running' }
 
+/** "notes asked the caller (elicitation, form): accepted"; a question toolgate settled unasked says so. */
+function askedText(server: string, d: AskedData): string {
+  const kind = `${d.ask}${d.mode ? `, ${d.mode}` : ''}`
+  if (d.asked) return `${server} asked the caller (${kind}): ${d.outcome}`
+  if (d.outcome === 'withheld') return `${server} asked for sampling: withheld (the operator withholds sampling from this server)`
+  return `${server} asked (${kind}): ${d.outcome} by toolgate, unasked (no caller to put it to, or its client cannot answer)`
+}
+
 export function summarize(r: ActivityRecord, call?: CallState): string {
   if (r.type === 'preflight') {
     const blocked = r.data.tools.filter((t) => t.status !== 'ready').map((t) => `${t.id} ${t.reason}`)
@@ -49,6 +57,7 @@ export function summarize(r: ActivityRecord, call?: CallState): string {
   }
   if (r.type === 'tool.call') return callText(r.data.target, stateOf(r, call))
   if (r.type === 'tool.call_outcome') return `${r.data.target}: ${endText(r.data)} (the end of call record ${r.data.call})`
+  if (r.type === 'server.asked') return askedText(r.server ?? r.data.target, r.data)
   if (r.type === 'activity.pruned') return `${r.data.deleted} records before ${r.data.before}`
   if (r.type === 'pins.upgraded') return `${r.data.tools} pins to hash schema v${r.data.hash_schema}`
   if (r.type === 'secrets.encrypted') return `${r.data.secrets} stored secrets encrypted at rest`

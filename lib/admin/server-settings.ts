@@ -14,8 +14,8 @@ const dedupe = (names: readonly string[]) => [...new Set(names)]
 /** Read, change and record in one immediate transaction, so the "before" is what was replaced. */
 function changeSettings(db: Db, name: string, update: (before: ServerSettings) => ServerSettings, ctx: ActionContext) {
   return writeTransaction(db, (tx: Tx) => {
-    const { disabledTools, enabledTools, trust, callTimeoutMs, roots, isolation } = requireServer(tx, name)
-    const before: ServerSettings = { disabledTools: [...disabledTools], enabledTools: enabledTools && [...enabledTools], trust, callTimeoutMs, roots, isolation }
+    const { disabledTools, enabledTools, trust, callTimeoutMs, roots, isolation, sampling } = requireServer(tx, name)
+    const before: ServerSettings = { disabledTools: [...disabledTools], enabledTools: enabledTools && [...enabledTools], trust, callTimeoutMs, roots, isolation, sampling }
     const next = update(before)
     const after: ServerSettings = {
       ...next,
@@ -28,7 +28,11 @@ function changeSettings(db: Db, name: string, update: (before: ServerSettings) =
   })
 }
 
-/** Change a server's tool configuration, trust, call timeout, roots and isolation (the `configure` remediation), on the record. */
+/**
+ * Change a server's tool configuration, trust, call timeout, roots, isolation and sampling (the
+ * `configure` remediation), on the record. A change of roots or sampling reconnects the server
+ * (lib/upstream/supervisor.ts): what toolgate declares to it is fixed per connection.
+ */
 export function configureServer(db: Db, name: string, change: unknown, ctx: ActionContext) {
   const parsed = serverSettingsSchema.partial().safeParse(change)
   if (!parsed.success) throw badRequest(formatIssues(parsed.error))

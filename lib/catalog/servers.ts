@@ -2,7 +2,7 @@ import 'server-only'
 import type { DbLike } from '@/db/client'
 import { fixedRevisionBecause, isStdio, revisionPlan, type RevisionPlan, type Transport } from '@/db/schema'
 import { serverStates, type ServerState } from '@/db/queries/servers'
-import { isolationRuns, type Isolation, type Trust } from '@/lib/core/state'
+import { isolationRuns, type Isolation, type Sampling, type Trust } from '@/lib/core/state'
 import { toolInventory, toolStatuses, type ToolStatus } from './inventory'
 
 /** Connection health, kept apart from admin state: one is what the operator set, the other what the runtime sees. */
@@ -28,6 +28,10 @@ export interface ServerRow {
   isolation: { setting: Isolation; runs: 'shared' | 'per_token' | null; sessionState: boolean | null }
   /** the MCP revision the runtime speaks to it (null for a state-file server) */
   protocol: RevisionPlan | null
+  /** the revision its ready connection speaks, as negotiated (null: not ready) */
+  protocolVersion: string | null
+  /** whether its sampling requests go to the caller's model (relay) or are refused unasked (withhold) */
+  sampling: Sampling
   /** why it stays at 2025-11-25: a stdio process, or the HTTP+SSE transport (null: it negotiates) */
   protocolFixedBy: 'stdio' | 'sse' | null
   /** when the runtime (or a state file) last reported the connection; null: never */
@@ -65,6 +69,8 @@ export function serverStateRow(s: ServerState): ServerStateRow {
       runs: s.transport ? isolationRuns(s.isolation, !isStdio(s.transport), s.sessionState) : null,
     },
     protocol: s.transport ? revisionPlan(s.transport) : null,
+    protocolVersion: s.transport ? s.protocolVersion : null,
+    sampling: s.sampling,
     protocolFixedBy: s.transport ? fixedRevisionBecause(s.transport) : null,
     connectionAt: s.connectionAt,
     restartPending: s.transport !== null && s.enabled && !s.quarantined && (s.restartRequestedAt ?? 0) > (s.connectionAt ?? 0),
@@ -101,10 +107,19 @@ export function serverDetail(db: DbLike, name: string) {
   const toolList = toolInventory(db, name)
   return {
     ...rowOf(state, toolList),
-    settings: { disabledTools: [...state.disabledTools], enabledTools: state.enabledTools && [...state.enabledTools], trust: state.trust, callTimeoutMs: state.callTimeoutMs, roots: state.roots, isolation: state.isolation },
+    settings: { disabledTools: [...state.disabledTools], enabledTools: state.enabledTools && [...state.enabledTools], trust: state.trust, callTimeoutMs: state.callTimeoutMs, roots: state.roots, isolation: state.isolation, sampling: state.sampling },
     callApprovalTools: state.callApprovalTools,
     toolList,
   }
+}
+
+/**
+ * The revision a server is spoken to at, as the CLI and the server page say it: the one its ready
+ * connection negotiated ("2026-07-28 (negotiated)"), else the plan ("negotiated", "2025-11-25").
+ */
+export function revisionText(r: Pick<ServerRow, 'protocol' | 'protocolVersion'>): string | null {
+  if (r.protocol === 'negotiated' && r.protocolVersion) return `${r.protocolVersion} (negotiated)`
+  return r.protocol
 }
 
 /** A one-line, secret-free description of a transport. */

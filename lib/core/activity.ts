@@ -59,6 +59,28 @@ export interface CallEnd { outcome: (typeof callOutcomes)[number]; reason?: stri
  */
 export type CallData = { target: string; arguments_hash: string; call_id?: string; task_id?: string; runtime?: string } & (CallEnd | { outcome?: undefined })
 
+/**
+ * What became of one question an upstream asked its client during a call, as it was decided: put
+ * to the caller (`asked`) and answered — an elicitation accepted, declined or cancelled (no answer
+ * came), a sampling answered or refused by the caller's client — or settled by toolgate unasked:
+ * declined or refused (no caller to put it to, or its client cannot answer), or withheld (the
+ * server's sampling setting). Only its kind and outcome: never the question's text, its schema or
+ * the answer, which the upstream and the person wrote.
+ */
+export interface AskedData {
+  /** the tool the call was for (server:tool), or the server's name when the question names no call */
+  target: string
+  ask: 'elicitation' | 'sampling'
+  /** an elicitation's mode */
+  mode?: 'form' | 'url'
+  asked: boolean
+  outcome: 'accepted' | 'declined' | 'cancelled' | 'answered' | 'refused' | 'withheld'
+}
+/** What became of a question, as the runtime notes it for its record. */
+export type AskNote = Omit<AskedData, 'target'>
+/** Whose call a question belongs to, as its record names them. */
+export interface Asker { requestId: string; actor: string; tier: 'operator' | 'agent'; target: string }
+
 /** Each type's data. */
 export interface ActivityDataByType {
   preflight: PreflightData
@@ -103,6 +125,8 @@ export interface ActivityDataByType {
   // a task-augmented call (2025-11-25): the task toolgate runs it as; its call is the tool.call record with the same task_id
   'task.created': { target: string; task_id: string; ttl_ms: number }
   'task.cancelled': { target: string; task_id: string }
+  // what an upstream asked during a call (an elicitation, a sampling), under the call's request id, as it was decided
+  'server.asked': AskedData
   // call approval: a call of a tool under call approval waits for an operator's decision on that exact call
   'tool.call_approval': ChangeData<{ call_approval: boolean }>
   'call.approval_requested': HeldCall
@@ -135,7 +159,7 @@ export interface ActivityDataByType {
   'approval.first_of_two': ChangeData<{ kind: 'tool' | 'definition' | 'release' | 'call'; subject: string }>
   // a first approval that no longer counts: its approver's account was removed or disabled (by a state load)
   'approval.withdrawn': ChangeData<{ kind: 'tool' | 'definition' | 'release' | 'call'; subject: string; by: string }> & { reason: string }
-  'server.configured': ChangeData<{ disabledTools: string[]; enabledTools: string[] | null; trust: string; callTimeoutMs?: number; roots?: { uri: string; name?: string }[] }>
+  'server.configured': ChangeData<{ disabledTools: string[]; enabledTools: string[] | null; trust: string; callTimeoutMs?: number; roots?: { uri: string; name?: string }[]; isolation?: string; sampling?: string }>
   // expiresAt: when the token stops working (ISO), null = never
   'token.created': ChangeData<{ allowedServers: string[]; profilePin: string | null; expiresAt?: string | null }>
   'token.updated': ChangeData<{ allowedServers: string[]; profilePin: string | null }>
@@ -172,7 +196,7 @@ export const activityTypes = [
   'state.loaded',
   'server.added', 'server.removed', 'server.transport_changed', 'server.secret_set', 'server.restart_requested',
   'server.login_started', 'server.login_completed', 'server.oauth_configured', 'server.baseline', 'server.inspect_requested', 'server.inspected',
-  'tool.discovered', 'tool.changed', 'tool.auto_approved', 'tool.gone', 'tool.returned', 'tool.call', 'tool.call_outcome', 'task.created', 'task.cancelled',
+  'tool.discovered', 'tool.changed', 'tool.auto_approved', 'tool.gone', 'tool.returned', 'tool.call', 'tool.call_outcome', 'task.created', 'task.cancelled', 'server.asked',
   'definition.discovered', 'definition.changed', 'definition.auto_approved', 'definition.approved', 'definition.gone', 'prompt.get', 'resource.read',
   'tool.call_approval', 'call.approval_requested', 'call.approved', 'call.denied', 'call.expired', 'call.refused',
   'operator.signed_in', 'operator.signed_out', 'operator.sign_in_refused', 'server.configured',

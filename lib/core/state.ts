@@ -19,6 +19,10 @@ export type ApprovalStatus = (typeof approvalStatuses)[number]
 export const isolations = ['auto', 'shared', 'per_token'] as const
 export type Isolation = (typeof isolations)[number]
 
+/** Whether a server's sampling requests (a completion by the caller's model) are put to the caller, or refused unasked and the capability not declared to it. */
+export const samplingSettings = ['relay', 'withhold'] as const
+export type Sampling = (typeof samplingSettings)[number]
+
 /**
  * The isolation that runs: as set, or for auto — per_token on HTTP (a session per token costs a
  * connection, not a process), and on stdio when the server declares session state (one process

@@ -2,7 +2,7 @@ import 'server-only'
 import { randomBytes } from 'node:crypto'
 import { inputRequired, ProtocolError, ProtocolErrorCode, specTypeSchemas, type ElicitResult, type InputRequiredResult, type LoggingMessageNotification, type Progress, type Result } from '@modelcontextprotocol/server'
 import { elicitResultSchema as elicitResult } from '@/lib/schemas/mcp'
-import type { ServerAsk } from '@/lib/upstream/calls'
+import { CannotAsk, type ServerAsk } from '@/lib/upstream/calls'
 import { invalidParams } from './errors'
 
 /**
@@ -96,7 +96,7 @@ export const isResponse = (body: unknown): boolean => {
 
 // ---- 2026-07-28: input_required and a retry -------------------------------------------------
 
-type Ask = { kind: 'ask'; request: ServerAsk; answer: (r: ClientResponse) => void; ended: AbortSignal }
+type Ask = { kind: 'ask'; request: ServerAsk; answer: (r: ClientResponse) => void; cannot: (why: string) => void; ended: AbortSignal }
 type Step = { kind: 'result'; result: Result } | { kind: 'failed'; error: unknown } | Ask
 /** Calls one caller may have waiting for its answers at once; each holds an upstream call open. */
 const MAX_PARKED_PER_CALLER = 100
@@ -122,13 +122,15 @@ export class CallInProgress {
 
   /**
    * The ask hook dispatch calls: the request becomes a step; its answer arrives with a retry (one
-   * the client does not declare it can answer is not put to it). A request the call no longer
-   * waits for (it ended) lapses: dropped if queued, unparked if asked.
+   * the client does not declare it can answer is not put to it: CannotAsk). A request the call no
+   * longer waits for (it ended) lapses: dropped if queued, unparked if asked.
    */
   readonly ask = (request: ServerAsk, ended: AbortSignal): Promise<Record<string, unknown>> => new Promise((resolve, reject) => {
     const answer = (r: ClientResponse) => { try { resolve(answerOf(request, r)) } catch (e) { reject(e) } }
-    if (!this.declared[request.method === 'sampling/createMessage' ? 'sampling' : 'elicitation']) return answer({ error: { message: 'the caller\'s client does not declare it can answer this' } })
-    const ask: Ask = { kind: 'ask', request, answer, ended }
+    const cannot = (why: string) => reject(new CannotAsk(why))
+    const capability = request.method === 'sampling/createMessage' ? 'sampling' : 'elicitation'
+    if (!this.declared[capability]) return cannot(`the caller's client does not declare ${capability}`)
+    const ask: Ask = { kind: 'ask', request, answer, cannot, ended }
     ended.addEventListener('abort', () => {
       this.steps = this.steps.filter((s) => s !== ask)
       if (this.asked === ask) {
@@ -168,7 +170,7 @@ export class CallInProgress {
         if (step.ended.aborted) continue
         // a caller with too many questions open is not asked another: the upstream hears "decline" (or, sampling, an error)
         if ([...parked.values()].filter((c) => c.caller === this.caller).length < MAX_PARKED_PER_CALLER) break
-        step.answer({ error: { message: `the caller has ${MAX_PARKED_PER_CALLER} questions open` } })
+        step.cannot(`the caller has ${MAX_PARKED_PER_CALLER} questions open`)
       }
       if (step.kind === 'failed') throw step.error
       if (step.kind === 'result') return step.result

@@ -7,6 +7,7 @@ import { serverConfig } from '@/db/queries/servers'
 import { reviewContext } from '@/db/queries/tools'
 import type { DefinitionKind, JsonObject } from '@/db/schema'
 import { appendActivity } from '@/lib/activity/record'
+import type { Asker } from '@/lib/core/activity'
 import type { Finding } from '@/lib/core/definition'
 import { reviewFindings } from '@/lib/approvals/findings'
 import { fromToolgateUri, toToolgateUri } from '@/lib/approvals/server-definitions'
@@ -176,6 +177,9 @@ export function offersSubscriptions(session: McpContext): boolean {
   return reachable(session).some((s) => supervisor?.connection(s)?.offers.subscribe)
 }
 
+/** Whose request a question asked during it belongs to, for its record: the caller, under the request's id. */
+const askerOf = (session: McpContext, target: string): Asker => ({ requestId: session.requestId, actor: session.caller.name, tier: session.caller.tier, target })
+
 /** An upstream request during which its server may ask the caller something (session.ask); what is asked lapses with the request. */
 async function askingCaller<T>(session: McpContext, request: (ask: InflightCall['onAsk']) => Promise<T>): Promise<T> {
   const { ask } = session
@@ -218,7 +222,7 @@ export async function readResource(session: McpContext, uri: string): Promise<Re
   if (why && why !== 'not_found') throw await refuse(why)
   let r: Record<string, unknown>
   try {
-    r = await askingCaller(session, (ask) => g.conn.request('resources/read', { uri: target.uri }, { timeoutMs: REQUEST_TIMEOUT_MS, onAsk: ask, signal: session.closed }))
+    r = await askingCaller(session, (ask) => g.conn.request('resources/read', { uri: target.uri }, { timeoutMs: REQUEST_TIMEOUT_MS, onAsk: ask, asker: askerOf(session, uri), signal: session.closed }))
   } catch (e) {
     await record(session, 'resource.read', target.server, uri, started, { outcome: 'failed', error: describeError(e).slice(0, 500) })
     // the upstream's own error, naming the URI as the caller asked for it (data.uri, as MCP's not-found carries)
@@ -259,7 +263,7 @@ export async function getPrompt(session: McpContext, name: string, args: Record<
   if (why) throw await unknown(why, parsed.server)
   let r: Record<string, unknown>
   try {
-    r = await askingCaller(session, (ask) => g.conn.request('prompts/get', { name: parsed.tool, ...(args ? { arguments: args } : {}) }, { timeoutMs: REQUEST_TIMEOUT_MS, onAsk: ask, signal: session.closed }))
+    r = await askingCaller(session, (ask) => g.conn.request('prompts/get', { name: parsed.tool, ...(args ? { arguments: args } : {}) }, { timeoutMs: REQUEST_TIMEOUT_MS, onAsk: ask, asker: askerOf(session, name), signal: session.closed }))
   } catch (e) {
     await record(session, 'prompt.get', parsed.server, name, started, { outcome: 'failed', error: describeError(e).slice(0, 500) })
     throw e

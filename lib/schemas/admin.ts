@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { profileNameSchema, serverNameSchema } from '@/lib/schemas/names'
-import { isolations, trusts } from '@/lib/core/state'
+import { isolations, samplingSettings, trusts } from '@/lib/core/state'
 import { transportSchema } from '@/lib/schemas/transport'
 
 export { profileNameSchema, serverNameSchema, tokenNameSchema } from '@/lib/schemas/names'
@@ -32,6 +32,9 @@ export const rootsSchema = z.array(z.strictObject({
   name: z.string().min(1).max(200).optional(),
 })).max(100, 'at most 100 roots')
 
+/** A server's sampling: its requests put to the caller's model (relay), or refused unasked and the capability not declared (withhold). */
+export const samplingSchema = z.enum(samplingSettings, { message: 'sampling is relay or withhold' })
+
 export const serverSettingsSchema = z.strictObject({
   disabledTools: toolNameListSchema,
   // null = every tool allowed; an array = allowlist
@@ -41,6 +44,8 @@ export const serverSettingsSchema = z.strictObject({
   roots: rootsSchema,
   // who shares one upstream session (lib/core/state.ts isolationRuns)
   isolation: z.enum(isolations),
+  // whether its sampling requests reach the caller's model (relay) or are refused unasked (withhold)
+  sampling: samplingSchema,
 })
 export type ServerSettings = z.infer<typeof serverSettingsSchema>
 

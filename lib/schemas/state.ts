@@ -4,7 +4,7 @@ import { settingsDefaults } from '@/db/queries/settings'
 import { displayNameSchema, emailSchema, operatorSourceSchema, roleSchema, usernameSchema } from '@/lib/schemas/operators'
 import { jsonObjectSchema as json } from '@/lib/schemas/json'
 import { transportSchema } from '@/lib/schemas/transport'
-import { callApprovalWaitSchema, callTimeoutSchema, overlapCeilingSchema, profileNameSchema, recordedMibPerHourSchema, requestsPerSecondSchema, retentionDaysSchema, rootsSchema, serverNameSchema, tokenNameSchema, twoPersonRuleSchema } from '@/lib/schemas/admin'
+import { callApprovalWaitSchema, callTimeoutSchema, overlapCeilingSchema, profileNameSchema, recordedMibPerHourSchema, requestsPerSecondSchema, retentionDaysSchema, rootsSchema, samplingSchema, serverNameSchema, tokenNameSchema, twoPersonRuleSchema } from '@/lib/schemas/admin'
 
 /** The state file, version 1 (see docs/state-file.md). Strict: unknown fields are errors. */
 
@@ -41,6 +41,7 @@ const serverSchema = z.strictObject({
   call_approval_tools: z.array(z.string()).default([]),
   call_timeout_ms: callTimeoutSchema.default(600_000),
   roots: rootsSchema.default([]),
+  sampling: samplingSchema.default('relay'),
   transport: transportSchema.nullable().optional(),
   connection: z.strictObject({
     state: z.enum(connectionStates),

@@ -33,6 +33,7 @@ export function dumpState(db: Db): StateFileInput {
         call_approval_tools: [...srv.callApprovalTools],
         call_timeout_ms: srv.callTimeoutMs,
         roots: srv.roots,
+        sampling: srv.sampling,
         ...(srv.transport ? { transport: srv.transport } : {}),
         ...(srv.connection ? { connection: { state: srv.connection.state, ...(srv.connection.detail ? { detail: srv.connection.detail } : {}), ...(srv.connection.action ? { action: srv.connection.action } : {}) } } : {}),
         tools: (toolsByServer.get(srv.name) ?? []).map((t) => ({

@@ -76,7 +76,7 @@ export async function loadState(db: Db, doc: unknown, actor: string, opts: { kee
     for (const s of state.servers) {
       insertServerRow(tx, {
         name: s.name, enabled: s.enabled, quarantined: s.quarantined, trust: s.trust,
-        disabledTools: s.disabled_tools, enabledTools: s.enabled_tools, callApprovalTools: s.call_approval_tools, callTimeoutMs: s.call_timeout_ms, roots: s.roots, transport: s.transport ?? null,
+        disabledTools: s.disabled_tools, enabledTools: s.enabled_tools, callApprovalTools: s.call_approval_tools, callTimeoutMs: s.call_timeout_ms, roots: s.roots, sampling: s.sampling, transport: s.transport ?? null,
         baselineAt: s.tools.length ? now : null, // a file's tools are the approved baseline
         createdAt: now, updatedAt: now,
       })

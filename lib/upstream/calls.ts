@@ -4,6 +4,8 @@ import { createdTaskSchema, detailedTaskSchema as detailedTask, RAW_RESULT, upst
 import { following, sleep } from '@/lib/signals'
 import { mcpClientOp, type UpstreamPeer } from '@/lib/telemetry/mcp-client'
 import type { Root } from '@/db/schema'
+import type { Asker, AskNote } from '@/lib/core/activity'
+import type { Sampling } from '@/lib/core/state'
 import type { OnStreamRequest } from './stream-requests'
 import { TASK_HANDLE } from './task-handles'
 import type { Log } from './transport'
@@ -13,8 +15,63 @@ import type { Log } from './transport'
  * the person) or a sampling (a completion by the caller's model). Its answer is the caller's result.
  */
 export type ServerAsk = { method: 'elicitation/create'; params: ElicitRequest['params'] } | { method: 'sampling/createMessage'; params: CreateMessageRequest['params'] }
-/** Puts a server's request to the caller; `ended` aborts when the call is over. */
+/** Puts a server's request to the caller; `ended` aborts when the call is over. It rejects with CannotAsk when its client cannot be asked. */
 export type AskCaller = (ask: ServerAsk, ended: AbortSignal) => Promise<Record<string, unknown>>
+
+/** The caller's client cannot be put this question (it does not declare it can answer, or has too many open): toolgate settles it unasked. */
+export class CannotAsk extends Error {}
+
+/**
+ * How a connection settles what its server asks: its sampling setting, and where each question's
+ * note goes (its record), with the caller whose call it was (undefined: it names no call).
+ */
+export interface AskPolicy {
+  sampling: Sampling
+  note: (note: AskNote, asker: Asker | undefined) => void
+}
+
+/** The error a server hears for a sampling request an operator withholds from it. */
+const WITHHELD = 'the operator withholds sampling from this server: toolgate does not put its sampling requests to the caller'
+
+/**
+ * The one gate for what a server asks during a call, whichever way it came (a server request,
+ * or an input_required result): a sampling the server's setting withholds is refused unasked;
+ * a question with no caller to put it to (none found, or its client cannot answer) is declined
+ * for an elicitation and refused for a sampling; otherwise the caller's answer is the answer.
+ * Each question leaves one note (its record) as it is decided.
+ */
+async function settleAsk(ask: ServerAsk, call: InflightCall | undefined, policy: AskPolicy, unasked: string, log?: Log): Promise<Record<string, unknown>> {
+  const sampling = ask.method === 'sampling/createMessage'
+  const note = (asked: boolean, outcome: AskNote['outcome']) => policy.note(
+    { ask: sampling ? 'sampling' : 'elicitation', ...(sampling ? {} : { mode: ask.params.mode === 'url' ? 'url' as const : 'form' as const }), asked, outcome }, call?.asker)
+  if (sampling && policy.sampling === 'withhold') {
+    note(false, 'withheld')
+    log?.('event', 'withheld a sampling request: the operator withholds sampling from this server')
+    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, WITHHELD)
+  }
+  let why = unasked
+  if (call?.onAsk) {
+    try {
+      const answer = await call.onAsk(ask)
+      note(true, sampling ? 'answered' : answer.action === 'accept' ? 'accepted' : answer.action === 'decline' ? 'declined' : 'cancelled')
+      return answer
+    } catch (e) {
+      if (!(e instanceof CannotAsk)) {
+        // the caller's client refused, or never answered: the upstream hears it as an error
+        note(true, sampling ? 'refused' : 'cancelled')
+        throw e
+      }
+      why = e.message
+    }
+  }
+  note(false, sampling ? 'refused' : 'declined')
+  if (!sampling) {
+    log?.('event', `declined an elicitation: ${why}`)
+    return { action: 'decline' }
+  }
+  log?.('event', `refused a sampling request: ${why}`)
+  throw new ProtocolError(ProtocolErrorCode.InternalError, `toolgate has no caller to put this sampling request to: ${why}`)
+}
 
 /** How one call may run: its timeout (restarted by progress), where progress goes, what cancels it. */
 export interface CallOptions {
@@ -28,6 +85,8 @@ export interface CallOptions {
   signals?: readonly (AbortSignal | undefined)[]
   /** the client's request _meta, passed on (the progress token is toolgate's own) */
   meta?: Record<string, unknown>
+  /** whose call it is, for the records of what the server asks during it */
+  asker?: Asker
 }
 
 export const TERMINAL_TASK_STATES: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled'])
@@ -42,6 +101,7 @@ const ABANDONED_LINGER_MS = 10_000
  */
 export interface InflightCall {
   onAsk?: (ask: ServerAsk) => Promise<Record<string, unknown>>
+  asker?: Asker
   onLog?: CallOptions['onLog']
   token?: string
   taskId?: string
@@ -107,17 +167,11 @@ export class InflightCalls {
     setTimeout(() => this.calls.delete(call), ABANDONED_LINGER_MS).unref()
   }
 
-  /** What the server asks (an elicitation, a sampling): put to the caller whose call it is for; else an elicitation is declined, a sampling refused. */
-  async ask(ask: ServerAsk, requestId: string | number, log: Log): Promise<Record<string, unknown>> {
+  /** What the server asks (an elicitation, a sampling) in a request of its own: settled for the call it is for (settleAsk). */
+  ask(ask: ServerAsk, requestId: string | number, policy: AskPolicy, log: Log): Promise<Record<string, unknown>> {
     const call = this.callFor(ask.params._meta, requestId)
-    if (call?.onAsk) return call.onAsk(ask)
     const why = call ? 'its call\'s client cannot be asked' : this.calls.size ? `${this.calls.size} calls are in flight, and nothing says which one it is for` : 'no call is in flight'
-    if (ask.method === 'elicitation/create') {
-      log('event', `declined an elicitation ("${String(ask.params.message).slice(0, 80)}"): ${why}`)
-      return { action: 'decline' }
-    }
-    log('event', `refused a sampling request: ${why}`)
-    throw new ProtocolError(ProtocolErrorCode.InternalError, `toolgate has no caller to put this sampling request to: ${why}`)
+    return settleAsk(ask, call, policy, why, log)
   }
 }
 
@@ -127,7 +181,7 @@ export class InflightCalls {
  * extension, 2026-07-28) is followed, so every client can call it. Runs out after `opts.timeoutMs`
  * without progress (a RequestTimeout error); what the connection makes of a failure is its own.
  */
-export async function callTool(client: Client, inflight: InflightCalls, upstream: { peer(): UpstreamPeer; readonly spec: { roots: Root[] } }, tool: string, args: Record<string, unknown> | undefined, opts: CallOptions, asTask: boolean): Promise<CallToolResult> {
+export async function callTool(client: Client, inflight: InflightCalls, upstream: { peer(): UpstreamPeer; readonly answers: AnswerSpec }, tool: string, args: Record<string, unknown> | undefined, opts: CallOptions, asTask: boolean): Promise<CallToolResult> {
   // toolgate keeps the timeout itself (restarted by progress) and its own progress tokens: the
   // SDK drops a progress notification that arrives in the same read as the result, and an
   // agent should see every step
@@ -150,6 +204,7 @@ export async function callTool(client: Client, inflight: InflightCalls, upstream
   let ended: AbortController | undefined
   const call: InflightCall = {
     token,
+    asker: opts.asker,
     onLog: opts.onLog,
     onAsk: opts.onAsk && (async (ask) => {
       clearTimeout(timer)
@@ -168,10 +223,10 @@ export async function callTool(client: Client, inflight: InflightCalls, upstream
   // its CLIENT span and duration; the span's context rides in params._meta (undefined while telemetry is off)
   const op = mcpClientOp(upstream, 'tools/call', tool, params)
   try {
-    const roots = upstream.spec.roots
-    const answer: Record<string, unknown> = asTask ? await runTask(client, params, progressed, signal, call) : await requestAnswering(client, 'tools/call', params, { timeoutMs: MAX_TIMER_MS, signal }, call, roots)
+    const spec = upstream.answers
+    const answer: Record<string, unknown> = asTask ? await runTask(client, params, progressed, signal, call) : await requestAnswering(client, 'tools/call', params, { timeoutMs: MAX_TIMER_MS, signal }, call, spec)
     const handle = answer[TASK_HANDLE] as Record<string, unknown> | undefined
-    const result = handle ? await followTask(client, handle, progressed, signal, call, roots) : answer as CallToolResult
+    const result = handle ? await followTask(client, handle, progressed, signal, call, spec) : answer as CallToolResult
     op?.end(result)
     return result
   } catch (e) {
@@ -186,6 +241,9 @@ export async function callTool(client: Client, inflight: InflightCalls, upstream
   }
 }
 
+/** What answering a server's input requests needs of its connection: the roots it is given, and how its questions are settled. */
+export interface AnswerSpec { roots: Root[]; asks: AskPolicy }
+
 /** What a 2026-07-28 server asks for in an input_required result (or a task, in its inputRequests): each entry a request the client would have been sent. */
 type InputRequests = Record<string, { method?: string; params?: Record<string, unknown> }>
 
@@ -196,21 +254,21 @@ type InputRequests = Record<string, { method?: string; params?: Record<string, u
  * to the caller as any elicitation during a call does, or is declined when the caller cannot
  * answer. On 2025-11-25 the first answer is the result.
  */
-export async function requestAnswering(client: Client, method: string, params: Record<string, unknown>, opts: { timeoutMs: number; signal?: AbortSignal }, call: InflightCall, roots: Root[]): Promise<Record<string, unknown>> {
+export async function requestAnswering(client: Client, method: string, params: Record<string, unknown>, opts: { timeoutMs: number; signal?: AbortSignal }, call: InflightCall, spec: AnswerSpec): Promise<Record<string, unknown>> {
   for (let request = params; ;) {
     const result = await client.request({ method, params: request }, RAW_RESULT, { timeout: opts.timeoutMs, signal: opts.signal, allowInputRequired: true }) as Record<string, unknown>
     if (result.resultType !== 'input_required') return result
-    const inputResponses = await answerInputs((result.inputRequests ?? {}) as InputRequests, call, roots)
+    const inputResponses = await answerInputs((result.inputRequests ?? {}) as InputRequests, call, spec)
     request = { ...params, inputResponses, ...(result.requestState !== undefined ? { requestState: result.requestState } : {}) }
   }
 }
 
 /** Each of a server's input requests answered as toolgate answers the same request sent on its own (2025-11-25). */
-async function answerInputs(asked: InputRequests, call: InflightCall, roots: Root[]): Promise<Record<string, unknown>> {
-  return Object.fromEntries(await Promise.all(Object.entries(asked).map(async ([key, r]) => [key, await answerInput(r, call, roots)] as const)))
+async function answerInputs(asked: InputRequests, call: InflightCall, spec: AnswerSpec): Promise<Record<string, unknown>> {
+  return Object.fromEntries(await Promise.all(Object.entries(asked).map(async ([key, r]) => [key, await answerInput(r, call, spec)] as const)))
 }
 
-async function answerInput(r: InputRequests[string], call: InflightCall, roots: Root[]): Promise<unknown> {
+async function answerInput(r: InputRequests[string], call: InflightCall, spec: AnswerSpec): Promise<unknown> {
   if (r.method === 'elicitation/create' || r.method === 'sampling/createMessage') {
     // checked as the SDK checks one sent on its own (2025-11-25): nothing malformed reaches the caller
     // (an elicitation by its mode, so a fault is named by its field rather than as a mismatch of both modes)
@@ -218,12 +276,9 @@ async function answerInput(r: InputRequests[string], call: InflightCall, roots: 
     const checked = specTypeSchemas[schema]['~standard'].validate(r.params)
     const what = r.method === 'sampling/createMessage' ? 'a sampling request' : 'an elicitation'
     if (checked.issues) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `the upstream asked ${what} toolgate does not pass on: ${checked.issues.map((i) => `${(i.path ?? []).map((p) => (typeof p === 'object' ? p.key : p)).join('.') || 'params'}: ${i.message}`).join('; ')}`)
-    const ask = { method: r.method, params: checked.value } as ServerAsk
-    if (call.onAsk) return call.onAsk(ask)
-    if (ask.method === 'elicitation/create') return { action: 'decline' }
-    throw new ProtocolError(ProtocolErrorCode.InternalError, 'toolgate has no caller to put this sampling request to: the caller\'s client cannot be asked')
+    return settleAsk({ method: r.method, params: checked.value } as ServerAsk, call, spec.asks, 'the caller\'s client cannot be asked')
   }
-  if (r.method === 'roots/list') return { roots }
+  if (r.method === 'roots/list') return { roots: spec.roots }
   throw new SdkError(SdkErrorCode.MethodNotSupportedByProtocolVersion, `the upstream asked for "${r.method}" during the call, which toolgate does not relay`)
 }
 
@@ -256,7 +311,7 @@ const pollWait = (suggestedMs: number | undefined) => Math.min(Math.max(suggeste
  * is asked of the caller once per request key and answered with tasks/update. Its result (or its
  * JSON-RPC error) is the call's. Stopping early cancels the task upstream.
  */
-async function followTask(client: Client, handle: Record<string, unknown>, progressed: (p: Progress) => void, signal: AbortSignal, call: InflightCall, roots: Root[]): Promise<CallToolResult> {
+async function followTask(client: Client, handle: Record<string, unknown>, progressed: (p: Progress) => void, signal: AbortSignal, call: InflightCall, spec: AnswerSpec): Promise<CallToolResult> {
   const ask = asking(client, signal)
   let task = detailedTask.parse(handle)
   const taskId = task.taskId
@@ -272,7 +327,7 @@ async function followTask(client: Client, handle: Record<string, unknown>, progr
       const fresh = Object.entries(task.inputRequests ?? {}).filter(([key]) => !answered.has(key))
       if (task.status === 'input_required' && fresh.length) {
         for (const [key] of fresh) answered.add(key)
-        await ask('tasks/update', { taskId, inputResponses: await answerInputs(Object.fromEntries(fresh) as InputRequests, call, roots) }, RAW_RESULT)
+        await ask('tasks/update', { taskId, inputResponses: await answerInputs(Object.fromEntries(fresh) as InputRequests, call, spec) }, RAW_RESULT)
       }
       await sleep(pollWait(task.pollIntervalMs), signal)
       const now = await ask('tasks/get', { taskId }, detailedTask)

@@ -1,5 +1,5 @@
 import 'server-only'
-import { Client, LOG_LEVEL_META_KEY, ProtocolError, ProtocolErrorCode, type CallToolResult, type CreateMessageResult, type ElicitResult, type LoggingLevel, type McpSubscription, type SubscriptionFilter, type Transport as SdkTransport } from '@modelcontextprotocol/client'
+import { Client, LOG_LEVEL_META_KEY, ProtocolError, ProtocolErrorCode, type CallToolResult, type CreateMessageRequest, type CreateMessageResult, type Result, type ElicitResult, type LoggingLevel, type McpSubscription, type SubscriptionFilter, type Transport as SdkTransport } from '@modelcontextprotocol/client'
 import type { Db } from '@/db/client'
 import { oauthOf } from '@/db/queries/upstream'
 import { isStdio, revisionPlan, type ConnectionAction, type ConnectionState, type Root, type Transport } from '@/db/schema'
@@ -7,7 +7,10 @@ import { describeError } from '@/lib/core/errors'
 import { sleep } from '@/lib/signals'
 import { mcpClientOp, type UpstreamPeer } from '@/lib/telemetry/mcp-client'
 import pkg from '@/package.json'
-import { callTool, InflightCalls, requestAnswering, type CallOptions, type InflightCall } from './calls'
+import { callTool, InflightCalls, requestAnswering, type AnswerSpec, type CallOptions, type InflightCall } from './calls'
+import type { Asker } from '@/lib/core/activity'
+import { recordAsk } from '@/lib/activity/call-record'
+import type { Sampling } from '@/lib/core/state'
 import { RAW_RESULT } from '@/lib/schemas/upstream'
 import { applyDiscovery, recordInspectionFailure } from './discovery'
 import { listOffered, type Offered } from './listing'
@@ -17,10 +20,11 @@ import { makeTransport, type Log, type TransportSpec } from './transport'
 export interface ConnectionSpec extends TransportSpec {
   fingerprint: string
   roots: Root[]
+  sampling: Sampling
 }
 
-/** One passed-through request's bounds: its timeout, who answers what its server asks meanwhile, and the caller leaving. */
-export interface UpstreamRequestOptions { timeoutMs: number; onAsk?: InflightCall['onAsk']; signal?: AbortSignal }
+/** One passed-through request's bounds: its timeout, who answers what its server asks meanwhile (and whose record says so), and the caller leaving. */
+export interface UpstreamRequestOptions { timeoutMs: number; onAsk?: InflightCall['onAsk']; asker?: Asker; signal?: AbortSignal }
 
 export interface RuntimeOptions {
   baseUrl: string // toolgate's own URL, for OAuth redirects
@@ -38,7 +42,8 @@ export interface RuntimeOptions {
 const LISTEN_BACKOFF_MS = 1_000
 const LISTEN_BACKOFF_MAX_MS = 60_000
 
-type Publish = (state: ConnectionState, detail?: string | null, action?: ConnectionAction | null) => void
+/** `protocol`: the revision a ready connection speaks */
+type Publish = (state: ConnectionState, detail?: string | null, action?: ConnectionAction | null, protocol?: string | null) => void
 
 /**
  * What toolgate declares to every upstream, inspection included (a server may offer some tools
@@ -46,9 +51,11 @@ type Publish = (state: ConnectionState, detail?: string | null, action?: Connect
  * roots (the ones configured for the server), elicitation in both modes and sampling (put to the
  * caller whose call it is for; lib/mcp/ask-caller.ts passes them on as asked), and the
  * Tasks extension (2026-07-28: a server may answer a call with a task, which calls.ts follows;
- * one that runs a tool only as a task refuses a client without it, -32021).
+ * one that runs a tool only as a task refuses a client without it, -32021). A server its
+ * operator withholds sampling from is not told toolgate can sample.
  */
 export const CLIENT_CAPABILITIES = { roots: { listChanged: false }, elicitation: { form: {}, url: {} }, sampling: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } } as const
+const { sampling: _sampling, ...WITHOUT_SAMPLING } = CLIENT_CAPABILITIES
 
 /**
  * A client for one connection to `transport`, inspection included. A Streamable HTTP server is
@@ -60,9 +67,9 @@ export const CLIENT_CAPABILITIES = { roots: { listChanged: false }, elicitation:
  * is a 2025-era transport. An input_required result is answered by toolgate (calls.ts), never by
  * the SDK on its own, so each question goes to the caller of its call.
  */
-function upstreamClient(transport: Transport): Client {
+function upstreamClient(transport: Transport, sampling: Sampling): Client {
   return new Client({ name: 'toolgate', version: pkg.version }, {
-    capabilities: CLIENT_CAPABILITIES,
+    capabilities: sampling === 'relay' ? CLIENT_CAPABILITIES : WITHOUT_SAMPLING,
     versionNegotiation: { mode: revisionPlan(transport) === 'negotiated' ? 'auto' : 'legacy' },
     inputRequired: { autoFulfill: false },
   })
@@ -77,12 +84,12 @@ const isModern = (client: Client) => client.getProtocolEra() === 'modern'
  * a stdio server runs its code, so this happens only when an operator asks — HTTP servers are
  * inspected when added.
  */
-export async function inspectServer(db: Db, spec: TransportSpec, opts: Pick<RuntimeOptions, 'baseUrl' | 'connectTimeoutMs'>, log: Log): Promise<number> {
+export async function inspectServer(db: Db, spec: TransportSpec & Pick<ConnectionSpec, 'sampling'>, opts: Pick<RuntimeOptions, 'baseUrl' | 'connectTimeoutMs'>, log: Log): Promise<number> {
   // the runtime's capabilities, so the same tools are listed; nothing is asked of anyone during an inspection
-  const client = upstreamClient(spec.transport)
+  const client = upstreamClient(spec.transport, spec.sampling)
   client.setRequestHandler('roots/list', () => ({ roots: [] }))
   client.setRequestHandler('elicitation/create', () => ({ action: 'decline' }))
-  client.setRequestHandler('sampling/createMessage', () => { throw new ProtocolError(ProtocolErrorCode.InternalError, 'toolgate is inspecting this server: nobody is there to sample for') })
+  if (spec.sampling === 'relay') client.setRequestHandler('sampling/createMessage', () => { throw new ProtocolError(ProtocolErrorCode.InternalError, 'toolgate is inspecting this server: nobody is there to sample for') })
   try {
     await client.connect(makeTransport(db, spec, opts.baseUrl, log), { timeout: opts.connectTimeoutMs })
     const { tools, definitions } = await listOffered(client, opts.connectTimeoutMs)
@@ -139,10 +146,15 @@ export class UpstreamConnection {
   private subscription?: McpSubscription
   private listening: Promise<void> = Promise.resolve()
 
+  /** how what the server asks during a call is answered: its roots, and each question settled by its sampling setting and recorded */
+  readonly answers: AnswerSpec
+
   constructor(
     private db: Db, readonly spec: ConnectionSpec, private opts: RuntimeOptions,
     private publishState: Publish, private log: Log, readonly of?: UpstreamConnection,
-  ) {}
+  ) {
+    this.answers = { roots: spec.roots, asks: { sampling: spec.sampling, note: (note, asker) => recordAsk(db, spec.name, note, asker) } }
+  }
 
   get isReady(): boolean {
     return this.ready
@@ -163,8 +175,8 @@ export class UpstreamConnection {
     return this.of ? this.of.ownTaskRequired : this.ownTaskRequired
   }
 
-  private publish: Publish = (state, detail = null, action = null) => {
-    this.publishState(state, detail, action)
+  private publish: Publish = (state, detail = null, action = null, protocol = null) => {
+    this.publishState(state, detail, action, protocol)
     for (const w of this.waiters) w(state, detail)
   }
 
@@ -352,15 +364,15 @@ export class UpstreamConnection {
     return this.using(async () => this.requestOn(await this.live(), method, params, opts))
   }
 
-  private async requestOn(client: Client, method: string, params: Record<string, unknown>, { timeoutMs, onAsk, signal }: UpstreamRequestOptions): Promise<Record<string, unknown>> {
+  private async requestOn(client: Client, method: string, params: Record<string, unknown>, { timeoutMs, onAsk, asker, signal }: UpstreamRequestOptions): Promise<Record<string, unknown>> {
     // counted as in flight: what the server sends meanwhile belongs to no single call
-    const entry: InflightCall = { onAsk }
+    const entry: InflightCall = { onAsk, asker }
     this.inflight.add(entry)
     let answered = true
     const op = mcpClientOp(this, method, typeof params.name === 'string' ? params.name : undefined, params as { _meta?: Record<string, unknown> })
     try {
       const meta = this.levelMeta(client, params._meta as Record<string, unknown> | undefined)
-      const result = await requestAnswering(client, method, meta === params._meta ? params : Object.assign({}, params, { _meta: meta }), { timeoutMs, signal }, entry, this.spec.roots)
+      const result = await requestAnswering(client, method, meta === params._meta ? params : Object.assign({}, params, { _meta: meta }), { timeoutMs, signal }, entry, this.answers)
       op?.end(result)
       return result
     } catch (e) {
@@ -457,10 +469,17 @@ export class UpstreamConnection {
   private async connectAndServe(done: (outcome: ConnectionOutcome) => void): Promise<void> {
     // roots: the ones configured for this server (none unless the operator set some)
     // elicitation and sampling: put to the caller whose call it is for, when its client can answer
-    const client = upstreamClient(this.spec.transport)
+    const client = upstreamClient(this.spec.transport, this.spec.sampling)
+    const { asks } = this.answers
     client.setRequestHandler('roots/list', () => ({ roots: this.spec.roots }))
-    client.setRequestHandler('elicitation/create', (req, ctx) => this.inflight.ask({ method: 'elicitation/create', params: req.params }, ctx.mcpReq.id, this.log) as Promise<ElicitResult>)
-    client.setRequestHandler('sampling/createMessage', (req, ctx) => this.inflight.ask({ method: 'sampling/createMessage', params: req.params }, ctx.mcpReq.id, this.log) as Promise<CreateMessageResult>)
+    client.setRequestHandler('elicitation/create', (req, ctx) => this.inflight.ask({ method: 'elicitation/create', params: req.params }, ctx.mcpReq.id, asks, this.log) as Promise<ElicitResult>)
+    if (this.spec.sampling === 'relay') client.setRequestHandler('sampling/createMessage', (req, ctx) => this.inflight.ask({ method: 'sampling/createMessage', params: req.params }, ctx.mcpReq.id, asks, this.log) as Promise<CreateMessageResult>)
+    // withheld, the SDK takes no handler for a capability not declared: a server that samples
+    // all the same is refused by the same gate (and recorded), not told "method not found"
+    else client.fallbackRequestHandler = async (req, ctx) => {
+      if (req.method !== 'sampling/createMessage') throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found')
+      return this.inflight.ask({ method: 'sampling/createMessage', params: req.params as CreateMessageRequest['params'] }, ctx.mcpReq.id, asks, this.log) as Promise<Result>
+    }
     client.setNotificationHandler('notifications/message', (n) => {
       const call = this.inflight.callFor(n.params._meta)
       if (call?.onLog) call.onLog(n.params)
@@ -508,9 +527,10 @@ export class UpstreamConnection {
       }
       this.ready = true
       this.listenBackoffMs = LISTEN_BACKOFF_MS
-      this.publish('ready')
-      // the revision this connection speaks (an HTTP server's is negotiated): the server's log says which
-      this.log('event', `ready (MCP ${client.getNegotiatedProtocolVersion() ?? 'revision unknown'})`)
+      // the revision this connection speaks (an HTTP server's is negotiated), published with its state
+      const revision = client.getNegotiatedProtocolVersion() ?? null
+      this.publish('ready', null, null, revision)
+      this.log('event', `ready (MCP ${revision ?? 'revision unknown'})`)
     } catch (e) {
       return finish(isUnauthorized(e) ? { kind: 'unauthorized' } : { kind: 'failed', why: `${describeConnectionError(e)}${this.stderrTail()}` })
     }

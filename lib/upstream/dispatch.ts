@@ -75,7 +75,8 @@ async function callUpstream(ctx: CallContext, server: string, tool: string, args
   return record.forward({ runtime: supervisor.instance, callId }, async (withheld): Promise<CallOutcome> => {
     const signals = [...(ctx.signals ?? []), withheld]
     try {
-      return { kind: 'answered', result: await conn.callTool(tool, args, { timeoutMs, onProgress: ctx.progress, onAsk: ctx.ask, onLog: ctx.log, signals, meta: ctx.meta }) }
+      const asker = { requestId: ctx.requestId, actor: ctx.caller.name, tier: ctx.caller.tier, target: `${server}:${tool}` }
+      return { kind: 'answered', result: await conn.callTool(tool, args, { timeoutMs, onProgress: ctx.progress, onAsk: ctx.ask, onLog: ctx.log, signals, meta: ctx.meta, asker }) }
     } catch (e) {
       if (aborted(signals)) return { kind: 'cancelled' }
       const answered = upstreamError(e)

@@ -317,11 +317,12 @@ export class Supervisor {
       }
       wanted.add(row.name)
       const serverSecretValues = row.secrets
-      // anything that changes how to connect restarts the connection (a completed login bumps
+      // anything that changes how to connect, or what toolgate declares and answers (roots,
+      // sampling), restarts the connection (a completed login bumps
       // restartRequestedAt; the runtime's own token refreshes must not restart it), and so does
       // a server re-created under the same name (a state load replaces rows and their states)
       const fingerprint = createHash('sha256')
-        .update(JSON.stringify([row.transport, serverSecretValues, row.restartRequestedAt, row.createdAt, row.roots]))
+        .update(JSON.stringify([row.transport, serverSecretValues, row.restartRequestedAt, row.createdAt, row.roots, row.sampling]))
         .digest('hex')
       if (current?.spec.fingerprint === fingerprint) {
         // sessions follow their server: none under shared isolation, none idle past the limit
@@ -335,10 +336,10 @@ export class Supervisor {
         this.log(row.name, 'event', 'configuration changed or restart requested: reconnecting')
       }
       const conn = new UpstreamConnection(
-        this.db, { name: row.name, transport: row.transport, secrets: serverSecretValues, fingerprint, roots: row.roots }, this.opts,
-        (state, detail = null, action = null) => {
+        this.db, { name: row.name, transport: row.transport, secrets: serverSecretValues, fingerprint, roots: row.roots, sampling: row.sampling }, this.opts,
+        (state, detail = null, action = null, protocol = null) => {
           // a stopped connection must not overwrite its successor's state
-          if (this.connections.get(row.name) === conn) this.publisher(row.name).set({ state, detail, action })
+          if (this.connections.get(row.name) === conn) this.publisher(row.name).set({ state, detail, action, protocol })
         },
         (stream, line) => this.log(row.name, stream, line),
       )

@@ -166,7 +166,7 @@ describe('the runtime\'s OAuth requests', () => {
       discovery: { authorizationServerUrl: issuer.origin, resourceMetadata: { resource: url, authorization_servers: [issuer.origin] }, authorizationServerMetadata: asMetadata(issuer.origin) },
       updatedAt: Date.now(),
     }).run()
-    const spec = { name, transport: { url, secrets: ['X-Api-Key'] }, secrets: { 'X-Api-Key': 'k-secret' } }
+    const spec = { name, transport: { url, secrets: ['X-Api-Key'] }, secrets: { 'X-Api-Key': 'k-secret' }, sampling: 'relay' as const }
     expect(await inspectServer(db, spec, { baseUrl: 'http://127.0.0.1:9', connectTimeoutMs: 30_000 }, () => undefined)).toBe(1)
     expect(seenByIssuer).toHaveLength(1)
     expect(seenByIssuer[0]['x-api-key']).toBeUndefined()

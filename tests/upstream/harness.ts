@@ -35,6 +35,8 @@ export interface FixtureTool {
   rpcError?: { code: number; message: string; data?: unknown }
   /** the call ends its process instead of answering */
   exit?: boolean
+  /** the call asks its client for a sampling (declared or not) and says what came back */
+  sample?: boolean
 }
 export interface FixturePrompt { name: string; description?: string; arguments?: { name: string; description?: string; required?: boolean }[]; text: string }
 export interface FixtureResource { uri: string; name: string; description?: string; mimeType?: string; text: string; /** a read takes this long (abortable; logged to the call log) */ sleepMs?: number }

@@ -6,6 +6,10 @@ import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextp
 import { CreateMessageRequestSchema, ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { Client, LOG_LEVEL_META_KEY, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { readLogs } from '@/db/queries/upstream'
+import { listActivity } from '@/db/queries/activity'
+import { serverState } from '@/db/queries/servers'
+import type { ActivityRecord } from '@/lib/core/activity'
+import { operatorSessionHeaders } from '@/tests/helpers/session'
 import { addServer } from '@/lib/admin/upstreams'
 import { runCli } from '@/tests/helpers/cli'
 import { startGateway, type Gateway } from '@/tests/helpers/gateway'
@@ -54,6 +58,15 @@ afterAll(async () => {
 })
 
 const headers = () => ({ authorization: `Bearer ${g.agent}` })
+/** The `ask`s `server` asked during calls since record `after`, oldest first, once `n` are there (appended without holding the answer). */
+const askedSince = (server: string, after: number, n: number, ask: 'sampling' | 'elicitation') => waitFor(`${n} server.asked records of ${server}`, () => {
+  const found = (listActivity(g.db, { type: 'server.asked', server, limit: 100 }) as Extract<ActivityRecord, { type: 'server.asked' }>[]).filter((r) => r.id > after && r.data.ask === ask).reverse()
+  return found.length >= n ? found : undefined
+})
+/** The newest record's id: what comes after it is a test's own. */
+const lastRecord = () => listActivity(g.db, { limit: 1 })[0]?.id ?? 0
+/** The tool.call of a record's request: a question is under its call's request id. */
+const callOf = (r: ActivityRecord) => listActivity(g.db, { requestId: r.requestId, type: 'tool.call' }).find((c) => c.type === 'tool.call')
 const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('')
 
 /** A 2025-11-25 agent; with a name, it answers every elicitation with it, noting each message. */
@@ -120,7 +133,7 @@ describe('a server offering 2026-07-28', () => {
     expect(text(await modern.callTool({ name: 'modern:ask', arguments: { roots: true } }) as CallToolResult)).toBe('roots: []')
     // a sampling, put to an agent whose client declares no sampling: the upstream is refused, and the agent told why
     const unsampled = await modern.callTool({ name: 'modern:ask', arguments: { sample: true } }).then((r) => JSON.stringify(r), (e: Error) => e.message)
-    expect(unsampled).toContain('the caller\'s client refused the sampling request: the caller\'s client does not declare it can answer this')
+    expect(unsampled).toContain('toolgate has no caller to put this sampling request to: the caller\'s client does not declare sampling')
     await modern.close()
     expect(asked).toEqual(['Your name?', 'Your name?'])
 
@@ -132,6 +145,7 @@ describe('a server offering 2026-07-28', () => {
   })
 
   it('a sampling the server asks during a call is put to the agent\'s own model (input_required on 2026-07-28, a request on the call\'s stream on 2025-11-25), and the call completes with what it said', async () => {
+    const from = lastRecord()
     const prompts: string[] = []
     const reply = (text: string) => ({ role: 'assistant' as const, content: { type: 'text' as const, text }, model: 'agent-model' })
     const modern = new Client({ name: 'modern-test', version: '1' }, { capabilities: { sampling: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } })
@@ -160,6 +174,17 @@ describe('a server offering 2026-07-28', () => {
     const refused = await mute.callTool({ name: 'modern:ask', arguments: { sample: true } }).then((r) => JSON.stringify(r), (e: Error) => e.message)
     expect(refused).toContain('the caller\'s client refused the sampling request')
     await mute.close()
+
+    // each question on the record as it was decided, under its call's request id: kind and outcome only
+    // (the samplings alone: the elicitations of the test before may land late)
+    const records = await askedSince('modern', from, 3, 'sampling')
+    expect(records.map((r) => r.data)).toEqual([
+      { target: 'modern:ask', ask: 'sampling', asked: true, outcome: 'answered' },
+      { target: 'modern:ask', ask: 'sampling', asked: true, outcome: 'answered' },
+      { target: 'modern:ask', ask: 'sampling', asked: true, outcome: 'refused' },
+    ])
+    for (const r of records) expect(callOf(r)).toMatchObject({ actor: r.actor, data: { target: 'modern:ask' } })
+    expect(JSON.stringify(records)).not.toMatch(/hello from the|"hi"/)
   })
 
   it('a tool that runs only as a task (the Tasks extension) is called as any tool: its status arrives as progress, its question is put to the agent, its result is the answer', async () => {
@@ -273,6 +298,28 @@ describe('a server offering 2026-07-28', () => {
   })
 })
 
+describe('a 2026-07-28 server that sampling is withheld from', () => {
+  it('is not told toolgate can sample: what it asks in input_required needs the capability, so it cannot ask, and the agent\'s model is never asked', async () => {
+    await addServer(g.db, { name: 'unsampled', transport: { url: await modernUpstream() }, trusted: true }, { actor: 'test' })
+    await waitFor('unsampled ready', () => connectionState(g.db, 'unsampled')?.state === 'ready')
+    const since = Date.now()
+    expect((await runCli(['upstream', 'set', 'unsampled', '--sampling', 'withhold', '--db', g.dbFile])).code).toBe(0)
+    await waitFor('unsampled reconnected', () => { const s = serverState(g.db, 'unsampled'); return s?.connection?.state === 'ready' && (s.connectionAt ?? 0) > since })
+    const prompts: string[] = []
+    const modern = new Client({ name: 'modern-test', version: '1' }, { capabilities: { sampling: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    modern.setRequestHandler('sampling/createMessage', async (req) => {
+      prompts.push(JSON.stringify(req.params.messages))
+      return { role: 'assistant' as const, content: { type: 'text' as const, text: 'never' }, model: 'agent-model' }
+    })
+    await modern.connect(new StreamableHTTPClientTransport(new URL(`${g.server.url}/mcp`), { requestInit: { headers: headers() } }))
+    const refused = await modern.callTool({ name: 'unsampled:ask', arguments: { sample: true } }).then((r) => JSON.stringify(r), (e: Error) => e.message)
+    await modern.close()
+    // the server's own SDK refuses to ask a client that does not declare sampling: so it was not declared
+    expect(refused).toMatch(/Cannot request input 'llm' \(sampling\/createMessage\): the request's client capabilities do not declare the required capability/)
+    expect(prompts).toEqual([])
+  })
+})
+
 describe('a 2026-07-28 server that dies', () => {
   it('is noticed (its liveness check, server/discover, fails), no longer reads ready, says why, and is ready again once it is back — as a 2025-11-25 server (ping) is', async () => {
     const modern = await modernProcess()
@@ -312,9 +359,18 @@ describe('a server speaking only 2025-11-25', () => {
     const fx = stdioFixture({ tools: [{ name: 'plain' }] })
     await addServer(g.db, { name: 'local', transport: fx.transport, trusted: true }, { actor: 'test' })
     await waitFor('local ready', () => connectionState(g.db, 'local')?.state === 'ready')
+    await waitFor('modern ready', () => connectionState(g.db, 'modern')?.state === 'ready')
     const listed = await runCli(['upstream', 'list', '-o', 'json', '--db', g.dbFile])
-    const protocol = Object.fromEntries((JSON.parse(listed.stdout) as { name: string; protocol: string }[]).map((r) => [r.name, r.protocol]))
-    expect(protocol).toMatchObject({ local: '2025-11-25', modern: 'negotiated' })
+    const protocol = Object.fromEntries((JSON.parse(listed.stdout) as { name: string; protocol: string; protocolVersion: string | null }[]).map((r) => [r.name, [r.protocol, r.protocolVersion]]))
+    // and the revision each ready connection speaks, as it negotiated it
+    expect(protocol).toMatchObject({ local: ['2025-11-25', '2025-11-25'], modern: ['negotiated', '2026-07-28'] })
+    const table = (await runCli(['upstream', 'list', '--db', g.dbFile])).stdout.split('\n')
+    expect(table[0]).toMatch(/CONNECTION +PROTOCOL +TRANSPORT/)
+    expect(table.find((l) => l.startsWith('modern '))).toContain('2026-07-28 (negotiated)')
+    expect(table.find((l) => l.startsWith('local '))).toMatch(/ready +2025-11-25 /)
+    // the server page says it too
+    const page = await (await fetch(`${g.server.url}/servers/modern`, { headers: await operatorSessionHeaders(g.db) })).text()
+    expect(page).toContain('MCP revision: 2026-07-28 (negotiated)')
   })
 
 
@@ -324,5 +380,7 @@ describe('a server speaking only 2025-11-25', () => {
     await c.connect(new LegacyTransport(new URL(`${g.server.url}/mcp`), { requestInit: { headers: headers() } }))
     expect(text(await c.callTool({ name: 'evhttp:echo', arguments: { message: 'still 2025' } }) as CallToolResult)).toBe('Echo: still 2025')
     await c.close()
+    // negotiated, at 2025-11-25: what the page and upstream list say
+    expect(serverState(g.db, 'evhttp')?.protocolVersion).toBe('2025-11-25')
   })
 })

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -10,6 +10,11 @@ import { CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema, 
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { z } from 'zod'
 import type { Db } from '@/db/client'
+import { listActivity } from '@/db/queries/activity'
+import { readLogs } from '@/db/queries/upstream'
+import { serverConfig, serverState } from '@/db/queries/servers'
+import type { ActivityRecord } from '@/lib/core/activity'
+import { operatorSessionHeaders } from '@/tests/helpers/session'
 import { addServer } from '@/lib/admin/upstreams'
 import { quarantineServer, unquarantineServer } from '@/lib/admin/servers'
 import { createAgentToken } from '@/lib/admin/tokens'
@@ -345,7 +350,7 @@ describe('tasks', () => {
 })
 
 describe('elicitations and log messages during a call', () => {
-  const fx = stdioFixture({ tools: [{ name: 'talky', logs: ['reading the input', 'writing the answer'] }] })
+  const fx = stdioFixture({ tools: [{ name: 'talky', logs: ['reading the input', 'writing the answer'] }, { name: 'sampler', sample: true }] })
   beforeAll(async () => {
     await addServer(db, { name: 'talk', transport: fx.transport, trusted: true }, ctx)
     await waitFor('talk ready', () => connectionState(db, 'talk')?.state === 'ready')
@@ -478,6 +483,126 @@ describe('elicitations and log messages during a call', () => {
       await c.close()
     } finally {
       await updateSettings(db, { mcp_anonymous_profile: null }, ctx)
+    }
+  })
+
+  /**
+   * What was asked during the newest call of `target` (its tool.call record commits before its
+   * answer), under that call's request id, once it is on the record (appended without holding the answer).
+   */
+  const askedInCallOf = async (target: string) => {
+    const call = listActivity(db, { type: 'tool.call', limit: 50 }).find((r) => r.type === 'tool.call' && r.data.target === target)!
+    const [asked] = await waitFor(`what ${target} asked on the record`, () => {
+      const found = listActivity(db, { requestId: call.requestId, type: 'server.asked' }) as Extract<ActivityRecord, { type: 'server.asked' }>[]
+      return found.length ? found : undefined
+    })
+    return asked
+  }
+  /** A 2025-11-25 agent that answers samplings with "forty-two" and elicitations with Ada Lovelace, noting each sampling it is asked. */
+  const answeringAgent = async (sampled: string[]) => {
+    const c = new LegacyClient({ name: 'asks-test', version: '1' }, { capabilities: { sampling: {}, elicitation: { form: {} } } })
+    c.setRequestHandler(CreateMessageRequestSchema, async (req) => {
+      sampled.push((req.params.messages[0].content as { text: string }).text)
+      return { role: 'assistant' as const, content: { type: 'text' as const, text: 'forty-two' }, model: 'agent-model' }
+    })
+    c.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Ada Lovelace' } }))
+    await c.connect(new LegacyTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${agent}` } } }))
+    return c
+  }
+  /** A server's connection, reconnected (ready again) after `since`: what a sampling change does. */
+  const reconnected = (name: string, since: number) => waitFor(`${name} reconnected`, () => {
+    const s = serverState(db, name)
+    return s?.connection?.state === 'ready' && (s.connectionAt ?? 0) > since
+  }).catch((e) => { console.log(readLogs(db, name, 30).map((l) => l.line).join('\n')); throw e })
+
+  it('what an upstream asks is on the record under its call\'s request id, as its kind and outcome only (never the question or the answer)', async () => {
+    const sampled: string[] = []
+    const c = await answeringAgent(sampled)
+    expect(text(await c.callTool({ name: 'talk:sampler', arguments: {} }) as CallToolResult)).toBe('sampled: forty-two')
+    const sampling = await askedInCallOf('talk:sampler')
+    expect(allText(await c.callTool({ name: ELICIT, arguments: {} }) as CallToolResult)).toContain('Ada Lovelace')
+    const elicited = await askedInCallOf(ELICIT)
+    await c.close()
+    expect(sampled).toEqual(['SECRET-PROMPT: what is six times seven?'])
+
+    expect(sampling).toMatchObject({ actor: 'token:upstream-tests', tier: 'agent', server: 'talk', data: { target: 'talk:sampler', ask: 'sampling', asked: true, outcome: 'answered' } })
+    expect(elicited).toMatchObject({ actor: 'token:upstream-tests', server: 'everything', data: { target: ELICIT, ask: 'elicitation', mode: 'form', asked: true, outcome: 'accepted' } })
+    // upstream- and user-written: none of it on the record
+    expect(JSON.stringify([sampling, elicited])).not.toMatch(/SECRET-PROMPT|forty-two|Ada Lovelace|Please provide/)
+    // the Activity page and `activity list` say it in a sentence
+    const listed = JSON.parse((await runCli(['activity', 'list', '--type', 'server.asked', '--request-id', sampling.requestId, '-o', 'json', '--db', dbFile])).stdout) as { summary: string }[]
+    expect(listed.map((r) => r.summary)).toEqual(['talk asked the caller (sampling): answered'])
+  })
+
+  it('sampling withheld from a server (CLI): its request is refused unasked and on the record, and sampling is no longer declared to it; a bad value changes nothing', async () => {
+    const configured = () => listActivity(db, { type: 'server.configured', server: 'talk', limit: 100 }).length
+    const before = configured()
+    const bad = await runCli(['upstream', 'set', 'talk', '--sampling', 'sometimes', '--db', dbFile])
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toContain('sampling: sampling is relay or withhold')
+    expect(serverConfig(db, 'talk')?.sampling).toBe('relay')
+    expect(configured()).toBe(before)
+
+    let since = Date.now()
+    const set = await runCli(['upstream', 'set', 'talk', '--sampling', 'withhold', '-o', 'json', '--db', dbFile])
+    expect(set.code).toBe(0)
+    const out = JSON.parse(set.stdout)
+    expect([out.before.sampling, out.after.sampling]).toEqual(['relay', 'withhold'])
+    // the change and its record, one transaction
+    expect(listActivity(db, { requestId: out.request_id })).toMatchObject([{ type: 'server.configured', data: { after: { sampling: 'withhold' } } }])
+    await reconnected('talk', since)
+    try {
+      const sampled: string[] = []
+      const c = await answeringAgent(sampled)
+      // the fixture asks all the same: toolgate refuses it, and the agent's model is never asked
+      expect(text(await c.callTool({ name: 'talk:sampler', arguments: {} }) as CallToolResult)).toMatch(/^not sampled: .*the operator withholds sampling from this server/)
+      await c.close()
+      expect(sampled).toEqual([])
+      expect((await askedInCallOf('talk:sampler')).data).toEqual({ target: 'talk:sampler', ask: 'sampling', asked: false, outcome: 'withheld' })
+
+      // not declared: server-everything offers its sampling tool only to clients that declare sampling
+      const served = async () => ((await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/list' })).body.result!.tools as { name: string }[]).map((t) => t.name)
+      expect(await served()).toContain('everything:trigger-sampling-request')
+      since = Date.now()
+      expect((await runCli(['upstream', 'set', 'everything', '--sampling', 'withhold', '--db', dbFile])).code).toBe(0)
+      await reconnected('everything', since)
+      await waitFor('its sampling tool gone', async () => !(await served()).includes('everything:trigger-sampling-request'))
+      since = Date.now()
+      expect((await runCli(['upstream', 'set', 'everything', '--sampling', 'relay', '--db', dbFile])).code).toBe(0)
+      await reconnected('everything', since)
+      await waitFor('its sampling tool back', async () => (await served()).includes('everything:trigger-sampling-request'))
+    } finally {
+      since = Date.now()
+      await runCli(['upstream', 'set', 'talk', '--sampling', 'relay', '--db', dbFile])
+      await runCli(['upstream', 'set', 'everything', '--sampling', 'relay', '--db', dbFile])
+      await reconnected('talk', since)
+    }
+  })
+
+  it('the server page\'s settings action sets sampling too, on the record; a bad value is refused naming the field, nothing changed', async () => {
+    const manifest = JSON.parse(readFileSync(path.join(process.cwd(), process.env.NEXT_DIST_DIR || '.next', 'server', 'server-reference-manifest.json'), 'utf8')).node as Record<string, { exportedName: string }>
+    const id = Object.entries(manifest).find(([, v]) => v.exportedName === 'saveServerSettings')![0]
+    const session = await operatorSessionHeaders(db, 'approver', 'asks-approver')
+    const save = async (sampling: string) => (await fetch(`${server.url}/servers/talk`, {
+      method: 'POST', headers: { ...session, 'next-action': id, accept: 'text/x-component', 'content-type': 'text/plain;charset=UTF-8' },
+      body: JSON.stringify([{ server: 'talk', settings: { disabledTools: [], enabledTools: null, trust: 'manual', callTimeoutMs: 600_000, roots: [], isolation: 'auto', sampling } }]),
+    })).text()
+    const configured = () => listActivity(db, { type: 'server.configured', server: 'talk', limit: 100 })
+    const before = configured().length
+    expect(await save('sometimes')).toContain('Invalid input: settings.sampling: sampling is relay or withhold')
+    expect(serverConfig(db, 'talk')?.sampling).toBe('relay')
+    expect(configured()).toHaveLength(before)
+    const since = Date.now()
+    try {
+      expect(await save('withhold')).toContain('"ok":true')
+      expect(serverConfig(db, 'talk')?.sampling).toBe('withhold')
+      const [record] = configured()
+      expect(record).toMatchObject({ actor: 'asks-approver', data: { before: { sampling: 'relay' }, after: { sampling: 'withhold' } } })
+      await reconnected('talk', since)
+    } finally {
+      const back = Date.now()
+      await runCli(['upstream', 'set', 'talk', '--sampling', 'relay', '--db', dbFile])
+      await reconnected('talk', back)
     }
   })
 

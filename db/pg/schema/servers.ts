@@ -1,5 +1,5 @@
 import { pgTable, bigint, boolean, json, text, primaryKey, index } from 'drizzle-orm/pg-core'
-import { connectionActions, connectionStates, isolations, trusts } from '../../../lib/core/state'
+import { connectionActions, connectionStates, isolations, samplingSettings, trusts } from '../../../lib/core/state'
 import type { Root, Transport } from '../../schema/servers'
 
 // PostgreSQL twin of db/schema/servers.ts (what each column means is written there); tests/postgres/schema-parity.test.ts keeps the two equal.
@@ -22,6 +22,7 @@ export const servers = pgTable('servers', {
   inspectError: text('inspect_error'),
   isolation: text('isolation', { enum: isolations }).notNull().default('auto'),
   sessionState: boolean('session_state'),
+  sampling: text('sampling', { enum: samplingSettings }).notNull().default('relay'),
   createdAt: bigint('created_at', { mode: 'number' }).notNull(),
   updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
 })
@@ -32,6 +33,7 @@ export const serverConnections = pgTable('server_connections', {
   detail: text('detail'),
   action: text('action', { enum: connectionActions }),
   runtimeInstance: text('runtime_instance'),
+  protocolVersion: text('protocol_version'),
   updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
 })
 

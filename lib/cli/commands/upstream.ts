@@ -5,7 +5,7 @@ import { forTerminal, statusColour, table, terminal, toJson } from '@/lib/cli/ou
 import { command, EXIT_ERROR, type Command, type FlagSpec } from '@/lib/cli/spec'
 import type { OAuthClientConfig } from '@/lib/upstream/oauth'
 import { serverUrlOf } from '@/lib/server/address'
-import { isolations, trusts } from '@/lib/core/state'
+import { isolations, samplingSettings, trusts } from '@/lib/core/state'
 
 // Each command loads what it runs on (the admin functions, the runtime's connection code) when
 // it runs; help and completion read only this table.
@@ -79,20 +79,21 @@ const adminChange = (verb: 'enable' | 'disable' | 'quarantine' | 'unquarantine',
 export const upstreamCommands: Command[] = [
   command({
     name: 'upstream list',
-    summary: 'every server: admin state, trust, connection, transport ("(state file)" when it has none), missing secrets',
+    summary: 'every server: admin state, trust, connection, MCP revision, transport ("(state file)" when it has none), missing secrets',
     args: [],
     flags: {},
     examples: [['toolgate upstream list', 'what toolgate manages and how each connection is'], ['toolgate upstream list -o json | jq -r \'.[] | select(.connection != "ready") | .name\'', 'the servers that are not ready']],
     exits: { 0: 'listed', 1: EXIT_ERROR },
     run: async ({ json, db }) => {
-      const { serverRows } = await import('@/lib/catalog/servers')
+      const { revisionText, serverRows } = await import('@/lib/catalog/servers')
       const rows = serverRows(db()).map((r) => ({
         name: r.name, enabled: r.enabled, quarantined: r.quarantined, trust: r.trust, transport: r.transport, missingSecrets: r.missingSecrets,
-        connection: r.connection?.state ?? 'unpublished', detail: r.connection?.detail ?? null, health: r.health, tools: r.tools, isolation: r.isolation, protocol: r.protocol,
+        connection: r.connection?.state ?? 'unpublished', detail: r.connection?.detail ?? null, health: r.health, tools: r.tools, isolation: r.isolation,
+        protocol: r.protocol, protocolVersion: r.protocolVersion, sampling: r.sampling,
       }))
       if (json) console.log(toJson(rows))
-      else console.log(table(['NAME', 'ADMIN', 'TRUST', 'CONNECTION', 'TRANSPORT', 'DETAIL'], rows.map((r) => [
-        r.name, admin(r), r.trust, r.connection,
+      else console.log(table(['NAME', 'ADMIN', 'TRUST', 'CONNECTION', 'PROTOCOL', 'TRANSPORT', 'DETAIL'], rows.map((r) => [
+        r.name, admin(r), r.trust, r.connection, revisionText(r) ?? '',
         r.transport ?? '(state file)', [r.detail, r.missingSecrets.length ? `missing secrets: ${r.missingSecrets.join(', ')}` : ''].filter(Boolean).join('; '),
       ]), terminal(), (col, cell) => (col === 3 ? statusColour(cell) : undefined)))
       return 0
@@ -172,7 +173,7 @@ export const upstreamCommands: Command[] = [
   }),
   command({
     name: 'upstream set',
-    summary: 'a server\'s call timeout, the roots declared to it, its trust, who shares an upstream session',
+    summary: 'a server\'s call timeout, the roots declared to it, its trust, who shares an upstream session, whether its sampling requests reach the caller',
     args: [SERVER],
     flags: {
       'call-timeout': { type: 'string', value: 'DURATION', default: '10m', description: 'how long one call may run; progress restarts it: 30s, 15m' },
@@ -180,8 +181,9 @@ export const upstreamCommands: Command[] = [
       'no-roots': { type: 'boolean', description: 'declare no roots' },
       trust: { type: 'string', value: trusts.join('|'), default: 'unchanged', description: 'auto: approve its tool changes automatically', complete: [...trusts] },
       isolation: { type: 'string', value: isolations.join('|'), default: 'unchanged', description: 'per_token: each agent token its own session (on stdio its own process); auto: per_token on HTTP and for servers that keep session state', complete: [...isolations] },
+      sampling: { type: 'string', value: samplingSettings.join('|'), default: 'unchanged', description: 'withhold: its sampling requests are refused unasked and sampling is not declared to it (the server reconnects)', complete: [...samplingSettings] },
     },
-    examples: [['toolgate upstream set notebook --call-timeout 30m', 'allow long calls'], ['toolgate upstream set notebook --root file:///srv/notes -o json', 'declare one root; before/after as JSON']],
+    examples: [['toolgate upstream set notebook --call-timeout 30m', 'allow long calls'], ['toolgate upstream set notebook --root file:///srv/notes -o json', 'declare one root; before/after as JSON'], ['toolgate upstream set notebook --sampling withhold', 'never put its sampling requests to an agent\'s model']],
     exits: CHANGED,
     run: async ({ values, args: [name], json, db, ctx }) => {
       if (values.root && values['no-roots']) throw new UsageError('give --root or --no-roots, not both')
@@ -190,12 +192,13 @@ export const upstreamCommands: Command[] = [
         ...(values.root ? { roots: values.root.map((uri) => ({ uri })) } : values['no-roots'] ? { roots: [] } : {}),
         ...(values.trust !== undefined ? { trust: values.trust } : {}),
         ...(values.isolation !== undefined ? { isolation: values.isolation } : {}),
+        ...(values.sampling !== undefined ? { sampling: values.sampling } : {}),
       }
-      if (Object.keys(change).length === 0) throw new UsageError('nothing to change: give --call-timeout, --root, --no-roots, --trust or --isolation')
+      if (Object.keys(change).length === 0) throw new UsageError('nothing to change: give --call-timeout, --root, --no-roots, --trust, --isolation or --sampling')
       const { configureServer } = await import('@/lib/admin/server-settings')
       const r = await configureServer(db(), name, change, ctx)
       if (json) console.log(toJson({ name, before: r.before, after: r.after, activity_id: r.activityId, request_id: r.requestId }))
-      else console.log(`${name}: call timeout ${r.after.callTimeoutMs / 1000}s, roots ${r.after.roots.map((x) => x.uri).join(', ') || 'none'}, trust ${r.after.trust}, isolation ${r.after.isolation}  (activity ${r.activityId})`)
+      else console.log(`${name}: call timeout ${r.after.callTimeoutMs / 1000}s, roots ${r.after.roots.map((x) => x.uri).join(', ') || 'none'}, trust ${r.after.trust}, isolation ${r.after.isolation}, sampling ${r.after.sampling}  (activity ${r.activityId})`)
       return 0
     },
   }),
@@ -258,7 +261,7 @@ export const upstreamCommands: Command[] = [
       if (!state.transport) throw new UsageError(`server "${name}" has no transport: its tools come from a state file (toolgate tools list --server ${name})`)
       const secrets = Object.fromEntries(managedServers(db()).filter((s) => s.name === name).flatMap((s) => Object.entries(s.secrets)))
       const log = (stream: 'stderr' | 'event', line: string) => { if (stream === 'stderr') process.stderr.write(`${name}: ${forTerminal(line)}\n`) }
-      const n = await inspectServer(db(), { name, transport: state.transport, secrets }, { baseUrl: serverUrlOf(runtimeHolder(db()), undefined).url, connectTimeoutMs: 30_000 }, log)
+      const n = await inspectServer(db(), { name, transport: state.transport, secrets, sampling: state.sampling }, { baseUrl: serverUrlOf(runtimeHolder(db()), undefined).url, connectTimeoutMs: 30_000 }, log)
       const rows = toolInventory(db(), name)
       if (json) {
         // discovery writes the inspection's record under a request id of its own

@@ -20,6 +20,7 @@ import { DecidedBy } from '@/components/decided-by'
 import { RelativeTime } from '@/components/relative-time'
 import { querySearch } from '@/lib/dashboard/lists'
 import { loadServer, TOOL_SHOWS, TOOL_SORTS } from '@/lib/dashboard/pages/servers'
+import { revisionText, type ServerRow } from '@/lib/catalog/servers'
 import type { SearchParams } from '@/lib/dashboard/search-params'
 import { ListControls } from '@/components/list-controls'
 import { Pager } from '@/components/pager'
@@ -35,9 +36,10 @@ function isolationNote(transport: string, i: { setting: string; runs: 'shared' |
     : `Runs one ${http ? 'upstream session' : 'process'} shared by every agent (${why}).`
 }
 
-/** Which MCP revision the runtime speaks to it, in words. */
-function protocolNote(fixedBy: 'stdio' | 'sse' | null): string {
-  if (!fixedBy) return 'MCP revision: 2026-07-28 when the server offers it (server/discover), else 2025-11-25; each connection keeps the revision it negotiated (its log says which).'
+/** Which MCP revision the runtime speaks to it, in words: for an HTTP server, the one its ready connection negotiated. */
+function protocolNote(s: ServerRow): string {
+  const fixedBy = s.protocolFixedBy
+  if (!fixedBy) return `MCP revision: ${revisionText(s)} — 2026-07-28 when the server offers it (server/discover), else 2025-11-25; each connection keeps the revision it negotiated.`
   return `MCP revision: 2025-11-25, always: ${fixedBy === 'sse' ? 'HTTP+SSE is a 2025-era transport' : 'a stdio server is not probed for 2026-07-28 (the probe would start a second copy of it)'}.`
 }
 
@@ -89,7 +91,7 @@ export default async function ServerPage({ params, searchParams }: { params: Pro
           {s.connectionAt !== null && <p className="mt-1 text-xs text-slate-600 dark:text-slate-300" data-testid="connection-reported" data-at={s.connectionAt}>Reported <RelativeTime iso={new Date(s.connectionAt).toISOString()} /></p>}
           {s.restartPending && <div className="mt-2"><Pending text="Reconnecting… the restart is asked for; this card updates when the runtime reports the new connection." /></div>}
           <p className="mt-2 text-xs text-slate-600 dark:text-slate-400">Transport: {s.transport ? <code>{s.transport}</code> : 'none (state comes from a state file; the runtime does not manage this server)'}</p>
-          {s.protocol && <p className="mt-1 text-xs text-slate-600 dark:text-slate-400" data-testid="protocol">{protocolNote(s.protocolFixedBy)}</p>}
+          {s.protocol && <p className="mt-1 text-xs text-slate-600 dark:text-slate-400" data-testid="protocol">{protocolNote(s)}</p>}
           {s.isolation.runs && <p className="mt-1 text-sm">{isolationNote(s.transport!, s.isolation)}</p>}
           {s.connection?.action && <p className="mt-1 text-sm">The runtime suggests: <code>{s.connection.action}</code></p>}
           {canRestart(facts) && (
