@@ -212,6 +212,7 @@ describe('a server offering 2026-07-28', () => {
     const content = (r: { contents: unknown[] }) => (r.contents[0] as { text: string }).text
     const prompted = (r: { messages: { content: unknown }[] }) => (r.messages[0].content as { text: string }).text
 
+    const before = lastRecord()
     const modern = await modernAgent('Grace', asked)
     expect(prompted(await modern.getPrompt({ name: 'modern:ask-prompt' }))).toBe('prompt: hello Grace')
     expect(content(await modern.readResource({ uri }))).toBe('resource: hello Grace')
@@ -221,6 +222,14 @@ describe('a server offering 2026-07-28', () => {
     expect(content(await legacy.readResource({ uri }))).toBe('resource: hello Ada')
     await legacy.close()
     expect(asked).toEqual(['Your name, for the prompt?', 'Your name, for the resource?', 'Your name, for the prompt?', 'Your name, for the resource?'])
+    // each question is on the record under the request it was asked in, as the agent's (the prompt.get or resource.read beside it)
+    const records = await askedSince('modern', before, 4, 'elicitation')
+    for (const r of records) {
+      expect(r.actor).toBe(listActivity(g.db, { requestId: r.requestId }).find((x) => x.type === 'prompt.get' || x.type === 'resource.read')?.actor)
+      expect(r.tier).toBe('agent')
+      expect(r.data.outcome).toBe('accepted')
+    }
+    expect(records.map((r) => r.data.target)).toEqual(['modern:ask-prompt', uri, 'modern:ask-prompt', uri])
 
     // a client that cannot answer: the upstream hears "decline"
     const mute = await modernAgent()
