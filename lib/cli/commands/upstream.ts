@@ -94,7 +94,11 @@ export const upstreamCommands: Command[] = [
       if (json) console.log(toJson(rows))
       else console.log(table(['NAME', 'ADMIN', 'TRUST', 'CONNECTION', 'PROTOCOL', 'TRANSPORT', 'DETAIL'], rows.map((r) => [
         r.name, admin(r), r.trust, r.connection, revisionText(r) ?? '',
-        r.transport ?? '(state file)', [r.detail, r.missingSecrets.length ? `missing secrets: ${r.missingSecrets.join(', ')}` : ''].filter(Boolean).join('; '),
+        r.transport ?? '(state file)', [
+          // its state comes from a state file, but there is nothing behind it: preflight and calls say so (server_unhealthy)
+          r.health === 'no_transport' ? 'nothing to call (no command or URL): its calls are refused' : '',
+          r.detail, r.missingSecrets.length ? `missing secrets: ${r.missingSecrets.join(', ')}` : '',
+        ].filter(Boolean).join('; '),
       ]), terminal(), (col, cell) => (col === 3 ? statusColour(cell) : undefined)))
       return 0
     },
