@@ -1,4 +1,4 @@
-import { ProtocolError, type CallToolResult } from '@modelcontextprotocol/server'
+import { ProtocolError, ProtocolErrorCode, type CallToolResult } from '@modelcontextprotocol/server'
 import type { ToolResult, UnavailableResult } from '@/lib/preflight/evaluate'
 import type { CallOutcome } from '@/lib/upstream/dispatch'
 import { quote } from '@/lib/core/log'
@@ -71,6 +71,16 @@ function heldResult(callId: string, text: string): CallToolResult {
  */
 const serverOf = (id: string) => id.slice(0, id.indexOf(':'))
 
+/**
+ * -32602 "Unknown tool", with the preflight's did_you_mean when it has one (tools in the caller's
+ * own scope only, so an id outside it reads as any absent one): in the message, which is what a
+ * model reads, and as data.did_you_mean.
+ */
+function unknownTool(name: string, suggestions: string[] | undefined): ProtocolError {
+  if (!suggestions?.length) return invalidParams(`Unknown tool: ${quote(name)}`)
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${quote(name)} (did you mean ${suggestions.map((s) => quote(s)).join(' or ')}?)`, { did_you_mean: suggestions })
+}
+
 export function callResult(name: string, outcome: CallOutcome, caller: string | undefined): CallToolResult {
   const result = wordedResult(name, outcome, caller)
   currentMcpOp()?.result(result) // isError: the request's error.type is tool_error
@@ -80,7 +90,7 @@ export function callResult(name: string, outcome: CallOutcome, caller: string | 
 function wordedResult(name: string, outcome: CallOutcome, caller: string | undefined): CallToolResult {
   switch (outcome.kind) {
     case 'refused':
-      if (outcome.verdict.reason === 'not_found') throw invalidParams(`Unknown tool: ${quote(name)}`)
+      if (outcome.verdict.reason === 'not_found') throw unknownTool(name, outcome.verdict.did_you_mean)
       return refusal(outcome.verdict)
     case 'failed':
       return { isError: true, content: [{ type: 'text', text: outcome.error }] }

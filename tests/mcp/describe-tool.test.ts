@@ -128,6 +128,17 @@ describe('other tools/call: gated dispatch, refused with the preflight verdict',
     expect(bot.body.error).toMatchObject({ code: -32602, message: 'Unknown tool: "billing:get_invoice"' })
   })
 
+  it('a misspelt name is told the tools it may have meant, from the caller\'s own scope only (as preflight\'s did_you_mean)', async () => {
+    const typo = await modernRpc(h.mcp, 'tools/call', { name: 'notes:reed_note', arguments: {} })
+    expect(typo.body.error).toMatchObject({ code: -32602, message: 'Unknown tool: "notes:reed_note" (did you mean "notes:read_note"?)', data: { did_you_mean: ['notes:read_note'] } })
+    const check = JSON.parse(textOf(await call({ tool_ids: ['notes:reed_note'], check: true }))).results[0]
+    expect((typo.body.error as { data?: { did_you_mean?: string[] } }).data?.did_you_mean).toEqual(check.did_you_mean)
+    // a token scoped to notes is not told of billing's tools, however close the name
+    const bot = await modernRpc(h.mcp, 'tools/call', { name: 'billing:get_invoce', arguments: {} }, { headers: { authorization: 'Bearer tg_at_demo_notes_bot_00' } })
+    expect(bot.body.error).toMatchObject({ code: -32602, message: 'Unknown tool: "billing:get_invoce"' })
+    expect((bot.body.error as { data?: unknown }).data).toBeUndefined()
+  })
+
   it('a known tool withheld by a gate is a tool error carrying the same verdict as preflight', async () => {
     for (const [name, reason] of [['notes:export_notes', 'tool_pending_approval'], ['legacy-ci:run_job', 'server_disabled'], ['jira:create_ticket', 'oauth_required']]) {
       const r = await modernRpc(h.mcp, 'tools/call', { name, arguments: {} })
