@@ -67,6 +67,21 @@ describe('sign-in and the session', () => {
     for (const path of ['/', '/activity', '/tokens', '/preflight']) await visit(page, path)
     expect(errors).toEqual([])
     await context.close()
+
+    // a key whose session is gone is asked about once, then dropped
+    const stale = await d.browser.newContext({ baseURL: d.server.url })
+    const again = await stale.newPage()
+    const asked: number[] = []
+    again.on('response', (r) => { if (new URL(r.url()).pathname === '/api/dashboard/session') asked.push(r.status()) })
+    await again.goto('/login')
+    await again.evaluate(() => localStorage.setItem('toolgate.session-key', 'tg_sk_gone_long_ago'))
+    await again.reload()
+    await eventually(() => again.evaluate(() => localStorage.getItem('toolgate.session-key'))).toBeNull()
+    expect(asked).toEqual([401])
+    await again.reload()
+    await again.getByRole('button', { name: 'Use the break-glass key' }).waitFor()
+    expect(asked).toEqual([401])
+    await stale.close()
   })
 
   it('a signed-out browser reaches no page — not even with a forged cookie that gets past the proxy', async () => {
