@@ -21,6 +21,8 @@ function sessionKey(): string | null {
   }
 }
 
+/** Whether this browser holds a session key: without one, the server answers 401 to anything signed in. */
+export const hasSessionKey = () => sessionKey() !== null
 export const storeSessionKey = (key: string) => localStorage.setItem(STORAGE, key)
 export const clearSessionKey = () => localStorage.removeItem(STORAGE)
 

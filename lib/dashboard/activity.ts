@@ -1,4 +1,5 @@
 import 'server-only'
+import type { z } from 'zod'
 import type { Db } from '@/db/client'
 import { activityAfter, activityFacet, callCounts, chainHead, activityIdWindow, listActivity, verdictCounts, type ActivityFilter as RecordFilter, type FacetCount, type FacetField } from '@/db/queries/activity'
 import { callArgumentsOf } from '@/db/queries/calls'
@@ -6,6 +7,7 @@ import { presentRecords } from '@/lib/activity/present-records'
 import { callFacts, type ActivityItem } from '@/lib/activity/present'
 import { reasonVerdicts, verdicts, type Verdict } from '@/lib/preflight/taxonomy'
 import { parseToolId } from '@/lib/preflight/ids'
+import { editDistance } from '@/lib/preflight/suggest'
 import { activityFilterSchema, type ActivityFilter, type ChartSpan } from '@/lib/schemas/activity'
 import { searchValue, type SearchParams } from './search-params'
 
@@ -13,15 +15,43 @@ export const ACTIVITY_PAGE_SIZE = 50
 
 export const filterKeys = ['q', 'request_id', 'type', 'surface', 'verdict', 'server', 'token', 'person', 'from', 'to'] as const
 
-/** Parse search params; a bad filter is reported (and ignored), never silently widened into "everything". */
-export function activityFilterFromSearch(sp: SearchParams): { filter: ActivityFilter; problems: string[] } {
-  const raw = Object.fromEntries([...filterKeys, 'before'].map((k) => [k, searchValue(sp[k])]).filter(([, v]) => v !== undefined))
+/** What a filter's value is, in words: "no record type …" reads better than "invalid type". */
+const valueNouns: Partial<Record<string, string>> = { type: 'record type', surface: 'surface', verdict: 'verdict' }
+// a short list is named whole; a long one (the record types) only by its look-alikes
+const LISTED = 8
+const DATE_FORMS = 'use YYYY-MM-DD, YYYY-MM-DDTHH:MM or an ISO instant such as 2026-08-19T09:00:00Z'
+
+/** Up to three of `values` that `word` may have meant: a few edits away, or containing it. */
+const meant = (word: string, values: readonly string[]) =>
+  values.filter((v) => editDistance(word, v) <= 2 || (word.length > 2 && v.includes(word))).slice(0, 3)
+
+/** One bad filter in a sentence naming it: the value it got and, for a list, what it may be. */
+function filterProblem(issue: z.core.$ZodIssue, raw: Record<string, string>): string {
+  const key = String(issue.path[0])
+  const got = raw[key]
+  if (issue.code === 'invalid_value' && valueNouns[key]) {
+    const values = issue.values.map(String)
+    if (values.length <= LISTED) return `${key} must be one of ${values.join(', ')} (not "${got}")`
+    const near = meant(got, values)
+    return `${key}: no ${valueNouns[key]} "${got}" — ${near.length ? `did you mean ${near.map((v) => `"${v}"`).join(' or ')}?` : `pick one from the ${key} filter's list`}`
+  }
+  if (key === 'from' || key === 'to') return `${key}: "${got}" is not a date (${DATE_FORMS})`
+  return `${key}: ${issue.message}`
+}
+
+/**
+ * Parse search params: the one parser of the Activity page, its live stream and its export. A bad
+ * filter is reported by name (and left out), never silently widened into "everything";
+ * `applied` is the URL's filters less the bad ones, verbatim, for the stream and the links.
+ */
+export function activityFilterFromSearch(sp: SearchParams): { filter: ActivityFilter; problems: string[]; applied: Record<string, string> } {
+  const raw = Object.fromEntries([...filterKeys, 'before'].map((k) => [k, searchValue(sp[k])]).filter(([, v]) => v)) as Record<string, string>
   const parsed = activityFilterSchema.safeParse(raw)
-  if (parsed.success) return { filter: parsed.data, problems: [] }
-  const bad = new Set(parsed.error.issues.map((i) => String(i.path[0])))
-  const problems = parsed.error.issues.map((i) => `${String(i.path[0])}: ${i.message}`)
+  const bad = new Set(parsed.success ? [] : parsed.error.issues.map((i) => String(i.path[0])))
+  const applied = Object.fromEntries(Object.entries(raw).filter(([k]) => k !== 'before' && !bad.has(k)))
+  if (parsed.success) return { filter: parsed.data, problems: [], applied }
   const kept = Object.fromEntries(Object.entries(raw).filter(([k]) => !bad.has(k)))
-  return { filter: activityFilterSchema.parse(kept), problems }
+  return { filter: activityFilterSchema.parse(kept), problems: parsed.error.issues.map((i) => filterProblem(i, raw)), applied }
 }
 
 /** The filter in the queries' terms: an agent token's records are those it acted as (`token:<name>`), a person's those under their username. */

@@ -445,3 +445,80 @@ describe('activity: the log explorer', () => {
     await context.close()
   })
 })
+
+describe('activity: a bad filter in the URL', () => {
+  const problems: [string, string][] = [
+    ['type=nosuch', 'type: no record type "nosuch" — pick one from the type filter\'s list'],
+    ['type=tool.cal', 'type: no record type "tool.cal" — did you mean "tool.call"'],
+    ['verdict=bogus', 'verdict must be one of ready, degraded_retryable, blocked, unknown_ids (not "bogus")'],
+    ['from=notadate', 'from: "notadate" is not a date (use YYYY-MM-DD'],
+  ]
+
+  it('the stream\'s 400 names the bad parameter in a line, not a dump of every value it may take', async () => {
+    for (const [param, problem] of problems) {
+      const res = await fetch(streamUrl(`after=0&${param}`), { headers: session })
+      expect(res.status, param).toBe(400)
+      const { error } = await res.json()
+      expect(error, param).toContain(problem)
+      // the record types are many: a bad one is answered with its look-alikes at most
+      expect(error.length, param).toBeLessThan(200)
+    }
+  })
+
+  it('is named on the page, which lists what the other filters match and streams live with only those', async () => {
+    const { page, context } = await signedIn(d)
+    const streams: { url: URL; status: number }[] = []
+    page.on('response', (r) => {
+      const url = new URL(r.url())
+      if (url.pathname === '/api/dashboard/activity/stream') streams.push({ url, status: r.status() })
+    })
+    for (const [param, problem] of problems) {
+      streams.length = 0
+      await visit(page, `/activity?${param}&token=nightly`)
+      await eventually(() => page.locator('main [role=alert]').filter({ hasText: 'Ignored filter' }).textContent()).toContain(problem)
+      expect(await page.locator('main [role=alert]').textContent()).toContain('The list shows what the other filters match, without this one.')
+      await eventually(() => page.getByText('Live: new records appear here as they are recorded.').count()).toBe(1)
+      await eventually(async () => (await shownIds(page)).sort(byId)).toEqual(listActivity(d.db, { actor: 'token:nightly', limit: 50 }).map((r) => r.id).sort(byId))
+      const [key] = param.split('=')
+      expect(streams.length, param).toBeGreaterThan(0)
+      for (const s of streams) {
+        expect(s.status, param).toBe(200)
+        expect(s.url.searchParams.has(key), param).toBe(false)
+        expect(s.url.searchParams.get('token'), param).toBe('nightly')
+      }
+    }
+    await context.close()
+  })
+})
+
+describe('activity: one request\'s page', () => {
+  it('names whom a check ran as (the token) and who ran it (the operator): a dashboard check as token nightly', async () => {
+    const { page, context } = await signedIn(d)
+    const before = latestActivityId(d.db)
+    await visit(page, '/preflight?id=notes:read_note&token=nightly&run=1')
+    const record = await eventually(() => listActivity(d.db, { type: 'preflight', surface: 'dashboard' }).find((r) => r.id > before)).toBeDefined()
+      .then(() => listActivity(d.db, { type: 'preflight', surface: 'dashboard' }).find((r) => r.id > before)!)
+    expect(record).toMatchObject({ actor: 'break-glass', tier: 'agent', data: { as: 'token:nightly' } })
+    await visit(page, `/activity/${record.requestId}`)
+    const header = page.getByText(/^via dashboard · /)
+    await eventually(() => header.textContent()).toMatch(/^via dashboard · agent tier as token:nightly · run by break-glass · 1 unique of 1 requested ids/)
+    const rerun = new URL((await page.getByRole('link', { name: /Run this check again in Preflight/ }).getAttribute('href'))!, d.server.url)
+    expect(rerun.searchParams.get('token')).toBe('nightly')
+    await context.close()
+  })
+
+  it('answers 404 for a request id nothing was recorded under, and for a malformed one, saying why', async () => {
+    const recorded = listActivity(d.db, { limit: 1 })[0].requestId
+    expect((await fetch(`${d.server.url}/activity/${recorded}`, { headers: session })).status).toBe(200)
+    const unknown = [['req_nonexistent', 'No activity was recorded under this request id.'], ['not%20an%20id!', '"not an id!" is not a request id']]
+    // the page itself, asked with the session (the router's RSC request is answered 200 whatever the page: its payload carries the not-found)
+    for (const [id] of unknown) expect((await fetch(`${d.server.url}/activity/${id}`, { headers: session })).status, id).toBe(404)
+    const { page, context } = await signedIn(d)
+    for (const [id, why] of unknown) {
+      await visit(page, `/activity/${id}`)
+      await eventually(() => page.locator('main').textContent()).toContain(why)
+      expect(await page.getByRole('heading', { name: 'Request story' }).count()).toBe(1)
+    }
+    await context.close()
+  })
+})

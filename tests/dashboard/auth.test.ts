@@ -34,6 +34,56 @@ describe('sign-in and the session', () => {
     await context.close()
   })
 
+  it('each sign-in attempt\'s error replaces the last, whichever form it came from; the sign-in page asks about a session only when it holds a key', async () => {
+    const context = await d.browser.newContext({ baseURL: d.server.url })
+    const page = await context.newPage()
+    const errors: string[] = []
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()) })
+    const probes: number[] = []
+    page.on('response', (r) => { if (new URL(r.url()).pathname === '/api/dashboard/session') probes.push(r.status()) })
+    await visit(page, '/activity')
+    expect(new URL(page.url()).pathname).toBe('/login')
+    const shown = () => page.getByRole('alert').filter({ hasText: 'Why:' }).allTextContents()
+    const wrongKey = async () => {
+      await page.getByLabel('Break-glass key', { exact: true }).fill('tg_op_wrong')
+      await page.getByRole('button', { name: 'Use the break-glass key' }).click()
+      await eventually(shown).toEqual([expect.stringContaining('not the break-glass key')])
+    }
+    await wrongKey()
+    await page.getByLabel('Username or e-mail').fill('nobody')
+    await page.getByLabel('Password', { exact: true }).fill('not the password')
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+    await eventually(shown).toEqual([expect.stringContaining('Wrong username or password.')])
+    await wrongKey()
+    await page.getByLabel('Break-glass key', { exact: true }).fill(OPERATOR_KEY)
+    await page.getByRole('button', { name: 'Use the break-glass key' }).click()
+    await page.waitForURL((u) => u.pathname === '/activity')
+    // no key, no session to find: the signed-out sign-in page never asked (it would only have logged a 401)
+    expect(probes).toEqual([])
+    // with the key, it asks, and a signed-in browser is sent straight on
+    await page.goto('/login')
+    await page.waitForURL((u) => u.pathname === '/')
+    expect(probes).toEqual([204])
+    for (const path of ['/', '/activity', '/tokens', '/preflight']) await visit(page, path)
+    expect(errors).toEqual([])
+    await context.close()
+
+    // a key whose session is gone is asked about once, then dropped
+    const stale = await d.browser.newContext({ baseURL: d.server.url })
+    const again = await stale.newPage()
+    const asked: number[] = []
+    again.on('response', (r) => { if (new URL(r.url()).pathname === '/api/dashboard/session') asked.push(r.status()) })
+    await again.goto('/login')
+    await again.evaluate(() => localStorage.setItem('toolgate.session-key', 'tg_sk_gone_long_ago'))
+    await again.reload()
+    await eventually(() => again.evaluate(() => localStorage.getItem('toolgate.session-key'))).toBeNull()
+    expect(asked).toEqual([401])
+    await again.reload()
+    await again.getByRole('button', { name: 'Use the break-glass key' }).waitFor()
+    expect(asked).toEqual([401])
+    await stale.close()
+  })
+
   it('a signed-out browser reaches no page — not even with a forged cookie that gets past the proxy', async () => {
     const context = await d.browser.newContext({ baseURL: d.server.url })
     const page = await context.newPage()

@@ -25,14 +25,15 @@ const activityHref = (params: Record<string, string>) => {
 
 export default async function ActivityPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const sp = await searchParams
-  // the filters as written in the URL (kept verbatim for the form and the links)
-  const raw = Object.fromEntries(filterKeys.map((k) => [k, searchValue(sp[k])]).filter(([, v]) => v)) as Record<string, string>
+  // the filters as written in the URL (kept verbatim for the form, so a bad one can be corrected there)
+  const typed = Object.fromEntries(filterKeys.map((k) => [k, searchValue(sp[k])]).filter(([, v]) => v)) as Record<string, string>
   const spanParam = searchValue(sp.span)
-  const withSpan = spanParam ? { ...raw, span: spanParam } : raw
-  if (!(await canViewPage(activityHref(withSpan)))) return null
-  const { filter, problems } = activityFilterFromSearch(sp)
+  if (!(await canViewPage(activityHref(spanParam ? { ...typed, span: spanParam } : typed)))) return null
+  // a bad filter is left out of everything the page shows, streams and links to, and named above the list
+  const { filter, problems, applied: raw } = activityFilterFromSearch(sp)
   const span = chartSpanSchema.safeParse(spanParam ?? DEFAULT_SPAN)
   if (!span.success) problems.push(`span: ${span.error.issues[0].message}`)
+  const withSpan = span.success && spanParam ? { ...raw, span: spanParam } : raw
   const { latest, items, nextBefore, facets: counted, chart, servers, tokens: tokenNames, people } = loadActivity(filter, span.success ? span.data : DEFAULT_SPAN, raw)
   // a facet link narrows the current view: its other filters stay, paging starts again
   const facets = Object.fromEntries(facetFields.map((field) => [field, counted[field].map((c) => {
@@ -41,7 +42,7 @@ export default async function ActivityPage({ searchParams }: { searchParams: Pro
   })])) as Parameters<typeof ActivityFacets>[0]['facets']
   const spanLinks = (Object.keys(chartSpans) as ChartSpan[]).map((s) => ({ span: s, href: activityHref(s === DEFAULT_SPAN ? raw : { ...raw, span: s }) }))
   const formValues = {
-    ...raw,
+    ...typed,
     from: filter.from === undefined ? undefined : localInputValue(filter.from),
     to: filter.to === undefined ? undefined : localInputValue(filter.to),
   }
@@ -58,7 +59,7 @@ export default async function ActivityPage({ searchParams }: { searchParams: Pro
         <ExportLinks query={query} />
       </p>
       <SavedViews query={new URLSearchParams(withSpan).toString()} />
-      {problems.length > 0 && <div className="mb-4"><ErrorNote error={`Ignored filter: ${problems.join('; ')}`} fix="Correct the filter or clear it." /></div>}
+      {problems.length > 0 && <div className="mb-4"><ErrorNote error={`Ignored filter: ${problems.join('; ')}. The list shows what the other filters match, without ${problems.length === 1 ? 'this one' : 'these'}.`} fix="Correct the filter or clear it." /></div>}
       {chart
         ? <VerdictChart chart={chart} filters={raw} spans={spanLinks} />
         : <p className="mb-4 text-xs text-slate-600 dark:text-slate-300">The chart counts checks and tool calls: records of type {filter.type} are neither.</p>}

@@ -31,6 +31,5 @@ export function loadActivity(filter: ActivityFilter, span: ChartSpan, named: Nam
 
 /** `/activity/<request_id>`: one request's records and what followed on its servers (none for a malformed id). */
 export function loadRequestStory(requestId: string) {
-  const valid = requestIdSchema.safeParse(requestId).success
-  return { valid, ...(valid ? requestStory(getDb(), requestId) : { items: [], followed: [] }) }
+  return requestIdSchema.safeParse(requestId).success ? requestStory(getDb(), requestId) : { items: [], followed: [] }
 }

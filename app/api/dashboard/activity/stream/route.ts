@@ -21,8 +21,9 @@ export async function GET(req: Request): Promise<Response> {
   const sp = Object.fromEntries(new URL(req.url).searchParams)
   const at = position.safeParse({ after: sp.after ?? '' })
   const { filter, problems } = activityFilterFromSearch(sp)
+  // the page opens the stream with only the filters it applied (the same parser): this answers a hand-made URL
   const errors = [...(at.success ? [] : at.error.issues.map(formatIssue)), ...problems]
-  if (!at.success || errors.length) return json({ error: errors.join('; '), fix: 'Open the stream with ?after=<id of the newest record shown> and the page\'s filters.' }, 400)
+  if (!at.success || errors.length) return json({ error: errors.join('; '), fix: 'Open the stream with ?after=<id of the newest record shown> and valid filters (the Activity page names a bad one).' }, 400)
   return openActivityStream({ filter, after: at.data.after, session: await sessionCredentials(), signal: req.signal })
     ?? json({ error: `${MAX_STREAMS} live activity streams are open already`, fix: 'Close Activity tabs you no longer watch; this one retries shortly.' }, 503)
 }

@@ -1,5 +1,6 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
+import { notFound } from 'next/navigation'
 import { ActivityLine } from '@/components/activity/activity-item'
 import { TokenRow } from '@/components/access/tokens-panel'
 import { ToolId } from '@/components/tool-id'
@@ -115,14 +116,8 @@ export default async function TokenPage({ params, searchParams }: { params: Prom
   const me = await pagePrincipal(`/tokens/${encodeURIComponent(name)}`)
   if (!me) return null
   const loaded = loadToken(name, me.actor)
-  if (!loaded) {
-    return (
-      <>
-        <PageHeader title={name} />
-        <Empty>No agent token named “{name}” exists: it was revoked, renamed or never created. <Link className="underline" href="/tokens">All tokens</Link></Empty>
-      </>
-    )
-  }
+  // no such token: a 404, with not-found.tsx naming it
+  if (!loaded) notFound()
   const { token: t, access } = loaded
   const row = access.tokens.find((x) => x.name === t.token.name)
   const reach = t.servers.filter((s) => s.excludedBy === null)

@@ -1,0 +1,3 @@
+'use client' // error boundaries are client components
+
+export { default } from '../(dashboard)/error'
