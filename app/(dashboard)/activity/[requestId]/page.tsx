@@ -21,7 +21,7 @@ export default async function RequestPage({ params }: { params: Promise<{ reques
   const { requestId } = await params
   if (!(await canViewPage(`/activity/${encodeURIComponent(requestId)}`))) return null
   const { items, followed } = loadRequestStory(requestId)
-  // nothing recorded under it: a 404, with not-found.tsx saying why (a malformed id, or none recorded)
+  // nothing recorded under it: not-found.tsx says why (a malformed id, or none recorded)
   if (items.length === 0) notFound()
   const lastCheck = items.filter((i) => i.type === 'preflight').at(-1)
   return (

@@ -4,7 +4,7 @@ import Link from 'next/link'
 import { useParams } from 'next/navigation'
 import { Empty, PageHeader } from '@/components/ui'
 
-/** `/tokens/<name>` for a token that does not exist (the page answers 404): say so, and offer the list. */
+/** `/tokens/<name>` for a token that does not exist: say so, and offer the list. */
 export default function TokenNotFound() {
   const name = decodeURIComponent(String(useParams<{ name: string }>().name ?? ''))
   return (

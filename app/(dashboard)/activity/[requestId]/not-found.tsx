@@ -5,7 +5,7 @@ import { useParams } from 'next/navigation'
 import { Empty, PageHeader } from '@/components/ui'
 import { REQUEST_ID_RE } from '@/lib/schemas/request-id'
 
-/** `/activity/<request_id>` with nothing recorded under it (the page answers 404): why, in the page's words. */
+/** `/activity/<request_id>` with nothing recorded under it : why, in the page's words. */
 export default function RequestNotFound() {
   const requestId = decodeURIComponent(String(useParams<{ requestId: string }>().requestId ?? ''))
   return (

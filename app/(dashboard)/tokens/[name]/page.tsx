@@ -116,7 +116,7 @@ export default async function TokenPage({ params, searchParams }: { params: Prom
   const me = await pagePrincipal(`/tokens/${encodeURIComponent(name)}`)
   if (!me) return null
   const loaded = loadToken(name, me.actor)
-  // no such token: a 404, with not-found.tsx naming it
+  // no such token: not-found.tsx names it
   if (!loaded) notFound()
   const { token: t, access } = loaded
   const row = access.tokens.find((x) => x.name === t.token.name)

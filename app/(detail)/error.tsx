@@ -1,3 +1,0 @@
-'use client' // error boundaries are client components
-
-export { default } from '../(dashboard)/error'
