@@ -4,6 +4,12 @@ import { Pill, type Tone } from '@/components/ui'
 const healthTone: Record<Health, Tone> = { ready: 'good', starting: 'warn', login_needed: 'bad', unhealthy: 'bad', unpublished: 'muted', no_transport: 'bad' }
 const healthLabel: Record<Health, string> = { ready: 'connected', starting: 'starting', login_needed: 'login needed', unhealthy: 'unhealthy', unpublished: 'no state yet', no_transport: 'nothing to call (no transport)' }
 
+/** What its served tools' calls meet while the connection is not ready (a tool can be served, in the listing, and still not callable now). */
+export const callsWhile: Record<Health, string | null> = {
+  ready: null, starting: 'calls wait until it is connected', login_needed: 'calls wait for a login', unhealthy: 'calls fail while it is unhealthy',
+  unpublished: 'calls wait until the runtime reports it', no_transport: 'nothing to call',
+}
+
 /** What the operator set: enabled, quarantined, trust. */
 export function AdminState({ s }: { s: Pick<ServerRow, 'enabled' | 'quarantined' | 'trust'> }) {
   return (

@@ -46,6 +46,9 @@ describe('dashboard pages', () => {
     const { page, context } = await signedIn(d)
     await visit(page, '/servers')
     await screenshot(page, 'servers')
+    // a served tool is not callable while its server waits for a login: the count says both
+    expect(await page.getByTestId('server-jira').textContent()).toContain('1/1 served (calls wait for a login)')
+    expect(await page.getByTestId('server-notes').textContent()).not.toContain('calls wait')
     await visit(page, '/servers/notes')
     // a stdio server: the revision it is spoken to at is fixed, and the page says so
     expect(await page.getByTestId('protocol').textContent()).toMatch(/^MCP revision: 2025-11-25, always: a stdio server is not probed/)

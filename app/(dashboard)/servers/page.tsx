@@ -1,6 +1,6 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
-import { AdminState, HealthState } from '@/components/servers/server-badges'
+import { AdminState, callsWhile, HealthState } from '@/components/servers/server-badges'
 import { ServerAction } from '@/components/servers/server-action'
 import { FollowConnection } from '@/components/servers/follow-connection'
 import { Card, Empty, PageHeader, WideTable } from '@/components/ui'
@@ -42,7 +42,8 @@ export default async function ServersPage({ searchParams }: { searchParams: Prom
                     <td className="py-2 pr-3"><AdminState s={s} /></td>
                     <td className="py-2 pr-3"><HealthState s={s} /></td>
                     <td className="py-2 pr-3 text-xs">
-                      {s.tools.callable}/{s.tools.total} callable
+                      {s.tools.callable}/{s.tools.total} served
+                      {s.tools.callable > 0 && s.enabled && !s.quarantined && callsWhile[s.health] && <> ({callsWhile[s.health]})</>}
                       {s.tools.pending > 0 && <>, {s.tools.pending} pending</>}{s.tools.changed > 0 && <>, {s.tools.changed} changed</>}{s.tools.blocked > 0 && <>, {s.tools.blocked} blocked</>}
                     </td>
                     <td className="py-2"><ServerAction s={s} facts={s.facts} /></td>
