@@ -274,7 +274,8 @@ export type Exchange = 'handshake' | 'listen'
 export function buildMcpServer(session: McpContext, era: Era, exchange?: Exchange): Server {
   const upstream = exchange === 'handshake' ? upstreamInstructions(session) : ''
   const instructions = upstream ? `${INSTRUCTIONS}\n\nInstructions of the servers behind toolgate:\n\n${upstream}` : INSTRUCTIONS
-  const subscribe = exchange !== undefined && offersSubscriptions(session)
+  // a 2025-11-25 subscription is kept under its caller's token: an anonymous caller has none to keep it under (lib/mcp/subscriptions.ts)
+  const subscribe = exchange !== undefined && (era === 'modern' || callerKey(session.caller) !== undefined) && offersSubscriptions(session)
   const server = new PassThroughServer({ name: 'toolgate', version: pkg.version }, { capabilities: capabilities(era, subscribe), instructions })
   registerToolHandlers(server, () => session, era)
   if (era === 'modern') registerTaskMethods(server, session)

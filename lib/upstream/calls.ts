@@ -26,7 +26,8 @@ export class CannotAsk extends Error {}
  * note goes (its record), with the caller whose call it was (undefined: it names no call).
  */
 export interface AskPolicy {
-  sampling: Sampling
+  /** the server's sampling setting as it stands when a question is decided (a change holds at once, before the reconnect that stops declaring it) */
+  sampling: () => Sampling
   note: (note: AskNote, asker: Asker | undefined) => void
 }
 
@@ -44,7 +45,7 @@ async function settleAsk(ask: ServerAsk, call: InflightCall | undefined, policy:
   const sampling = ask.method === 'sampling/createMessage'
   const note = (asked: boolean, outcome: AskNote['outcome']) => policy.note(
     { ask: sampling ? 'sampling' : 'elicitation', ...(sampling ? {} : { mode: ask.params.mode === 'url' ? 'url' as const : 'form' as const }), asked, outcome }, call?.asker)
-  if (sampling && policy.sampling === 'withhold') {
+  if (sampling && policy.sampling() === 'withhold') {
     note(false, 'withheld')
     log?.('event', 'withheld a sampling request: the operator withholds sampling from this server')
     throw new ProtocolError(ProtocolErrorCode.InvalidRequest, WITHHELD)

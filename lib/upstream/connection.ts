@@ -2,6 +2,7 @@ import 'server-only'
 import { Client, LOG_LEVEL_META_KEY, ProtocolError, ProtocolErrorCode, type CallToolResult, type CreateMessageRequest, type CreateMessageResult, type Result, type ElicitResult, type LoggingLevel, type McpSubscription, type SubscriptionFilter, type Transport as SdkTransport } from '@modelcontextprotocol/client'
 import type { Db } from '@/db/client'
 import { oauthOf } from '@/db/queries/upstream'
+import { serverConfig } from '@/db/queries/servers'
 import { isStdio, revisionPlan, type ConnectionAction, type ConnectionState, type Root, type Transport } from '@/db/schema'
 import { describeError } from '@/lib/core/errors'
 import { sleep } from '@/lib/signals'
@@ -153,7 +154,10 @@ export class UpstreamConnection {
     private db: Db, readonly spec: ConnectionSpec, private opts: RuntimeOptions,
     private publishState: Publish, private log: Log, readonly of?: UpstreamConnection,
   ) {
-    this.answers = { roots: spec.roots, asks: { sampling: spec.sampling, note: (note, asker) => recordAsk(db, spec.name, note, asker) } }
+    this.answers = {
+      roots: spec.roots,
+      asks: { sampling: () => serverConfig(db, spec.name)?.sampling ?? spec.sampling, note: (note, asker) => recordAsk(db, spec.name, note, asker) },
+    }
   }
 
   get isReady(): boolean {

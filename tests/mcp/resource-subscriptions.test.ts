@@ -131,6 +131,9 @@ describe('resource subscriptions on 2025-11-25 (resources/subscribe, heard on th
     try {
       // no token: a loopback caller under the anonymous profile, which may read the resource
       expect((await legacyRpc(mcp, 'resources/read', { uri: 'fixture://a' }, { authorization: null })).body.result?.contents).toHaveLength(1)
+      // so its initialize does not offer what it would be refused
+      const init = await legacyRpc(mcp, 'initialize', { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: 'raw', version: '1' } }, { authorization: null })
+      expect(init.body.result!.capabilities.resources.subscribe ?? false).toBe(false)
       const refused = await legacyRpc(mcp, 'resources/subscribe', { uri: 'fixture://a' }, { authorization: null })
       expect(refused.body.error).toEqual({ code: -32602, message: 'resources/subscribe needs an agent token: an anonymous caller is a new caller on every request, so no subscription can be kept for it' })
     } finally {
