@@ -12,8 +12,8 @@ export type JsonRpcErrorCode = ProtocolErrorCode | typeof SERVER_ERROR
  * The JSON-RPC answers toolgate writes itself, before or beside the SDK (which writes the rest):
  * `id` is the request's, or null when it could not be read.
  */
-export function jsonRpcError(id: unknown, code: JsonRpcErrorCode, message: string) {
-  return { jsonrpc: JSONRPC_VERSION, id: id ?? null, error: { code, message } }
+export function jsonRpcError(id: unknown, code: JsonRpcErrorCode, message: string, data?: unknown) {
+  return { jsonrpc: JSONRPC_VERSION, id: id ?? null, error: data === undefined ? { code, message } : { code, message, data } }
 }
 
 export function jsonRpcResult(id: unknown, result: unknown) {

@@ -137,8 +137,7 @@ export async function answerSubscription(session: McpContext, msg: { id?: unknow
   } catch (e) {
     const err = toProtocolError(e)
     if (err.code === ProtocolErrorCode.InternalError) logError(`toolgate: mcp request ${session.requestId} failed: ${err.message}`)
-    const body = jsonRpcError(msg.id, err.code as JsonRpcErrorCode, err.message)
-    return Response.json(err.data === undefined ? body : { ...body, error: { ...body.error, data: err.data } })
+    return Response.json(jsonRpcError(msg.id, err.code as JsonRpcErrorCode, err.message, err.data))
   }
 }
 

@@ -95,6 +95,5 @@ export function undeclaredTaskListen(body: unknown): Response | undefined {
   const params = listenParamsSchema.safeParse(msg.params)
   if (!params.success || !params.data.notifications.taskIds || declaresExtension(params.data._meta, TASKS_EXTENSION)) return undefined
   const e = new MissingRequiredClientCapabilityError({ requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } })
-  const refusal = jsonRpcError(msg.id, e.code as JsonRpcErrorCode, e.message)
-  return Response.json({ ...refusal, error: { ...refusal.error, data: e.data } })
+  return Response.json(jsonRpcError(msg.id, e.code as JsonRpcErrorCode, e.message, e.data))
 }

@@ -256,6 +256,6 @@ export async function answerTask(session: McpContext, body: unknown): Promise<Re
   } catch (e) {
     if (e instanceof TaskError) return reply(jsonRpcError(msg.id, ProtocolErrorCode.InvalidParams, e.message))
     const err = toProtocolError(e)
-    return reply(jsonRpcError(msg.id, err.code, err.message))
+    return reply(jsonRpcError(msg.id, err.code, err.message, err.data))
   }
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { activityCount, demoState, EXTENSION_ID, legacyClient, modernClient, modernRpc, recordsFor, startHarness, type Harness } from './harness'
+import { activityCount, demoState, EXTENSION_ID, legacyClient, legacyRpc, modernClient, modernRpc, recordsFor, startHarness, type Harness } from './harness'
 
 let h: Harness
 beforeAll(async () => {
@@ -133,6 +133,9 @@ describe('other tools/call: gated dispatch, refused with the preflight verdict',
     expect(typo.body.error).toMatchObject({ code: -32602, message: 'Unknown tool: "notes:reed_note" (did you mean "notes:read_note"?)', data: { did_you_mean: ['notes:read_note'] } })
     const check = JSON.parse(textOf(await call({ tool_ids: ['notes:reed_note'], check: true }))).results[0]
     expect((typo.body.error as { data?: { did_you_mean?: string[] } }).data?.did_you_mean).toEqual(check.did_you_mean)
+    // a 2025-11-25 call asking to run as a task is refused the same way, data and all
+    const asTask = await legacyRpc(h.mcp, 'tools/call', { name: 'notes:reed_note', arguments: {}, task: {} })
+    expect(asTask.body.error).toEqual(typo.body.error)
     // a token scoped to notes is not told of billing's tools, however close the name
     const bot = await modernRpc(h.mcp, 'tools/call', { name: 'billing:get_invoce', arguments: {} }, { headers: { authorization: 'Bearer tg_at_demo_notes_bot_00' } })
     expect(bot.body.error).toMatchObject({ code: -32602, message: 'Unknown tool: "billing:get_invoce"' })
