@@ -245,7 +245,8 @@ function answering<T extends Result>(era: Era, session: McpContext, ctx: ServerC
   if (!asking) return guard(session, () => read(session))
   // an input_required leg is what the SDK expects of these methods on 2026-07-28; followed while it runs
   const left = following(ctx.mcpReq.signal, session.closed)
-  return guard(session, () => asking(left.controller.signal, (call) => read(Object.assign({}, session, { ask: call.ask }))) as Promise<T>).finally(left.release)
+  // the read outlives the leg that started it (a retry answers its question): it ends when the call is given up, by any leg or at its question's expiry
+  return guard(session, () => asking(left.controller.signal, (call) => read(Object.assign({}, session, { ask: call.ask, closed: call.cancel.signal }))) as Promise<T>).finally(left.release)
 }
 
 /**
