@@ -143,6 +143,8 @@ export class UpstreamConnection {
   private logLevel?: LoggingLevel
   /** who hears of each subscribed resource's updates, by the URI the server knows it by */
   private watchers = new Map<string, Set<() => void>>()
+  /** the connection that took this one's resource subscriptions over (handOver) */
+  private successor?: UpstreamConnection
   /** 2026-07-28: the subscriptions/listen stream list changes and resource updates arrive on, and the last (re)opening of it */
   private subscription?: McpSubscription
   private listening: Promise<void> = Promise.resolve()
@@ -225,6 +227,32 @@ export class UpstreamConnection {
     if (this.client && this.ready) await this.applyLogLevel(this.client)
   }
 
+  /** Whether anyone hears of a resource's updates through this connection. */
+  get watching(): boolean {
+    return this.watchers.size > 0
+  }
+
+  /**
+   * Give this connection's resource subscriptions to the one replacing it (a reconnect for a
+   * changed configuration, a restart, a login, a server enabled again): it asks its server for
+   * them as it comes up, as after any reconnect, and each subscriber's stop reaches it.
+   */
+  handOver(to: UpstreamConnection): void {
+    for (const [uri, heard] of this.watchers) {
+      let there = to.watchers.get(uri)
+      if (!there) to.watchers.set(uri, (there = new Set()))
+      for (const h of heard) there.add(h)
+    }
+    this.watchers.clear()
+    this.successor = to
+  }
+
+  private owner(): UpstreamConnection {
+    let at: UpstreamConnection = this
+    while (at.successor) at = at.successor
+    return at
+  }
+
   /**
    * Hear of `uri`'s updates (notifications/resources/updated) from this connection's session:
    * the server is asked to subscribe when the first one asks, again after every reconnect (a new
@@ -236,11 +264,14 @@ export class UpstreamConnection {
     if (!watching) this.watchers.set(uri, (watching = new Set()))
     watching.add(onUpdated)
     const stop = () => {
-      if (!watching.delete(onUpdated) || watching.size) return
-      this.watchers.delete(uri)
-      if (!this.client || !this.ready) return
-      if (isModern(this.client)) void this.listenOn(this.client).catch(() => undefined)
-      else void this.requestOn(this.client, 'resources/unsubscribe', { uri }, { timeoutMs: this.opts.connectTimeoutMs }).catch(() => undefined)
+      // wherever the subscription lives now: here, or on the connection that replaced this one
+      const at = this.owner()
+      const heard = at.watchers.get(uri)
+      if (!heard?.delete(onUpdated) || heard.size) return
+      at.watchers.delete(uri)
+      if (!at.client || !at.ready) return
+      if (isModern(at.client)) void at.listenOn(at.client).catch(() => undefined)
+      else void at.requestOn(at.client, 'resources/unsubscribe', { uri }, { timeoutMs: at.opts.connectTimeoutMs }).catch(() => undefined)
     }
     try {
       if (first) {

@@ -83,6 +83,13 @@ export class Supervisor {
   private connections = new Map<string, UpstreamConnection>()
   /** each server's agent sessions (per_token isolation), by token id */
   private sessions = new Map<string, Map<string, UpstreamConnection>>()
+  /**
+   * Connections stopped while they held resource subscriptions (a reconnect, a server disabled or
+   * quarantined): by server, its main connection and its agents' sessions by token. Each hands
+   * them to its successor: the new main connection as it is made, a session once its server is
+   * back (revive), so a subscription outlives the reconnect instead of going quiet.
+   */
+  private retired = new Map<string, { main?: UpstreamConnection; sessions: Map<string, UpstreamConnection> }>()
   /** session states are written in the order they happen */
   private sessionWrites: Promise<void> = Promise.resolve()
   /** servers whose declared session state is being recorded */
@@ -208,6 +215,9 @@ export class Supervisor {
       },
       (stream, line) => this.log(server, stream, `[${who}] ${line}`), main)
     mine.set(key, session)
+    const retired = this.retired.get(server)?.sessions
+    retired?.get(key)?.handOver(session)
+    retired?.delete(key)
     const level = tokenId === undefined ? undefined : this.logLevels.get(tokenId)
     if (level) void session.setLogLevel(level)
     session.start()
@@ -237,18 +247,44 @@ export class Supervisor {
   }
 
   /** Stop a server's agent sessions (all, or those idle past the limit): each starts again on its agent's next use. */
-  private stopSessions(server: string, idleOnly: boolean): void {
+  private stopSessions(server: string, idleOnly: boolean, retire = false): void {
     const mine = this.sessions.get(server)
     if (!mine) return
     const now = Date.now()
     for (const [key, session] of mine) {
       if (idleOnly && session.idleFor(now) < this.opts.sessionIdleMs) continue
       mine.delete(key)
+      if (retire) this.retire(server, session, key)
       void session.stop()
       if (key !== ANONYMOUS) this.writeSessionState(server, key, null)
       if (idleOnly) this.log(server, 'event', `[${key === ANONYMOUS ? 'the anonymous callers\' session' : `token ${key}'s session`}] stopped: idle for ${Math.round(this.opts.sessionIdleMs / 1000)} s`)
     }
     if (!mine.size) this.sessions.delete(server)
+  }
+
+  /** Keep a stopped connection that held subscriptions for its successor (`key`: an agent's session; none: the main connection). */
+  private retire(server: string, conn: UpstreamConnection, key?: string): void {
+    if (!conn.watching) return
+    let r = this.retired.get(server)
+    if (!r) this.retired.set(server, (r = { sessions: new Map() }))
+    if (key === undefined) r.main = conn
+    else r.sessions.set(key, conn)
+  }
+
+  /** The server is back: each retired session's subscriptions go to its agent's session again (or to the server's own connection, under shared isolation). */
+  private revive(server: string, isolation: Isolation): void {
+    const r = this.retired.get(server)
+    if (!r) return
+    for (const [key, old] of [...r.sessions]) {
+      const successor = this.connectionFor(server, key === ANONYMOUS ? undefined : key, isolation)
+      if (!successor) return // not connected yet: the next round
+      // a new session took them over as it was made; an existing one (or the server's own) takes them here
+      if (r.sessions.get(key) === old) {
+        old.handOver(successor)
+        r.sessions.delete(key)
+      }
+    }
+    if (!r.main) this.retired.delete(server)
   }
 
   /** Every server connected and discovered right now. */
@@ -302,12 +338,15 @@ export class Supervisor {
   private reconcile(): void {
     if (this.stopped) return
     const wanted = new Set<string>()
+    const known = new Set<string>()
     for (const row of managedServers(this.db)) {
+      known.add(row.name)
       const current = this.connections.get(row.name)
       if (row.quarantined) this.inspectIfAsked(row)
       if (!row.enabled || row.quarantined) {
-        this.stopSessions(row.name, false)
+        this.stopSessions(row.name, false, true)
         if (current) {
+          this.retire(row.name, current)
           void current.stop()
           this.connections.delete(row.name)
           this.publisher(row.name).set({ state: 'disconnected', detail: `stopped: the server is ${row.quarantined ? 'quarantined' : 'disabled'}` })
@@ -327,11 +366,15 @@ export class Supervisor {
       if (current?.spec.fingerprint === fingerprint) {
         // sessions follow their server: none under shared isolation, none idle past the limit
         this.stopSessions(row.name, !current.isReady || this.isolationOf(row.isolation, current) === 'per_token')
-        if (current.isReady) this.noteSessionState(row.name, row.sessionState, current.declaresSessionState)
+        if (current.isReady) {
+          this.noteSessionState(row.name, row.sessionState, current.declaresSessionState)
+          this.revive(row.name, row.isolation)
+        }
         continue
       }
-      this.stopSessions(row.name, false)
+      this.stopSessions(row.name, false, true)
       if (current) {
+        this.retire(row.name, current)
         void current.stop()
         this.log(row.name, 'event', 'configuration changed or restart requested: reconnecting')
       }
@@ -344,6 +387,11 @@ export class Supervisor {
         (stream, line) => this.log(row.name, stream, line),
       )
       this.connections.set(row.name, conn)
+      const retired = this.retired.get(row.name)
+      if (retired?.main) {
+        retired.main.handOver(conn)
+        retired.main = undefined
+      }
       conn.start()
     }
     for (const [name, conn] of this.connections) {
@@ -353,6 +401,8 @@ export class Supervisor {
         this.connections.delete(name)
       }
     }
+    // a server removed: what its stopped connections held goes with it
+    for (const name of this.retired.keys()) if (!known.has(name)) this.retired.delete(name)
   }
 
   /** Record what the server declared about session state once it differs from the record (auto isolation and the server page read it). */

@@ -5,6 +5,9 @@ import { createAgentToken, revokeAgentToken } from '@/lib/admin/tokens'
 import { createProfile } from '@/lib/admin/profiles'
 import { updateSettings } from '@/lib/admin/settings'
 import { MAX_SUBSCRIPTIONS } from '@/lib/mcp/subscriptions'
+import { restartLanded } from '@/lib/catalog/servers'
+import { serverState } from '@/db/queries/servers'
+import { runCli } from '@/tests/helpers/cli'
 import { startGateway, type Gateway } from '@/tests/helpers/gateway'
 import { stdioFixture, waitFor, type Control } from '@/tests/upstream/harness'
 import { connectWithStream, LEGACY, legacyRpc, modernRpc } from './harness'
@@ -106,6 +109,27 @@ describe('resource subscriptions on 2025-11-25 (resources/subscribe, heard on th
       for (const l of [mine, mineToo, others, mineOnProfile]) await l.c.close()
     }
   }, 120_000)
+
+  it('a subscription outlives its server\'s reconnect (a restart, a changed setting): the new session is subscribed and its updates are heard', async () => {
+    const mine = await listener(g.agent)
+    try {
+      expect(await mine.c.subscribeResource({ uri: 'fixture://a' })).toEqual({})
+      change('before')
+      await waitFor('an update before the restart', () => mine.updated.length > 0)
+      const restarted = await runCli(['upstream', 'restart', 'watched', '--db', g.dbFile])
+      expect(restarted.code, restarted.stderr).toBe(0)
+      await waitFor('the restart landed', () => restartLanded(g.db, 'watched') && serverState(g.db, 'watched')?.connection?.state === 'ready')
+      const heard = mine.updated.length
+      // the agent's own session comes back subscribed: nothing is asked of the client again
+      await waitFor('an update after the restart', () => {
+        change(`after ${Date.now()}`)
+        return mine.updated.length > heard
+      }, 30_000)
+      expect(mine.updated.at(-1)).toBe('fixture://a')
+    } finally {
+      await mine.c.close()
+    }
+  }, 90_000)
 
   it('a URI outside the caller\'s scope, or one no server it may reach owns, is refused exactly as a read of it is', async () => {
     for (const [token, uri] of [[narrow, 'toolgate://hidden/fixture://secret'], [g.agent, 'fixture://nowhere']] as const) {
