@@ -55,10 +55,11 @@ const waitKey = (caller: string, id: unknown) => `${caller}\u0000${JSON.stringif
 
 /**
  * Ask over an open SSE stream: `send` writes the request on it; the answer arrives through
- * answerFromClient. The client leaving, the call ending, or the wait running out is no answer.
+ * answerFromClient. The client leaving, the call ending, or the wait running out is no answer;
+ * a caller already gone, or a stream that cannot take the question, was never asked (CannotAsk).
  */
 export async function askOverStream(caller: string, send: (request: object) => Promise<void>, ask: ServerAsk, closed: AbortSignal): Promise<Record<string, unknown>> {
-  if (closed.aborted) return answerOf(ask, undefined)
+  if (closed.aborted) throw new CannotAsk('the caller went away before it was asked')
   const id = `tg-ask-${nonce()}`
   const key = waitKey(caller, id)
   const answered = new Promise<ClientResponse>((resolve) => waiting.set(key, resolve))
@@ -67,10 +68,12 @@ export async function askOverStream(caller: string, send: (request: object) => P
   closed.addEventListener('abort', leave, { once: true })
   let response: ClientResponse
   try {
-    await send({ jsonrpc: '2.0', id, method: ask.method, params: ask.params })
+    try {
+      await send({ jsonrpc: '2.0', id, method: ask.method, params: ask.params })
+    } catch {
+      throw new CannotAsk('the stream to the caller closed before the question could be sent')
+    }
     response = await answered
-  } catch {
-    response = undefined // the stream is gone: nobody can answer
   } finally {
     clearTimeout(timer)
     closed.removeEventListener('abort', leave)
@@ -133,10 +136,10 @@ export class CallInProgress {
     const ask: Ask = { kind: 'ask', request, answer, cannot, ended }
     ended.addEventListener('abort', () => {
       this.steps = this.steps.filter((s) => s !== ask)
-      if (this.asked === ask) {
-        this.asked = undefined
-        this.unpark()
-      }
+      // put to the caller and not answered: no answer; never put to it: it was not asked at all
+      if (this.asked !== ask) return cannot('the call ended before its caller was asked')
+      this.asked = undefined
+      this.unpark()
       answer(undefined)
     }, { once: true })
     this.push(ask)
