@@ -120,8 +120,12 @@ export class CallInProgress {
   private expiry?: NodeJS.Timeout
   private id?: string
 
-  /** `declared`: what the caller's client says it can answer (its request's client capabilities) */
-  constructor(readonly caller: string, readonly method: string, private readonly declared: { elicitation: boolean; sampling: boolean }) {}
+  /**
+   * `declared`: what the caller's client says it can answer (its request's client capabilities).
+   * `parks`: a question parks the call where a retry's requestState finds it (parkedCall); a
+   * task's call does not park, since its questions are answered through the task (tasks/update).
+   */
+  constructor(readonly caller: string, readonly method: string, private readonly declared: { elicitation: boolean; sampling: boolean }, private readonly parks = true) {}
 
   /**
    * The ask hook dispatch calls: the request becomes a step; its answer arrives with a retry (one
@@ -179,7 +183,7 @@ export class CallInProgress {
       if (step.kind === 'result') return step.result
       this.asked = step
       this.id = `tgc_${nonce()}`
-      parked.set(this.id, this)
+      if (this.parks) parked.set(this.id, this)
       // nobody came back: the upstream's question is cancelled, and so is the call
       this.expiry = setTimeout(() => this.abandon(), ASK_WAIT_MS)
       // passed on as the upstream asked it (an elicitation in form or URL mode, a sampling)

@@ -109,7 +109,8 @@ type Run = (ask?: AskCaller, signal?: AbortSignal) => Promise<CallToolResult | u
  * place of the retry. A question nobody answers in time ends the call, as it does there.
  */
 async function askingRun(task: Task, declared: { elicitation: boolean; sampling: boolean }, run: Run): Promise<CallToolResult | undefined> {
-  const call = new CallInProgress(task.caller, 'tools/call', declared)
+  // unparked: no plain call's retry can take a step of the task's call
+  const call = new CallInProgress(task.caller, 'tools/call', declared, false)
   // (the end wrapped: a Result, as a leg hands it back)
   call.finish(run(call.ask, call.cancel.signal).then((result) => ({ result })))
   // the task is followed by polling, not over a connection: no leg is left

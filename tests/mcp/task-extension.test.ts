@@ -224,6 +224,17 @@ describe('the Tasks extension on 2026-07-28', () => {
     // an answer to a key never asked is ignored
     expect(ack(await c.request({ method: 'tasks/update', params: { taskId, inputResponses: { nope: { action: 'accept', content: { name: 'Nobody' } } } } }, z.looseObject({})))).toEqual({})
     expect((await getTask(c, taskId)).status).toBe('input_required')
+    // the key is the task's: a plain call's retry naming it as its requestState takes no step of the task's call
+    const retry = await (await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': ELICIT, authorization: `Bearer ${agent}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: ELICIT, arguments: {}, requestState: keys[0], inputResponses: { ask: { action: 'accept', content: { name: 'Mallory' } } }, _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+        'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+      } } }),
+    })).json() as { error?: { code: number; message: string } }
+    expect(retry.error).toMatchObject({ code: -32602, message: expect.stringContaining('Invalid or expired requestState') })
+    expect((await getTask(c, taskId)).status).toBe('input_required')
     expect(ack(await c.request({ method: 'tasks/update', params: { taskId, inputResponses: { [keys[0]]: { action: 'accept', content: { name: 'Ada Lovelace' } } } } }, z.looseObject({})))).toEqual({})
     const done = await settled(c, taskId)
     expect(done.status).toBe('completed')
