@@ -14,8 +14,9 @@ export function formatIssue(i: { path: readonly PropertyKey[]; message: string }
   const at = issuePath('', i.path)
   if (!at) return i.message
   const field = i.path.at(-1)
-  const own = typeof field === 'string' && i.message.startsWith(`${field} `) ? i.message.slice(field.length + 1) : i.message
-  return `${at}: ${own}`
+  const rest = typeof field === 'string' && i.message.startsWith(`${field} `) ? i.message.slice(field.length + 1) : ''
+  // only the field itself goes: "profile name must …" keeps its words
+  return `${at}: ${/^(must|is|are|has|needs|takes)\b/.test(rest) ? rest : i.message}`
 }
 
 export const formatIssues = (error: z.ZodError, separator = '; '): string => error.issues.map(formatIssue).join(separator)
