@@ -8,7 +8,7 @@ import { describeError, forbidden, unauthorized } from '@/lib/core/errors'
 import { logError } from '@/lib/core/log'
 import { writeRecords } from '@/db/write'
 import { notePersonalTokenUse, personalTokenByHash } from '@/db/queries/operators'
-import { isOperatorKey } from './operator-key'
+import { isOperatorKey, OPERATOR_KEY_PREFIX } from './operator-key'
 import { principalOf } from './accounts'
 import { can, isRole, refusal, type Permission, type Principal } from './roles'
 import { hashSecret } from './secrets'
@@ -83,12 +83,12 @@ export function callerNow(db: Db, caller: Caller, now = Date.now()): Caller {
  */
 export const callerKey = (caller: Caller): string | undefined => (caller.tier === 'agent' ? caller.id : undefined)
 
-/** The token of an `Authorization: Bearer <token>` header; null when absent; a 401 when malformed. */
-export function bearerToken(headers: HeaderReader): string | null {
+/** The token of an `Authorization: Bearer <token>` header; null when absent; a 401 naming what Bearer takes (`takes`) when malformed. */
+export function bearerToken(headers: HeaderReader, takes = 'agent token'): string | null {
   const auth = headers.get('authorization')
   if (auth === null) return null
   const m = /^Bearer\s+(\S+)\s*$/i.exec(auth)
-  if (!m) throw unauthorized('Authorization must be "Bearer <agent token>"')
+  if (!m) throw unauthorized(`Authorization must be "Bearer <${takes}>"`)
   return m[1]
 }
 
@@ -127,7 +127,7 @@ function breakGlassPrincipal(db: Db): Principal {
  */
 export function restCredentials(db: Db, headers: HeaderReader, permission: Permission): { caller: Caller; principal?: Principal } {
   const apiKey = headers.get('x-api-key')
-  const token = apiKey === null ? bearerToken(headers) : null
+  const token = apiKey === null ? bearerToken(headers, 'agent token or personal access token') : null
   let principal: Principal | undefined
   if (apiKey !== null) {
     if (apiKey.startsWith(PERSONAL_TOKEN_PREFIX)) principal = personalTokenPrincipal(db, apiKey)
@@ -136,6 +136,8 @@ export function restCredentials(db: Db, headers: HeaderReader, permission: Permi
   } else if (token !== null && token.startsWith(PERSONAL_TOKEN_PREFIX)) {
     principal = personalTokenPrincipal(db, token)
   } else if (token !== null) {
+    // the operator key in the wrong header: said only to whoever holds it (or its prefix)
+    if (token.startsWith(OPERATOR_KEY_PREFIX) || isOperatorKey(db, token)) throw unauthorized('this is an operator key: send it as X-API-Key, not Authorization: Bearer (which takes agent tokens and personal access tokens)')
     return { caller: tokenCaller(db, token) }
   } else {
     throw unauthorized('missing credentials: send X-API-Key (break-glass key or personal access token), Authorization: Bearer <personal access token>, or Authorization: Bearer <agent token>')

@@ -1,5 +1,6 @@
 import { userInfo } from 'node:os'
 import { databaseOf } from '@/lib/server/address'
+import { editDistance } from '@/lib/preflight/suggest'
 
 // What every command may need, and nothing heavy: the database driver is lib/cli/db.ts, loaded
 // only by the commands that open a database.
@@ -28,6 +29,18 @@ export function intFlag(flag: string, v: string | undefined, dflt: number, min: 
   if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${flag} must be an integer ${min}..${max}, not "${v}"`)
   return n
 }
+
+/** Up to three of `known` that look like `word`: a prefix either way, or at most two edits away. */
+export function lookAlike(word: string, known: string[]): string[] {
+  return known
+    .map((k) => ({ k, prefix: word.length > 1 && (k.startsWith(word) || word.startsWith(k)), dist: editDistance(word, k) }))
+    .filter((c) => c.k !== word && (c.prefix || c.dist <= 2))
+    .sort((a, b) => Number(b.prefix) - Number(a.prefix) || a.dist - b.dist || a.k.localeCompare(b.k))
+    .slice(0, 3).map((c) => c.k)
+}
+
+/** `did you mean "a" or "b"? (otherwise)`, or just `otherwise` when nothing looks alike. */
+export const didYouMean = (found: string[], otherwise: string) => (found.length ? `did you mean ${found.map((f) => `"${f}"`).join(' or ')}? (${otherwise})` : otherwise)
 
 /** The database a command reads: the one rule the server follows too (lib/server/address.ts). */
 export function cliDbFile(file: string | undefined): string {

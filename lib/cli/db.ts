@@ -1,11 +1,22 @@
 import { existsSync } from 'node:fs'
 import { openReadOnlyStore, type Db } from '@/db/client'
 import { openDb } from '@/lib/server/database'
-import { cliDbFile } from './args'
+import { databaseOf } from '@/lib/server/address'
+import { cliDbFile, UsageError } from './args'
 
-/** The database a command works on (--db, else $TOOLGATE_DB, else ./data/toolgate.db), opened and migrated. */
-export function openCliDb(file: string | undefined): Db {
-  return openDb(cliDbFile(file))
+/**
+ * The database a command works on (--db, else $TOOLGATE_DB, else ./data/toolgate.db), opened and
+ * migrated. A file --db or $TOOLGATE_DB names must exist unless the command makes stores
+ * (`mayCreate`): a typo would otherwise become a new, empty database that answers as if it were
+ * the real one. The default file is still made on first use, as serve would make it.
+ */
+export function openCliDb(file: string | undefined, mayCreate = true): Db {
+  const { file: f, from } = databaseOf(file)
+  if (!mayCreate && from !== 'default' && !existsSync(f)) {
+    throw new UsageError(`no toolgate database at ${f} (from ${from === '--db' ? '--db' : '$TOOLGATE_DB'}): check --db / TOOLGATE_DB (toolgate serve creates one)`,
+      `toolgate serve --db ${f} starts a new database there; toolgate state load FILE --db ${f} fills a new one from a state file`)
+  }
+  return openDb(f)
 }
 
 /**

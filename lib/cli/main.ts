@@ -2,8 +2,7 @@ import { parseArgs } from 'node:util'
 import pkg from '@/package.json'
 import { ToolgateError } from '@/lib/core/errors'
 import type { Db } from '@/db/client'
-import { editDistance } from '@/lib/preflight/suggest'
-import { cliActor, UsageError } from './args'
+import { cliActor, didYouMean, lookAlike, UsageError } from './args'
 import { findCommand } from './completion'
 import { commandHelp, groupHelp, overview } from './help'
 import { allFlags, type Command, type FlagSpec, type Values } from './spec'
@@ -22,17 +21,6 @@ const asksHelp = (words: string[]) => {
   const end = words.indexOf('--')
   return (end < 0 ? words : words.slice(0, end)).some((w) => w === '--help' || w === '-h')
 }
-
-/** Up to three of `known` that look like `word`: a prefix either way, or at most two edits away. */
-function lookAlike(word: string, known: string[]): string[] {
-  return known
-    .map((k) => ({ k, prefix: word.length > 1 && (k.startsWith(word) || word.startsWith(k)), dist: editDistance(word, k) }))
-    .filter((c) => c.k !== word && (c.prefix || c.dist <= 2))
-    .sort((a, b) => Number(b.prefix) - Number(a.prefix) || a.dist - b.dist || a.k.localeCompare(b.k))
-    .slice(0, 3).map((c) => c.k)
-}
-
-const didYouMean = (found: string[], otherwise: string) => (found.length ? `did you mean ${found.map((f) => `"${f}"`).join(' or ')}? (${otherwise})` : otherwise)
 
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === '--version') {
@@ -129,7 +117,7 @@ async function run(c: Command, words: string[]): Promise<number> {
   if (values.output !== undefined && values.output !== 'table' && values.output !== 'json') throw new UsageError(`-o must be table or json, not "${values.output}"`)
   checkArgs(c, positionals)
   let db: Db | undefined
-  const code = await c.run({ values, args: positionals, json: values.output === 'json', db: openCliDb ? () => (db ??= openCliDb(values.db)) : noDb, ctx })
+  const code = await c.run({ values, args: positionals, json: values.output === 'json', db: openCliDb ? () => (db ??= openCliDb(values.db, c.createsDb === true)) : noDb, ctx })
   if (db) await noteOtherDatabase(db, values.db)
   return code
 }

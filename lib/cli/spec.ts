@@ -54,6 +54,8 @@ export interface Command<F extends Record<string, FlagSpec> = Record<string, Fla
   flags: F
   /** takes --db (default true) */
   db?: boolean
+  /** may make the database --db or $TOOLGATE_DB names (serve, state load); every other command refuses a file that does not exist */
+  createsDb?: boolean
   /** takes -o table|json (default true) */
   output?: boolean
   /** left out of help and completion (the completion scripts' helper) */

@@ -60,7 +60,7 @@ export const requestsPerSecondSchema = z.number().int('must be a whole number of
 export const recordedMibPerHourSchema = z.number().int('must be a whole number of MiB')
   .min(1, 'must be at least 1 MiB an hour (null: no limit)').max(1_048_576, 'must be at most 1048576 (1 TiB)')
 
-export const twoPersonRuleSchema = z.enum(['off', 'destructive', 'all'], { message: 'two_person_rule is off, destructive or all' })
+export const twoPersonRuleSchema = z.enum(['off', 'destructive', 'all'], { message: 'two_person_rule must be off, destructive or all' })
 
 export const overlapCeilingSchema = z.number().gt(0, 'must be above 0 (null reports only)').max(1, 'must be at most 1 (a cosine)')
 

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { addServer } from '@/lib/admin/upstreams'
+import { ensureOperatorKey } from '@/lib/admin/operator-key'
+import { openDb } from '@/lib/server/database'
 import { runCli, runProcess } from '@/tests/helpers/cli'
 import { freshDb } from '@/tests/helpers/db'
 import { freePort, startServer, type RunningServer } from '@/tests/helpers/server'
@@ -65,6 +67,44 @@ describe('toolgate doctor', { timeout: 180_000 }, () => {
   it('without a key anywhere, the operator key only warns and says how to get one', async () => {
     const { report } = await doctor(['--db', await healthyDb(), '--port', String(await freePort())], { TOOLGATE_API_KEY: '' })
     expect(check(report, 'operator key')).toMatchObject({ status: 'warn', fix: expect.stringContaining('toolgate operator-key rotate') })
+  })
+
+  describe('TOOLGATE_API_KEY in this shell, against the stored key', () => {
+    /** A healthy database whose operator key toolgate generated (as a first serve without the variable does); the key, as printed. */
+    async function generatedKey(): Promise<{ file: string; key: string }> {
+      const file = await healthyDb()
+      const db = openDb(file)
+      const key = (await ensureOperatorKey(db, undefined))!
+      db.$client.close()
+      return { file, key }
+    }
+    const keyOf = async (file: string, key: string) => check((await doctor(['--db', file, '--port', String(await freePort())], { TOOLGATE_API_KEY: key })).report, 'operator key')
+
+    it('the printed key matches; another value does not (a server started without it keeps its own); a short one fails, naming the minimum', async () => {
+      const { file, key } = await generatedKey()
+      expect(await keyOf(file, key)).toMatchObject({ status: 'ok', detail: 'TOOLGATE_API_KEY is set and matches the stored key (the one toolgate made)' })
+      expect(await keyOf(file, 'tg_op_not_the_stored_key_0000000')).toMatchObject({ status: 'warn', detail: expect.stringContaining('does not match the stored key: a toolgate started without it uses its stored key'), fix: expect.stringContaining('export the key toolgate printed') })
+      expect(await keyOf(file, 'short')).toMatchObject({ status: 'fail', detail: expect.stringContaining('TOOLGATE_API_KEY is 5 characters long, under the minimum of 24'), fix: expect.stringContaining('openssl rand') })
+    })
+
+    it('operator-key rotate works with a copy of the generated key in the shell (and says the copy is stale), and refuses when the key is the variable\'s own', async () => {
+      const { file, key } = await generatedKey()
+      const rotated = await runCli(['operator-key', 'rotate', '--db', file], { TOOLGATE_API_KEY: key })
+      expect(rotated.code, rotated.stderr).toBe(0)
+      expect(rotated.stdout).toMatch(/^tg_op_/)
+      expect(rotated.stderr).toContain('TOOLGATE_API_KEY in this shell still holds the old key')
+      expect(await keyOf(file, key)).toMatchObject({ status: 'warn', detail: expect.stringContaining('does not match the stored key') })
+      // a serve started with the variable stores its hash: then the variable is where the key is changed
+      const db = openDb(file)
+      await ensureOperatorKey(db, KEY)
+      db.$client.close()
+      expect(await keyOf(file, KEY)).toMatchObject({ status: 'ok', detail: expect.stringContaining('stored from the variable by a serve started with it') })
+      const refused = await runCli(['operator-key', 'rotate', '--db', file], { TOOLGATE_API_KEY: KEY })
+      expect(refused.code).toBe(1)
+      expect(refused.stderr).toContain('the operator key is TOOLGATE_API_KEY\'s value: a toolgate serve started with it stored it')
+      expect(refused.stderr).toContain('hint: change TOOLGATE_API_KEY where toolgate is started')
+      expect((await runCli(['operator-key', 'rotate', '--db', file], { TOOLGATE_API_KEY: '' })).code).toBe(0)
+    })
   })
 
   it('a read-only database fails, saying to make it writable; exit 1', async () => {
@@ -153,6 +193,8 @@ describe('toolgate doctor', { timeout: 180_000 }, () => {
       expect(table.stdout).toContain(`database: ${served} (from --db)`)
       expect(table.stdout).toContain(`toolgate: ${toolgate.url} (as the toolgate running on this database recorded it)`)
       expect(table.stdout).not.toContain('3000 is free')
+      // where a new serve would listen is beside the point when one runs
+      expect(table.stdout).not.toMatch(/serve (listens|would listen) on/)
     })
 
     it('a toolgate answering on the port of another database: a warning that says to use the server\'s database', async () => {

@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, symlinkSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '@/tests/helpers/cli'
-import { freshDb, load } from '@/tests/helpers/db'
+import { demoStateFile, freshDb, load } from '@/tests/helpers/db'
 import { startServer, type RunningServer } from '@/tests/helpers/server'
 
 // One rule for where the database and the server are (lib/server/address.ts). A CLI that reads
@@ -46,6 +46,55 @@ describe('the CLI finds the database and the server the way the server did', () 
     expect(same.code).toBe(11)
     expect(same.stdout).toContain('tool_pending_approval')
     expect(same.stderr).not.toContain('note:')
+  })
+
+  it('a --db or $TOOLGATE_DB naming no file is refused (exit 1), and nothing is created; serve and state load may make one', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'toolgate-typo-'))
+    const typo = path.join(dir, 'missing', 'typo.db')
+    for (const [args, env] of [
+      [['tools', 'preflight', 'kb:find', '--db', typo], {}],
+      [['upstream', 'list'], { TOOLGATE_DB: typo }],
+      [['settings', 'list', '-o', 'json', '--db', typo], {}],
+    ] as [string[], Record<string, string>][]) {
+      const r = await cli(args, env)
+      expect([args, r.code]).toEqual([args, 1])
+      expect(r.stdout).toBe('')
+      expect(r.stderr).toContain(`no toolgate database at ${typo} (from ${env.TOOLGATE_DB ? '$TOOLGATE_DB' : '--db'}): check --db / TOOLGATE_DB (toolgate serve creates one)`)
+    }
+    expect(readdirSync(dir)).toEqual([])
+    // a new database from a state file is what state load is for
+    const fresh = path.join(dir, 'new.db')
+    const loaded = await cli(['state', 'load', demoStateFile(), '--db', fresh])
+    expect(loaded.code, loaded.stderr).toBe(0)
+    expect(existsSync(fresh)).toBe(true)
+  })
+
+  it('tools preflight --in-band: a base URL gets "did you mean <url>/mcp?"; a page\'s 405 too; without --url it asks the running server\'s /mcp', async () => {
+    const base = await cli(['tools', 'preflight', '--in-band', '--url', server.url, 'kb:find'])
+    expect(base.code).toBe(1)
+    expect(base.stderr).toContain(`--url ${server.url} is toolgate's base URL; --in-band asks its MCP endpoint: did you mean ${server.url}/mcp?`)
+    const page = await cli(['tools', 'preflight', '--in-band', '--url', `${server.url}/servers`, 'kb:find'])
+    expect(page.code).toBe(1)
+    expect(page.stderr).toContain(`${server.url}/servers is not toolgate's MCP endpoint (it answered POST with HTTP 405): did you mean ${server.url}/mcp?`)
+    // no --url: the URL the toolgate running on the database recorded (no agent token here, so /mcp answers 401: it was asked)
+    const found = await cli(['tools', 'preflight', '--in-band', 'kb:find', '--db', served], { PORT: '9' })
+    expect(found.code).toBe(1)
+    expect(found.stderr).toContain(`toolgate: note: asking ${server.url}/mcp (the toolgate running on ${served}, plus /mcp; --url to ask another)`)
+    expect(found.stderr).toContain(`${server.url}/mcp answered HTTP 401: missing credentials`)
+    // none running, none answering at the default address: where to find the URL
+    const none = await cli(['tools', 'preflight', '--in-band', 'kb:find'], { PORT: '9' })
+    expect(none.code).toBe(1)
+    expect(none.stderr).toContain('--in-band needs toolgate\'s MCP endpoint: no --url, no $TOOLGATE_URL, no toolgate running on')
+    expect(none.stderr).toContain('hint: give --url <base>/mcp: the base URL is what toolgate serve printed at start')
+  })
+
+  it('a wrong operator key over REST: the 401 comes with the credentials hint', async () => {
+    const r = await cli(['tools', 'preflight', 'kb:find', '--url', server.url, '--api-key', 'tg_op_wrong'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('server answered 401: invalid X-API-Key')
+    expect(r.stderr).toContain('hint: check the credentials: --token, --api-key or $TOOLGATE_API_KEY')
+    const env = await cli(['tools', 'preflight', 'kb:find', '--url', server.url], { TOOLGATE_API_KEY: 'tg_op_wrong_from_the_environment' })
+    expect(env.stderr).toContain('hint: check the credentials')
   })
 
 })

@@ -22,7 +22,9 @@ describe('toolgate settings', () => {
     [['mcp_anonymous_profile', 'nope'], /mcp_anonymous_profile: no profile "nope" exists/],
     [['activity_retention_days', '0'], /activity_retention_days: must be at least 1 day/],
     [['quarantine_enabled', 'maybe'], /quarantine_enabled: Invalid input: expected boolean/],
-    [['no_such_setting', '1'], /Unrecognized key: "no_such_setting"/],
+    [['no_such_setting', '1'], /no setting named "no_such_setting": the settings are quarantine_enabled, mcp_anonymous_profile, .*, local_accounts\nhint: toolgate settings list shows them/],
+    [['two_person_rul', 'all'], /no setting named "two_person_rul".*\nhint: did you mean "two_person_rule"\?/],
+    [['two_person_rule', 'maybe'], /two_person_rule: must be off, destructive or all\n/],
     [['max_description_overlap', '1.5'], /max_description_overlap: must be at most 1/],
   ])('refuses %j, naming the field, and changes nothing', async (args, message) => {
     const { db, file } = freshDb()

@@ -190,13 +190,13 @@ describe('errors', () => {
     ['unknown top-level field', { tools: [{ id: 'a:b' }], verbose: true }, 'Unrecognized key: "verbose"'],
     ['unknown entry field', { tools: [{ id: 'a:b', hash: 'x' }] }, 'tools[0]: Unrecognized key: "hash"'],
     ['unknown policy member', { tools: [{ id: 'a:b' }], policy: { read_only: true } }, 'policy: has unknown member "read_only"'],
-    ['empty tools', { tools: [] }, 'tools must not be empty'],
+    ['empty tools', { tools: [] }, 'tools: must not be empty'],
     ['missing tools', {}, 'tools'],
     ['non-string id', { tools: [{ id: 7 }] }, 'tools[0].id'],
     ['conflicting pins', { tools: [{ id: 'a:b', pin_hash: 'sha256/v1:aa' }, { id: 'a:b', pin_hash: 'sha256/v1:bb' }] }, 'conflicting pin_hash values for "a:b"'],
     ['pin vs no pin', { tools: [{ id: 'a:b' }, { id: ' a:b', pin_hash: 'sha256/v1:bb' }] }, 'conflicting pin_hash values for "a:b"'],
     ['negative wait_ms', { tools: [{ id: 'a:b' }], wait_ms: -1 }, 'wait_ms'],
-    ['wait_ms over 10000', { tools: [{ id: 'a:b' }], wait_ms: 10001 }, 'wait_ms must be ≤ 10000'],
+    ['wait_ms over 10000', { tools: [{ id: 'a:b' }], wait_ms: 10001 }, 'wait_ms: must be ≤ 10000'],
     ['unknown profile', { tools: [{ id: 'a:b' }], profile: 'nope' }, 'unknown profile "nope"'],
   ]
   it.each(bad)('400 for %s, naming the fault, with no evaluation and no record', async (_name, body, fault) => {
@@ -220,6 +220,8 @@ describe('errors', () => {
     ['a wrong operator key', { 'x-api-key': 'nope' }, 'invalid X-API-Key'],
     ['an unknown agent token', { authorization: 'Bearer tg_at_unknown' }, 'invalid agent token'],
     ['a malformed Authorization header', { authorization: 'Basic abc' }, 'Bearer'],
+    ['another scheme: what Bearer takes, personal access tokens too', { authorization: 'Token abc' }, 'Authorization must be "Bearer <agent token or personal access token>"'],
+    ['the operator key as a Bearer token', { authorization: `Bearer ${OPERATOR_KEY}` }, 'this is an operator key: send it as X-API-Key'],
   ])('401 with %s', async (_name, headers, fault) => {
     const r = await post(ids('notes:read_note'), headers as Record<string, string>)
     expect(r.status).toBe(401)

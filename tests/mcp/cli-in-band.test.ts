@@ -54,6 +54,7 @@ describe('toolgate tools preflight --in-band', () => {
     [['--profile', 'ops', 'notes:read_note'], /--profile: scope is the session's; use --url <base>\/mcp\/p\/<profile>/],
     [['--pin', 'notes:read_note=sha256/v1:00', 'notes:read_note'], /--pin: hash pins are reserved in band/],
     [['--wait', '2s', 'notes:read_note'], /--wait: the rider has no wait budget/],
+    [['--db', 'other.db', 'notes:read_note'], /--db: --in-band asks the server at --url, whatever database it runs on/],
     [[], /give at least one tool id/],
     [Array.from({ length: 51 }, (_, i) => `notes:t${i}`), /too many tool ids: 51 \(max 50 in band\)/],
   ])('fails with exit 1: %j', async (args, message) => {
@@ -76,9 +77,14 @@ describe('toolgate tools preflight --in-band', () => {
     expect(r.stderr).toContain('answered HTTP 401: missing credentials: /mcp needs Authorization: Bearer <agent token>')
   })
 
-  it('--in-band needs --url', async () => {
-    const r = await runCli(['tools', 'preflight', '--in-band', 'notes:read_note'])
-    expect(r.code).toBe(1)
-    expect(r.stderr).toContain('--in-band needs --url <base>/mcp')
+  it('without --url: $TOOLGATE_URL plus /mcp, named on stderr; with nothing to find, where to find the URL', async () => {
+    const found = await runCli(['tools', 'preflight', '--in-band', 'notes:read_note'], { ...env, TOOLGATE_URL: h.server.url })
+    expect(found.code, found.stderr).toBe(0)
+    expect(found.stdout).toContain('VERDICT: ready (exit 0)')
+    expect(found.stderr).toContain(`toolgate: note: asking ${h.mcp} ($TOOLGATE_URL, plus /mcp; --url to ask another)`)
+    const none = await runCli(['tools', 'preflight', '--in-band', 'notes:read_note'], { ...env, TOOLGATE_URL: '', PORT: '9' })
+    expect(none.code).toBe(1)
+    expect(none.stderr).toContain('--in-band needs toolgate\'s MCP endpoint: no --url, no $TOOLGATE_URL')
+    expect(none.stderr).toContain('and none answers at http://127.0.0.1:9')
   })
 })

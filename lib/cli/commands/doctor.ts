@@ -20,14 +20,15 @@ import { editDistance } from '@/lib/preflight/suggest'
 // driver that does not load must become a failed check, and help must not load it at all.
 let managedServers: typeof import('@/db/queries/servers').managedServers
 let operatorKeyHash: typeof import('@/db/queries/auth').operatorKeyHash
+let operatorKey: typeof import('@/lib/admin/operator-key')
 let runtimeHolder: typeof import('@/db/queries/connections').runtimeHolder
 let activityStorage: typeof import('@/lib/activity/retention').activityStorage
 let openCliDb: typeof import('@/lib/cli/db').openCliDb
 let proveWritable: typeof import('@/db/write').proveWritable
 let closeStore: typeof import('@/db/client').closeStore
 async function loadChecks(): Promise<void> {
-  ;[{ managedServers }, { operatorKeyHash }, { runtimeHolder }, { activityStorage }, { openCliDb }, { proveWritable }, { closeStore }] = await Promise.all([
-    import('@/db/queries/servers'), import('@/db/queries/auth'), import('@/db/queries/connections'), import('@/lib/activity/retention'), import('@/lib/cli/db'), import('@/db/write'), import('@/db/client'),
+  ;[{ managedServers }, { operatorKeyHash }, operatorKey, { runtimeHolder }, { activityStorage }, { openCliDb }, { proveWritable }, { closeStore }] = await Promise.all([
+    import('@/db/queries/servers'), import('@/db/queries/auth'), import('@/lib/admin/operator-key'), import('@/db/queries/connections'), import('@/lib/activity/retention'), import('@/lib/cli/db'), import('@/db/write'), import('@/db/client'),
   ])
 }
 
@@ -147,12 +148,26 @@ async function serverCheck(db: Db | undefined, port: number, host: string, file:
   return { name: 'server', status: 'fail', detail: `cannot listen on ${where}: ${error.code ?? error.message}`, fix: error.code === 'EACCES' ? 'use a port above 1023: --port 8080' : 'give an address of this machine: --host 127.0.0.1' }
 }
 
+/**
+ * The operator key: stored, and what TOOLGATE_API_KEY in this shell is to it. The variable is
+ * the key only for a serve started with it; a CLI's shell may hold a copy, a stale one, or a typo.
+ */
 function keyCheck(db: Db | undefined): Check {
   const name = 'operator key'
-  if (envVar('TOOLGATE_API_KEY')) return { name, status: 'ok', detail: 'TOOLGATE_API_KEY is set (it is the key)' }
+  const fromEnv = envVar('TOOLGATE_API_KEY')
   if (!db) return { name, status: 'warn', detail: 'not checked: no database to read it from', fix: 'fix the database check first' }
-  if (operatorKeyHash(db)) return { name, status: 'ok', detail: 'set (stored as a hash; printed once when it was made)' }
-  return { name, status: 'warn', detail: 'no operator key yet', fix: 'toolgate serve makes one on first start and prints it once; or make one now: toolgate operator-key rotate' }
+  if (!fromEnv) {
+    if (operatorKeyHash(db)) return { name, status: 'ok', detail: 'set (stored as a hash; printed once when it was made)' }
+    return { name, status: 'warn', detail: 'no operator key yet', fix: 'toolgate serve makes one on first start and prints it once; or make one now: toolgate operator-key rotate' }
+  }
+  const min = operatorKey.MIN_API_KEY_LENGTH
+  switch (operatorKey.envKeyState(db, fromEnv)) {
+    case 'short': return { name, status: 'fail', detail: `TOOLGATE_API_KEY is ${fromEnv.length} characters long, under the minimum of ${min}: a toolgate serve started with it stops, and it is not the stored key`, fix: `export the key toolgate printed, or a new one of at least ${min} characters (openssl rand -base64 32); or unset TOOLGATE_API_KEY` }
+    case 'none': return { name, status: 'ok', detail: 'no key stored yet; TOOLGATE_API_KEY is set, and toolgate serve started with it stores it as the key' }
+    case 'other': return { name, status: 'warn', detail: 'TOOLGATE_API_KEY is set but does not match the stored key: a toolgate started without it uses its stored key, so --url calls that send it get 401 (a serve started with it would replace the stored key)', fix: 'export the key toolgate printed (or a new one: toolgate operator-key rotate), or unset TOOLGATE_API_KEY' }
+    case 'copy': return { name, status: 'ok', detail: 'TOOLGATE_API_KEY is set and matches the stored key (the one toolgate made)' }
+    case 'source': return { name, status: 'ok', detail: 'TOOLGATE_API_KEY is set and matches the stored key (stored from the variable by a serve started with it)' }
+  }
 }
 
 /** What the runtime would start: a command on PATH (or a path, from its working directory), or a URL. */
@@ -285,7 +300,8 @@ export const doctorCommand: Command = command({
     const resolution = { database: database.file, database_from: database.from, url: url.url, url_from: url.from, listen: `${host}:${port}` }
     return report(json, resolution, checks, [
       `database: ${resolution.database} (${SOURCES[database.from]})`,
-      `toolgate: ${resolution.url} (${URL_SOURCES[url.from]}); serve listens on ${resolution.listen} ($PORT/$HOST or --port/--host, else 127.0.0.1:3000)`,
+      // where a new serve would listen only matters when none runs here: beside a running one it reads as a contradiction
+      `toolgate: ${resolution.url} (${URL_SOURCES[url.from]})${url.from === 'running server' ? '' : `; a new toolgate serve here would listen on ${resolution.listen} ($PORT/$HOST or --port/--host, else 127.0.0.1:3000)`}`,
     ])
   },
 })

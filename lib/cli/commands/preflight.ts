@@ -32,7 +32,7 @@ const PIN = `sha256/v${HASH_SCHEMA_VERSION}:<hex>`
 export const preflightCommand = command({
   name: 'tools preflight',
   summary: 'check whether tools are ready; exit 0 ready, 10 retryable, 11 blocked, 12 unknown ids',
-  details: 'Direct on the database at the operator tier by default; with --token at that agent token\'s tier and scope; with --url over REST from a running server; with --in-band --url <base>/mcp over MCP (no --profile, --pin, --wait, --api-key or --db there; at most 50 ids). The table ends with the verdict, its exit code and the request id.',
+  details: 'Direct on the database at the operator tier by default; with --token at that agent token\'s tier and scope; with --url over REST from a running server; with --in-band over MCP, at --url <base>/mcp, else at the URL the toolgate running on the database (--db) recorded, plus /mcp (no --profile, --pin, --wait or --api-key there; at most 50 ids). The table ends with the verdict, its exit code and the request id.',
   args: [{ name: '<server:tool>', what: 'tool id (<server>:<tool>)', variadic: true, complete: 'tool' }],
   flags: {
     profile: { type: 'string', value: 'P', description: 'check as agents in this profile see it (its server scope)', complete: 'profile' },
@@ -42,9 +42,9 @@ export const preflightCommand = command({
     'exclude-open-world': { type: 'boolean', description: 'tools annotated open-world are not ready' },
     wait: { type: 'string', value: 'DURATION', default: '0, answer at once', description: 'wait up to this long (at most 10s) for retryable tools: 500ms, 2s' },
     token: { type: 'string', value: 'TOKEN', default: 'the operator tier; $TOOLGATE_AGENT_TOKEN with --in-band', description: 'check at this agent token\'s tier and scope' },
-    url: { type: 'string', value: 'URL', description: 'ask a running server: its base URL (REST), or its /mcp endpoint with --in-band' },
+    url: { type: 'string', value: 'URL', description: 'ask a running server: its base URL (REST), or its /mcp endpoint with --in-band (default there: the running server\'s URL + /mcp)' },
     'api-key': { type: 'string', value: 'KEY', default: '$TOOLGATE_API_KEY', description: 'the operator key, for --url at the operator tier' },
-    'in-band': { type: 'boolean', description: 'ask over MCP with the Shape A rider (needs --url <base>/mcp)' },
+    'in-band': { type: 'boolean', description: 'ask over MCP with the Shape A rider (at --url <base>/mcp, else the running server\'s)' },
   },
   examples: [
     ['toolgate tools preflight notes:read_note notes:export_notes', 'check two tools on the database'],
@@ -100,6 +100,9 @@ async function overRest(base: string, body: PreflightBody, token: string | undef
   else throw new UsageError('--url needs credentials: --token <agent token>, or --api-key / TOOLGATE_API_KEY for the operator tier')
   const res = await fetch(new URL('/api/v1/preflight', base), { method: 'POST', headers, body: JSON.stringify(body) })
   const json = (await res.json().catch(() => null)) as { success?: boolean; data?: PreflightData; error?: string } | null
-  if (!res.ok || !json?.success || !json.data) throw new Error(`server answered ${res.status}: ${json?.error ?? res.statusText}`)
+  const fault = `server answered ${res.status}: ${json?.error ?? res.statusText}`
+  // a refused credential is the credentials' fault, whichever flag (or $TOOLGATE_API_KEY) sent it
+  if (res.status === 401) throw unauthorized(fault)
+  if (!res.ok || !json?.success || !json.data) throw new Error(fault)
   return json.data
 }

@@ -84,6 +84,7 @@ const serveCommand = command({
     dev: { type: 'boolean', description: 'run the Next.js development server instead of the build (npm run dev)' },
   },
   output: false,
+  createsDb: true,
   examples: [['toolgate serve', 'start on 127.0.0.1:3000'], ['toolgate serve --port 8080 --host 0.0.0.0', 'reachable from other machines on 8080'], ['toolgate serve --db /srv/toolgate.db --no-demo', 'a production database, no demo']],
   exits: { 0: 'stopped by SIGINT or SIGTERM', 1: `could not start (the port is in use, the build failed …), or ${EXIT_ERROR}` },
   run: async ({ values, db }) => {
@@ -153,16 +154,19 @@ const serveCommand = command({
 const rotateCommand = command({
   name: 'operator-key rotate',
   summary: 'print a new operator API key — the break-glass key (shown once; only its hash is stored) — and sign out the sessions the old one opened',
-  details: 'Refused while TOOLGATE_API_KEY is set: then the key is that variable\'s value (a start with a changed value replaces the key, on the record too). The rotation is an activity record (operator_key.rotated, the key itself never), and so are sign-ins with the new key.',
+  details: 'Refused when the stored key is TOOLGATE_API_KEY\'s own (a serve started with the variable stored it, and puts it back on its next start): change the variable where toolgate is started instead. A TOOLGATE_API_KEY that only holds a copy of the key toolgate made (or another value) does not stop it; the shell\'s copy is stale afterwards, and it says so. The rotation is an activity record (operator_key.rotated, the key itself never), and so are sign-ins with the new key.',
   args: [],
   flags: {},
   examples: [['toolgate operator-key rotate', 'a new key; copy it now'], ['export TOOLGATE_API_KEY=$(toolgate operator-key rotate -o json | jq -r .operator_key)', 'straight into the shell']],
-  exits: { 0: 'rotated', 1: `TOOLGATE_API_KEY is set, or ${EXIT_ERROR}` },
+  exits: { 0: 'rotated', 1: `the stored key is TOOLGATE_API_KEY's own, or ${EXIT_ERROR}` },
   run: async ({ json, db, ctx }) => {
-    const { rotateOperatorKey } = await import('@/lib/admin/operator-key')
-    if (envVar('TOOLGATE_API_KEY')) throw new UsageError('TOOLGATE_API_KEY is set: the operator key is that value; change it there', 'unset TOOLGATE_API_KEY to let toolgate keep the key')
+    const { envKeyState, rotateOperatorKey } = await import('@/lib/admin/operator-key')
+    const fromEnv = envVar('TOOLGATE_API_KEY')
+    const state = fromEnv ? envKeyState(db(), fromEnv) : undefined
+    if (state === 'source') throw new UsageError('the operator key is TOOLGATE_API_KEY\'s value: a toolgate serve started with it stored it, and would put it back on its next start, undoing a rotation', 'change TOOLGATE_API_KEY where toolgate is started and restart it (the start replaces the key, on the record); or unset it there and rotate here')
     const r = await rotateOperatorKey(db(), ctx)
     console.log(json ? toJson({ operator_key: r.key, sessions_signed_out: r.signedOut, activity_id: r.activityId, request_id: r.requestId }) : r.key)
+    if (state === 'copy') console.error('toolgate: note: TOOLGATE_API_KEY in this shell still holds the old key: export the new one (export TOOLGATE_API_KEY=<the key above>)')
     return 0
   },
 })

@@ -1,3 +1,4 @@
+import { didYouMean, lookAlike, UsageError } from '@/lib/cli/args'
 import { table, toJson } from '@/lib/cli/output'
 import { command, EXIT_ERROR, type Command } from '@/lib/cli/spec'
 
@@ -33,7 +34,9 @@ export const settingsCommands: Command[] = [
     examples: [['toolgate settings set activity_retention_days 30', 'keep a month of activity'], ['toolgate settings set mcp_anonymous_profile null -o json', 'refuse anonymous MCP callers; before/after as JSON']],
     exits: { 0: 'changed (on the record)', 1: EXIT_ERROR },
     run: async ({ args: [name, raw], json, db, ctx }) => {
-      const { updateSettings } = await import('@/lib/admin/settings')
+      const [{ updateSettings }, { settingsPatchSchema }] = await Promise.all([import('@/lib/admin/settings'), import('@/lib/schemas/admin')])
+      const names = Object.keys(settingsPatchSchema.shape)
+      if (!names.includes(name)) throw new UsageError(`no setting named "${name}": the settings are ${names.join(', ')}`, didYouMean(lookAlike(name, names), 'toolgate settings list shows them with their values'))
       const r = await updateSettings(db(), { [name]: cliValue(raw) }, ctx)
       if (json) console.log(toJson({ changed: name, before: r.before, after: r.after, activity_id: r.activityId, request_id: r.requestId }))
       else console.log(`${name}: ${String(r.before[name as keyof typeof r.before])} → ${String(r.after[name as keyof typeof r.after])}  (activity ${r.activityId}, request_id ${r.requestId})`)

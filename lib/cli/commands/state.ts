@@ -21,6 +21,7 @@ export const stateCommands: Command[] = [
     summary: 'replace the proxy state (servers, tools, profiles, agent tokens, settings, operator accounts) from a state file, all or nothing',
     details: 'Activity records and the operator key are kept; operator accounts are replaced only when the file lists them (`operators`: the accounts it keeps keep their passwords, sessions and tokens, new ones have no password, the others are removed), and so are the stored secrets of every server the file keeps, unless the file points it at another target (URL origin, or command line): those are dropped, and named, so a file edited to name another URL never receives the old credentials. Best run while toolgate is stopped.',
     args: [{ name: '<file>', what: 'state file (or - for stdin)', complete: 'file' }],
+    createsDb: true,
     flags: { 'keep-secrets': { type: 'boolean', description: 'keep the stored secrets of servers the file moves to another URL or command (they go to the new target)' } },
     examples: [['toolgate state load lib/state/demo-state.json', 'back to the demo, keeping the activity log'], ['toolgate state dump | toolgate state load - -o json', 'a round trip; counts before/after as JSON']],
     exits: { 0: 'loaded (on the record)', 1: `the file is not a valid state file (nothing changed), or ${EXIT_ERROR}` },

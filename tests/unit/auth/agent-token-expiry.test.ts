@@ -142,6 +142,6 @@ describe('expires_at in a state file', () => {
   })
 
   it('a malformed expires_at is refused, naming it', () => {
-    expect(() => parseStateFile(file('next tuesday'))).toThrow(/agent_tokens\[0\]\.expires_at: expires_at must be an ISO 8601 date-time/)
+    expect(() => parseStateFile(file('next tuesday'))).toThrow(/agent_tokens\[0\]\.expires_at: must be an ISO 8601 date-time/)
   })
 })

@@ -255,7 +255,7 @@ describe('personal access tokens', () => {
     // even with no admin account left (as a state file can leave it)
     db.update(operators).set({ enabled: false }).where(eq(operators.username, 'nia')).run()
     expect((await updateSettings(db, { break_glass_key: false, two_person_rule: 'all' }, admin)).after).toMatchObject({ break_glass_key: false, two_person_rule: 'all' })
-    await expect(updateSettings(db, { two_person_rule: 'sometimes' }, admin)).rejects.toThrow(/two_person_rule is off, destructive or all/)
+    await expect(updateSettings(db, { two_person_rule: 'sometimes' }, admin)).rejects.toThrow(/two_person_rule: must be off, destructive or all/)
     expect(readSettings(db).twoPersonRule).toBe('all')
   })
 })
