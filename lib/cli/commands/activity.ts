@@ -14,6 +14,14 @@ async function activityStorageSummary(db: Db) {
   return { oldest_at: s.oldestAt === null ? null : new Date(s.oldestAt).toISOString(), records: s.records, db_bytes: s.dbBytes, wal_bytes: s.walBytes }
 }
 
+/** Why `activity list` found nothing, in words. */
+function emptyBecause(requestId: string | undefined, type: string | undefined): string {
+  if (requestId !== undefined) {
+    return `toolgate: nothing was recorded under request id ${requestId}${type ? ` of type ${type}` : ''} in this database: every check and change is recorded before it is answered, so none ran here under it (or retention has pruned it)`
+  }
+  return type ? `toolgate: no ${type} records in this database` : 'toolgate: no activity recorded in this database yet'
+}
+
 export const activityCommands: Command[] = [
   command({
     name: 'activity list',
@@ -36,6 +44,8 @@ export const activityCommands: Command[] = [
       else console.log(table(['ID', 'TIME', 'REQUEST_ID', 'TYPE', 'SURFACE', 'ACTOR', 'VERDICT', 'SUMMARY'],
         items.map((it) => [String(it.id), it.at, it.request_id, it.type, it.surface ?? '-', it.actor, it.verdict ?? '-', summary(it)]),
         terminal(), (col, cell) => (col === 6 ? statusColour(cell) : undefined)))
+      // an empty table says nothing of why: say it beside the table, where a person reads it (the JSON stays an array)
+      if (!json && !items.length) console.error(emptyBecause(values['request-id'], values.type))
       return 0
     },
   }),
