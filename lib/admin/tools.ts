@@ -7,6 +7,7 @@ import { writeTransaction } from '@/db/write'
 import type { ActivityType } from '@/lib/core/activity'
 import { badRequest, notFoundError } from '@/lib/core/errors'
 import { parseToolId } from '@/lib/preflight/ids'
+import { HASH_SCHEMA_VERSION, isPin } from '@/lib/preflight/hash'
 import { approvedOf } from '@/lib/core/definition'
 import { recordChange, type ActionContext } from '@/lib/activity/record-change'
 import { mintRequestId } from '@/lib/activity/request-id'
@@ -40,6 +41,9 @@ export function changeToolIn(tx: Tx, id: string, type: ToolVerb, ctx: ActionCont
   const { server, tool } = parsed
   const known = knownTool(tx, server, tool)
   if (!known) throw notFoundError(`no tool "${parsed.id}" is known to toolgate`)
+  if (type === 'tool.approved' && opts.hash !== undefined && !isPin(opts.hash)) {
+    throw badRequest(`"${opts.hash}" is not a pin: a pin is sha256/v${HASH_SCHEMA_VERSION}:<64 hex digits>, as \`toolgate tools show ${parsed.id}\` prints it`)
+  }
   if (type === 'tool.approved' && opts.hash !== undefined && opts.hash !== known.hash) {
     throw badRequest(`the definition of ${parsed.id} changed since it was shown (shown ${opts.hash}, now ${known.hash}): review it again, then approve`)
   }

@@ -26,6 +26,9 @@ export function argumentsHash(canonical: string): string {
  */
 export type Definition = { name: string } & { [F in DefinitionField]?: unknown }
 
+/** Whether `s` has a pin's form (sha256/v<n>:<64 hex digits>), whatever it pins. */
+export const isPin = (s: string): boolean => /^sha256\/v\d+:[0-9a-f]{64}$/.test(s)
+
 /** The tool's pin: sha256 over the canonical JSON of its name and every served field (absent = null). */
 export function toolPin(def: Definition): string {
   const canonical: Record<string, unknown> = { name: def.name }

@@ -175,6 +175,8 @@ describe('errors in JSON mode are JSON on stderr, with a code and a hint', () =>
     [['tools', 'preflight', 'a:b', '--token', 'wrong'], 'unauthorized', 'invalid agent token', 'check the credentials'],
     [['upstream', 'list', '--frobnicate'], 'usage', 'unknown flag --frobnicate for toolgate upstream list', 'toolgate upstream list --help lists its flags'],
     [['nonsense'], 'usage', 'unknown command "nonsense"', 'toolgate --help lists the commands'],
+    // a malformed pin is named as such, not as a definition that changed
+    [['tools', 'approve', 'notes:share_note', '--hash', 'sha256/v3:deadbeef'], 'bad_request', '"sha256/v3:deadbeef" is not a pin: a pin is sha256/v3:<64 hex digits>, as `toolgate tools show notes:share_note` prints it', ''],
   ])('%j', async (args, code, message, hint) => {
     const r = await runCli([...args, '-o', 'json', '--db', file])
     expect(r.code).toBe(1)
