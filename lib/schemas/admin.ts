@@ -91,6 +91,6 @@ export const addServerSchema = z.strictObject({
 /** One entry of `{"mcpServers": {...}}` as common MCP clients write it. */
 export const mcpServerEntrySchema = z.union([
   z.object({ command: z.string().min(1), args: z.array(z.string()).optional(), env: z.record(z.string(), z.string()).optional(), cwd: z.string().min(1).optional(), type: z.literal('stdio').optional() }),
-  z.object({ url: z.url({ protocol: /^https?$/ }), headers: z.record(z.string(), z.string()).optional(), type: z.enum(['http', 'streamable-http', 'streamableHttp', 'sse']).optional() }),
+  z.object({ url: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL, such as https://mcp.example.com/mcp' }), headers: z.record(z.string(), z.string()).optional(), type: z.enum(['http', 'streamable-http', 'streamableHttp', 'sse']).optional() }),
 ], { error: 'expected a stdio entry ({"command": …}) or a remote one ({"url": …})' })
 export const mcpServersFileSchema = z.object({ mcpServers: z.record(z.string(), z.unknown()) })

@@ -8,7 +8,7 @@ export const transportSchema = z.union([
     cwd: z.string().min(1).optional(), secrets: z.array(z.string().min(1)).optional(),
   }),
   z.strictObject({
-    url: z.url({ protocol: /^https?$/ }), type: z.literal('sse').optional(), headers: z.record(z.string(), z.string()).optional(),
+    url: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL, such as https://mcp.example.com/mcp' }), type: z.literal('sse').optional(), headers: z.record(z.string(), z.string()).optional(),
     secrets: z.array(z.string().min(1)).optional(),
   }),
 ])
