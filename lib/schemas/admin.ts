@@ -33,7 +33,7 @@ export const rootsSchema = z.array(z.strictObject({
 })).max(100, 'at most 100 roots')
 
 /** A server's sampling: its requests put to the caller's model (relay), or refused unasked and the capability not declared (withhold). */
-export const samplingSchema = z.enum(samplingSettings, { message: 'sampling is relay or withhold' })
+export const samplingSchema = z.enum(samplingSettings, { message: 'sampling must be relay or withhold' })
 
 export const serverSettingsSchema = z.strictObject({
   disabledTools: toolNameListSchema,

@@ -24,7 +24,7 @@ export const preflightBodySchema = z.strictObject({
       const fault = idBoundsFault(id)
       if (fault) ctx.addIssue({ code: 'custom', message: fault })
     }),
-    pin_hash: z.string().max(200, 'pin_hash is at most 200 characters').optional(),
+    pin_hash: z.string().max(200, 'pin_hash must be at most 200 characters').optional(),
   }))
     .min(1, 'tools must not be empty')
     .max(MAX_REST_IDS, `too many tools: at most ${MAX_REST_IDS} entries`),

@@ -539,7 +539,7 @@ describe('elicitations and log messages during a call', () => {
     const before = configured()
     const bad = await runCli(['upstream', 'set', 'talk', '--sampling', 'sometimes', '--db', dbFile])
     expect(bad.code).toBe(1)
-    expect(bad.stderr).toContain('sampling: sampling is relay or withhold')
+    expect(bad.stderr).toContain('sampling: must be relay or withhold')
     expect(serverConfig(db, 'talk')?.sampling).toBe('relay')
     expect(configured()).toBe(before)
 
@@ -589,7 +589,7 @@ describe('elicitations and log messages during a call', () => {
     })).text()
     const configured = () => listActivity(db, { type: 'server.configured', server: 'talk', limit: 100 })
     const before = configured().length
-    expect(await save('sometimes')).toContain('Invalid input: settings.sampling: sampling is relay or withhold')
+    expect(await save('sometimes')).toContain('Invalid input: settings.sampling: must be relay or withhold')
     expect(serverConfig(db, 'talk')?.sampling).toBe('relay')
     expect(configured()).toHaveLength(before)
     const since = Date.now()
