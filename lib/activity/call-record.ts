@@ -91,6 +91,32 @@ export class CallRecorder {
   }
 }
 
+/** Questions a server may ask with no call in flight that are recorded one by one, per server and minute. */
+export const UNATTRIBUTED_ASKS_PER_MINUTE = 30
+const unattributed = new Map<string, { since: number; recorded: number; skipped: number }>()
+
+/**
+ * Whether one more question that names no call may be recorded for `server`. A question during a
+ * call is its agent's record and counts against that agent's volume limit; one with no call in
+ * flight is the runtime's, which no limit covers, so an upstream could otherwise fill the log
+ * with them. Past the bound it is still settled (declined or refused), unrecorded; how many were
+ * is logged with the server's next question after the minute.
+ */
+function unattributedRoom(server: string): boolean {
+  const now = Date.now()
+  let w = unattributed.get(server)
+  if (!w || now - w.since >= 60_000) {
+    if (w?.skipped) logError(`toolgate: server ${server} asked ${w.skipped} more questions with no call in flight within a minute; past ${UNATTRIBUTED_ASKS_PER_MINUTE} a minute they are declined unrecorded`)
+    unattributed.set(server, (w = { since: now, recorded: 0, skipped: 0 }))
+  }
+  if (w.recorded < UNATTRIBUTED_ASKS_PER_MINUTE) {
+    w.recorded++
+    return true
+  }
+  w.skipped++
+  return false
+}
+
 /**
  * What server `server` asked during a call (an elicitation, a sampling), recorded as it was
  * decided, under the call's request id and caller (a question that names no call: the runtime's,
@@ -99,6 +125,7 @@ export class CallRecorder {
  * the question was put, or refused, whether or not its record lands; a record that fails is logged.
  */
 export function recordAsk(db: Db, server: string, note: AskNote, asker: Asker | undefined): void {
+  if (!asker && !unattributedRoom(server)) return
   const requestId = asker?.requestId ?? mintRequestId()
   appendActivity(db, { requestId, type: 'server.asked', actor: asker?.actor ?? 'runtime', tier: asker?.tier, server, data: { target: asker?.target ?? server, ...note } }, false)
     .catch((e: unknown) => logError(`toolgate: what server ${server} asked (${note.ask}: ${note.outcome}, request ${requestId}) could not be recorded: ${describeError(e)}`))
