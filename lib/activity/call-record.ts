@@ -106,7 +106,7 @@ function unattributedRoom(server: string): boolean {
   const now = Date.now()
   let w = unattributed.get(server)
   if (!w || now - w.since >= 60_000) {
-    if (w?.skipped) logError(`toolgate: server ${server} asked ${w.skipped} more questions with no call in flight within a minute; past ${UNATTRIBUTED_ASKS_PER_MINUTE} a minute they are declined unrecorded`)
+    if (w?.skipped) logError(`toolgate: server ${server} asked ${w.skipped} more questions with no call in flight within a minute; past ${UNATTRIBUTED_ASKS_PER_MINUTE} a minute they are settled unrecorded`)
     unattributed.set(server, (w = { since: now, recorded: 0, skipped: 0 }))
   }
   if (w.recorded < UNATTRIBUTED_ASKS_PER_MINUTE) {
